@@ -63,6 +63,10 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
+class InvalidResultError(ValueError):
+    """A game result (or one of its fields) is malformed; the message names the field."""
+
+
 @dataclass(frozen=True)
 class GameResult:
     """The outcome of one finished game, as written to ``games.jsonl``.
@@ -95,26 +99,34 @@ class GameResult:
     def __post_init__(self) -> None:
         for name in ("game_id", "seed", "block", "num_players"):
             if not _is_int(getattr(self, name)):
-                raise ValueError(f"field {name!r} must be an integer, got {getattr(self, name)!r}")
+                raise InvalidResultError(
+                    f"field {name!r} must be an integer, got {getattr(self, name)!r}"
+                )
             object.__setattr__(self, name, int(getattr(self, name)))
         where = f"game {self.game_id}"
         n = self.num_players
         if n < 2:
-            raise ValueError(f"{where}: field 'num_players' must be at least 2, got {n}")
+            raise InvalidResultError(f"{where}: field 'num_players' must be at least 2, got {n}")
         for name in ("seats", "prestige", "ranks"):
             value = getattr(self, name)
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-                raise ValueError(f"{where}: field {name!r} must be a list, got {value!r}")
+                raise InvalidResultError(f"{where}: field {name!r} must be a list, got {value!r}")
             if len(value) != n:
-                raise ValueError(
+                raise InvalidResultError(
                     f"{where}: field {name!r} has {len(value)} entries but num_players is {n}"
                 )
         if not all(isinstance(a, str) and a for a in self.seats):
-            raise ValueError(f"{where}: field 'seats' must hold non-empty strings: {self.seats!r}")
+            raise InvalidResultError(
+                f"{where}: field 'seats' must hold non-empty strings: {self.seats!r}"
+            )
         if not all(_is_int(p) for p in self.prestige):
-            raise ValueError(f"{where}: field 'prestige' must hold integers: {self.prestige!r}")
+            raise InvalidResultError(
+                f"{where}: field 'prestige' must hold integers: {self.prestige!r}"
+            )
         if not all(_is_real(r) for r in self.ranks):
-            raise ValueError(f"{where}: field 'ranks' must hold finite numbers: {self.ranks!r}")
+            raise InvalidResultError(
+                f"{where}: field 'ranks' must hold finite numbers: {self.ranks!r}"
+            )
         object.__setattr__(self, "seats", tuple(self.seats))
         object.__setattr__(self, "prestige", tuple(int(p) for p in self.prestige))
         object.__setattr__(self, "ranks", tuple(float(r) for r in self.ranks))
@@ -122,9 +134,11 @@ class GameResult:
         if self.forfeit is not None:
             f = self.forfeit
             if isinstance(f, (str, bytes)) or not isinstance(f, Sequence) or len(f) != n:
-                raise ValueError(f"{where}: field 'forfeit' must be a list of {n} booleans: {f!r}")
+                raise InvalidResultError(
+                    f"{where}: field 'forfeit' must be a list of {n} booleans: {f!r}"
+                )
             if not all(isinstance(x, (bool, np.bool_)) for x in f):
-                raise ValueError(f"{where}: field 'forfeit' must hold booleans: {f!r}")
+                raise InvalidResultError(f"{where}: field 'forfeit' must hold booleans: {f!r}")
             object.__setattr__(self, "forfeit", tuple(bool(x) for x in f))
 
     @classmethod
@@ -136,14 +150,16 @@ class GameResult:
         block), which is the honest choice when nothing ties games together.
 
         Raises:
-            ValueError: If a required field is missing or any field is malformed; the message names
-                the field.
+            InvalidResultError: If a required field is missing or any field is malformed; the
+                message names the field.
         """
         if not isinstance(data, Mapping):
-            raise ValueError(f"a game result must be a JSON object, got {type(data).__name__}")
+            raise InvalidResultError(
+                f"a game result must be a JSON object, got {type(data).__name__}"
+            )
         for key in ("game_id", "seed", "num_players", "seats", "prestige", "ranks"):
             if key not in data:
-                raise ValueError(f"game result is missing field {key!r}")
+                raise InvalidResultError(f"game result is missing field {key!r}")
         forfeit = data.get("forfeit")
         return cls(
             game_id=data["game_id"],
@@ -183,7 +199,7 @@ class GameResult:
 
 def _as_tuple(value: Any, name: str) -> tuple[Any, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise ValueError(f"field {name!r} must be a list, got {value!r}")
+        raise InvalidResultError(f"field {name!r} must be a list, got {value!r}")
     return tuple(value)
 
 
@@ -202,7 +218,7 @@ def _check_average_ranks(ranks: Sequence[float], where: str) -> None:
             j += 1
         expected = position + (j - i - 1) / 2.0
         if abs(values[i] - expected) > _RANK_TOLERANCE:
-            raise ValueError(
+            raise InvalidResultError(
                 f"{where}: field 'ranks' {list(ranks)!r} is not a ranking with 1 = best and ties "
                 "sharing the average rank (two players tied for first both get 1.5)"
             )
@@ -222,7 +238,7 @@ def load_results(path: str | Path) -> list[GameResult]:
     """Read a ``games.jsonl`` file (one JSON object per line; blank lines are skipped).
 
     Raises:
-        ValueError: On malformed JSON or an invalid result; the message names the line.
+        InvalidResultError: On malformed JSON or an invalid result; the message names the line.
     """
     out = []
     with open(path, encoding="utf-8") as handle:
@@ -232,7 +248,7 @@ def load_results(path: str | Path) -> list[GameResult]:
             try:
                 out.append(GameResult.from_dict(json.loads(line)))
             except (ValueError, json.JSONDecodeError) as err:
-                raise ValueError(f"{path}:{lineno}: {err}") from err
+                raise InvalidResultError(f"{path}:{lineno}: {err}") from err
     return out
 
 
@@ -613,8 +629,9 @@ class PLFit:
         """JSON-ready form (player counts become string keys)."""
         return {
             "reference": self.reference,
-            "agents": {a: {"theta": self.theta[a], "elo": ELO_PER_NAT * self.theta[a]} for a in
-                       self.agents},
+            "agents": {
+                a: {"theta": self.theta[a], "elo": ELO_PER_NAT * self.theta[a]} for a in self.agents
+            },
             "seat_effects": {
                 str(n): [{"theta": d, "elo": ELO_PER_NAT * d} for d in eff]
                 for n, eff in self.seat_effects.items()
@@ -851,7 +868,10 @@ def openskill_ladder(
     ratings: dict[str, Any] = {}
     played: dict[str, int] = defaultdict(int)
     for r in sorted(games, key=lambda g: g.game_id):
-        teams = [[ratings.setdefault(a, model.rating(name=a))] for a in r.seats]
+        # A fresh copy per seat: OpenSkill updates rating objects in place, so one object in two
+        # seats of a self-play game would absorb both updates.
+        current = [ratings.setdefault(a, model.rating(name=a)) for a in r.seats]
+        teams = [[model.rating(mu=c.mu, sigma=c.sigma, name=a)] for a, c in zip(r.seats, current)]
         updated = model.rate(teams, ranks=_dense_ranks(r.ranks))
         per_agent: dict[str, list[Any]] = defaultdict(list)
         for agent, team in zip(r.seats, updated):

@@ -137,7 +137,8 @@ def build_summary(
         "player_counts": dict(sorted(player_counts.items())),
         "agents": agent_summary(games),
         "agents_by_players": {
-            n: agent_summary([r for r in games if r.num_players == n]) for n in sorted(player_counts)
+            n: agent_summary([r for r in games if r.num_players == n])
+            for n in sorted(player_counts)
         },
         "seats": seat_table(games),
         "head_to_head": {"agents": h2h.agents, "matrix": h2h.matrix, "counts": h2h.counts},
@@ -269,7 +270,7 @@ def _seat_rows(summary: Mapping[str, Any]) -> list[list[str]]:
     effects = summary["ratings"]["seat_effects"]
     for n, seats in summary["seats"].items():
         for seat, s in seats.items():
-            eff = effects.get(n, [])[int(seat)] if n in effects else None
+            eff = effects[n][int(seat)] if n in effects else None
             rows.append(
                 [
                     n,
@@ -325,8 +326,11 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
     lines += [
         "## OpenSkill ladder",
         "",
-        f"Online Plackett–Luce (tau = {ladder['tau']}), in game order; ordinal = mu − 3 sigma. "
-        "For matchmaking and dashboards only; the ratings above are the reference numbers.",
+        (
+            f"Online Plackett–Luce (tau = {ladder['tau']}), in game order; ordinal = mu − 3 "
+            "sigma. For matchmaking and dashboards only; the ratings above are the reference "
+            "numbers."
+        ),
         "",
     ]
     lines += _md_table(
@@ -341,8 +345,10 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
     lines += [
         "## Head-to-head",
         "",
-        "Row agent finished ahead of column agent in this share of shared tables (ties count "
-        "half); pairings in brackets.",
+        (
+            "Row agent finished ahead of column agent in this share of shared tables (ties count "
+            "half); pairings in brackets."
+        ),
         "",
     ]
     lines += _md_table(

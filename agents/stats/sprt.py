@@ -140,7 +140,7 @@ class SPRT:
 
     @property
     def decision(self) -> Decision | None:
-        """"H1" (candidate better), "H0" (not better) or None while undecided."""
+        """The verdict: "H1" (candidate better), "H0" (not better) or None while undecided."""
         return self._decision
 
     @property
@@ -242,7 +242,9 @@ class SPRT:
         }
 
 
-def wald_expected_n(p: float, p0: float, p1: float, alpha: float = 0.05, beta: float = 0.05) -> float:
+def wald_expected_n(
+    p: float, p0: float, p1: float, alpha: float = 0.05, beta: float = 0.05
+) -> float:
     """Wald's approximation of the expected sample size of the Bernoulli SPRT when the truth is p.
 
     Ignores the overshoot past the bounds, so simulated means run a few percent higher. Used to plan
@@ -260,6 +262,7 @@ def wald_expected_n(p: float, p0: float, p1: float, alpha: float = 0.05, beta: f
     drift = p * win + (1.0 - p) * loss
     if abs(drift) < 1e-12:
         return -log_a * log_b / (p * win * win + (1.0 - p) * loss * loss)
+
     # Operating characteristic: h != 0 solves E[exp(h * step)] = 1; P(accept H0) follows from h.
     def moment(h: float) -> float:
         return p * math.exp(h * win) + (1.0 - p) * math.exp(h * loss) - 1.0

@@ -1,0 +1,322 @@
+"""``Game``: a Python handle on one game, over the compiled kernels.
+
+The state is the flat array of ``layout``; ``Game`` adds what a Python user needs
+around it: options, the seed, the history of agent actions (the replayable
+record), a cached list of legal actions, errors that name what was wrong, scores,
+ranks and returns. It knows nothing of RL libraries.
+
+Example:
+    >>> from caylus_env.engine import Game, GameConfig
+    >>> g = Game(GameConfig(num_players=3), seed=7)
+    >>> a = g.legal_actions()[0]
+    >>> g.apply(a)
+    >>> g.history == [a]
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from caylus_env.engine import layout as L
+from caylus_env.engine import rules
+from caylus_env.engine.actions import NUM_ACTIONS, action_to_string
+from caylus_env.engine.board import NUM_NEUTRAL
+from caylus_env.engine.buildings import BUILDING_NAMES
+from caylus_env.engine.config import GameConfig
+from caylus_env.engine.constants import PHASE_NAMES, Phase
+from caylus_env.engine.state_dict import dict_to_state, state_to_dict
+
+RECORD_FORMAT = "caylus-record/1"
+REWARD_KINDS = ("rank", "margin")
+MAX_SEED = 2**63
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal at the current decision; the game is unchanged."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The pending decision: its kind, who answers it, and its context arguments."""
+
+    kind: str
+    player: int
+    args: dict[str, Any]
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if not 0 <= int(seed) < MAX_SEED:
+        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+    return int(seed)
+
+
+def rank_of(prestige: np.ndarray) -> np.ndarray:
+    """Ranks (1 = best); tied players share the average of their ranks (8.21)."""
+    prestige = np.asarray(prestige)
+    better = (prestige[None, :] > prestige[:, None]).sum(axis=1)
+    tied = (prestige[None, :] == prestige[:, None]).sum(axis=1) - 1
+    return 1.0 + better + tied / 2.0
+
+
+class Game:
+    """One game of Caylus: the state array plus options, seed and history.
+
+    Args:
+        config: the game options (player count and variants).
+        seed: the setup seed (neutral tiles and first turn order), 0 <= seed < 2**63.
+    """
+
+    def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None:
+        self.config = config if config is not None else GameConfig()
+        if not isinstance(self.config, GameConfig):
+            raise ValueError(f"config must be a GameConfig, got {type(self.config).__name__}")
+        self.seed: int | None = _check_seed(seed)
+        c = self.config
+        self.state = rules.new_state(
+            c.num_players, int(c.simplified_favors), c.lawyer_prestige, int(c.jeweller),
+            c.house_limit, self.seed,
+        )
+        self.history: list[int] = []
+        self.start: dict[str, Any] | None = None  # a loaded start position, if any
+        self._legal = np.empty(NUM_ACTIONS, np.int64)
+        self._num_legal = rules.legal_actions(self.state, self._legal)
+
+    # -- construction from positions and records -----------------------------------------
+    @classmethod
+    def from_state_dict(cls, data: dict[str, Any]) -> Game:
+        """A game starting from any position (see ``state_dict``); runs to its next decision.
+
+        Raises:
+            ValueError: if the dict is malformed (nothing is built then).
+        """
+        state = dict_to_state(data)
+        game = cls.__new__(cls)
+        game.config = GameConfig(**data["options"])
+        game.seed = None
+        game.state = state
+        game.history = []
+        game._legal = np.empty(NUM_ACTIONS, np.int64)
+        game._num_legal = rules.advance(game.state, game._legal)
+        game.start = state_to_dict(game.state)
+        return game
+
+    def clone(self) -> Game:
+        """An independent copy (state, history, caches); cheap: the state is 700 bytes."""
+        other = Game.__new__(Game)
+        other.config = self.config
+        other.seed = self.seed
+        other.state = self.state.copy()
+        other.history = list(self.history)
+        other.start = self.start
+        other._legal = self._legal.copy()
+        other._num_legal = self._num_legal
+        return other
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    def current_player(self) -> int:
+        """The seat that must act now (the engine decides), or -1 at the end."""
+        return int(rules.current_player(self.state))
+
+    def is_terminal(self) -> bool:
+        return int(self.state[L.PHASE]) == Phase.GAME_OVER
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of the pending decision (empty at the end)."""
+        return self._legal[: self._num_legal].tolist()
+
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """An int8 mask of ``NUM_ACTIONS`` entries, 1 for legal actions."""
+        mask = np.zeros(NUM_ACTIONS, np.int8) if out is None else out
+        if out is not None:
+            mask[:] = 0
+        mask[self._legal[: self._num_legal]] = 1
+        return mask
+
+    def decision(self) -> Decision | None:
+        """The pending decision with its readable context, or None at the end."""
+        if self.is_terminal():
+            return None
+        top = state_to_dict(self.state)["pending"][-1]
+        args = {k: v for k, v in top.items() if k not in ("kind", "player")}
+        return Decision(top["kind"], top["player"], args)
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[int(self.state[L.PHASE])]
+
+    @property
+    def turn(self) -> int:
+        return int(self.state[L.TURN])
+
+    def prestige(self) -> np.ndarray:
+        """Prestige per seat (final prestige once the game is over)."""
+        n = self.num_players
+        return np.array(
+            [int(self.state[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_PRESTIGE]) for p in range(n)]
+        )
+
+    def ranks(self) -> np.ndarray:
+        """Rank per seat by prestige, ties averaged (a tie for first is a shared win)."""
+        return rank_of(self.prestige())
+
+    def returns(self, reward: str = "rank") -> np.ndarray:
+        """Zero-sum rewards per seat, all zeros until the game is over.
+
+        ``rank``: linear in the rank from +1 (first) to -1 (last), ties averaged.
+        ``margin``: final prestige minus the mean prestige of the table.
+        """
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward={reward!r} is not allowed; allowed: {REWARD_KINDS}")
+        n = self.num_players
+        if not self.is_terminal():
+            return np.zeros(n)
+        if reward == "margin":
+            p = self.prestige().astype(float)
+            return p - p.mean()
+        return (n + 1 - 2 * self.ranks()) / (n - 1)
+
+    # -- acting --------------------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        """Apply one action of the current player, then run to the next decision.
+
+        Raises:
+            IllegalActionError: naming the action, the decision and the legal actions;
+                the game is left unchanged.
+        """
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action must be an int id, got {action!r}") from None
+        if not 0 <= a < NUM_ACTIONS:
+            raise IllegalActionError(
+                f"action {a} is out of range; allowed: 0..{NUM_ACTIONS - 1}"
+            )
+        n = rules.step(self.state, a, self._legal)
+        if n < 0:
+            self._num_legal = rules.legal_actions(self.state, self._legal)
+            raise IllegalActionError(self._illegal_message(a))
+        self._num_legal = n
+        self.history.append(a)
+
+    def _illegal_message(self, a: int) -> str:
+        if self.is_terminal():
+            return f"action {a} ({action_to_string(a)}) is illegal: the game is over"
+        d = self.decision()
+        legal = ", ".join(action_to_string(x) for x in self.legal_actions())
+        return (
+            f"action {a} ({action_to_string(a)}) is illegal for decision {d.kind!r} of "
+            f"player {d.player}; legal: {legal}"
+        )
+
+    # -- records -------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The whole game as a readable dict; ``load_state_dict`` is its exact inverse."""
+        return state_to_dict(self.state)
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        """Replace this game's position; the history restarts from it.
+
+        Raises:
+            ValueError: if the dict is malformed; the game is then unchanged.
+        """
+        other = Game.from_state_dict(data)
+        self.__dict__.update(other.__dict__)
+
+    def setup(self) -> dict[str, Any]:
+        """The explicit setup: neutral tiles on road spaces 1-6 and the first turn order."""
+        if self.seed is None:
+            d = self.start
+            return {
+                "neutral_tiles": [d["road"][k]["building"] for k in range(NUM_NEUTRAL)],
+                "turn_order": list(d["turn_order"]),
+            }
+        c = self.config
+        probe = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
+        rules.init_game(probe, c.num_players, int(c.simplified_favors), c.lawyer_prestige,
+                        int(c.jeweller), c.house_limit, self.seed)
+        return {
+            "neutral_tiles": [
+                BUILDING_NAMES[probe[L.ROAD_TILE + k]] for k in range(1, NUM_NEUTRAL + 1)
+            ],
+            "turn_order": [int(probe[L.TURN_ORDER + i]) for i in range(c.num_players)],
+        }
+
+    def record(self) -> dict[str, Any]:
+        """A JSON-able record that ``replay`` turns back into this exact game."""
+        from caylus_env import __version__
+
+        rec: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "engine": __version__,
+            "options": self.config.to_dict(),
+            "seed": self.seed,
+            "setup": self.setup(),
+            "actions": list(self.history),
+            "action_names": [action_to_string(a) for a in self.history],
+        }
+        if self.seed is None:
+            rec["start_state"] = self.start
+        if self.is_terminal():
+            rec["final"] = {
+                "prestige": self.prestige().tolist(),
+                "ranks": self.ranks().tolist(),
+            }
+        return rec
+
+    def __repr__(self) -> str:
+        d = self.decision()
+        where = "game over" if d is None else f"{d.kind} for player {d.player}"
+        return f"Game({self.num_players}p, seed={self.seed}, turn {self.turn}, {self.phase}, {where})"
+
+
+def replay(record: dict[str, Any]) -> Game:
+    """Rebuild a game from its record, checking every step.
+
+    Raises:
+        ValueError: if the record is malformed, its setup does not match its seed,
+            an action is illegal, or the final prestige differs from the record.
+    """
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        got = record.get("format") if isinstance(record, dict) else type(record).__name__
+        raise ValueError(f"record format must be {RECORD_FORMAT!r}, got {got!r}")
+    actions = record.get("actions")
+    if not isinstance(actions, list) or not all(
+        isinstance(a, int) and not isinstance(a, bool) for a in actions
+    ):
+        raise ValueError("record 'actions' must be a list of int action ids")
+    if record.get("seed") is None:
+        if "start_state" not in record:
+            raise ValueError("record has neither a 'seed' nor a 'start_state'")
+        game = Game.from_state_dict(record["start_state"])
+    else:
+        game = Game(GameConfig.from_dict(record.get("options", {})), record["seed"])
+        if "setup" in record and record["setup"] != game.setup():
+            raise ValueError(
+                f"record setup {record['setup']} does not match the setup of seed "
+                f"{record['seed']}: {game.setup()}"
+            )
+    for i, a in enumerate(actions):
+        try:
+            game.apply(a)
+        except IllegalActionError as e:
+            raise ValueError(f"record action #{i} cannot be replayed: {e}") from None
+    final = record.get("final")
+    if final is not None and final.get("prestige") != game.prestige().tolist():
+        raise ValueError(
+            f"replayed final prestige {game.prestige().tolist()} differs from the record's "
+            f"{final.get('prestige')}"
+        )
+    return game
+
+
+__all__ = ["Decision", "Game", "IllegalActionError", "RECORD_FORMAT", "rank_of", "replay"]

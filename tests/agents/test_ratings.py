@@ -1,0 +1,482 @@
+"""Tests for agents.stats.ratings: data model, simple summaries, Plackett–Luce fit, OpenSkill."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import check_grad
+from scipy.stats import kendalltau
+
+from agents.stats.ratings import (
+    ELO_PER_NAT,
+    GameResult,
+    InvalidResultError,
+    _PLProblem,
+    agent_summary,
+    bootstrap_pl,
+    fit_plackett_luce,
+    head_to_head,
+    load_results,
+    openskill_ladder,
+    seat_table,
+    wilson_interval,
+)
+
+Z = 1.959964
+
+# Ground truth of the synthetic 4-player pool (as in the design note's simulation).
+TRUE_THETA = np.arange(6) * 0.15
+TRUE_SEAT = np.array([0.45, 0.20, 0.0, -0.25])
+NAMES = [f"a{i}" for i in range(6)]  # a0 is the weakest and the default reference.
+
+
+def ranks_from_utilities(u: np.ndarray) -> list[float]:
+    """Finishing ranks (1 = best) from noisy utilities; continuous noise, so no ties."""
+    ranks = np.empty(len(u))
+    ranks[np.argsort(-u)] = np.arange(1, len(u) + 1)
+    return ranks.tolist()
+
+
+def simulate_pool(n_games: int = 3000, seed: int = 7) -> list[GameResult]:
+    """4-player Plackett–Luce games with seat effects and the weakest agent usually in seat 0.
+
+    Gumbel noise on the utilities makes the finishing order exactly Plackett–Luce distributed.
+    Every 4 consecutive games form one block.
+    """
+    rng = np.random.default_rng(seed)
+    games = []
+    for g in range(n_games):
+        table = rng.permutation(6)[:4]
+        if 0 in table and rng.random() < 0.8:
+            pos = int(np.flatnonzero(table == 0)[0])
+            table[[0, pos]] = table[[pos, 0]]
+        u = TRUE_THETA[table] + TRUE_SEAT + rng.gumbel(size=4)
+        ranks = ranks_from_utilities(u)
+        games.append(
+            GameResult(
+                game_id=g,
+                seed=g // 4,
+                block=g // 4,
+                num_players=4,
+                seats=tuple(NAMES[i] for i in table),
+                prestige=tuple(int(60 - 10 * r) for r in ranks),
+                ranks=tuple(ranks),
+            )
+        )
+    return games
+
+
+def simulate_two_player(
+    n_games: int, gap: float, seat0: float, seed: int, repeats: int = 1
+) -> list[GameResult]:
+    """2-player games of "lo" vs "hi" (hi stronger by ``gap``), alternating seats.
+
+    With ``repeats > 1`` every game is replayed identically ``repeats`` times inside one block,
+    like a deterministic policy on a fixed seed.
+    """
+    rng = np.random.default_rng(seed)
+    games = []
+    for g in range(n_games):
+        seats = ("lo", "hi") if g % 2 == 0 else ("hi", "lo")
+        theta = np.array([gap if a == "hi" else 0.0 for a in seats])
+        u = theta + np.array([seat0, -seat0]) + rng.gumbel(size=2)
+        ranks = ranks_from_utilities(u)
+        for rep in range(repeats):
+            games.append(
+                GameResult(
+                    game_id=g * repeats + rep,
+                    seed=g,
+                    block=g,
+                    num_players=2,
+                    seats=seats,
+                    prestige=(50 if ranks[0] == 1 else 40, 50 if ranks[1] == 1 else 40),
+                    ranks=tuple(ranks),
+                )
+            )
+    return games
+
+
+@pytest.fixture(scope="module")
+def pool() -> list[GameResult]:
+    return simulate_pool()
+
+
+@pytest.fixture(scope="module")
+def pool_boot(pool):
+    return bootstrap_pl(pool, n_boot=200, seed=0)
+
+
+def hand_games() -> list[GameResult]:
+    """Three small games whose statistics are worked out by hand in the tests."""
+    return [
+        GameResult.from_dict(
+            {
+                "game_id": 1,
+                "seed": 11,
+                "block": 0,
+                "num_players": 3,
+                "seats": ["A", "B", "C"],
+                "prestige": [30, 20, 10],
+                "ranks": [1, 2, 3],
+            }
+        ),
+        # A and B share first place.
+        GameResult.from_dict(
+            {
+                "game_id": 2,
+                "seed": 12,
+                "block": 0,
+                "num_players": 3,
+                "seats": ["B", "A", "C"],
+                "prestige": [25, 25, 15],
+                "ranks": [1.5, 1.5, 3],
+            }
+        ),
+        GameResult.from_dict(
+            {
+                "game_id": 3,
+                "seed": 13,
+                "block": 1,
+                "num_players": 2,
+                "seats": ["C", "A"],
+                "prestige": [40, 35],
+                "ranks": [1, 2],
+                "forfeit": [False, True],
+            }
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
+# Data model
+# --------------------------------------------------------------------------------------------------
+
+
+def test_game_result_round_trips_through_json():
+    game = hand_games()[2]
+    again = GameResult.from_dict(json.loads(json.dumps(game.to_dict())))
+    assert again == game
+    assert again.forfeit == (False, True)
+    assert "forfeit" not in hand_games()[0].to_dict()
+
+
+def test_from_dict_ignores_extra_keys_and_defaults_block_to_game_id():
+    data = hand_games()[0].to_dict()
+    del data["block"]
+    data["end_reason"] = "terminated"
+    game = GameResult.from_dict(data)
+    assert game.block == game.game_id == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"seats": ["A", "B"]}, "seats"),
+        ({"prestige": [1, 2, "x"]}, "prestige"),
+        ({"ranks": [1, 1, 3]}, "ranks"),  # competition-style ties are rejected
+        ({"ranks": [0, 1, 2]}, "ranks"),  # 0-based ranks are rejected
+        ({"num_players": True}, "num_players"),
+        ({"num_players": 1, "seats": ["A"], "prestige": [1], "ranks": [1]}, "num_players"),
+        ({"forfeit": [True, False]}, "forfeit"),
+        ({"forfeit": [0, 0, 1]}, "forfeit"),
+        ({"seed": "7"}, "seed"),
+        ({"seats": "ABC"}, "seats"),
+    ],
+)
+def test_invalid_fields_are_named(change, field):
+    data = hand_games()[0].to_dict() | change
+    with pytest.raises(ValueError, match=f"'{field}'"):
+        GameResult.from_dict(data)
+
+
+def test_missing_field_is_named():
+    data = hand_games()[0].to_dict()
+    del data["prestige"]
+    with pytest.raises(InvalidResultError, match="'prestige'"):
+        GameResult.from_dict(data)
+
+
+def test_load_results_reads_jsonl_and_reports_bad_line(tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join(json.dumps(g.to_dict()) for g in hand_games()) + "\n\n")
+    assert load_results(path) == hand_games()
+    path.write_text(json.dumps(hand_games()[0].to_dict()) + "\n{not json}\n")
+    with pytest.raises(InvalidResultError, match=":2:"):
+        load_results(path)
+
+
+# --------------------------------------------------------------------------------------------------
+# Assumption-free summaries
+# --------------------------------------------------------------------------------------------------
+
+
+def test_wilson_interval_known_values():
+    z2n = Z * Z / 10
+    # 0 of 10: lower bound 0, upper bound (z^2/n) / (1 + z^2/n).
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0
+    assert hi == pytest.approx(z2n / (1 + z2n), abs=1e-12)
+    assert hi == pytest.approx(0.2775, abs=1e-4)
+    # 10 of 10 mirrors it.
+    lo, hi = wilson_interval(10, 10)
+    assert (lo, hi) == (pytest.approx(1 / (1 + z2n), abs=1e-12), 1.0)
+    # 5 of 10: centre 0.5, half-width z * sqrt(0.025 + z^2 / 400) / (1 + z^2/n).
+    lo, hi = wilson_interval(5, 10)
+    half = Z * math.sqrt(0.025 + Z * Z / 400) / (1 + z2n)
+    assert (lo, hi) == (pytest.approx(0.5 - half, abs=1e-12), pytest.approx(0.5 + half, abs=1e-12))
+    assert (lo, hi) == (pytest.approx(0.2366, abs=1e-4), pytest.approx(0.7634, abs=1e-4))
+
+
+def test_wilson_interval_edge_cases():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    lo, hi = wilson_interval(3, 40)
+    lo2, hi2 = wilson_interval(37, 40)
+    assert (lo, hi) == (pytest.approx(1 - hi2), pytest.approx(1 - lo2))
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+    with pytest.raises(ValueError):
+        wilson_interval(1, -1)
+
+
+def test_agent_summary_hand_computed():
+    s = agent_summary(hand_games())
+    assert list(s) == ["A", "B", "C"]
+    a, b, c = s["A"], s["B"], s["C"]
+    # A: won game 1, shared first in game 2 (a win), lost game 3.
+    assert (a["games"], a["wins"], a["forfeits"]) == (3, 2, 1)
+    assert a["win_rate"] == pytest.approx(2 / 3)
+    assert a["win_ci"] == wilson_interval(2, 3)
+    assert a["mean_rank"] == pytest.approx((1 + 1.5 + 2) / 3)
+    assert a["mean_prestige"] == pytest.approx(30)
+    # Margins: 30 - 20, 25 - 25, 35 - 40.
+    assert a["mean_margin"] == pytest.approx(5 / 3)
+    assert (b["games"], b["wins"]) == (2, 1)
+    assert b["mean_rank"] == pytest.approx(1.75)
+    assert b["mean_prestige"] == pytest.approx(22.5)
+    assert b["mean_margin"] == pytest.approx(-5)
+    assert (c["games"], c["wins"], c["forfeits"]) == (3, 1, 0)
+    assert c["mean_rank"] == pytest.approx(7 / 3)
+    assert c["mean_prestige"] == pytest.approx(65 / 3)
+    assert c["mean_margin"] == pytest.approx((-20 - 10 + 5) / 3)
+
+
+def test_agent_summary_counts_self_play_once_per_seat():
+    games = [
+        GameResult(
+            game_id=0, seed=0, block=0, num_players=3, seats=("A", "A", "B"),
+            prestige=(10, 12, 12), ranks=(3, 1.5, 1.5),
+        )
+    ]  # fmt: skip
+    s = agent_summary(games)
+    assert (s["A"]["games"], s["A"]["wins"]) == (2, 1)
+    assert s["A"]["mean_rank"] == pytest.approx(2.25)
+    # Seat 0: 10 - 12; seat 1: 12 - 12 (the best *other* seat, here B).
+    assert s["A"]["mean_margin"] == pytest.approx(-1)
+    assert (s["B"]["games"], s["B"]["wins"], s["B"]["mean_margin"]) == (1, 1, 0)
+
+
+def test_seat_table_hand_computed():
+    t = seat_table(hand_games())
+    assert sorted(t) == [2, 3]
+    assert t[3][0] == {"games": 2, "wins": 2, "win_rate": 1.0, "mean_rank": 1.25}
+    assert t[3][1] == {"games": 2, "wins": 1, "win_rate": 0.5, "mean_rank": 1.75}
+    assert t[3][2] == {"games": 2, "wins": 0, "win_rate": 0.0, "mean_rank": 3.0}
+    assert t[2][0] == {"games": 1, "wins": 1, "win_rate": 1.0, "mean_rank": 1.0}
+    assert t[2][1] == {"games": 1, "wins": 0, "win_rate": 0.0, "mean_rank": 2.0}
+
+
+def test_head_to_head_hand_computed():
+    agents, m, n = head_to_head(hand_games())
+    assert agents == ("A", "B", "C")
+    # A vs B: ahead in game 1, tied in game 2.
+    assert m[0, 1] == pytest.approx(0.75)
+    assert m[1, 0] == pytest.approx(0.25)
+    # A vs C: ahead in games 1 and 2, behind in game 3.
+    assert m[0, 2] == pytest.approx(2 / 3)
+    assert m[2, 0] == pytest.approx(1 / 3)
+    assert m[1, 2] == 1.0
+    assert m[2, 1] == 0.0
+    assert n.tolist() == [[0, 2, 3], [2, 0, 2], [3, 2, 0]]
+    assert np.isnan(np.diag(m)).all()
+
+
+def test_head_to_head_is_nan_where_agents_never_met():
+    games = hand_games() + [
+        GameResult(
+            game_id=9, seed=9, block=9, num_players=2, seats=("C", "D"),
+            prestige=(1, 2), ranks=(2, 1),
+        )
+    ]  # fmt: skip
+    agents, m, n = head_to_head(games)
+    d = agents.index("D")
+    assert np.isnan(m[d, 0]) and np.isnan(m[0, d]) and n[d, 0] == 0
+    assert m[d, 2] == 1.0
+
+
+# --------------------------------------------------------------------------------------------------
+# Plackett–Luce
+# --------------------------------------------------------------------------------------------------
+
+
+def test_pl_recovers_order_and_seat_effects_under_biased_seating(pool):
+    fit = fit_plackett_luce(pool)
+    assert fit.converged
+    assert fit.reference == "a0" and fit.theta["a0"] == 0.0
+    estimates = [fit.theta[a] for a in NAMES]
+    assert kendalltau(estimates, TRUE_THETA).statistic == pytest.approx(1.0)
+    assert np.abs(np.array(estimates) - TRUE_THETA).max() < 0.12
+    centred = TRUE_SEAT - TRUE_SEAT.mean()
+    assert sum(fit.seat_effects[4]) == pytest.approx(0.0, abs=1e-12)
+    assert np.abs(np.array(fit.seat_effects[4]) - centred).max() < 0.1
+    assert fit.elo["a5"] == pytest.approx(ELO_PER_NAT * fit.theta["a5"])
+
+
+def test_pl_two_player_sign_and_magnitude():
+    games = simulate_two_player(4000, gap=0.5, seat0=0.15, seed=3)
+    fit = fit_plackett_luce(games, reference="lo")
+    assert fit.theta["hi"] == pytest.approx(0.5, abs=0.1)
+    assert fit.seat_effects[2][0] == pytest.approx(0.15, abs=0.05)
+    # On the Elo scale a 2-player win probability follows the logistic Elo curve.
+    p = fit.predict_win(["hi", "lo"])
+    elo_gap = fit.elo["hi"] + fit.seat_elo[2][0] - fit.seat_elo[2][1]
+    assert p[0] == pytest.approx(1 / (1 + 10 ** (-elo_gap / 400)))
+    assert sum(p) == pytest.approx(1.0)
+
+
+def test_pl_reference_only_shifts_strengths(pool):
+    a = fit_plackett_luce(pool)
+    b = fit_plackett_luce(pool, reference="a3")
+    assert b.theta["a3"] == 0.0
+    for name in NAMES:
+        assert b.theta[name] - b.theta["a0"] == pytest.approx(a.theta[name], abs=1e-5)
+    with pytest.raises(ValueError, match="reference"):
+        fit_plackett_luce(pool, reference="nobody")
+
+
+def test_pl_gradient_matches_finite_differences():
+    games = simulate_pool(200, seed=1) + simulate_two_player(50, 0.3, 0.1, seed=2)
+    games.append(
+        GameResult(
+            game_id=10_000, seed=0, block=0, num_players=4, seats=("a1", "a2", "lo", "hi"),
+            prestige=(5, 5, 3, 3), ranks=(1.5, 1.5, 3.5, 3.5),
+        )
+    )  # fmt: skip
+    problem = _PLProblem(games, None)
+    rng = np.random.default_rng(0)
+    weights = rng.integers(0, 3, problem.n_games).astype(float)
+    beta = rng.normal(scale=0.4, size=problem.n_params)
+    err = check_grad(
+        lambda x: problem.objective(x, weights, 1e-2)[0],
+        lambda x: problem.objective(x, weights, 1e-2)[1],
+        beta,
+    )
+    assert err < 1e-6
+
+
+def test_pl_tied_players_get_equal_strength_and_all_tied_games_are_ignored():
+    games = []
+    for g in range(60):
+        seats = [("A", "B", "C"), ("B", "C", "A"), ("C", "A", "B")][g % 3]
+        ranks = [1.5 if s in ("A", "B") else 3.0 for s in seats]
+        if g % 4 == 0:  # C sometimes wins so that every strength stays finite
+            ranks = [1.0 if s == "C" else 2.5 for s in seats]
+        games.append(
+            GameResult(
+                game_id=g, seed=g, block=g, num_players=3, seats=seats, prestige=(1, 1, 1),
+                ranks=tuple(ranks),
+            )
+        )  # fmt: skip
+    fit = fit_plackett_luce(games, reference="C")
+    assert fit.theta["A"] == pytest.approx(fit.theta["B"], abs=1e-6)
+    assert fit.theta["A"] > 0.5
+    all_tied = GameResult(
+        game_id=999, seed=0, block=0, num_players=3, seats=("A", "C", "B"),
+        prestige=(1, 1, 1), ranks=(2, 2, 2),
+    )  # fmt: skip
+    again = fit_plackett_luce([*games, all_tied], reference="C")
+    assert again.theta["A"] == pytest.approx(fit.theta["A"], abs=1e-6)
+    assert again.loglik == pytest.approx(fit.loglik, abs=1e-6)
+
+
+def test_pl_l2_keeps_an_undefeated_agent_finite():
+    games = [
+        GameResult(
+            game_id=g, seed=g, block=g, num_players=2, seats=("X", "Y") if g % 2 else ("Y", "X"),
+            prestige=(1, 0) if g % 2 else (0, 1), ranks=(1, 2) if g % 2 else (2, 1),
+        )
+        for g in range(40)
+    ]  # fmt: skip
+    fit = fit_plackett_luce(games, reference="Y")
+    assert 5 < fit.theta["X"] < 30
+
+
+def test_bootstrap_cis_cover_truth_and_los_separates_extremes(pool_boot):
+    covered = [
+        pool_boot.theta_ci[a][0] <= t <= pool_boot.theta_ci[a][1]
+        for a, t in zip(NAMES[1:], TRUE_THETA[1:])
+    ]
+    centred = TRUE_SEAT - TRUE_SEAT.mean()
+    covered += [lo <= t <= hi for t, (lo, hi) in zip(centred, pool_boot.seat_ci[4])]
+    assert sum(covered) >= len(covered) - 1, covered
+    assert pool_boot.theta_ci["a0"] == (0.0, 0.0)
+    i, j = NAMES.index("a5"), NAMES.index("a0")
+    assert pool_boot.los[i, j] > 0.95
+    assert pool_boot.los[j, i] < 0.05
+    off = ~np.eye(6, dtype=bool)
+    assert np.allclose(pool_boot.los[off] + pool_boot.los.T[off], 1.0)
+    lo, hi = pool_boot.elo_ci["a5"]
+    assert (lo, hi) == pytest.approx(tuple(ELO_PER_NAT * x for x in pool_boot.theta_ci["a5"]))
+
+
+def test_bootstrap_is_deterministic_for_a_seed(pool):
+    games = pool[:400]
+    a = bootstrap_pl(games, n_boot=20, seed=5)
+    b = bootstrap_pl(games, n_boot=20, seed=5)
+    c = bootstrap_pl(games, n_boot=20, seed=6)
+    assert np.array_equal(a.theta_samples, b.theta_samples, equal_nan=True)
+    assert a.theta_ci == b.theta_ci
+    assert not np.array_equal(a.theta_samples, c.theta_samples, equal_nan=True)
+
+
+def test_block_bootstrap_widens_intervals_for_correlated_games():
+    # Each game replayed 4 times in one block carries the information of one game; resampling
+    # blocks sees that, resampling single games (each its own block) would not.
+    blocked = simulate_two_player(300, gap=0.3, seat0=0.0, seed=4, repeats=4)
+    as_games = [dataclasses.replace(g, block=g.game_id) for g in blocked]
+    wide = bootstrap_pl(blocked, n_boot=100, seed=1, reference="lo").theta_ci["hi"]
+    narrow = bootstrap_pl(as_games, n_boot=100, seed=1, reference="lo").theta_ci["hi"]
+    ratio = (wide[1] - wide[0]) / (narrow[1] - narrow[0])
+    assert ratio > 1.5
+
+
+# --------------------------------------------------------------------------------------------------
+# OpenSkill ladder
+# --------------------------------------------------------------------------------------------------
+
+
+def test_openskill_ladder_orders_a_clear_pool(pool):
+    ladder = openskill_ladder(pool[:600])
+    assert list(ladder)[0] == "a5"
+    assert ladder["a5"]["mu"] > ladder["a0"]["mu"]
+    assert ladder["a5"]["ordinal"] == pytest.approx(ladder["a5"]["mu"] - 3 * ladder["a5"]["sigma"])
+    assert sum(r["games"] for r in ladder.values()) == 600 * 4
+
+
+def test_openskill_ladder_uses_game_id_order_and_handles_ties_and_self_play():
+    games = hand_games()
+    assert openskill_ladder(games) == openskill_ladder(games[::-1])
+    tie = GameResult(
+        game_id=0, seed=0, block=0, num_players=3, seats=("P", "Q", "R"),
+        prestige=(3, 3, 1), ranks=(1.5, 1.5, 3),
+    )  # fmt: skip
+    ladder = openskill_ladder([tie])
+    assert ladder["P"]["mu"] == pytest.approx(ladder["Q"]["mu"])
+    assert ladder["P"]["mu"] > 25.0 > ladder["R"]["mu"]
+    mirror = GameResult(
+        game_id=0, seed=0, block=0, num_players=2, seats=("S", "S"), prestige=(3, 1), ranks=(1, 2)
+    )
+    assert openskill_ladder([mirror])["S"]["mu"] == pytest.approx(25.0)

@@ -1,0 +1,188 @@
+"""Tests for agents.stats.sprt: exact LLR paths, truncation, and simulated error rates."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents.stats.sprt import SPRT, elo_to_score, pair_score, score_to_elo, wald_expected_n
+
+WIN = math.log(0.55 / 0.50)
+LOSS = math.log(0.45 / 0.50)
+BOUND = math.log(0.95 / 0.05)
+
+
+def run_bernoulli(p: float, runs: int, seed: int) -> tuple[float, float]:
+    """Share of runs accepting H1 and mean games, for a true win probability ``p``."""
+    rng = np.random.default_rng(seed)
+    accepted, games = 0, 0
+    for _ in range(runs):
+        test = SPRT(0.5, 0.55, 0.05, 0.05)
+        for outcome in (rng.random(6000) < p).tolist():
+            if test.update(outcome) is not None:
+                break
+        assert test.decision is not None and not test.truncated
+        accepted += test.decision == "H1"
+        games += test.n
+    return accepted / runs, games / runs
+
+
+def test_bounds_and_initial_state():
+    test = SPRT(0.5, 0.55, 0.05, 0.05)
+    assert test.bounds == (pytest.approx(-BOUND), pytest.approx(BOUND))
+    assert test.bounds[1] == pytest.approx(2.944, abs=1e-3)
+    assert (test.n, test.llr, test.decision) == (0, 0.0, None)
+    assert math.isnan(test.mean)
+
+
+def test_bernoulli_llr_path_on_a_fixed_sequence():
+    test = SPRT(0.5, 0.55)
+    assert test.update(1) is None
+    assert test.update(0) is None
+    assert test.update(True) is None
+    assert test.llr == pytest.approx(2 * WIN + LOSS)
+    assert test.trace == pytest.approx([WIN, WIN + LOSS, 2 * WIN + LOSS])
+    # A winning streak crosses the upper bound after ceil(2.944 / ln 1.1) = 31 wins.
+    streak = SPRT(0.5, 0.55)
+    assert streak.update_many([1] * 40) == "H1"
+    assert streak.decided_at == math.ceil(BOUND / WIN) == 31
+    assert not streak.truncated
+    # And a losing streak the lower bound after ceil(2.944 / -ln 0.9) = 28 losses.
+    slump = SPRT(0.5, 0.55)
+    assert slump.update_many([0] * 40) == "H0"
+    assert slump.decided_at == math.ceil(BOUND / -LOSS) == 28
+
+
+def test_decision_is_final_but_later_results_are_recorded():
+    test = SPRT(0.5, 0.55)
+    test.update_many([1] * 31)
+    assert test.decision == "H1"
+    test.update_many([0] * 100)
+    assert test.llr < test.bounds[0]
+    assert (test.decision, test.decided_at, test.n) == ("H1", 31, 131)
+
+
+def test_minimum_sample_delays_the_decision():
+    test = SPRT(0.5, 0.55, min_n=50)
+    for _ in range(49):
+        assert test.update(1) is None
+    assert test.update(1) == "H1"
+    assert test.decided_at == 50
+
+
+def test_truncation_decides_by_the_sign_of_the_llr():
+    # Alternating results: LLR falls by ln(0.99) per pair and never reaches a bound in 100 games.
+    down = SPRT(0.5, 0.55, max_n=100)
+    assert down.update_many([1, 0] * 50) == "H0"
+    assert down.truncated and down.decided_at == 100
+    assert down.llr == pytest.approx(50 * (WIN + LOSS))
+    # Two wins in three games: LLR rises by 2 ln 1.1 + ln 0.9 per triple.
+    up = SPRT(0.5, 0.55, max_n=30)
+    assert up.update_many([1, 1, 0] * 10) == "H1"
+    assert up.truncated
+    assert up.llr == pytest.approx(10 * (2 * WIN + LOSS))
+
+
+def test_invalid_arguments_and_observations():
+    with pytest.raises(ValueError):
+        SPRT(0.55, 0.5)
+    with pytest.raises(ValueError):
+        SPRT(0.5, 0.55, alpha=0.6, beta=0.5)
+    with pytest.raises(ValueError):
+        SPRT(0.5, 0.55, model="trinomial")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        SPRT(0.5, 0.55, min_n=10, max_n=5)
+    bern = SPRT(0.5, 0.55)
+    with pytest.raises(ValueError):
+        bern.update(0.5)
+    assert bern.n == 0
+    pairs = SPRT(0.5, 0.55, model="gsprt")
+    with pytest.raises(ValueError):
+        pairs.update(1.5)
+    assert pairs.n == 0
+
+
+def test_gsprt_llr_matches_the_normal_approximation_by_hand():
+    test = SPRT(0.5, 0.55, model="gsprt")
+    test.update_many([1.0, 0.75, 0.5, 0.75, 0.25])
+    # mean 0.65; variance 2.4375 / 5 - 0.65^2 = 0.065.
+    assert test.mean == pytest.approx(0.65)
+    assert test.variance == pytest.approx(0.065)
+    assert test.llr == pytest.approx(5 * 0.05 * (1.3 - 1.05) / (2 * 0.065))
+    assert test.decision is None
+
+
+def test_gsprt_identical_scores_use_the_variance_floor():
+    test = SPRT(0.5, 0.55, model="gsprt", min_n=20, var_floor=1e-4)
+    for _ in range(19):
+        assert test.update(0.5) is None
+    assert test.llr == pytest.approx(19 * 0.05 * (1.0 - 1.05) / (2 * 1e-4))
+    assert test.update(0.5) == "H0"
+
+
+def test_gsprt_error_rates_on_simulated_pentanomial_pairs():
+    scores = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+    # Pair-score distributions with mean exactly 0.50 and 0.55.
+    h0 = np.array([0.05, 0.2, 0.5, 0.2, 0.05])
+    h1 = np.array([0.03, 0.16, 0.48, 0.24, 0.09])
+    assert scores @ h0 == pytest.approx(0.5)
+    assert scores @ h1 == pytest.approx(0.55)
+    rng = np.random.default_rng(11)
+    rates = []
+    for probs in (h0, h1):
+        accepted = 0
+        for _ in range(600):
+            test = SPRT(0.5, 0.55, model="gsprt", min_n=20)
+            for x in rng.choice(scores, size=4000, p=probs).tolist():
+                if test.update(x) is not None:
+                    break
+            accepted += test.decision == "H1"
+        rates.append(accepted / 600)
+    assert rates[0] < 0.08
+    assert rates[1] > 0.92
+
+
+def test_bernoulli_error_rates_and_average_length_match_wald():
+    # Wald: E[n | H0] = (alpha ln A + (1 - alpha) ln B) / E[step | p0], with ln A = -ln B = 2.944.
+    expected_h0 = (0.05 * BOUND - 0.95 * BOUND) / (0.5 * WIN + 0.5 * LOSS)
+    assert expected_h0 == pytest.approx(527, abs=1)
+    assert wald_expected_n(0.5, 0.5, 0.55) == pytest.approx(expected_h0)
+    expected_h1 = wald_expected_n(0.55, 0.5, 0.55)
+    assert expected_h1 == pytest.approx(529, abs=1)
+
+    type_1, mean_h0 = run_bernoulli(0.50, runs=2000, seed=1)
+    power, mean_h1 = run_bernoulli(0.55, runs=2000, seed=2)
+    assert type_1 == pytest.approx(0.05, abs=0.02)
+    assert 1.0 - power == pytest.approx(0.05, abs=0.02)
+    assert mean_h0 == pytest.approx(expected_h0, rel=0.15)
+    assert mean_h1 == pytest.approx(expected_h1, rel=0.15)
+
+
+def test_wald_expected_n_peaks_between_the_hypotheses():
+    middle = wald_expected_n(0.525, 0.5, 0.55)
+    assert middle > wald_expected_n(0.5, 0.5, 0.55)
+    assert middle > wald_expected_n(0.55, 0.5, 0.55)
+    assert wald_expected_n(0.6, 0.5, 0.55) < 300
+
+
+def test_helpers():
+    assert pair_score(1, 0.5) == 0.75
+    assert {pair_score(a, b) for a in (0, 0.5, 1) for b in (0, 0.5, 1)} == {0, 0.25, 0.5, 0.75, 1}
+    with pytest.raises(ValueError):
+        pair_score(2, 0)
+    assert score_to_elo(0.55) == pytest.approx(34.86, abs=0.01)
+    assert elo_to_score(score_to_elo(0.3)) == pytest.approx(0.3)
+
+
+def test_to_dict_is_json_ready():
+    test = SPRT(0.5, 0.55, model="gsprt", min_n=5, max_n=10)
+    assert json.loads(json.dumps(test.to_dict()))["mean"] is None
+    test.update_many([0.75] * 3)
+    state = json.loads(json.dumps(test.to_dict(), allow_nan=False))
+    assert state["n"] == 3
+    assert state["mean"] == pytest.approx(0.75)
+    assert state["elo1"] == pytest.approx(34.86, abs=0.01)
+    assert state["decision"] is None and state["truncated"] is False
