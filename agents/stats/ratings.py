@@ -654,7 +654,7 @@ def _make_fit(
     }
     return PLFit(
         agents=tuple(problem.agents),
-        theta={a: float(t) for a, t in zip(problem.agents, theta)},
+        theta={a: float(t) for a, t in zip(problem.agents, theta, strict=True)},
         seat_effects=seat_effects,
         reference=problem.reference,
         loglik=float(problem.loglik(beta, weights)),
@@ -871,10 +871,13 @@ def openskill_ladder(
         # A fresh copy per seat: OpenSkill updates rating objects in place, so one object in two
         # seats of a self-play game would absorb both updates.
         current = [ratings.setdefault(a, model.rating(name=a)) for a in r.seats]
-        teams = [[model.rating(mu=c.mu, sigma=c.sigma, name=a)] for a, c in zip(r.seats, current)]
+        teams = [
+            [model.rating(mu=c.mu, sigma=c.sigma, name=a)]
+            for a, c in zip(r.seats, current, strict=True)
+        ]
         updated = model.rate(teams, ranks=_dense_ranks(r.ranks))
         per_agent: dict[str, list[Any]] = defaultdict(list)
-        for agent, team in zip(r.seats, updated):
+        for agent, team in zip(r.seats, updated, strict=True):
             per_agent[agent].append(team[0])
             played[agent] += 1
         for agent, new in per_agent.items():

@@ -13,12 +13,13 @@ import io
 import json
 import math
 import os
-import tempfile
+import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from rich.console import Console
@@ -174,7 +175,10 @@ def _atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    # os.open with mode 0o666 rather than tempfile.mkstemp, whose 0o600 would survive the rename:
+    # the report should get the same permissions (through the umask) as any other new file.
+    tmp = str(target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -214,7 +218,7 @@ def _fmt_ci(ci: list[float] | None, digits: int = 3) -> str:
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(cells) + " |" for cells in rows]
-    return lines + [""]
+    return [*lines, ""]
 
 
 def _rating_rows(summary: Mapping[str, Any]) -> list[list[str]]:
@@ -222,12 +226,13 @@ def _rating_rows(summary: Mapping[str, Any]) -> list[list[str]]:
     agents = summary["agents"]
     rows = []
     for i, (agent, r) in enumerate(ratings["agents"].items(), start=1):
+        is_reference = agent == ratings["reference"]
         rows.append(
             [
                 str(i),
                 agent,
                 _fmt(r["elo"], 1),
-                _fmt_ci(r["elo_ci"], 1),
+                "reference" if is_reference else _fmt_ci(r["elo_ci"], 1),
                 str(agents[agent]["games"]),
                 _fmt(agents[agent]["win_rate"]),
             ]
@@ -285,8 +290,29 @@ def _seat_rows(summary: Mapping[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _h2h_cell(share: float | None, count: int) -> str:
-    return _DASH if share is None else f"{share:.2f} ({count})"
+_RATING_HEADER = ["#", "Agent", "Elo", "95% CI", "Games", "Win rate"]
+_SEAT_HEADER = ["Players", "Seat", "Games", "Win rate", "Mean rank", "Seat effect", "95% CI"]
+_LADDER_HEADER = ["Agent", "mu", "sigma", "Ordinal", "Games"]
+
+
+def _ladder_rows(summary: Mapping[str, Any]) -> list[list[str]]:
+    return [
+        [a, _fmt(r["mu"], 2), _fmt(r["sigma"], 2), _fmt(r["ordinal"], 2), str(r["games"])]
+        for a, r in summary["openskill"]["agents"].items()
+    ]
+
+
+def _h2h_table(summary: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    h2h = summary["head_to_head"]
+    agents = h2h["agents"]
+    rows = []
+    for i, agent in enumerate(agents):
+        cells = [
+            _DASH if share is None else f"{share:.2f} ({count})"
+            for share, count in zip(h2h["matrix"][i], h2h["counts"][i], strict=True)
+        ]
+        rows.append([agent, *cells])
+    return ["", *agents], rows
 
 
 def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
@@ -310,7 +336,7 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
         ),
         "",
     ]
-    lines += _md_table(["#", "Agent", "Elo", "95% CI", "Games", "Win rate"], _rating_rows(summary))
+    lines += _md_table(_RATING_HEADER, _rating_rows(summary))
     lines += ["## Agents", "", "A shared first place counts as a win.", ""]
     lines += _md_table(_AGENT_HEADER, _agent_rows(summary["agents"]))
     if len(summary["agents_by_players"]) > 1:
@@ -318,10 +344,7 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
             lines += [f"### {n}-player games", ""]
             lines += _md_table(_AGENT_HEADER, _agent_rows(table))
     lines += ["## Seats", "", "Seat 0 moves first. Seat effects are in Elo and sum to zero.", ""]
-    lines += _md_table(
-        ["Players", "Seat", "Games", "Win rate", "Mean rank", "Seat effect", "95% CI"],
-        _seat_rows(summary),
-    )
+    lines += _md_table(_SEAT_HEADER, _seat_rows(summary))
     ladder = summary["openskill"]
     lines += [
         "## OpenSkill ladder",
@@ -333,15 +356,7 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
         ),
         "",
     ]
-    lines += _md_table(
-        ["Agent", "mu", "sigma", "Ordinal", "Games"],
-        [
-            [a, _fmt(r["mu"], 2), _fmt(r["sigma"], 2), _fmt(r["ordinal"], 2), str(r["games"])]
-            for a, r in ladder["agents"].items()
-        ],
-    )
-    h2h = summary["head_to_head"]
-    agents = h2h["agents"]
+    lines += _md_table(_LADDER_HEADER, _ladder_rows(summary))
     lines += [
         "## Head-to-head",
         "",
@@ -351,13 +366,7 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
         ),
         "",
     ]
-    lines += _md_table(
-        ["", *agents],
-        [
-            [a, *(_h2h_cell(h2h["matrix"][i][j], h2h["counts"][i][j]) for j in range(len(agents)))]
-            for i, a in enumerate(agents)
-        ],
-    )
+    lines += _md_table(*_h2h_table(summary))
     los = ratings["los"]
     if los is not None:
         lines += [
@@ -368,7 +377,10 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
         ]
         lines += _md_table(
             ["", *los["agents"]],
-            [[a, *(_fmt(x, 2) for x in row)] for a, row in zip(los["agents"], los["matrix"])],
+            [
+                [a, *(_fmt(x, 2) for x in row)]
+                for a, row in zip(los["agents"], los["matrix"], strict=True)
+            ],
         )
     _atomic_write_bytes(path, "\n".join(lines).encode("utf-8"))
 
@@ -389,7 +401,7 @@ def plot_ratings(summary: Mapping[str, Any], path: str | Path) -> None:
     """Horizontal Elo error bars (point estimate and bootstrap interval), best agent on top."""
     ratings = summary["ratings"]
     rows = list(ratings["agents"].items())[::-1]
-    names = [a for a, _ in rows]
+    names = [f"{a} (ref)" if a == ratings["reference"] else a for a, _ in rows]
     elo = np.array([r["elo"] for _, r in rows])
     lo = np.array([r["elo_ci"][0] if r["elo_ci"] else r["elo"] for _, r in rows])
     hi = np.array([r["elo_ci"][1] if r["elo_ci"] else r["elo"] for _, r in rows])
@@ -409,15 +421,28 @@ def plot_ratings(summary: Mapping[str, Any], path: str | Path) -> None:
 
 
 def plot_head_to_head(summary: Mapping[str, Any], path: str | Path) -> None:
-    """Heatmap of the "finished ahead of" shares, each cell annotated with share and pairings."""
+    """Heatmap of the "finished ahead of" shares, each cell annotated with share and pairings.
+
+    Agents are ordered by rating, strongest first, so a transitive pool shows a blue upper
+    triangle and deviations from it stand out.
+    """
     h2h = summary["head_to_head"]
-    agents = h2h["agents"]
+    order = [h2h["agents"].index(a) for a in summary["ratings"]["agents"]]
+    agents = [h2h["agents"][i] for i in order]
     k = len(agents)
-    share = np.array([[np.nan if x is None else x for x in row] for row in h2h["matrix"]], float)
+    share = np.array(
+        [
+            [np.nan if h2h["matrix"][i][j] is None else h2h["matrix"][i][j] for j in order]
+            for i in order
+        ],
+        float,
+    )
+    counts = [[h2h["counts"][i][j] for j in order] for i in order]
     side = 2.0 + 0.9 * k
     fig = Figure(figsize=(side + 1.5, side), layout="constrained")
     ax = fig.add_subplot()
-    image = ax.imshow(np.ma.masked_invalid(share), cmap="RdBu", vmin=0.0, vmax=1.0)
+    cmap = colormaps["RdBu"].with_extremes(bad="#d9d9d9")  # grey: never met, unlike 0.5 (white)
+    image = ax.imshow(np.ma.masked_invalid(share), cmap=cmap, vmin=0.0, vmax=1.0)
     fig.colorbar(image, ax=ax, label="share finished ahead")
     for i in range(k):
         for j in range(k):
@@ -427,7 +452,7 @@ def plot_head_to_head(summary: Mapping[str, Any], path: str | Path) -> None:
             ax.text(
                 j,
                 i,
-                f"{share[i, j]:.2f}\n({h2h['counts'][i][j]})",
+                f"{share[i, j]:.2f}\n({counts[i][j]})",
                 ha="center",
                 va="center",
                 color=colour,
@@ -446,52 +471,55 @@ def plot_head_to_head(summary: Mapping[str, Any], path: str | Path) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
+def _rich_table(title: str, header: list[str], rows: list[list[str]], label: int | None) -> Table:
+    """A rich table whose ``label`` column (agent names) is left-aligned and never wrapped."""
+    table = Table(title=title)
+    for c, name in enumerate(header):
+        if c == label:
+            table.add_column(name, justify="left", no_wrap=True)
+        else:
+            table.add_column(name, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def print_summary(summary: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the summary as rich tables (ratings, agents, seats, OpenSkill, head-to-head)."""
     console = console or Console()
     ratings = summary["ratings"]
     counts = ", ".join(f"{n}p: {g}" for n, g in summary["player_counts"].items())
     console.print(f"{summary['n_games']} games in {summary['n_blocks']} blocks ({counts})")
-
-    table = Table(title=f"Ratings (Elo, reference {ratings['reference']} = 0)")
-    for col in ("#", "Agent", "Elo", "95% CI", "Games", "Win rate"):
-        table.add_column(col, justify="left" if col == "Agent" else "right")
-    for row in _rating_rows(summary):
-        table.add_row(*row)
-    console.print(table)
-
-    table = Table(title="Agents (shared first place counts as a win)")
-    for col in _AGENT_HEADER:
-        table.add_column(col, justify="left" if col == "Agent" else "right")
-    for row in _agent_rows(summary["agents"]):
-        table.add_row(*row)
-    console.print(table)
-
-    table = Table(title="Seats (seat 0 moves first; effects in Elo)")
-    for col in ("Players", "Seat", "Games", "Win rate", "Mean rank", "Seat effect", "95% CI"):
-        table.add_column(col, justify="right")
-    for row in _seat_rows(summary):
-        table.add_row(*row)
-    console.print(table)
-
-    ladder = summary["openskill"]
-    table = Table(title=f"OpenSkill ladder (tau = {ladder['tau']})")
-    for col in ("Agent", "mu", "sigma", "Ordinal", "Games"):
-        table.add_column(col, justify="left" if col == "Agent" else "right")
-    for agent, r in ladder["agents"].items():
-        table.add_row(
-            agent, _fmt(r["mu"], 2), _fmt(r["sigma"], 2), _fmt(r["ordinal"], 2), str(r["games"])
+    console.print(
+        _rich_table(
+            f"Ratings (Elo, reference {ratings['reference']} = 0)",
+            _RATING_HEADER,
+            _rating_rows(summary),
+            label=1,
         )
-    console.print(table)
-
-    h2h = summary["head_to_head"]
-    table = Table(title="Head-to-head: row finished ahead of column (pairings)")
-    table.add_column("")
-    for agent in h2h["agents"]:
-        table.add_column(agent, justify="right")
-    for i, agent in enumerate(h2h["agents"]):
-        cells = [
-            _h2h_cell(h2h["matrix"][i][j], h2h["counts"][i][j]) for j in range(len(h2h["agents"]))
-        ]
-        table.add_row(agent, *cells)
-    console.print(table)
+    )
+    console.print(
+        _rich_table(
+            "Agents (shared first place counts as a win)",
+            _AGENT_HEADER,
+            _agent_rows(summary["agents"]),
+            label=0,
+        )
+    )
+    console.print(
+        _rich_table(
+            "Seats (seat 0 moves first; effects in Elo)", _SEAT_HEADER, _seat_rows(summary), None
+        )
+    )
+    console.print(
+        _rich_table(
+            f"OpenSkill ladder (tau = {summary['openskill']['tau']})",
+            _LADDER_HEADER,
+            _ladder_rows(summary),
+            label=0,
+        )
+    )
+    header, rows = _h2h_table(summary)
+    console.print(
+        _rich_table("Head-to-head: row finished ahead of column (pairings)", header, rows, 0)
+    )

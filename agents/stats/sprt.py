@@ -35,6 +35,10 @@ import scipy.optimize
 Model = Literal["bernoulli", "gsprt"]
 Decision = Literal["H0", "H1"]
 
+GSPRT_DEFAULT_MIN_N = 20
+"""Default floor of the GSPRT: its LLR divides by the sample variance of the block scores, which
+is 0 after one block and very noisy for a handful, so a tiny sample could otherwise decide."""
+
 
 def score_to_elo(score: float) -> float:
     """Logistic Elo difference whose expected score is ``score`` (0 < score < 1)."""
@@ -72,7 +76,8 @@ class SPRT:
         alpha: Probability of accepting H1 when H0 holds.
         beta: Probability of accepting H0 when H1 holds.
         model: ``"bernoulli"`` for win/loss outcomes, ``"gsprt"`` for block scores.
-        min_n: No decision before this many observations.
+        min_n: No decision before this many observations. None means 0 for ``"bernoulli"`` and
+            `GSPRT_DEFAULT_MIN_N` for ``"gsprt"``.
         max_n: Decide by the sign of the LLR once this many observations arrived (None: never).
         var_floor: Smallest variance the GSPRT divides by, so identical early scores give a large
             but finite LLR.
@@ -86,7 +91,7 @@ class SPRT:
         beta: float = 0.05,
         *,
         model: Model = "bernoulli",
-        min_n: int = 0,
+        min_n: int | None = None,
         max_n: int | None = None,
         var_floor: float = 1e-6,
     ) -> None:
@@ -96,6 +101,8 @@ class SPRT:
             raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got {alpha!r}, {beta!r}")
         if model not in ("bernoulli", "gsprt"):
             raise ValueError(f"model must be 'bernoulli' or 'gsprt', got {model!r}")
+        if min_n is None:
+            min_n = GSPRT_DEFAULT_MIN_N if model == "gsprt" else 0
         if min_n < 0 or (max_n is not None and max_n < max(min_n, 1)):
             raise ValueError(f"need 0 <= min_n <= max_n and max_n >= 1, got {min_n!r}, {max_n!r}")
         if var_floor <= 0.0:

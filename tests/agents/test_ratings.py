@@ -267,10 +267,15 @@ def test_agent_summary_hand_computed():
 def test_agent_summary_counts_self_play_once_per_seat():
     games = [
         GameResult(
-            game_id=0, seed=0, block=0, num_players=3, seats=("A", "A", "B"),
-            prestige=(10, 12, 12), ranks=(3, 1.5, 1.5),
+            game_id=0,
+            seed=0,
+            block=0,
+            num_players=3,
+            seats=("A", "A", "B"),
+            prestige=(10, 12, 12),
+            ranks=(3, 1.5, 1.5),
         )
-    ]  # fmt: skip
+    ]
     s = agent_summary(games)
     assert (s["A"]["games"], s["A"]["wins"]) == (2, 1)
     assert s["A"]["mean_rank"] == pytest.approx(2.25)
@@ -305,12 +310,10 @@ def test_head_to_head_hand_computed():
 
 
 def test_head_to_head_is_nan_where_agents_never_met():
-    games = hand_games() + [
-        GameResult(
-            game_id=9, seed=9, block=9, num_players=2, seats=("C", "D"),
-            prestige=(1, 2), ranks=(2, 1),
-        )
-    ]  # fmt: skip
+    stranger = GameResult(
+        game_id=9, seed=9, block=9, num_players=2, seats=("C", "D"), prestige=(1, 2), ranks=(2, 1)
+    )
+    games = [*hand_games(), stranger]
     agents, m, n = head_to_head(games)
     d = agents.index("D")
     assert np.isnan(m[d, 0]) and np.isnan(m[0, d]) and n[d, 0] == 0
@@ -361,10 +364,15 @@ def test_pl_gradient_matches_finite_differences():
     games = simulate_pool(200, seed=1) + simulate_two_player(50, 0.3, 0.1, seed=2)
     games.append(
         GameResult(
-            game_id=10_000, seed=0, block=0, num_players=4, seats=("a1", "a2", "lo", "hi"),
-            prestige=(5, 5, 3, 3), ranks=(1.5, 1.5, 3.5, 3.5),
+            game_id=10_000,
+            seed=0,
+            block=0,
+            num_players=4,
+            seats=("a1", "a2", "lo", "hi"),
+            prestige=(5, 5, 3, 3),
+            ranks=(1.5, 1.5, 3.5, 3.5),
         )
-    )  # fmt: skip
+    )
     problem = _PLProblem(games, None)
     rng = np.random.default_rng(0)
     weights = rng.integers(0, 3, problem.n_games).astype(float)
@@ -386,17 +394,27 @@ def test_pl_tied_players_get_equal_strength_and_all_tied_games_are_ignored():
             ranks = [1.0 if s == "C" else 2.5 for s in seats]
         games.append(
             GameResult(
-                game_id=g, seed=g, block=g, num_players=3, seats=seats, prestige=(1, 1, 1),
+                game_id=g,
+                seed=g,
+                block=g,
+                num_players=3,
+                seats=seats,
+                prestige=(1, 1, 1),
                 ranks=tuple(ranks),
             )
-        )  # fmt: skip
+        )
     fit = fit_plackett_luce(games, reference="C")
     assert fit.theta["A"] == pytest.approx(fit.theta["B"], abs=1e-6)
     assert fit.theta["A"] > 0.5
     all_tied = GameResult(
-        game_id=999, seed=0, block=0, num_players=3, seats=("A", "C", "B"),
-        prestige=(1, 1, 1), ranks=(2, 2, 2),
-    )  # fmt: skip
+        game_id=999,
+        seed=0,
+        block=0,
+        num_players=3,
+        seats=("A", "C", "B"),
+        prestige=(1, 1, 1),
+        ranks=(2, 2, 2),
+    )
     again = fit_plackett_luce([*games, all_tied], reference="C")
     assert again.theta["A"] == pytest.approx(fit.theta["A"], abs=1e-6)
     assert again.loglik == pytest.approx(fit.loglik, abs=1e-6)
@@ -405,11 +423,16 @@ def test_pl_tied_players_get_equal_strength_and_all_tied_games_are_ignored():
 def test_pl_l2_keeps_an_undefeated_agent_finite():
     games = [
         GameResult(
-            game_id=g, seed=g, block=g, num_players=2, seats=("X", "Y") if g % 2 else ("Y", "X"),
-            prestige=(1, 0) if g % 2 else (0, 1), ranks=(1, 2) if g % 2 else (2, 1),
+            game_id=g,
+            seed=g,
+            block=g,
+            num_players=2,
+            seats=("X", "Y") if g % 2 else ("Y", "X"),
+            prestige=(1, 0) if g % 2 else (0, 1),
+            ranks=(1, 2) if g % 2 else (2, 1),
         )
         for g in range(40)
-    ]  # fmt: skip
+    ]
     fit = fit_plackett_luce(games, reference="Y")
     assert 5 < fit.theta["X"] < 30
 
@@ -417,10 +440,10 @@ def test_pl_l2_keeps_an_undefeated_agent_finite():
 def test_bootstrap_cis_cover_truth_and_los_separates_extremes(pool_boot):
     covered = [
         pool_boot.theta_ci[a][0] <= t <= pool_boot.theta_ci[a][1]
-        for a, t in zip(NAMES[1:], TRUE_THETA[1:])
+        for a, t in zip(NAMES[1:], TRUE_THETA[1:], strict=True)
     ]
     centred = TRUE_SEAT - TRUE_SEAT.mean()
-    covered += [lo <= t <= hi for t, (lo, hi) in zip(centred, pool_boot.seat_ci[4])]
+    covered += [lo <= t <= hi for t, (lo, hi) in zip(centred, pool_boot.seat_ci[4], strict=True)]
     assert sum(covered) >= len(covered) - 1, covered
     assert pool_boot.theta_ci["a0"] == (0.0, 0.0)
     i, j = NAMES.index("a5"), NAMES.index("a0")
@@ -460,7 +483,7 @@ def test_block_bootstrap_widens_intervals_for_correlated_games():
 
 def test_openskill_ladder_orders_a_clear_pool(pool):
     ladder = openskill_ladder(pool[:600])
-    assert list(ladder)[0] == "a5"
+    assert next(iter(ladder)) == "a5"
     assert ladder["a5"]["mu"] > ladder["a0"]["mu"]
     assert ladder["a5"]["ordinal"] == pytest.approx(ladder["a5"]["mu"] - 3 * ladder["a5"]["sigma"])
     assert sum(r["games"] for r in ladder.values()) == 600 * 4
@@ -470,9 +493,14 @@ def test_openskill_ladder_uses_game_id_order_and_handles_ties_and_self_play():
     games = hand_games()
     assert openskill_ladder(games) == openskill_ladder(games[::-1])
     tie = GameResult(
-        game_id=0, seed=0, block=0, num_players=3, seats=("P", "Q", "R"),
-        prestige=(3, 3, 1), ranks=(1.5, 1.5, 3),
-    )  # fmt: skip
+        game_id=0,
+        seed=0,
+        block=0,
+        num_players=3,
+        seats=("P", "Q", "R"),
+        prestige=(3, 3, 1),
+        ranks=(1.5, 1.5, 3),
+    )
     ladder = openskill_ladder([tie])
     assert ladder["P"]["mu"] == pytest.approx(ladder["Q"]["mu"])
     assert ladder["P"]["mu"] > 25.0 > ladder["R"]["mu"]

@@ -112,7 +112,10 @@ def test_gsprt_llr_matches_the_normal_approximation_by_hand():
     assert test.mean == pytest.approx(0.65)
     assert test.variance == pytest.approx(0.065)
     assert test.llr == pytest.approx(5 * 0.05 * (1.3 - 1.05) / (2 * 0.065))
-    assert test.decision is None
+    # The LLR is past neither bound, and the default floor of 20 blocks protects the early,
+    # near-zero variance (after the first block alone the LLR was about 24,000).
+    assert test.trace[0] > 1e4
+    assert test.min_n == 20 and test.decision is None
 
 
 def test_gsprt_identical_scores_use_the_variance_floor():

@@ -1,0 +1,112 @@
+"""Position builders for scenario tests (boardgame.io's "override setup" idea).
+
+A position is a ``state_dict``: start from ``position(...)``, edit it with the
+helpers below, then ``start(d)`` builds the game and lets the engine run to the
+first decision from the phase and cursor the dict names.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from caylus_env.engine import Game, GameConfig, string_to_action
+from caylus_env.engine.buildings import NEUTRAL_TILES, BUILDINGS
+
+NEUTRAL_ORDER = [BUILDINGS[b].name for b in NEUTRAL_TILES]  # farm, forest, sawmill, quarry, ...
+
+
+def position(num_players: int = 4, phase: str = "placement", **options: Any) -> dict[str, Any]:
+    """A clean position of turn 1 at the start of ``phase``, nothing pending.
+
+    Neutral tiles stand on spaces 1-6 in table order (farm_neutral on 1 ...
+    marketplace_neutral on 6), turn order is 0, 1, 2, ...; every player has
+    5 deniers, 1 wood + 2 food, 0 prestige, no worker out.
+    """
+    d = Game(GameConfig(num_players=num_players, **options), seed=0).state_dict()
+    d = copy.deepcopy(d)
+    for k, name in enumerate(NEUTRAL_ORDER):
+        d["road"][k]["building"] = name
+    d["turn_order"] = list(range(num_players))
+    d["passing_order"] = []
+    d["phase"] = phase
+    d["cursor"] = 0
+    d["pending"] = []
+    for p in d["players"]:
+        p.update(money=5, prestige=0, workers_out=0, passed=False, batches=0, rows_used=[])
+        p["cubes"] = {"food": 2, "wood": 1, "stone": 0, "cloth": 0, "gold": 0}
+    return d
+
+
+def set_player(d: dict[str, Any], p: int, **fields: Any) -> None:
+    """Set fields of player ``p``; ``food=3`` etc. set cubes."""
+    for k, v in fields.items():
+        if k in d["players"][p]["cubes"]:
+            d["players"][p]["cubes"][k] = v
+        else:
+            d["players"][p][k] = v
+
+
+def space(d: dict[str, Any], k: int) -> dict[str, Any]:
+    """The road entry of space ``k`` (1-28)."""
+    return d["road"][k - 1]
+
+
+def build_on(d: dict[str, Any], k: int, building: str, owner: int | None) -> None:
+    """Put ``building`` on road space ``k`` (taking it from the stock if it is a tile)."""
+    space(d, k)["building"] = building
+    space(d, k)["owner"] = owner
+    if d["stock"].get(building, 0) > 0:
+        d["stock"][building] -= 1
+    if owner is not None:
+        d["players"][owner]["houses"] += 1
+
+
+def put_worker(d: dict[str, Any], p: int, where: int | str) -> None:
+    """A worker of ``p`` on road space ``where`` or on a special/castle target name."""
+    d["players"][p]["workers_out"] += 1
+    if isinstance(where, int):
+        space(d, where)["worker"] = p
+    elif where in d["special_workers"]:
+        d["special_workers"][where] = p
+    elif where == "castle":
+        d["castle_workers"].append(p)
+    elif where == "stables":
+        d["stables"][d["stables"].index(None)] = p
+    elif where in ("inn_left", "inn_right"):
+        d["inn"][where[4:]] = p
+    else:
+        raise ValueError(where)
+
+
+def all_passed(d: dict[str, Any], order: list[int] | None = None) -> None:
+    """Mark every player as passed (phase 2 over), in ``order`` (default turn order)."""
+    order = list(d["turn_order"]) if order is None else order
+    d["passing_order"] = order
+    for p in order:
+        d["players"][p]["passed"] = True
+
+
+def start(d: dict[str, Any]) -> Game:
+    """Build the game from the position and run to its first decision."""
+    return Game.from_state_dict(d)
+
+
+def play(game: Game, *names: str) -> None:
+    """Apply actions given by their stable names."""
+    for name in names:
+        game.apply(string_to_action(name))
+
+
+def legal_names(game: Game) -> list[str]:
+    from caylus_env.engine import action_to_string
+
+    return [action_to_string(a) for a in game.legal_actions()]
+
+
+def player(game: Game, p: int) -> dict[str, Any]:
+    return game.state_dict()["players"][p]
+
+
+def cubes(game: Game, p: int) -> dict[str, int]:
+    return player(game, p)["cubes"]
