@@ -32,10 +32,18 @@ from agents.stats.report import (
     write_markdown_report,
     write_summary_json,
 )
-from agents.stats.sprt import SPRT, elo_to_score, pair_score, score_to_elo, wald_expected_n
+from agents.stats.sprt import (
+    GSPRT_DEFAULT_MIN_N,
+    SPRT,
+    elo_to_score,
+    pair_score,
+    score_to_elo,
+    wald_expected_n,
+)
 
 __all__ = [
     "ELO_PER_NAT",
+    "GSPRT_DEFAULT_MIN_N",
     "SPRT",
     "GameResult",
     "HeadToHead",

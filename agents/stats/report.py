@@ -473,7 +473,7 @@ def plot_head_to_head(summary: Mapping[str, Any], path: str | Path) -> None:
 
 def _rich_table(title: str, header: list[str], rows: list[list[str]], label: int | None) -> Table:
     """A rich table whose ``label`` column (agent names) is left-aligned and never wrapped."""
-    table = Table(title=title)
+    table = Table(title=title, min_width=len(title))  # keep the title on one line
     for c, name in enumerate(header):
         if c == label:
             table.add_column(name, justify="left", no_wrap=True)

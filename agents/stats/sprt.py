@@ -18,9 +18,10 @@ half the games of a fixed-size test with the same error rates. Two tests share o
 
 Both tests stop when the LLR leaves ``(ln(beta / (1 - alpha)), ln((1 - beta) / alpha))``: "H1" at
 the upper bound (candidate better), "H0" at the lower. ``min_n`` keeps early lucky streaks from
-deciding (the GSPRT's variance is unreliable on a handful of blocks), and ``max_n`` truncates the
-long tail: at the cap the test decides by the sign of the LLR and flags the decision as
-truncated. A decision is final; later updates still move the LLR and counts, so results that
+deciding (the GSPRT's variance is unreliable on a handful of blocks, so it defaults to
+`GSPRT_DEFAULT_MIN_N` there; the design note recommends about 100 blocks for gating), and
+``max_n`` truncates the long tail: at the cap the test decides by the sign of the LLR and flags
+the decision as truncated. A decision is final; later updates still move the LLR and counts, so results that
 were already in flight can be recorded, but never change the verdict.
 """
 
@@ -175,7 +176,8 @@ class SPRT:
 
         Args:
             x: For ``"bernoulli"``, 1/True for a win and 0/False for a loss. For ``"gsprt"``,
-                a block score in [0, 1], e.g. from `pair_score`.
+                a block score in [0, 1], e.g. from `pair_score`; games that can end in a shared
+                win (score 0.5) need the GSPRT, since a Bernoulli outcome has no draws.
 
         Raises:
             ValueError: If ``x`` is not a valid observation for the model.

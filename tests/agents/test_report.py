@@ -104,7 +104,7 @@ def test_summary_ratings_are_ordered_and_carry_intervals(summary):
     assert elos == sorted(elos, reverse=True)
     for r in ratings["agents"].values():
         lo, hi = r["elo_ci"]
-        assert lo <= r["elo"] <= hi or r["elo"] == 0.0
+        assert lo <= r["elo"] <= hi
     assert set(ratings["seat_effects"]) == {"2", "3"}
     assert sum(s["theta"] for s in ratings["seat_effects"]["3"]) == pytest.approx(0.0, abs=1e-9)
     assert ratings["los"]["agents"] == sorted(AGENTS)
