@@ -99,11 +99,11 @@ def test_full_towers_exempt_a_player_holding_a_valid_batch_from_the_penalty():
     put_worker(d, 1, "castle")
     put_worker(d, 2, "castle")
     g = start(d)
-    assert player(g, 1)["prestige"] >= 9  # exempt (towers scoring may add more after)
-    d2 = g.state_dict()
-    assert d2["phase"] == "game_over"
-    # Player 2 holds no valid batch: penalised 2 in phase 6, then -4 for no tower house.
-    assert player(g, 2)["prestige"] < 9 - 2
+    # Phase 7 has started: the full towers are being scored, player 0 (14 houses)
+    # chooses 3 favors first; players 1 and 2 are not scored yet.
+    assert g.phase == "end_of_turn" and g.current_player() == 0
+    assert player(g, 1)["prestige"] == 9  # exempt: holds food + wood + stone
+    assert player(g, 2)["prestige"] == 7  # no valid batch: -2
 
 
 def test_penalty_applies_when_towers_are_full_but_not_under_construction():
@@ -169,8 +169,11 @@ def test_a_section_completed_this_turn_is_scored_before_its_trigger():
     d["castle"]["dungeon"] = [3, 3, 0]
     set_player(d, 2, prestige=4)
     g = start(d)
-    assert g.state_dict()["scored"]["dungeon"] or g.decision().kind == "favor_row"
+    assert g.decision().kind == "favor_row" and g.current_player() == 0
+    play(g, "favor:prestige")  # player 0: 3 houses, 1 favor
+    play(g, "favor:prestige")  # player 1: 3 houses, 1 favor
     assert player(g, 2)["prestige"] == 2  # no house: -2
+    assert g.state_dict()["scored"]["dungeon"] and g.state_dict()["bailiff"] == 8
 
 
 def test_an_already_scored_section_is_not_scored_again_at_its_trigger():
