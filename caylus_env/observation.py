@@ -408,4 +408,3 @@ def encode(state, observer, out):
     out[O_COLUMNS_OPEN] = _COLUMNS_OPEN[scored] / NUM_FAVOR_COLUMNS
     for b in range(NUM_BUILDINGS):
         out[O_STOCK + b] = max(state[L.STOCK + b], 0) / STOCK_SCALE
-

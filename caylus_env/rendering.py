@@ -27,6 +27,7 @@ from caylus_env.engine.constants import (
 )
 from caylus_env.engine.game import Game
 
+
 def _who(p: int | None) -> str:
     return "-" if p is None else f"p{p}"
 

@@ -1,0 +1,877 @@
+"""Compiled evaluation shared by the scripted bots (and by MCTS's bot rollouts).
+
+The scripted bots all decide the same way: every legal action is tried on a copy
+of the state (``rules._apply`` + ``rules.advance``, so the automatic steps the
+engine takes after an action are included), and the resulting position is scored
+with a strategy-specific value function. When the next decision is a follow-up
+of the same player (a favor's row, then its column, a building's "any cube"
+payment, the alchemist's inputs, ...), the search continues through it and keeps
+the best follow-up (``MAX_DEPTH`` levels), so a favor is valued by what it can
+really buy.
+
+The value function (``player_value``) estimates a player's final prestige, in
+prestige points (PP), from the position:
+
+- prestige already scored;
+- deniers and cubes at a value that fades from the strategy's "early" value to the
+  final-scoring value (4.8: 1 PP per 4 deniers, per 3 non-gold cubes, 3 per gold)
+  as the end approaches (``turns_left``);
+- a bonus per castle batch the cubes can form (food + 2 other kinds, phase 6);
+- the standing in each unscored castle section: the favors its houses will earn,
+  or the penalty for having none (phase 7 table);
+- owned buildings: income and use by others for the turns that remain, plus a
+  strategy bonus per building;
+- favor-track columns (better future favors), favors still to be taken;
+- *pending workers*: each worker already placed is projected forward, in the
+  order the engine will resolve them (phase 3 specials, phase 5 road spaces up to
+  the provost, phase 6 castle), with the effect the bot would choose then. A worker
+  near or beyond the provost counts only partly while the provost can still move
+  (phases 2-4). This is what makes a placement, a provost move or a gate move
+  comparable with passing: their value appears as the projected effect.
+
+A position is scored for the acting player as its own value minus ``opponent``
+times the best opponent's value, so hurting the leader (provost moves, not feeding
+their buildings) counts too.
+
+Everything here is ``@njit(cache=True)``; the weights are a float array whose
+indices are the ``W_*`` constants (``agents.scripted.bots.Strategy`` builds it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caylus_env.engine import rules
+from caylus_env.engine.actions import NUM_ACTIONS
+from caylus_env.engine.board import (
+    ROAD_LEN,
+    SECTION_EMPTY_PENALTY,
+    SECTION_FAVORS,
+    SECTION_PRESTIGE,
+    SECTION_SIZE,
+    SECTION_TRIGGER,
+)
+from caylus_env.engine.buildings import (
+    ANY_NON_GOLD,
+    B_COST,
+    B_COST_ANY,
+    B_EFFECT,
+    B_FAVORS,
+    B_INCOME,
+    B_KIND,
+    B_MARKET_PRICE,
+    B_NUM_PRODUCE,
+    B_OPTIONS,
+    B_OWNER_BONUS,
+    B_PEDDLER_MAX,
+    B_PEDDLER_PRICE,
+    B_PRESTIGE,
+    B_PRODUCE,
+    NUM_BUILDINGS,
+    BuildingId,
+    BuildingKind,
+    Effect,
+)
+from caylus_env.engine.constants import (
+    CASTLE_PENALTY,
+    JOUST_COST_DENIERS,
+    MAX_PLAYERS,
+    NUM_CASTLE_SPOTS,
+    NUM_FAVOR_ROWS,
+    NUM_RESOURCES,
+    NUM_SECTIONS,
+    NUM_STABLES_SPOTS,
+    SIMPLIFIED_FAVOR_PRESTIGE,
+    TRADING_POST_DENIERS,
+    DecisionKind,
+    Phase,
+    Special,
+)
+from caylus_env.engine.layout import (
+    BAILIFF,
+    CASTLE_HOUSES,
+    CASTLE_SPOTS,
+    CURSOR,
+    INN_LEFT,
+    INN_RIGHT,
+    NUM_PLAYERS,
+    OPT_LAWYER_PRESTIGE,
+    OPT_SIMPLIFIED_FAVORS,
+    P_CUBES,
+    P_FAVOR,
+    P_MONEY,
+    P_PRESTIGE,
+    PHASE,
+    PLAYER_STRIDE,
+    PLAYERS,
+    PROVOST,
+    ROAD_LAWYER,
+    ROAD_OWNER,
+    ROAD_TILE,
+    ROAD_WORKER,
+    SCORED,
+    SPECIAL_WORKER,
+    STABLES,
+    STACK,
+    STACK_ENTRY,
+    STACK_SIZE,
+    STATE_SIZE,
+    STOCK,
+)
+
+# ---------------------------------------------------------------------------------------
+# Weight indices (see ``agents.scripted.bots.Strategy`` for their meaning).
+# ---------------------------------------------------------------------------------------
+W_MONEY = 0  # early value of one denier
+W_CUBE = 1  # + Resource: early value of one cube of that kind (5 entries)
+W_CUBE_CAP = 6  # cubes of one non-gold kind beyond this count are valued as at the end
+W_BATCH = 7  # bonus per castle batch the cubes can form
+W_FAVOR = 8  # value of one royal favor
+W_SECTION = 9  # multiplier of the castle-section standing
+W_BEST_BUILDER = 10  # share of a favor credited for giving at least one batch
+W_OWN_PRODUCE = 11  # per turn left: owning a production building
+W_OWN_OTHER = 12  # per turn left: owning another craft building
+W_RESIDENCE = 13  # flat value of a residence (architect base) besides its income
+W_TRACK = 14  # + FavorRow: value per favor-track column (4 entries)
+W_GATE = 18
+W_GUILD = 19
+W_STABLES = 20
+W_INN = 21
+W_OPPONENT = 22  # weight of the best opponent's value in the score
+W_HORIZON = 23  # turns over which early values fade to final-scoring values
+W_AFFINITY = 24  # + Effect: bonus when a worker's road effect is used (9 entries)
+W_CASTLE = 33  # bonus for a castle worker that gives at least one batch
+W_BUILD_BONUS = 34  # + BuildingId: bonus for owning a building (NUM_BUILDINGS entries)
+NUM_WEIGHTS = W_BUILD_BONUS + NUM_BUILDINGS
+
+MAX_DEPTH = 4  # levels of same-player follow-up decisions searched
+
+# ---------------------------------------------------------------------------------------
+# Engine constants as plain ints (numba freezes module globals).
+# ---------------------------------------------------------------------------------------
+FOOD, WOOD, STONE, CLOTH, GOLD = 0, 1, 2, 3, 4
+N_MAX = int(MAX_PLAYERS)
+N_RES = int(NUM_RESOURCES)
+N_SEC = int(NUM_SECTIONS)
+N_ROWS = int(NUM_FAVOR_ROWS)
+N_BUILDINGS = int(NUM_BUILDINGS)
+N_CASTLE = int(NUM_CASTLE_SPOTS)
+N_STABLES = int(NUM_STABLES_SPOTS)
+ROAD = int(ROAD_LEN)
+TOWERS_TRIGGER = int(SECTION_TRIGGER[2])
+SEC_SIZE = np.array(SECTION_SIZE, np.int64)
+SEC_PRESTIGE = np.array(SECTION_PRESTIGE, np.float64)
+SEC_PENALTY = np.array(SECTION_EMPTY_PENALTY, np.float64)
+SEC_FAVORS = np.array(SECTION_FAVORS, np.float64)
+SEC_FAVORS_CAP = SEC_FAVORS.shape[1] - 1
+
+K_NEUTRAL = int(BuildingKind.NEUTRAL)
+K_WOOD = int(BuildingKind.WOOD)
+K_STONE = int(BuildingKind.STONE)
+K_PRESTIGE = int(BuildingKind.PRESTIGE)
+RESIDENCE = int(BuildingId.RESIDENCE)
+LAWYER_TILE = int(BuildingId.LAWYER)
+
+E_PRODUCE = int(Effect.PRODUCE)
+E_BUILD_WOOD = int(Effect.BUILD_WOOD)
+E_BUILD_STONE = int(Effect.BUILD_STONE)
+E_BUILD_PRESTIGE = int(Effect.BUILD_PRESTIGE)
+E_LAWYER = int(Effect.LAWYER)
+E_MARKET = int(Effect.MARKET)
+E_PEDDLER = int(Effect.PEDDLER)
+E_OPTIONS = int(Effect.OPTIONS)
+
+D_PLACE = int(DecisionKind.PLACE_WORKER)
+D_PROVOST = int(DecisionKind.PROVOST)
+D_CASTLE = int(DecisionKind.CASTLE)
+D_FAVOR_ROW = int(DecisionKind.FAVOR_ROW)
+# Follow-up decisions worth searching through when the same player answers them.
+FOLLOW_UP = np.zeros(32, np.int64)
+for _k in (
+    DecisionKind.JOUST,
+    DecisionKind.PRODUCE,
+    DecisionKind.OWNER_BONUS,
+    DecisionKind.MARKET,
+    DecisionKind.PEDDLER,
+    DecisionKind.BUILD,
+    DecisionKind.PAY_ANY,
+    DecisionKind.RESIDENCE,
+    DecisionKind.LAWYER,
+    DecisionKind.OPTION,
+    DecisionKind.ALCHEMIST_PAY,
+    DecisionKind.FAVOR_ROW,
+    DecisionKind.FAVOR_COLUMN,
+    DecisionKind.FAVOR_TAKE,
+    DecisionKind.FAVOR_GIVE,
+):
+    FOLLOW_UP[int(_k)] = 1
+
+PH_PLACEMENT = int(Phase.PLACEMENT)
+PH_SPECIAL = int(Phase.SPECIAL)
+PH_PROVOST = int(Phase.PROVOST)
+PH_ACTIVATION = int(Phase.ACTIVATION)
+PH_CASTLE = int(Phase.CASTLE)
+PH_GAME_OVER = int(Phase.GAME_OVER)
+SP_GATE = int(Special.GATE)
+SP_TRADING_POST = int(Special.TRADING_POST)
+SP_GUILD = int(Special.MERCHANTS_GUILD)
+SP_JOUST = int(Special.JOUST_FIELD)
+TRADING_POST = float(TRADING_POST_DENIERS)
+JOUST_DENIERS = float(JOUST_COST_DENIERS)
+PENALTY = float(CASTLE_PENALTY)
+SIMPLE_FAVOR = float(SIMPLIFIED_FAVOR_PRESTIGE)
+
+# Final-scoring values (4.8), what early values fade to.
+FINAL_CUBE = np.array([1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 3.0])
+FINAL_DENIER = 0.25
+# Road certainty while the provost can still move (phases 2-4), by (space - provost).
+CERTAINTY = np.array([1.0, 0.9, 0.8, 0.45, 0.3, 0.15])  # <= -2, -1, 0, +1, +2, +3
+# Projected cube arrays use slots 0-4 for cubes, then these.
+R_MONEY = N_RES
+R_VALUE = N_RES + 1
+R_SIZE = N_RES + 2
+EPS = 1e-9
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the state.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _pf(p, field):
+    return PLAYERS + p * PLAYER_STRIDE + field
+
+
+@njit(cache=True)
+def turns_left(s):
+    """Estimated full turns after the current one (0 in the last turn).
+
+    The bailiff walks 1-2 spaces a turn towards the towers trigger (24); once the
+    walls are scored, a nearly full towers section can also end the game.
+    """
+    if s[SCORED + 2] == 1 or s[PHASE] == PH_GAME_OVER:
+        return 0.0
+    t = (TOWERS_TRIGGER - 1 - float(s[BAILIFF])) / 1.5
+    if s[SCORED + 1] == 1:
+        fill = 0
+        for p in range(N_MAX):
+            fill += s[CASTLE_HOUSES + 2 * N_MAX + p]
+        t = min(t, (SEC_SIZE[2] - fill) / 3.0)
+    return max(t, 0.0)
+
+
+@njit(cache=True)
+def _section_fill(s, sec):
+    total = 0
+    for p in range(N_MAX):
+        total += s[CASTLE_HOUSES + sec * N_MAX + p]
+    return total
+
+
+@njit(cache=True)
+def _favor_value(s, w):
+    if s[OPT_SIMPLIFIED_FAVORS]:
+        return SIMPLE_FAVOR
+    return w[W_FAVOR]
+
+
+@njit(cache=True)
+def _certainty(s, k):
+    """How sure it is that a worker on road space ``k`` will be activated (phase 5)."""
+    phase = s[PHASE]
+    provost = np.int64(s[PROVOST])
+    if phase >= PH_ACTIVATION:
+        return 1.0 if k <= provost else 0.0
+    if phase == PH_PROVOST:
+        n = np.int64(s[NUM_PLAYERS])
+        remaining = n - np.int64(s[CURSOR])
+        if s[STACK_SIZE] > 0 and s[STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY] == D_PROVOST:
+            remaining += 1
+        if remaining <= 0:
+            return 1.0 if k <= provost else 0.0
+    d = k - provost
+    if d < -2:
+        return 1.0
+    if d > 3:
+        return 0.0
+    return CERTAINTY[d + 2]
+
+
+@njit(cache=True)
+def _cube_values(s, w, h, out):
+    """Current (blended) value of one cube of each kind, for this game stage."""
+    for r in range(N_RES):
+        out[r] = FINAL_CUBE[r] + h * (w[W_CUBE + r] - FINAL_CUBE[r])
+
+
+@njit(cache=True)
+def _marginal(res, r, vcube, w):
+    """Value of one more cube of kind ``r`` given the projected holdings ``res``."""
+    if r != GOLD and res[r] + 0.5 > w[W_CUBE_CAP]:
+        return FINAL_CUBE[r]
+    return vcube[r]
+
+
+@njit(cache=True)
+def _spent(res, r, vcube, w):
+    """Value lost by paying one cube of kind ``r``."""
+    if r != GOLD and res[r] - 0.5 > w[W_CUBE_CAP]:
+        return FINAL_CUBE[r]
+    return vcube[r]
+
+
+@njit(cache=True)
+def batches_formable(food, wood, stone, cloth, gold):
+    """Most castle batches (food + 2 different other kinds) these cubes can form."""
+    best = 0
+    for b in range(1, food + 1):
+        if min(wood, b) + min(stone, b) + min(cloth, b) + min(gold, b) >= 2 * b:
+            best = b
+        else:
+            break
+    return best
+
+
+@njit(cache=True)
+def _formable(res):
+    return batches_formable(
+        max(int(res[FOOD] + 0.3), 0),
+        max(int(res[WOOD] + 0.3), 0),
+        max(int(res[STONE] + 0.3), 0),
+        max(int(res[CLOTH] + 0.3), 0),
+        max(int(res[GOLD] + 0.3), 0),
+    )
+
+
+@njit(cache=True)
+def _owns_residence(s, p):
+    for k in range(1, ROAD + 1):
+        if s[ROAD_TILE + k] == RESIDENCE and s[ROAD_OWNER + k] == p:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _free_space(s):
+    for k in range(1, ROAD + 1):
+        if s[ROAD_TILE + k] < 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _ownership(s, b, w, t, vmoney):
+    """Value of owning building ``b`` for the ``t`` turns left (income, use, bonus)."""
+    kind = B_KIND[b]
+    v = w[W_BUILD_BONUS + b] + B_INCOME[b] * vmoney * t
+    if b == RESIDENCE:
+        v += w[W_RESIDENCE]
+    elif kind == K_WOOD or kind == K_STONE:
+        if B_EFFECT[b] == E_PRODUCE:
+            v += w[W_OWN_PRODUCE] * t
+        else:
+            v += w[W_OWN_OTHER] * t
+    return v
+
+
+@njit(cache=True)
+def _building_prestige(s, b):
+    if b == LAWYER_TILE:
+        return float(s[OPT_LAWYER_PRESTIGE])
+    return float(B_PRESTIGE[b])
+
+
+# ---------------------------------------------------------------------------------------
+# Projection of one pending road worker (phase 5), with the choice the bot would make.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _best_build(s, p, kind, res, w, t, vcube, vmoney, fv):
+    """Best building of ``kind`` the projected cubes pay for.
+
+    Returns:
+        ``(BuildingId, reward)``: the reward (prestige, favors, ownership) of the building
+        whose reward minus the value of its cubes is largest and positive, or ``(-1, 0)``.
+    """
+    best = -1
+    best_gain = 0.0
+    best_reward = 0.0
+    if kind == K_PRESTIGE:
+        if not _owns_residence(s, p):
+            return best, best_reward
+    elif not _free_space(s):
+        return best, best_reward
+    for b in range(N_BUILDINGS):
+        if B_KIND[b] != kind or s[STOCK + b] <= 0:
+            continue
+        ok = True
+        cost = 0.0
+        spare_min = 1e9
+        spare = 0.0
+        for r in range(N_RES):
+            need = B_COST[b, r]
+            if res[r] + 0.3 < need:
+                ok = False
+                break
+            cost += need * _spent(res, r, vcube, w)
+            left = res[r] - need
+            spare += max(left, 0.0)
+            if left >= 0.7:
+                spare_min = min(spare_min, _spent(res, r, vcube, w))
+        if not ok or spare + 0.3 < B_COST_ANY[b]:
+            continue
+        if B_COST_ANY[b] > 0:
+            cost += B_COST_ANY[b] * (spare_min if spare_min < 1e8 else 1.0)
+        reward = _building_prestige(s, b) + B_FAVORS[b] * fv + _ownership(s, b, w, t, vmoney)
+        if kind == K_PRESTIGE:
+            reward -= _ownership(s, RESIDENCE, w, t, vmoney)
+        if reward - cost > best_gain:
+            best_gain = reward - cost
+            best_reward = reward
+            best = b
+    return best, best_reward
+
+
+@njit(cache=True)
+def _pay_cost(res, b, c):
+    """Take ``c`` times the cost of ``b`` out of the projected cubes (any cube: the most held)."""
+    for r in range(N_RES):
+        res[r] -= c * B_COST[b, r]
+    for _ in range(B_COST_ANY[b]):
+        most = FOOD
+        for r in range(N_RES - 1):
+            if res[r] > res[most]:
+                most = r
+        res[most] -= c
+
+
+@njit(cache=True)
+def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
+    """Apply, to ``res``, ``c`` times the effect the worker of ``p`` on space ``k`` would use."""
+    b = s[ROAD_TILE + k]
+    effect = B_EFFECT[b]
+    used = True
+    if effect == E_PRODUCE:
+        j = 0
+        if B_NUM_PRODUCE[b] == 2:
+            v0 = 0.0
+            v1 = 0.0
+            for r in range(N_RES):
+                v0 += B_PRODUCE[b, 0, r] * _marginal(res, r, vcube, w)
+                v1 += B_PRODUCE[b, 1, r] * _marginal(res, r, vcube, w)
+            if v1 > v0:
+                j = 1
+        for r in range(N_RES):
+            res[r] += c * B_PRODUCE[b, j, r]
+    elif effect == E_BUILD_WOOD or effect == E_BUILD_STONE or effect == E_BUILD_PRESTIGE:
+        kind = K_WOOD
+        if effect == E_BUILD_STONE:
+            kind = K_STONE
+        elif effect == E_BUILD_PRESTIGE:
+            kind = K_PRESTIGE
+        nb, reward = _best_build(s, p, kind, res, w, t, vcube, vmoney, fv)
+        if nb >= 0:
+            _pay_cost(res, nb, c)
+            res[R_VALUE] += c * reward
+        else:
+            used = False
+    elif effect == E_LAWYER:
+        used = False
+        if res[CLOTH] >= 0.7 and res[R_MONEY] >= 1.0:
+            target = False
+            for kk in range(1, ROAD + 1):
+                tile = s[ROAD_TILE + kk]
+                if tile >= 0 and B_KIND[tile] == K_NEUTRAL and s[ROAD_LAWYER + kk] < 0:
+                    target = True
+                    break
+            gain = 2.0 + _ownership(s, RESIDENCE, w, t, vmoney)
+            gain -= _spent(res, CLOTH, vcube, w) + vmoney
+            if target and gain > 0.0:
+                res[CLOTH] -= c
+                res[R_MONEY] -= c
+                res[R_VALUE] += c * (2.0 + _ownership(s, RESIDENCE, w, t, vmoney))
+                used = True
+    elif effect == E_MARKET:
+        best = -1
+        best_gain = 0.0
+        for r in range(N_RES):
+            if res[r] >= 0.7:
+                gain = B_MARKET_PRICE[b] * vmoney - _spent(res, r, vcube, w)
+                if gain > best_gain:
+                    best_gain = gain
+                    best = r
+        if best >= 0:
+            res[best] -= c
+            res[R_MONEY] += c * B_MARKET_PRICE[b]
+        else:
+            used = False
+    elif effect == E_PEDDLER:
+        used = False
+        price = float(B_PEDDLER_PRICE[b])
+        for _ in range(B_PEDDLER_MAX[b]):
+            if res[R_MONEY] < price:
+                break
+            best = -1
+            best_gain = 0.0
+            for r in range(GOLD):
+                gain = _marginal(res, r, vcube, w) - price * vmoney
+                if gain > best_gain:
+                    best_gain = gain
+                    best = r
+            if best < 0:
+                break
+            res[best] += c
+            res[R_MONEY] -= c * price
+            used = True
+    elif effect == E_OPTIONS:
+        best = -1
+        best_gain = 0.0
+        for j in range(2):
+            deniers = float(B_OPTIONS[b, j, 0])
+            kind = B_OPTIONS[b, j, 1]
+            count = B_OPTIONS[b, j, 2]
+            if res[R_MONEY] + 0.3 < deniers:
+                continue
+            pay = 0.0
+            if kind == ANY_NON_GOLD:
+                held = res[FOOD] + res[WOOD] + res[STONE] + res[CLOTH]
+                if held + 0.3 < count:
+                    continue
+                cheapest = 1e9
+                for r in range(GOLD):
+                    if res[r] >= 0.7:
+                        cheapest = min(cheapest, _spent(res, r, vcube, w))
+                pay = count * cheapest
+            elif kind >= 0:
+                if res[kind] + 0.3 < count:
+                    continue
+                pay = count * _spent(res, kind, vcube, w)
+            gain = B_OPTIONS[b, j, 3] + B_OPTIONS[b, j, 4] * vcube[GOLD] - deniers * vmoney - pay
+            if gain > best_gain:
+                best_gain = gain
+                best = j
+        if best >= 0:
+            res[R_MONEY] -= c * B_OPTIONS[b, best, 0]
+            res[R_VALUE] += c * B_OPTIONS[b, best, 3]
+            res[GOLD] += c * B_OPTIONS[b, best, 4]
+            kind = B_OPTIONS[b, best, 1]
+            count = B_OPTIONS[b, best, 2]
+            if kind == ANY_NON_GOLD:
+                for _ in range(count):
+                    most = FOOD
+                    for r in range(GOLD):
+                        if res[r] > res[most]:
+                            most = r
+                    res[most] -= c
+            elif kind >= 0:
+                res[kind] -= c * count
+        else:
+            used = False
+    if used:
+        res[R_VALUE] += c * w[W_AFFINITY + effect]
+
+
+# ---------------------------------------------------------------------------------------
+# Projection of the castle worker (phase 6).
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _project_castle(s, p, res, houses, fill, given, w, vcube, fv):
+    """Give the batches worth giving from ``res``; add houses, prestige or the penalty."""
+    count = 0
+    while True:
+        sec = -1
+        for x in range(N_SEC):
+            if s[SCORED + x] == 0 and fill[x] < SEC_SIZE[x]:
+                sec = x
+                break
+        if sec < 0 or res[FOOD] < 0.7:
+            break
+        # food + the two other kinds held most (gold last: it scores 3 at the end)
+        a = -1
+        b = -1
+        for r in range(WOOD, N_RES):
+            if res[r] < 0.7:
+                continue
+            key = res[r] - (2.0 if r == GOLD else 0.0)
+            if a < 0 or key > res[a] - (2.0 if a == GOLD else 0.0):
+                b = a
+                a = r
+            elif b < 0 or key > res[b] - (2.0 if b == GOLD else 0.0):
+                b = r
+        if b < 0:
+            break
+        cost = _spent(res, FOOD, vcube, w) + _spent(res, a, vcube, w) + _spent(res, b, vcube, w)
+        h = int(houses[sec])
+        hh = min(h + 1, SEC_FAVORS_CAP)
+        before = -SEC_PENALTY[sec] if h == 0 else SEC_FAVORS[sec, min(h, SEC_FAVORS_CAP)] * fv
+        gain = SEC_PRESTIGE[sec] + w[W_SECTION] * (SEC_FAVORS[sec, hh] * fv - before)
+        if count == 0 and given == 0:
+            gain += PENALTY + w[W_CASTLE] + w[W_BEST_BUILDER] * fv
+        if gain <= cost:
+            break
+        res[FOOD] -= 1.0
+        res[a] -= 1.0
+        res[b] -= 1.0
+        res[R_VALUE] += SEC_PRESTIGE[sec]
+        houses[sec] += 1
+        fill[sec] += 1
+        count += 1
+    if count > 0 and given == 0:
+        res[R_VALUE] += w[W_CASTLE] + w[W_BEST_BUILDER] * fv
+    elif count == 0 and given == 0:
+        res[R_VALUE] -= PENALTY
+
+
+# ---------------------------------------------------------------------------------------
+# The value of one player.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def player_value(s, p, w):
+    """Estimated final prestige of player ``p`` (PP), see the module docstring."""
+    phase = s[PHASE]
+    prestige = float(s[_pf(p, P_PRESTIGE)])
+    if phase == PH_GAME_OVER:
+        return prestige
+    t = turns_left(s)
+    h = min(1.0, t / w[W_HORIZON])
+    vmoney = FINAL_DENIER + h * (w[W_MONEY] - FINAL_DENIER)
+    vcube = np.empty(N_RES)
+    _cube_values(s, w, h, vcube)
+    fv = _favor_value(s, w)
+
+    res = np.zeros(R_SIZE)
+    for r in range(N_RES):
+        res[r] = float(s[_pf(p, P_CUBES + r)])
+    res[R_MONEY] = float(s[_pf(p, P_MONEY)])
+    res[R_VALUE] = prestige
+
+    # Phase 3: special buildings not yet resolved (their occupant is cleared when done).
+    if phase <= PH_SPECIAL:
+        if s[SPECIAL_WORKER + SP_GATE] == p:
+            res[R_VALUE] += w[W_GATE]
+        if s[SPECIAL_WORKER + SP_TRADING_POST] == p:
+            res[R_MONEY] += TRADING_POST
+        if s[SPECIAL_WORKER + SP_GUILD] == p:
+            res[R_VALUE] += w[W_GUILD]
+        if s[SPECIAL_WORKER + SP_JOUST] == p and res[CLOTH] >= 1.0:
+            if res[R_MONEY] >= JOUST_DENIERS and fv > _spent(res, CLOTH, vcube, w) + vmoney:
+                res[CLOTH] -= 1.0
+                res[R_MONEY] -= JOUST_DENIERS
+                res[R_VALUE] += fv
+        for i in range(N_STABLES):
+            if s[STABLES + i] == p:
+                res[R_VALUE] += w[W_STABLES]
+        if s[INN_LEFT] == p:
+            res[R_VALUE] += w[W_INN]
+    if s[INN_RIGHT] == p:
+        res[R_VALUE] += w[W_INN] * min(1.0, t)
+
+    # Phase 5: road workers up to the provost, in road order.
+    if phase <= PH_ACTIVATION:
+        start = 1
+        if phase == PH_ACTIVATION and s[CURSOR] > 0:
+            start = np.int64(s[CURSOR])
+        for k in range(start, ROAD + 1):
+            wk = s[ROAD_WORKER + k]
+            if wk < 0:
+                continue
+            c = _certainty(s, k)
+            if c <= 0.0:
+                continue
+            if wk == p:
+                _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv)
+            elif s[ROAD_OWNER + k] == p and B_OWNER_BONUS[s[ROAD_TILE + k]] != 0:
+                best = -1
+                for r in range(N_RES):
+                    if (B_OWNER_BONUS[s[ROAD_TILE + k]] >> r) & 1:
+                        if best < 0 or _marginal(res, r, vcube, w) > _marginal(res, best, vcube, w):
+                            best = r
+                res[best] += c
+
+    # Phase 6: the castle worker, if its turn has not come (or is under way).
+    houses = np.zeros(N_SEC)
+    fill = np.zeros(N_SEC)
+    for x in range(N_SEC):
+        houses[x] = s[CASTLE_HOUSES + x * N_MAX + p]
+        fill[x] = _section_fill(s, x)
+    if phase <= PH_CASTLE:
+        spot = -1
+        for i in range(N_CASTLE):
+            if s[CASTLE_SPOTS + i] == p:
+                spot = i
+        if spot >= 0:
+            given = -1
+            if phase < PH_CASTLE or spot >= s[CURSOR]:
+                given = 0
+            elif s[STACK_SIZE] > 0:
+                o = STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY
+                if s[o] == D_CASTLE and s[o + 1] == p:
+                    given = np.int64(s[o + 2])
+            if given >= 0:
+                _project_castle(s, p, res, houses, fill, given, w, vcube, fv)
+
+    # Favors still to be taken (a search cut-off can leave some on the stack).
+    for i in range(np.int64(s[STACK_SIZE])):
+        o = STACK + i * STACK_ENTRY
+        if s[o] == D_FAVOR_ROW and s[o + 1] == p:
+            res[R_VALUE] += s[o + 2] * fv
+
+    # Material.
+    v = res[R_VALUE] + res[R_MONEY] * vmoney
+    for r in range(N_RES):
+        n = max(res[r], 0.0)
+        if r == GOLD:
+            v += n * vcube[r]
+        else:
+            cap = w[W_CUBE_CAP]
+            v += vcube[r] * min(n, cap) + FINAL_CUBE[r] * max(n - cap, 0.0)
+    castle_open = False
+    for x in range(N_SEC):
+        if s[SCORED + x] == 0 and fill[x] < SEC_SIZE[x]:
+            castle_open = True
+    if castle_open:
+        v += w[W_BATCH] * h * _formable(res)
+
+    # Castle standing in the sections not yet scored.
+    for x in range(N_SEC):
+        if s[SCORED + x] == 0:
+            hx = int(houses[x])
+            if hx == 0:
+                v -= w[W_SECTION] * SEC_PENALTY[x]
+            else:
+                v += w[W_SECTION] * SEC_FAVORS[x, min(hx, SEC_FAVORS_CAP)] * fv
+
+    # Buildings owned (and residences a paid lawyer will create).
+    for k in range(1, ROAD + 1):
+        tile = s[ROAD_TILE + k]
+        if tile < 0:
+            continue
+        if s[ROAD_LAWYER + k] == p:
+            v += _ownership(s, RESIDENCE, w, t, vmoney)
+        elif s[ROAD_OWNER + k] == p:
+            v += _ownership(s, tile, w, t, vmoney)
+
+    # Favor tracks: better columns make the favors still to come worth more.
+    if s[OPT_SIMPLIFIED_FAVORS] == 0:
+        late = min(1.0, t / 5.0)
+        for row in range(N_ROWS):
+            v += w[W_TRACK + row] * s[_pf(p, P_FAVOR + row)] * late
+    return v
+
+
+@njit(cache=True)
+def score(s, p, w):
+    """``p``'s value minus ``opponent`` times the best opponent's value."""
+    n = np.int64(s[NUM_PLAYERS])
+    mine = player_value(s, p, w)
+    best = -1e18
+    for q in range(n):
+        if q != p:
+            best = max(best, player_value(s, q, w))
+    return mine - w[W_OPPONENT] * best
+
+
+# ---------------------------------------------------------------------------------------
+# One-ply search with same-player follow-ups.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _current(s):
+    if s[PHASE] == PH_GAME_OVER or s[STACK_SIZE] == 0:
+        return -1, -1
+    o = STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY
+    return np.int64(s[o]), np.int64(s[o + 1])
+
+
+@njit(cache=True)
+def _is_leaf(s, m, p, depth, max_depth):
+    """Whether the search stops at ``s``: not a follow-up of ``p``, or too deep."""
+    kind, who = _current(s)
+    return m <= 0 or depth >= max_depth or who != p or FOLLOW_UP[kind] == 0
+
+
+@njit(cache=True)
+def _subtree_value(p, w, scratch, outs, counts, idx, best, max_depth):
+    """Value for ``p`` of ``scratch[1]`` (legal actions in ``outs[1]``): the best of its
+    follow-ups, searched depth first without recursion (level ``d`` holds the position
+    ``scratch[d]``, its ``counts[d]`` legal actions ``outs[d]``, the next one to try
+    ``idx[d]`` and the best value so far ``best[d]``)."""
+    if _is_leaf(scratch[1], counts[1], p, 1, max_depth):
+        return score(scratch[1], p, w)
+    d = 1
+    idx[d] = 0
+    best[d] = -1e18
+    while True:
+        if idx[d] < counts[d]:
+            a = outs[d, idx[d]]
+            idx[d] += 1
+            child = scratch[d + 1]
+            child[:] = scratch[d]
+            rules._apply(child, a)
+            counts[d + 1] = rules.advance(child, outs[d + 1])
+            if _is_leaf(child, counts[d + 1], p, d + 1, max_depth):
+                best[d] = max(best[d], score(child, p, w))
+            else:
+                d += 1
+                idx[d] = 0
+                best[d] = -1e18
+        else:
+            v = best[d]
+            if d == 1:
+                return v
+            d -= 1
+            best[d] = max(best[d], v)
+
+
+@njit(cache=True)
+def action_values(s, legal, n, w, max_depth, values):
+    """Fill ``values[i]`` with the searched value of ``legal[i]`` for the player to move."""
+    _, p = _current(s)
+    levels = max_depth + 2
+    scratch = np.empty((levels, STATE_SIZE), s.dtype)
+    outs = np.empty((levels, NUM_ACTIONS), np.int64)
+    counts = np.zeros(levels, np.int64)
+    idx = np.zeros(levels, np.int64)
+    best = np.zeros(levels)
+    for i in range(n):
+        scratch[1][:] = s
+        rules._apply(scratch[1], legal[i])
+        counts[1] = rules.advance(scratch[1], outs[1])
+        values[i] = _subtree_value(p, w, scratch, outs, counts, idx, best, max_depth)
+
+
+@njit(cache=True)
+def choose(s, legal, n, w, max_depth, noise):
+    """Index of the best of ``legal[:n]``; ties go to the largest ``noise`` entry."""
+    values = np.empty(n)
+    action_values(s, legal, n, w, max_depth, values)
+    best = 0
+    for i in range(1, n):
+        d = values[i] - values[best]
+        if d > EPS or (d > -EPS and noise[i] > noise[best]):
+            best = i
+    return best
+
+
+@njit(cache=True)
+def bot_playout(s, out, weights, max_depth, max_decisions):
+    """Play to the end with every seat following the bot of its weights row.
+
+    ``weights`` has one row per seat (the same row repeated for self-play).
+    Ties are broken with numba's generator (seed it with ``rules.seed_playouts``).
+
+    Returns:
+        The number of decisions taken.
+    """
+    n = rules.advance(s, out)
+    count = 0
+    noise = np.empty(NUM_ACTIONS)
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    while n > 0 and count < max_decisions:
+        p = rules.current_player(s)
+        for i in range(n):
+            noise[i] = np.random.random()
+            legal[i] = out[i]
+        a = legal[choose(s, legal, n, weights[p], max_depth, noise)]
+        rules._apply(s, a)
+        n = rules.advance(s, out)
+        count += 1
+    return count

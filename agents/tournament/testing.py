@@ -1,0 +1,126 @@
+"""Small agents for checking the harness itself: a weak baseline and deliberately faulty bots.
+
+Import this module (``--plugin agents.tournament.testing`` on the command line, or
+``plugins=("agents.tournament.testing",)`` in Python) to register, in the driver and in every
+worker:
+
+- ``test-pass``: passes (or declines) whenever it may, else takes the first legal action; a
+  deterministic agent that is clearly weaker than ``random``, for SPRT and rating checks;
+- ``test-first``: always the first legal action (deterministic);
+- ``test-crash``: raises on its first move;
+- ``test-illegal``: answers with an action that is not legal;
+- ``test-slow:SECONDS``: sleeps SECONDS once per game (on its first move), then plays like
+  ``random``; slow enough to exceed a small move time limit, or to make a run last long enough
+  to be killed in a test.
+
+They live in the package, not in a test file, because spawned pool workers and Ray workers must
+be able to import them by module name. Registering them is idempotent.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from agents.registry import register
+from caylus_env.engine import Game, string_to_action
+
+_PASS = string_to_action("pass")
+_DECLINE = string_to_action("decline")
+
+
+class PassAgent:
+    """Passes or declines whenever it may; otherwise the first legal action."""
+
+    def __init__(self, name: str = "test-pass") -> None:
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Stateless: nothing to reset."""
+
+    def act(self, game: Game) -> int:
+        legal = game.legal_actions()
+        for action in (_PASS, _DECLINE):
+            if action in legal:
+                return action
+        return legal[0]
+
+
+class FirstAgent:
+    """Always the first legal action."""
+
+    def __init__(self, name: str = "test-first") -> None:
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Stateless: nothing to reset."""
+
+    def act(self, game: Game) -> int:
+        return game.legal_actions()[0]
+
+
+class CrashAgent:
+    """Raises on its first move."""
+
+    def __init__(self, name: str = "test-crash") -> None:
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Stateless: nothing to reset."""
+
+    def act(self, game: Game) -> int:
+        raise RuntimeError("test-crash agent crashed on purpose")
+
+
+class IllegalAgent:
+    """Answers with an action id that is not legal at the current decision."""
+
+    def __init__(self, name: str = "test-illegal") -> None:
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Stateless: nothing to reset."""
+
+    def act(self, game: Game) -> int:
+        legal = set(game.legal_actions())
+        return next(a for a in range(10_000) if a not in legal)
+
+
+class SlowAgent:
+    """Sleeps once per game, then plays uniformly at random with its seeded generator."""
+
+    def __init__(self, name: str, seconds: float) -> None:
+        self.name = name
+        self.seconds = seconds
+        self._rng = random.Random(0)
+        self._slept = False
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._slept = False
+
+    def act(self, game: Game) -> int:
+        if not self._slept:
+            self._slept = True
+            time.sleep(self.seconds)
+        legal = game.legal_actions()
+        return legal[self._rng.randrange(len(legal))]
+
+
+def _slow(spec: str, arg: str | None) -> SlowAgent:
+    try:
+        seconds = float(arg or "")
+    except ValueError:
+        raise ValueError(f"test-slow needs a number of seconds, e.g. 'test-slow:0.5', got {spec!r}")
+    if not seconds >= 0:
+        raise ValueError(f"test-slow needs a non-negative number of seconds, got {spec!r}")
+    return SlowAgent(spec, seconds)
+
+
+register("test-pass", lambda spec, arg: PassAgent(spec))
+register("test-first", lambda spec, arg: FirstAgent(spec))
+register("test-crash", lambda spec, arg: CrashAgent(spec))
+register("test-illegal", lambda spec, arg: IllegalAgent(spec))
+register("test-slow", _slow, needs_arg=True)
+
+__all__ = ["CrashAgent", "FirstAgent", "IllegalAgent", "PassAgent", "SlowAgent"]

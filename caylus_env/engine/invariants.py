@@ -1,0 +1,190 @@
+"""Compiled consistency checks of a state, for tests and debugging.
+
+``check_invariants(s)`` returns 0 when the state is consistent, or the code of
+the first broken invariant (``INVARIANT_MESSAGES[code]`` explains it). It checks
+what must hold between any two decisions of a legal game: bounds of every
+counter, the worker and house bookkeeping against the board, the castle
+capacity and the favor markers against the open columns (rules 2, 4, 5).
+``accepted_actions`` tries every action id on copies of the state, to compare
+the legal-action mask with what ``step`` really accepts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caylus_env.engine.actions import NUM_ACTIONS
+from caylus_env.engine.board import COLUMNS_OPEN as _COLUMNS_OPEN
+from caylus_env.engine.board import ROAD_LEN, SECTION_SIZE
+from caylus_env.engine.buildings import B_KIND, B_TAKES_WORKER, BuildingKind
+from caylus_env.engine.constants import (
+    MAX_PLAYERS,
+    NUM_CASTLE_SPOTS,
+    NUM_FAVOR_ROWS,
+    NUM_RESOURCES,
+    NUM_SECTIONS,
+    NUM_STABLES_SPOTS,
+    NUM_WORKERS,
+    TURN_CAP,
+)
+from caylus_env.engine.layout import (
+    BAILIFF,
+    CASTLE_HOUSES,
+    CASTLE_SPOTS,
+    INN_LEFT,
+    INN_RIGHT,
+    NUM_PLAYERS,
+    P_CUBES,
+    P_FAVOR,
+    P_HOUSES,
+    P_MONEY,
+    P_PRESTIGE,
+    P_WORKERS_OUT,
+    PLAYER_STRIDE,
+    PLAYERS,
+    PROVOST,
+    ROAD_LAWYER,
+    ROAD_OWNER,
+    ROAD_TILE,
+    ROAD_WORKER,
+    SCORED,
+    SPECIAL_WORKER,
+    STABLES,
+    STATE_SIZE,
+    STOCK,
+    TURN,
+)
+from caylus_env.engine.rules import ILLEGAL, step
+
+INVARIANT_MESSAGES = (
+    "ok",
+    "negative money",
+    "negative cube count",
+    "negative prestige",
+    "workers_out differs from the workers counted on the board",
+    "more than 6 workers out",
+    "a player holds two stable spots or two castle spots",
+    "provost outside road spaces 1-28",
+    "bailiff outside road spaces 6-28",
+    "a castle section holds more houses than its spaces",
+    "a favor marker beyond the open columns",
+    "houses differ from buildings + castle houses + paid lawyer residences",
+    "a worker or owner on an empty road space",
+    "a section scored out of order",
+    "turn beyond the defensive cap",
+    "negative stock",
+    "a pending lawyer swap on a space without a worker",
+    "a worker on a building that takes none (residence, prestige)",
+)
+COLUMNS_OPEN = np.array(_COLUMNS_OPEN, np.int64)
+SIZES = np.array(SECTION_SIZE, np.int64)
+K_NEUTRAL = int(BuildingKind.NEUTRAL)
+
+
+@njit(cache=True)
+def check_invariants(s):
+    """0 if ``s`` is consistent, else the index of the first broken invariant."""
+    n = s[NUM_PLAYERS]
+    workers = np.zeros(MAX_PLAYERS, np.int64)
+    houses = np.zeros(MAX_PLAYERS, np.int64)
+    for i in range(4):
+        if s[SPECIAL_WORKER + i] >= 0:
+            workers[s[SPECIAL_WORKER + i]] += 1
+    for i in range(NUM_STABLES_SPOTS):
+        p = s[STABLES + i]
+        if p >= 0:
+            workers[p] += 1
+            for j in range(i):
+                if s[STABLES + j] == p:
+                    return 6
+    for i in range(NUM_CASTLE_SPOTS):
+        p = s[CASTLE_SPOTS + i]
+        if p >= 0:
+            workers[p] += 1
+            for j in range(i):
+                if s[CASTLE_SPOTS + j] == p:
+                    return 6
+    if s[INN_LEFT] >= 0:
+        workers[s[INN_LEFT]] += 1
+    if s[INN_RIGHT] >= 0:
+        workers[s[INN_RIGHT]] += 1
+    for k in range(1, ROAD_LEN + 1):
+        tile = s[ROAD_TILE + k]
+        if tile < 0 and (s[ROAD_WORKER + k] >= 0 or s[ROAD_OWNER + k] >= 0):
+            return 12
+        if s[ROAD_WORKER + k] >= 0:
+            if B_TAKES_WORKER[tile] == 0:
+                return 17
+            workers[s[ROAD_WORKER + k]] += 1
+        if s[ROAD_OWNER + k] >= 0:
+            houses[s[ROAD_OWNER + k]] += 1
+        lawyer = s[ROAD_LAWYER + k]
+        if lawyer >= 0:
+            if s[ROAD_WORKER + k] < 0:
+                return 16
+            if B_KIND[tile] == K_NEUTRAL:
+                houses[lawyer] += 1
+    for sec in range(NUM_SECTIONS):
+        fill = 0
+        for p in range(MAX_PLAYERS):
+            fill += s[CASTLE_HOUSES + sec * MAX_PLAYERS + p]
+            houses[p] += s[CASTLE_HOUSES + sec * MAX_PLAYERS + p]
+        if fill > SIZES[sec]:
+            return 9
+        if sec > 0 and s[SCORED + sec] == 1 and s[SCORED + sec - 1] == 0:
+            return 13
+    scored = np.int64(s[SCORED]) + s[SCORED + 1] + s[SCORED + 2]
+    for p in range(n):
+        o = PLAYERS + p * PLAYER_STRIDE
+        if s[o + P_MONEY] < 0:
+            return 1
+        for r in range(NUM_RESOURCES):
+            if s[o + P_CUBES + r] < 0:
+                return 2
+        if s[o + P_PRESTIGE] < 0:
+            return 3
+        if s[o + P_WORKERS_OUT] != workers[p]:
+            return 4
+        if workers[p] > NUM_WORKERS:
+            return 5
+        for row in range(NUM_FAVOR_ROWS):
+            if s[o + P_FAVOR + row] < 0 or s[o + P_FAVOR + row] > COLUMNS_OPEN[scored]:
+                return 10
+        if s[o + P_HOUSES] != houses[p]:
+            return 11
+    if s[PROVOST] < 1 or s[PROVOST] > ROAD_LEN:
+        return 7
+    if s[BAILIFF] < 6 or s[BAILIFF] > ROAD_LEN:
+        return 8
+    if s[TURN] > TURN_CAP:
+        return 14
+    for b in range(B_KIND.shape[0]):
+        if s[STOCK + b] < 0:
+            return 15
+    return 0
+
+
+@njit(cache=True)
+def accepted_actions(s, accepted):
+    """Set ``accepted[a] = 1`` for every action id that ``step`` accepts on a copy of ``s``.
+
+    Returns:
+        -1 if a rejected action changed its copy (a rejected action must change
+        nothing), else the number of accepted actions.
+    """
+    out = np.empty(NUM_ACTIONS, np.int64)
+    copy = np.empty(STATE_SIZE, s.dtype)
+    count = 0
+    for a in range(NUM_ACTIONS):
+        copy[:] = s
+        if step(copy, a, out) == ILLEGAL:
+            accepted[a] = 0
+            for i in range(STATE_SIZE):
+                if copy[i] != s[i]:
+                    return -1
+        else:
+            accepted[a] = 1
+            count += 1
+    return count
+

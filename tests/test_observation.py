@@ -1,0 +1,279 @@
+"""The observer: piece layout, bounds, relative seats, decision context, random sweeps."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from caylus_env import caylus_v0
+from caylus_env.engine import Game, GameConfig
+from caylus_env.engine.board import ROAD_LEN, SECTION_SIZE
+from caylus_env.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.engine.constants import (
+    DECISION_NAMES,
+    FAVOR_ROW_NAMES,
+    MAX_PLAYERS,
+    NUM_DECISION_KINDS,
+    NUM_FAVOR_COLUMNS,
+    NUM_FAVOR_ROWS,
+    NUM_PHASES,
+    NUM_RESOURCES,
+    NUM_WORKERS,
+    PHASE_NAMES,
+    RESOURCE_NAMES,
+    BuildSource,
+)
+from caylus_env.engine.state_dict import _ARGS
+from caylus_env.observation import (
+    BOUNDS,
+    CTX_BUILDING,
+    CTX_COUNT,
+    CTX_KINDS,
+    CTX_NONE,
+    CTX_ROW,
+    CTX_SOURCE,
+    COUNT_SCALE,
+    CUBE_SCALE,
+    DECISION_CONTEXT,
+    MONEY_SCALE,
+    OBS_SIZE,
+    PIECE_SHAPES,
+    PIECE_SLICES,
+    PIECES,
+    PRESTIGE_SCALE,
+    UNBOUNDED_PIECES,
+    encode,
+    observation_pieces,
+)
+
+GAMES_PER_COUNT = 20
+SOURCE_NAMES = tuple(s.name.lower() for s in BuildSource)
+# Pieces that are exactly one-hot (sum 1) in every position of a live game.
+ONE_HOT_ALWAYS = ("phase", "provost", "bailiff")
+
+
+def _random_game_positions(num_players: int, seed: int):
+    """Yield a raw_env at every decision of one random game, then once at the end."""
+    env = caylus_v0.raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    while True:
+        yield env
+        if env.game.is_terminal():
+            return
+        env.step(rng.choice(env.legal_actions()))
+
+
+# -- layout -----------------------------------------------------------------------------------
+def test_pieces_cover_the_vector_exactly_once():
+    names = [name for name, _ in PIECES]
+    assert len(names) == len(set(names))
+    covered = np.zeros(OBS_SIZE, np.int64)
+    for name, shape in PIECES:
+        sl = PIECE_SLICES[name]
+        assert sl.stop - sl.start == int(np.prod(shape))
+        covered[sl] += 1
+    assert (covered == 1).all()
+    assert sum(int(np.prod(s)) for _, s in PIECES) == OBS_SIZE
+
+
+def test_piece_shapes_follow_the_engine_constants():
+    assert PIECE_SHAPES["phase"] == (NUM_PHASES,)
+    assert PIECE_SHAPES["decision"] == (NUM_DECISION_KINDS,)
+    assert PIECE_SHAPES["road_building"] == (ROAD_LEN, NUM_BUILDINGS + 1)
+    assert PIECE_SHAPES["favor_columns"] == (MAX_PLAYERS, NUM_FAVOR_ROWS, NUM_FAVOR_COLUMNS + 1)
+    assert PIECE_SHAPES["cubes"] == (MAX_PLAYERS, NUM_RESOURCES)
+    assert PIECE_SHAPES["stock"] == (NUM_BUILDINGS,)
+
+
+def test_observation_pieces_are_named_views_and_accept_batches():
+    vec = np.zeros(OBS_SIZE, np.float32)
+    pieces = observation_pieces(vec)
+    assert list(pieces) == [name for name, _ in PIECES]
+    pieces["money"][2] = 3.0
+    assert vec[PIECE_SLICES["money"].start + 2] == 3.0
+    batch = np.zeros((3, 2, OBS_SIZE), np.float32)
+    assert observation_pieces(batch)["road_owner"].shape == (3, 2, ROAD_LEN, MAX_PLAYERS)
+    with pytest.raises(ValueError, match=str(OBS_SIZE)):
+        observation_pieces(np.zeros(OBS_SIZE + 1, np.float32))
+
+
+def test_bounds_are_one_for_one_hots_and_inf_for_open_counts():
+    assert BOUNDS.shape == (OBS_SIZE,) and BOUNDS.dtype == np.float32
+    for name, sl in PIECE_SLICES.items():
+        expected = np.inf if name in UNBOUNDED_PIECES else 1.0
+        assert (BOUNDS[sl] == expected).all(), name
+
+
+def test_decision_context_matches_the_engine_stack_arguments():
+    codec_to_ctx = {
+        "building": CTX_BUILDING,
+        "source": CTX_SOURCE,
+        "row": CTX_ROW,
+        "int": CTX_COUNT,
+        "mask": CTX_KINDS,
+    }
+    for kind, name in enumerate(DECISION_NAMES):
+        expected = [codec_to_ctx[codec] for _, codec in _ARGS[name]]
+        expected += [CTX_NONE] * (2 - len(expected))
+        assert list(DECISION_CONTEXT.get(kind, (CTX_NONE, CTX_NONE))) == expected, name
+
+
+# -- encoding ------------------------------------------------------------------------------------
+def test_encode_zeroes_the_buffer_first():
+    game = Game(GameConfig(num_players=3), seed=4)
+    fresh = np.empty(OBS_SIZE, np.float32)
+    encode(game.state, 1, fresh)
+    dirty = np.full(OBS_SIZE, 7.0, np.float32)
+    encode(game.state, 1, dirty)
+    assert np.array_equal(fresh, dirty)
+
+
+def test_start_position_reads_as_the_setup():
+    game = Game(GameConfig(num_players=4), seed=11)
+    d = game.state_dict()
+    me = game.current_player()
+    vec = np.empty(OBS_SIZE, np.float32)
+    encode(game.state, me, vec)
+    pieces = observation_pieces(vec)
+    assert pieces["phase"][PHASE_NAMES.index("placement") - 1] == 1.0
+    assert pieces["seat_present"].tolist() == [1, 1, 1, 1, 0]
+    assert (pieces["workers_available"][:4] == 1.0).all()
+    assert pieces["decision"][DECISION_NAMES.index("place_worker")] == 1.0
+    assert pieces["decision_player"].tolist() == [1, 0, 0, 0, 0]
+    assert pieces["provost"].argmax() + 1 == d["provost"]
+    assert pieces["bailiff"].argmax() + 1 == d["bailiff"]
+    for k, road in enumerate(d["road"]):
+        channel = pieces["road_building"][k].argmax()
+        if road["building"] is None:
+            assert channel == NUM_BUILDINGS
+        else:
+            assert BUILDING_NAMES[channel] == road["building"]
+    # The player to act first is first in turn order: relative seat 0, position 0.
+    assert pieces["turn_order_position"][0, 0] == 1.0
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_relative_seats_rotate_every_per_player_piece(num_players):
+    game = Game(GameConfig(num_players=num_players), seed=num_players)
+    rng = random.Random(num_players)
+    for _ in range(60):
+        game.apply(rng.choice(game.legal_actions()))
+    d = game.state_dict()
+    vec = np.empty(OBS_SIZE, np.float32)
+    for observer in [*range(num_players), -1]:
+        encode(game.state, observer, vec)
+        pieces = observation_pieces(vec)
+        for r in range(MAX_PLAYERS):
+            if r >= num_players:
+                assert pieces["seat_present"][r] == 0.0
+                assert not pieces["cubes"][r].any() and pieces["money"][r] == 0.0
+                assert not pieces["road_owner"][:, r].any()
+                continue
+            p = r if observer < 0 else (observer + r) % num_players
+            pl = d["players"][p]
+            assert pieces["seat_present"][r] == 1.0
+            assert np.isclose(pieces["money"][r], pl["money"] / MONEY_SCALE)
+            assert np.isclose(pieces["prestige"][r], pl["prestige"] / PRESTIGE_SCALE)
+            for c, res in enumerate(RESOURCE_NAMES):
+                assert np.isclose(pieces["cubes"][r, c], pl["cubes"][res] / CUBE_SCALE)
+            home = (NUM_WORKERS - pl["workers_out"]) / NUM_WORKERS
+            assert np.isclose(pieces["workers_available"][r], home)
+            for row, name in enumerate(FAVOR_ROW_NAMES):
+                assert pieces["favor_columns"][r, row].argmax() == pl["favor_columns"][name]
+            assert pieces["turn_order_position"][r].argmax() == d["turn_order"].index(p)
+            owned = [k for k, road in enumerate(d["road"]) if road["owner"] == p]
+            assert np.flatnonzero(pieces["road_owner"][:, r]).tolist() == owned
+
+
+def test_observer_money_is_in_seat_zero():
+    game = Game(GameConfig(num_players=5), seed=2)
+    vec = np.empty(OBS_SIZE, np.float32)
+    for observer in range(5):
+        encode(game.state, observer, vec)
+        money = game.state_dict()["players"][observer]["money"]
+        assert np.isclose(observation_pieces(vec)["money"][0], money / MONEY_SCALE)
+
+
+def _check_decision_context(pieces: dict[str, np.ndarray], game: Game) -> None:
+    decision = game.decision()
+    assert pieces["decision"][DECISION_NAMES.index(decision.kind)] == 1.0
+    assert pieces["decision"].sum() == 1.0
+    args = decision.args
+    building = pieces["decision_building"]
+    source = pieces["decision_source"]
+    row = pieces["decision_row"]
+    kinds = pieces["decision_kinds"]
+    if "building" in args:
+        assert np.flatnonzero(building).tolist() == [BUILDING_NAMES.index(args["building"])]
+    else:
+        assert not building.any()
+    if "source" in args:
+        assert np.flatnonzero(source).tolist() == [SOURCE_NAMES.index(args["source"])]
+    else:
+        assert not source.any()
+    if "row" in args:
+        assert np.flatnonzero(row).tolist() == [FAVOR_ROW_NAMES.index(args["row"])]
+    else:
+        assert not row.any()
+    if "kinds" in args:
+        assert [RESOURCE_NAMES[i] for i in np.flatnonzero(kinds)] == args["kinds"]
+    else:
+        assert not kinds.any()
+    counts = [v for k, v in args.items() if isinstance(v, int)]
+    assert np.isclose(pieces["decision_count"][0], sum(counts) / COUNT_SCALE)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_random_games_stay_in_the_space(num_players):
+    """Every observation of every agent, at every decision of 20 random games."""
+    contexts_seen: set[str] = set()
+    for g in range(GAMES_PER_COUNT):
+        seed = 1000 * num_players + g
+        for env in _random_game_positions(num_players, seed):
+            game = env.game
+            actor = game.current_player()
+            for agent in env.possible_agents:
+                obs = env.observe(agent)
+                assert env.observation_space(agent).contains(obs), (agent, game)
+                pieces = observation_pieces(obs["observation"])
+                assert pieces["seat_present"].sum() == num_players
+                for name in ONE_HOT_ALWAYS:
+                    assert pieces[name].sum() == 1.0, (name, game)
+                assert (pieces["road_building"].sum(axis=1) == 1.0).all()
+                assert (pieces["favor_columns"][:num_players].sum(axis=2) == 1.0).all()
+                if actor < 0:
+                    assert not pieces["decision"].any()
+                    assert not obs["action_mask"].any()
+                    continue
+                me = env.possible_agents.index(agent)
+                assert pieces["decision_player"].argmax() == (actor - me) % num_players
+                if me == actor:
+                    assert np.array_equal(obs["action_mask"], game.legal_mask())
+                    _check_decision_context(pieces, game)
+                    contexts_seen.add(game.decision().kind)
+                else:
+                    assert not obs["action_mask"].any()
+            state = env.state()
+            assert env.state_space.contains(state)
+    # The sweep reaches the decisions whose context the observer copies.
+    assert {"place_worker", "build", "favor_row", "castle"} <= contexts_seen
+
+
+def test_castle_pieces_are_fractions_of_the_section_sizes():
+    game = Game(GameConfig(num_players=3), seed=8)
+    rng = random.Random(8)
+    vec = np.empty(OBS_SIZE, np.float32)
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_actions()))
+        d = game.state_dict()
+        encode(game.state, -1, vec)
+        pieces = observation_pieces(vec)
+        for sec, name in enumerate(("dungeon", "walls", "towers")):
+            houses = d["castle"][name]
+            assert np.isclose(pieces["castle_fill"][sec], sum(houses) / SECTION_SIZE[sec])
+            for p, h in enumerate(houses):
+                assert np.isclose(pieces["castle_houses"][p, sec], h / SECTION_SIZE[sec])
+            assert pieces["scored"][sec] == float(d["scored"][name])
