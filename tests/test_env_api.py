@@ -25,10 +25,10 @@ from caylus_env.observation import OBS_SIZE, PIECES, encode, observation_pieces
 
 PLAYER_COUNTS = [2, 3, 4, 5]
 # api_test warns about every dict observation not on its list of classic envs.
-DICT_OBS_WARNINGS = [
-    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
-    pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be"),
-]
+IGNORE_DICT_OBS = pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+IGNORE_DICT_SPACE = pytest.mark.filterwarnings(
+    "ignore:Observation space for each agent probably should be"
+)
 
 
 def _play_to_end(env, seed: int, rng_seed: int | None = None) -> None:
@@ -48,15 +48,15 @@ def _drain(env) -> None:
 
 # -- PettingZoo test suite -------------------------------------------------------------------
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-@DICT_OBS_WARNINGS[0]
-@DICT_OBS_WARNINGS[1]
+@IGNORE_DICT_OBS
+@IGNORE_DICT_SPACE
 def test_api_test(num_players):
     api_test(caylus_v0.env(num_players=num_players), num_cycles=400)
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-@DICT_OBS_WARNINGS[0]
-@DICT_OBS_WARNINGS[1]
+@IGNORE_DICT_OBS
+@IGNORE_DICT_SPACE
 def test_api_test_raw_env(num_players):
     api_test(caylus_v0.raw_env(num_players=num_players), num_cycles=400)
 

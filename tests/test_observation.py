@@ -28,13 +28,13 @@ from caylus_env.engine.constants import (
 from caylus_env.engine.state_dict import _ARGS
 from caylus_env.observation import (
     BOUNDS,
+    COUNT_SCALE,
     CTX_BUILDING,
     CTX_COUNT,
     CTX_KINDS,
     CTX_NONE,
     CTX_ROW,
     CTX_SOURCE,
-    COUNT_SCALE,
     CUBE_SCALE,
     DECISION_CONTEXT,
     MONEY_SCALE,

@@ -345,18 +345,22 @@ def _formable(res):
 
 @njit(cache=True)
 def _owns_residence(s, p):
+    found = False
     for k in range(1, ROAD + 1):
         if s[ROAD_TILE + k] == RESIDENCE and s[ROAD_OWNER + k] == p:
-            return True
-    return False
+            found = True
+            break
+    return found
 
 
 @njit(cache=True)
 def _free_space(s):
+    found = False
     for k in range(1, ROAD + 1):
         if s[ROAD_TILE + k] < 0:
-            return True
-    return False
+            found = True
+            break
+    return found
 
 
 @njit(cache=True)
@@ -366,7 +370,7 @@ def _ownership(s, b, w, t, vmoney):
     v = w[W_BUILD_BONUS + b] + B_INCOME[b] * vmoney * t
     if b == RESIDENCE:
         v += w[W_RESIDENCE]
-    elif kind == K_WOOD or kind == K_STONE:
+    elif kind in (K_WOOD, K_STONE):
         if B_EFFECT[b] == E_PRODUCE:
             v += w[W_OWN_PRODUCE] * t
         else:
@@ -462,7 +466,7 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
                 j = 1
         for r in range(N_RES):
             res[r] += c * B_PRODUCE[b, j, r]
-    elif effect == E_BUILD_WOOD or effect == E_BUILD_STONE or effect == E_BUILD_PRESTIGE:
+    elif effect in (E_BUILD_WOOD, E_BUILD_STONE, E_BUILD_PRESTIGE):
         kind = K_WOOD
         if effect == E_BUILD_STONE:
             kind = K_STONE
@@ -652,11 +656,16 @@ def player_value(s, p, w):
             res[R_MONEY] += TRADING_POST
         if s[SPECIAL_WORKER + SP_GUILD] == p:
             res[R_VALUE] += w[W_GUILD]
-        if s[SPECIAL_WORKER + SP_JOUST] == p and res[CLOTH] >= 1.0:
-            if res[R_MONEY] >= JOUST_DENIERS and fv > _spent(res, CLOTH, vcube, w) + vmoney:
-                res[CLOTH] -= 1.0
-                res[R_MONEY] -= JOUST_DENIERS
-                res[R_VALUE] += fv
+        joust_cost = _spent(res, CLOTH, vcube, w) + JOUST_DENIERS * vmoney
+        if (
+            s[SPECIAL_WORKER + SP_JOUST] == p
+            and res[CLOTH] >= 1.0
+            and res[R_MONEY] >= JOUST_DENIERS
+            and fv > joust_cost
+        ):
+            res[CLOTH] -= 1.0
+            res[R_MONEY] -= JOUST_DENIERS
+            res[R_VALUE] += fv
         for i in range(N_STABLES):
             if s[STABLES + i] == p:
                 res[R_VALUE] += w[W_STABLES]
@@ -680,11 +689,13 @@ def player_value(s, p, w):
             if wk == p:
                 _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv)
             elif s[ROAD_OWNER + k] == p and B_OWNER_BONUS[s[ROAD_TILE + k]] != 0:
+                bonus = B_OWNER_BONUS[s[ROAD_TILE + k]]
                 best = -1
                 for r in range(N_RES):
-                    if (B_OWNER_BONUS[s[ROAD_TILE + k]] >> r) & 1:
-                        if best < 0 or _marginal(res, r, vcube, w) > _marginal(res, best, vcube, w):
-                            best = r
+                    if not (bonus >> r) & 1:
+                        continue
+                    if best < 0 or _marginal(res, r, vcube, w) > _marginal(res, best, vcube, w):
+                        best = r
                 res[best] += c
 
     # Phase 6: the castle worker, if its turn has not come (or is under way).

@@ -72,7 +72,12 @@ class Strategy:
     own_other: float = 0.25
     residence: float = 1.0
     tracks: dict[str, float] = field(
-        default_factory=lambda: {"prestige": 0.3, "deniers": 0.3, "resources": 0.4, "buildings": 0.5}
+        default_factory=lambda: {
+            "prestige": 0.3,
+            "deniers": 0.3,
+            "resources": 0.4,
+            "buildings": 0.5,
+        }
     )
     gate: float = 1.5
     guild: float = 0.6

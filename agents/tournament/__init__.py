@@ -1,0 +1,53 @@
+"""Tournament harness: seat-balanced schedules, sandboxed games, parallel resumable runs.
+
+- `schedule`: which agents sit where, on which seed, grouped into blocks (pure and deterministic);
+- `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
+  returning a replayable record (what workers run);
+- `runner`: tournaments and SPRT duels over local processes, Ray or any executor, with a
+  crash-safe ``games.jsonl`` ledger, resume, and the reports of ``agents.stats``;
+- `testing`: a weak baseline and deliberately faulty agents for checking the harness.
+
+The runner is imported on first use only: workers need just the schedule and the arena, and
+should not pay for the statistics and plotting stack at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, TIMING_FIELDS, forfeit_ranks, play_game
+from agents.tournament.schedule import GameJob, Schedule, ScheduleError, build_schedule
+
+_RUNNER_NAMES = (
+    "DuelResult",
+    "DuelSpec",
+    "RunDir",
+    "RunMismatchError",
+    "TournamentError",
+    "TournamentResult",
+    "TournamentSpec",
+    "prepare_tournament",
+    "run_duel",
+    "run_tournament",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RUNNER_NAMES:
+        from agents.tournament import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "DEFAULT_MOVE_TIME_LIMIT",
+    "TIMING_FIELDS",
+    "GameJob",
+    "Schedule",
+    "ScheduleError",
+    "build_schedule",
+    "forfeit_ranks",
+    "play_game",
+    *_RUNNER_NAMES,
+]

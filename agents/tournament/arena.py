@@ -118,7 +118,7 @@ def forfeit_ranks(prestige: Sequence[int], loser: int) -> list[float]:
     n = len(prestige)
     others = [s for s in range(n) if s != loser]
     ranks = [0.0] * n
-    for s, r in zip(others, rank_of(np.asarray([prestige[s] for s in others]))):
+    for s, r in zip(others, rank_of(np.asarray([prestige[s] for s in others])), strict=True):
         ranks[s] = float(r)
     ranks[loser] = float(n)
     return ranks
@@ -246,7 +246,9 @@ def play_game(
     if "num_players" in options:
         raise ValueError("config_options must not hold num_players; pass num_players instead")
     config = GameConfig(num_players=n, **options)
-    seeds = [int(seed) + s for s in range(n)] if agent_seeds is None else [int(x) for x in agent_seeds]
+    seeds = (
+        [int(seed) + s for s in range(n)] if agent_seeds is None else [int(x) for x in agent_seeds]
+    )
     if len(seeds) != n:
         raise ValueError(f"{len(seeds)} agent seeds given for a {n}-player game")
     limit = float(move_time_limit) if move_time_limit else None
@@ -335,7 +337,9 @@ def init_worker(plugins: Sequence[str] = ()) -> None:
     load_plugins(plugins)
 
 
-def play_jobs(jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+def play_jobs(
+    jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any]
+) -> list[dict[str, Any]]:
     """Play a chunk of scheduled games (plain dicts in, records out): the unit of remote work.
 
     Args:

@@ -111,7 +111,9 @@ def _slow(spec: str, arg: str | None) -> SlowAgent:
     try:
         seconds = float(arg or "")
     except ValueError:
-        raise ValueError(f"test-slow needs a number of seconds, e.g. 'test-slow:0.5', got {spec!r}")
+        raise ValueError(
+            f"test-slow needs a number of seconds, e.g. 'test-slow:0.5', got {spec!r}"
+        ) from None
     if not seconds >= 0:
         raise ValueError(f"test-slow needs a non-negative number of seconds, got {spec!r}")
     return SlowAgent(spec, seconds)

@@ -269,6 +269,7 @@ SP_JOUST = int(Special.JOUST_FIELD)
 SP_STABLES = int(Special.STABLES)
 SP_INN = int(Special.INN)
 NUM_SPECIAL_STEPS = SP_INN + 1
+TARGET_ROAD_FIRST = ROAD_TARGET_BASE  # targets below it are off the road
 
 START_DENIERS_ARR = np.array(START_DENIERS, np.int64)
 START_CUBES_ARR = np.array(START_CUBES, np.int64)
@@ -589,15 +590,29 @@ def _placement_price(s, p, t, bridge):
 
 @njit(cache=True)
 def _legal_place(s, p, out):
+    """Pass, plus every target ``p`` can afford and that can take a worker (phase 2).
+
+    The hottest function of random play: one tight pass, the bridge targets only
+    when the bridge price is affordable, then the road.
+    """
     out[0] = ACT_PASS
     n = 1
     if s[_pf(p, P_WORKERS_OUT)] >= NUM_WORKERS:
         return n
     money = _money(s, p)
     bridge = _bridge_price(s, p)
-    for t in range(NUM_TARGETS):
-        if money >= _placement_price(s, p, t, bridge) and _target_free(s, p, t):
-            out[n] = ACT_PLACE + t
+    if money >= bridge:
+        for t in range(TARGET_ROAD_FIRST):
+            if _target_free(s, p, t):
+                out[n] = ACT_PLACE + t
+                n += 1
+    for k in range(1, ROAD_LEN + 1):
+        tile = s[ROAD_TILE + k]
+        if tile < 0 or s[ROAD_WORKER + k] >= 0 or B_TAKES_WORKER[tile] == 0:
+            continue
+        price = SUBSEQUENT_PLACEMENT_FLOOR if s[ROAD_OWNER + k] == p else bridge
+        if money >= price:
+            out[n] = ACT_PLACE + ROAD_TARGET_BASE - 1 + k
             n += 1
     return n
 

@@ -1,0 +1,1096 @@
+"""Run tournaments and SPRT duels: schedule, parallel workers, a crash-safe ledger, reports.
+
+The driver owns the run directory (design doc (d), "the driver owns the ledger"):
+
+- ``run.json``: the arguments that determine the games (agents, players, games, seed, seating,
+  move time limit, game options, plugins, engine version) and the hash of the schedule they
+  produce, written atomically (temporary file + ``os.replace``). Starting again with the same
+  arguments resumes; different arguments are refused, naming the fields, before anything is
+  touched.
+- ``games.jsonl``: one complete, replayable game record per line, appended as soon as a
+  worker returns it (written, flushed and fsynced once per returned chunk). On resume, games
+  already there are skipped by ``game_id``; a torn last line left by a kill is dropped (the file
+  is rewritten atomically without it) and the game is simply played again, which reproduces it
+  exactly because every game is a pure function of its scheduled job.
+- ``summary.json``, ``report.md``, ``ratings.png``, ``head_to_head.png``: the statistics of
+  ``agents.stats``, recomputed from all records whenever a run finishes (also when a resumed run
+  finds nothing left to play).
+
+An exclusive ``flock`` on the directory keeps two drivers from writing the same ledger.
+
+Work is cut into chunks of games sized to about `TARGET_CHUNK_SECONDS` of play each (one game
+per task would spend more time on inter-process messages than on random agents' games) and run
+by a backend: ``local`` (a ``ProcessPoolExecutor`` over spawned workers with native thread pools
+pinned to one thread), ``ray`` (``ray.remote`` tasks on a local instance or a cluster; ray is an
+optional dependency imported only here), or any ``concurrent.futures.Executor`` passed in (a Dask
+client's ``get_executor()``, for instance). Results are consumed as they complete.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import fcntl
+import importlib.util
+import json
+import math
+import multiprocessing.context
+import os
+import secrets
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from agents.registry import make_agent
+from agents.tournament.arena import (
+    DEFAULT_MOVE_TIME_LIMIT,
+    init_worker,
+    load_plugins,
+    play_jobs,
+    single_thread_env,
+)
+from agents.tournament.schedule import (
+    GameJob,
+    Schedule,
+    ScheduleError,
+    build_schedule,
+    check_seed,
+)
+from caylus_env.engine import GameConfig
+
+RUN_FORMAT = "caylus-tournament-run/1"
+GAMES_FILE = "games.jsonl"
+RUN_FILE = "run.json"
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.md"
+RATINGS_PLOT = "ratings.png"
+HEAD_TO_HEAD_PLOT = "head_to_head.png"
+DUEL_FILE = "duel.json"
+BACKENDS = ("local", "ray")
+
+TARGET_CHUNK_SECONDS = 0.25
+"""Work per task: long enough that messaging costs little, short enough that a kill loses
+little and the progress bar moves."""
+MAX_CHUNK = 256
+DERIVED_FIELDS = ("scheduled_games", "blocks", "cycle_blocks", "schedule_hash")
+"""run.json fields computed from the others; reported only when no argument explains them."""
+
+
+class TournamentError(ValueError):
+    """Arguments or a run directory that cannot be used; nothing was played or written.
+
+    Attributes:
+        field: The argument at fault (``"agents"``, ``"players"``, ``"out"``, ...), so that a
+            command line can name its option.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class RunMismatchError(TournamentError):
+    """The run directory was started with other arguments.
+
+    Attributes:
+        differences: ``{field: (value in run.json, value now)}``.
+    """
+
+    def __init__(self, path: Path, differences: dict[str, tuple[Any, Any]]) -> None:
+        self.differences = differences
+        parts = "; ".join(
+            f"{name}: run.json has {json.dumps(old)}, now {json.dumps(new)}"
+            for name, (old, new) in differences.items()
+        )
+        super().__init__(
+            "out",
+            f"{path} holds a run started with different arguments ({parts}); "
+            "repeat the original arguments to resume it, or choose another output directory",
+        )
+
+
+# --------------------------------------------------------------------------------------------------
+# Specs: the arguments that determine the games
+# --------------------------------------------------------------------------------------------------
+
+
+def _normal_game_options(players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """All game options with defaults filled in, so ``{}`` and explicit defaults compare equal."""
+    options = dict(options or {})
+    if "num_players" in options:
+        raise TournamentError("game_options", "give the player count as players, not an option")
+    try:
+        config = GameConfig.from_dict({**options, "num_players": players})
+    except (TypeError, ValueError) as err:
+        raise TournamentError("game_options", f"bad game options: {err}") from None
+    out = config.to_dict()
+    del out["num_players"]
+    return out
+
+
+def _check_time_limit(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise TournamentError(
+            "move_time_limit", f"move_time_limit must be a number >= 0, got {value!r}"
+        )
+    return float(value) or None
+
+
+def _check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
+    """Create each agent once in the driver, so a typo fails here and not in every worker."""
+    try:
+        load_plugins(plugins)
+    except ImportError as err:
+        raise TournamentError("plugins", f"cannot import agent plugin: {err}") from None
+    for spec in specs:
+        try:
+            make_agent(spec)
+        except ValueError as err:
+            raise TournamentError("agents", str(err)) from None
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """Everything that determines a tournament's games (not how fast they are played).
+
+    Attributes:
+        agents: Distinct agent specs (``agents.registry.make_agent``).
+        players: Seats per table, 2 to 5.
+        games: Games wanted; rounded up to whole blocks.
+        seed: Master seed.
+        seating: ``"rotations"`` or ``"permutations"`` (see ``schedule``).
+        move_time_limit: Seconds per ``act`` call before a forfeit; None disables it.
+        game_options: `GameConfig` options other than the player count.
+        plugins: Modules imported in the driver and every worker to register more agents.
+    """
+
+    agents: tuple[str, ...]
+    players: int
+    games: int
+    seed: int = 0
+    seating: str = "rotations"
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    plugins: tuple[str, ...] = ()
+
+    def build(self) -> tuple[Schedule, dict[str, Any]]:
+        """Validate everything and return the schedule and the ``run.json`` content.
+
+        Raises:
+            TournamentError: naming the offending argument.
+        """
+        try:
+            schedule = build_schedule(
+                list(self.agents), self.players, self.games, self.seed, self.seating
+            )
+        except ScheduleError as err:
+            raise TournamentError(err.field, str(err)) from None
+        limit = _check_time_limit(self.move_time_limit)
+        options = _normal_game_options(schedule.players, self.game_options)
+        plugins = tuple(self.plugins)
+        _check_agents_exist(schedule.agents, plugins)
+        info = {
+            "format": RUN_FORMAT,
+            "kind": "tournament",
+            "agents": list(schedule.agents),
+            "players": schedule.players,
+            "games": schedule.requested_games,
+            "seed": schedule.master_seed,
+            "seating": schedule.seating,
+            "move_time_limit": limit,
+            "game_options": options,
+            "plugins": list(plugins),
+            "engine": _engine_version(),
+            "scheduled_games": schedule.games,
+            "blocks": schedule.blocks,
+            "cycle_blocks": schedule.cycle_blocks,
+            "schedule_hash": schedule.hash(),
+        }
+        return schedule, info
+
+
+@dataclass(frozen=True)
+class DuelSpec:
+    """A sequential two-agent test: is ``candidate`` better than ``opponent``?
+
+    Games come in seat-swapped pairs on one seed; each pair's score (the candidate's mean game
+    score, 1 / 0.5 / 0 per game) feeds a GSPRT (fishtest's pentanomial model) of
+    H0: expected score ``p0`` against H1: ``p1``.
+
+    Attributes:
+        candidate: Agent spec under test (seat 0 in the first game of each pair).
+        opponent: Agent spec it is compared to.
+        p0: Expected score under H0.
+        p1: Expected score under H1 (``> p0``).
+        alpha: Probability of accepting H1 when H0 holds.
+        beta: Probability of accepting H0 when H1 holds.
+        min_pairs: No decision before this many pairs.
+        max_pairs: Decide by the sign of the LLR at this many pairs (truncated SPRT).
+        seed: Master seed.
+        move_time_limit: As for tournaments.
+        game_options: As for tournaments.
+        plugins: As for tournaments.
+    """
+
+    candidate: str
+    opponent: str
+    p0: float = 0.5
+    p1: float = 0.55
+    alpha: float = 0.05
+    beta: float = 0.05
+    min_pairs: int = 20
+    max_pairs: int = 2000
+    seed: int = 0
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    plugins: tuple[str, ...] = ()
+
+    def make_sprt(self) -> Any:
+        """A fresh `agents.stats.SPRT` with these settings."""
+        from agents.stats import SPRT
+
+        return SPRT(
+            self.p0,
+            self.p1,
+            self.alpha,
+            self.beta,
+            model="gsprt",
+            min_n=self.min_pairs,
+            max_n=self.max_pairs,
+        )
+
+    def build(self) -> tuple[Schedule, dict[str, Any]]:
+        """Validate everything and return the (capped) pair schedule and ``run.json`` content.
+
+        Raises:
+            TournamentError: naming the offending argument.
+        """
+        if self.candidate == self.opponent:
+            raise TournamentError("agents", "a duel needs two different agents")
+        for name in ("min_pairs", "max_pairs"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise TournamentError(name, f"{name} must be an integer >= 1, got {value!r}")
+        if self.max_pairs < self.min_pairs:
+            raise TournamentError(
+                "max_pairs", f"max_pairs={self.max_pairs} is below min_pairs={self.min_pairs}"
+            )
+        try:
+            self.make_sprt()
+        except ValueError as err:
+            raise TournamentError("sprt", str(err)) from None
+        try:
+            check_seed(self.seed)
+            schedule = build_schedule(
+                [self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed
+            )
+        except ScheduleError as err:
+            raise TournamentError(err.field, str(err)) from None
+        limit = _check_time_limit(self.move_time_limit)
+        options = _normal_game_options(2, self.game_options)
+        plugins = tuple(self.plugins)
+        _check_agents_exist(schedule.agents, plugins)
+        info = {
+            "format": RUN_FORMAT,
+            "kind": "duel",
+            "agents": [self.candidate, self.opponent],
+            "p0": self.p0,
+            "p1": self.p1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "min_pairs": self.min_pairs,
+            "max_pairs": self.max_pairs,
+            "seed": schedule.master_seed,
+            "move_time_limit": limit,
+            "game_options": options,
+            "plugins": list(plugins),
+            "engine": _engine_version(),
+            "schedule_hash": schedule.hash(),
+        }
+        return schedule, info
+
+
+def _engine_version() -> str:
+    from caylus_env import __version__
+
+    return __version__
+
+
+def check_execution(workers: Any, backend: str, executor: cf.Executor | None = None) -> int:
+    """Validate how the games are to be run; returns the worker count.
+
+    Raises:
+        TournamentError: for a bad worker count, an unknown backend, or ray not installed.
+    """
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise TournamentError("workers", f"workers must be an integer >= 1, got {workers!r}")
+    if executor is None:
+        if backend not in BACKENDS:
+            raise TournamentError(
+                "backend", f"backend={backend!r} is not allowed; allowed: {', '.join(BACKENDS)}"
+            )
+        if backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise TournamentError(
+                "backend", "backend 'ray' needs ray: pip install 'caylus-env[ray]'"
+            )
+    return workers
+
+
+# --------------------------------------------------------------------------------------------------
+# The run directory
+# --------------------------------------------------------------------------------------------------
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory + ``os.replace``,
+    so a reader or a crash sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_bytes(path, (json.dumps(data, indent=2, allow_nan=False) + "\n").encode("utf-8"))
+
+
+def _record_matches_job(record: Mapping[str, Any], job: GameJob) -> bool:
+    return (
+        record.get("block") == job.block
+        and record.get("seed") == job.seed
+        and record.get("seats") == list(job.seats)
+        and record.get("agent_seeds") == list(job.agent_seeds)
+    )
+
+
+class RunDir:
+    """The files of one run: ``run.json``, ``games.jsonl`` and the reports."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.run_path = self.path / RUN_FILE
+        self.games_path = self.path / GAMES_FILE
+
+    def read_info(self) -> dict[str, Any] | None:
+        """The stored ``run.json``, or None for a fresh directory.
+
+        Raises:
+            TournamentError: if the directory is unusable (a file, unreadable ``run.json``, or
+                games without a ``run.json``).
+        """
+        if self.path.exists() and not self.path.is_dir():
+            raise TournamentError("out", f"{self.path} exists and is not a directory")
+        if not self.run_path.exists():
+            if self.games_path.exists():
+                raise TournamentError(
+                    "out",
+                    f"{self.path} has a {GAMES_FILE} but no {RUN_FILE}, so its games cannot be "
+                    "matched to arguments; choose another output directory",
+                )
+            return None
+        try:
+            info = json.loads(self.run_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise TournamentError("out", f"cannot read {self.run_path}: {err}") from None
+        if not isinstance(info, dict) or info.get("format") != RUN_FORMAT:
+            raise TournamentError(
+                "out", f"{self.run_path} is not a {RUN_FORMAT} file; choose another directory"
+            )
+        return info
+
+    def check(self, info: Mapping[str, Any]) -> bool:
+        """Compare the stored arguments with ``info``; True when a run already exists.
+
+        Raises:
+            RunMismatchError: naming every differing argument.
+        """
+        stored = self.read_info()
+        if stored is None:
+            return False
+        keys = [k for k in info if k not in DERIVED_FIELDS] + [
+            k for k in stored if k not in info and k not in DERIVED_FIELDS
+        ]
+        diff = {k: (stored.get(k), info.get(k)) for k in keys if stored.get(k) != info.get(k)}
+        if not diff:
+            diff = {
+                k: (stored.get(k), info.get(k))
+                for k in DERIVED_FIELDS
+                if k in info and stored.get(k) != info.get(k)
+            }
+        if diff:
+            raise RunMismatchError(self.path, diff)
+        return True
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold an exclusive lock on the directory (released by the kernel if the process dies).
+
+        Raises:
+            TournamentError: if another process holds it.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise TournamentError(
+                    "out", f"{self.path} is in use by another running tournament"
+                ) from None
+            yield
+        finally:
+            os.close(fd)
+
+    def load_games(self, jobs: Mapping[int, GameJob]) -> tuple[dict[int, dict[str, Any]], bool]:
+        """Read the finished games, dropping a torn last line; returns ``(records, repaired)``.
+
+        A last line that is unterminated or not valid JSON is what a kill during a write leaves;
+        it is removed by rewriting the file atomically (its game is simply played again). Any
+        other damage is refused rather than guessed at.
+
+        Raises:
+            TournamentError: for a corrupt line before the end, a duplicate game, or a game
+                that is not the scheduled one.
+        """
+        if not self.games_path.exists():
+            return {}, False
+        data = self.games_path.read_bytes()
+        lines = data.split(b"\n")
+        body, tail = lines[:-1], lines[-1]
+        keep_bytes = len(data) - len(tail)
+        records: dict[int, dict[str, Any]] = {}
+        torn = bool(tail)
+        for i, raw in enumerate(body):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+                if not isinstance(record, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as err:
+                if i == len(body) - 1 and not tail:
+                    torn = True
+                    keep_bytes -= len(raw) + 1
+                    break
+                raise TournamentError(
+                    "out",
+                    f"{self.games_path} line {i + 1} is corrupt ({err}) and is not a torn final "
+                    "line; repair or remove the file",
+                ) from None
+            game_id = record.get("game_id")
+            job = jobs.get(game_id) if isinstance(game_id, int) else None
+            if job is None or not _record_matches_job(record, job):
+                raise TournamentError(
+                    "out",
+                    f"{self.games_path} line {i + 1} (game_id {game_id!r}) is not a game of the "
+                    f"schedule in {RUN_FILE}",
+                )
+            if game_id in records:
+                raise TournamentError(
+                    "out", f"{self.games_path} holds game_id {game_id} twice (line {i + 1})"
+                )
+            records[game_id] = record
+        if torn:
+            atomic_write_bytes(self.games_path, data[:keep_bytes])
+        return records, torn
+
+    @contextlib.contextmanager
+    def appender(self) -> Iterator[Callable[[Sequence[Mapping[str, Any]]], None]]:
+        """A function that appends records as JSON lines, flushed and fsynced per call."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.games_path, "ab") as handle:
+
+            def append(records: Sequence[Mapping[str, Any]]) -> None:
+                if not records:
+                    return
+                payload = b"".join(
+                    json.dumps(r, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+                    for r in records
+                )
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+            yield append
+
+
+# --------------------------------------------------------------------------------------------------
+# Backends
+# --------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _environ(values: Mapping[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+class _WorkerProcess(multiprocessing.context.SpawnProcess):
+    """A spawned worker that starts with native thread pools pinned to one thread.
+
+    The variables must be in the environment the interpreter starts with, because numpy's BLAS
+    reads them when it is first imported (before any initializer runs); the driver's own
+    environment is changed only for the instant of the spawn.
+    """
+
+    def start(self) -> None:
+        with _environ(single_thread_env()):
+            super().start()
+
+
+class _WorkerContext(multiprocessing.context.SpawnContext):
+    """Spawn, not fork: the driver may hold threads (progress bar, Ray) that fork would copy
+    in an arbitrary state, and spawned workers behave the same on every platform."""
+
+    Process = _WorkerProcess
+
+
+@dataclass
+class _Backend:
+    submit: Callable[[list[dict[str, Any]]], cf.Future]
+    slots: int
+    close: Callable[[], None]
+
+
+@contextlib.contextmanager
+def _open_backend(
+    backend: str,
+    workers: int,
+    settings: dict[str, Any],
+    ray_address: str | None,
+    executor: cf.Executor | None,
+) -> Iterator[_Backend]:
+    if executor is not None:
+        yield _Backend(
+            lambda jobs: executor.submit(play_jobs, jobs, settings), workers, lambda: None
+        )
+        return
+    if backend == "local":
+        pool = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_WorkerContext(),
+            initializer=init_worker,
+            initargs=(tuple(settings["plugins"]),),
+        )
+        try:
+            yield _Backend(
+                lambda jobs: pool.submit(play_jobs, jobs, settings),
+                workers,
+                lambda: pool.shutdown(wait=False, cancel_futures=True),
+            )
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return
+    import ray  # optional dependency: imported only when asked for
+
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
+        if ray_address is None and not os.environ.get("RAY_ADDRESS"):
+            kwargs["num_cpus"] = workers
+        ray.init(address=ray_address, **kwargs)
+        started = True
+    try:
+        remote = ray.remote(num_cpus=1)(play_jobs).options(
+            runtime_env={"env_vars": single_thread_env()}
+        )
+        slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
+        yield _Backend(lambda jobs: remote.remote(jobs, settings).future(), slots, lambda: None)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:.1f} games/s", style="progress.data.speed")
+
+
+def _progress(console: Console, enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not enabled,
+    )
+
+
+def _run_chunks(
+    backend: _Backend,
+    jobs: Sequence[GameJob],
+    on_records: Callable[[list[dict[str, Any]]], bool],
+) -> None:
+    """Play ``jobs`` (in order of submission) and pass each returned chunk to ``on_records``,
+    which returns True to stop early (pending work is then abandoned)."""
+    pending = deque(job.to_dict() for job in jobs)
+    in_flight: set[cf.Future] = set()
+    game_seconds = 0.0
+    games_timed = 0
+    try:
+        while pending or in_flight:
+            while pending and len(in_flight) < 2 * backend.slots:
+                if games_timed:
+                    per_game = max(game_seconds / games_timed, 1e-6)
+                    size = int(TARGET_CHUNK_SECONDS / per_game)
+                else:
+                    size = 1
+                # Leave work for every slot at the end of the run.
+                size = max(1, min(size, MAX_CHUNK, math.ceil(len(pending) / backend.slots)))
+                chunk = [pending.popleft() for _ in range(min(size, len(pending)))]
+                in_flight.add(backend.submit(chunk))
+            done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                records = future.result()
+                for r in records:
+                    game_seconds += float(r.get("wall_time_s", 0.0))
+                games_timed += len(records)
+                if on_records(records):
+                    for f in in_flight:
+                        f.cancel()
+                    return
+    except BaseException:
+        for f in in_flight:
+            f.cancel()
+        backend.close()
+        raise
+
+
+# --------------------------------------------------------------------------------------------------
+# Tournaments
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TournamentResult:
+    """What a tournament run produced.
+
+    Attributes:
+        schedule: The full schedule.
+        records: Every game record of the run, ordered by ``game_id``.
+        played: Games played by this call (the others were resumed from ``games.jsonl``).
+        repaired: Whether a torn last line of ``games.jsonl`` was dropped.
+        summary: The ``agents.stats`` summary (None when reports were disabled).
+        out_dir: The run directory.
+    """
+
+    schedule: Schedule
+    records: list[dict[str, Any]]
+    played: int
+    repaired: bool
+    summary: dict[str, Any] | None
+    out_dir: Path
+
+
+def prepare_tournament(
+    spec: TournamentSpec,
+    out_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    executor: cf.Executor | None = None,
+) -> tuple[Schedule, dict[str, Any], int]:
+    """Check every argument and the output directory without touching any file.
+
+    Returns:
+        ``(schedule, run_info, workers)``.
+
+    Raises:
+        TournamentError: naming the bad argument (``RunMismatchError`` for a directory started
+            with different arguments).
+    """
+    schedule, info = spec.build()
+    workers = check_execution(workers, backend, executor)
+    RunDir(out_dir).check(info)
+    return schedule, info, workers
+
+
+def run_tournament(
+    spec: TournamentSpec,
+    out_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+    n_boot: int = 200,
+    report: bool = True,
+) -> TournamentResult:
+    """Play (or resume) a tournament into ``out_dir`` and write its reports.
+
+    Args:
+        spec: The arguments that determine the games.
+        out_dir: Run directory (created if needed).
+        workers: Parallel games; defaults to the machine's cores (for Ray: the local instance's
+            CPUs; a cluster's CPUs bound the tasks in flight).
+        backend: ``"local"`` or ``"ray"``; ignored when ``executor`` is given.
+        ray_address: Ray cluster address (``"auto"``, ``"HOST:PORT"``); None starts a local
+            instance unless ``RAY_ADDRESS`` is set or Ray is already initialised.
+        executor: Any ``concurrent.futures.Executor`` to run the games on instead.
+        progress: Show a progress bar.
+        console: Where to print (stdout by default).
+        n_boot: Block-bootstrap resamples of the rating fit.
+        report: Compute and write the statistics and reports.
+
+    Raises:
+        TournamentError: for bad arguments or an unusable directory, before any work.
+    """
+    console = console or Console()
+    schedule, info, workers = prepare_tournament(
+        spec, out_dir, workers=workers, backend=backend, executor=executor
+    )
+    run_dir = RunDir(out_dir)
+    jobs = {job.game_id: job for job in schedule.jobs}
+    with run_dir.locked():
+        if not run_dir.check(info):
+            atomic_write_json(run_dir.run_path, info)
+        records, repaired = run_dir.load_games(jobs)
+        console.print(schedule.describe())
+        if repaired:
+            console.print(f"dropped a torn last line of {run_dir.games_path} (killed run)")
+        if records:
+            console.print(f"resuming: {len(records)} of {schedule.games} games already played")
+        todo = [job for job in schedule.jobs if job.game_id not in records]
+        settings = {
+            "num_players": schedule.players,
+            "game_options": info["game_options"],
+            "move_time_limit": info["move_time_limit"],
+            "plugins": info["plugins"],
+        }
+        if todo:
+            with (
+                run_dir.appender() as append,
+                _progress(console, progress) as bar,
+                _open_backend(backend, workers, settings, ray_address, executor) as runner,
+            ):
+                task = bar.add_task("games", total=len(todo))
+
+                def on_records(chunk: list[dict[str, Any]]) -> bool:
+                    append(chunk)
+                    for r in chunk:
+                        records[r["game_id"]] = r
+                    bar.advance(task, len(chunk))
+                    return False
+
+                _run_chunks(runner, todo, on_records)
+        ordered = [records[i] for i in sorted(records)]
+        summary = write_reports(ordered, run_dir.path, info, console, n_boot) if report else None
+    return TournamentResult(schedule, ordered, len(todo), repaired, summary, run_dir.path)
+
+
+def write_reports(
+    records: Sequence[Mapping[str, Any]],
+    out_dir: Path,
+    info: Mapping[str, Any],
+    console: Console,
+    n_boot: int = 200,
+) -> dict[str, Any]:
+    """Compute the statistics of ``agents.stats``, print them, and write the report files."""
+    from agents import stats
+
+    agents = list(info["agents"])
+    reference = "random" if "random" in agents else None
+    summary = stats.build_summary(
+        records, n_boot=n_boot, seed=int(info["seed"]), reference=reference
+    )
+    summary["run"] = dict(info)
+    forfeits = sum(1 for r in records if r.get("end") == "forfeit")
+    summary["run"]["forfeited_games"] = forfeits
+    stats.write_summary_json(summary, out_dir / SUMMARY_FILE)
+    stats.write_markdown_report(summary, out_dir / REPORT_FILE)
+    stats.plot_ratings(summary, out_dir / RATINGS_PLOT)
+    stats.plot_head_to_head(summary, out_dir / HEAD_TO_HEAD_PLOT)
+    stats.print_summary(summary, console)
+    if forfeits:
+        console.print(f"{forfeits} game(s) ended by a forfeit; reasons are in {GAMES_FILE}")
+    console.print(
+        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {RATINGS_PLOT} and {HEAD_TO_HEAD_PLOT} in {out_dir}"
+    )
+    return summary
+
+
+# --------------------------------------------------------------------------------------------------
+# Duels
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DuelResult:
+    """What a duel produced.
+
+    Attributes:
+        candidate: The agent under test.
+        sprt: The `agents.stats.SPRT` after the last pair (``trace`` holds the LLR per pair).
+        pair_scores: The candidate's score of each pair, in pair order.
+        records: The game records of those pairs (two per pair).
+        played: Games played by this call.
+        out_dir: The run directory, if any.
+    """
+
+    candidate: str
+    sprt: Any
+    pair_scores: list[float]
+    records: list[dict[str, Any]]
+    played: int
+    out_dir: Path | None
+
+    @property
+    def decision(self) -> str | None:
+        return self.sprt.decision
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    def wins_draws_losses(self) -> tuple[int, int, int]:
+        """The candidate's game results."""
+        w = d = lo = 0
+        for r in self.records:
+            seat = r["seats"].index(self.candidate)
+            score = _game_score(r, seat)
+            w, d, lo = w + (score == 1.0), d + (score == 0.5), lo + (score == 0.0)
+        return w, d, lo
+
+    def to_dict(self) -> dict[str, Any]:
+        w, d, lo = self.wins_draws_losses()
+        return {
+            "sprt": self.sprt.to_dict(),
+            "trace": list(self.sprt.trace),
+            "pair_scores": self.pair_scores,
+            "games": self.games,
+            "candidate_wins": w,
+            "draws": d,
+            "candidate_losses": lo,
+            "score": (w + 0.5 * d) / self.games if self.games else None,
+        }
+
+
+def _discard(records: Sequence[Mapping[str, Any]]) -> None:
+    """Where a duel without an output directory sends its records."""
+
+
+def _game_score(record: Mapping[str, Any], seat: int) -> float:
+    """1 for finishing ahead of the other seat, 0.5 for a tie, 0 for behind (2 players)."""
+    mine = record["ranks"][seat]
+    other = record["ranks"][1 - seat]
+    return 1.0 if mine < other else 0.5 if mine == other else 0.0
+
+
+def run_duel(
+    spec: DuelSpec,
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+) -> DuelResult:
+    """Play seat-swapped pairs until the SPRT decides (or ``max_pairs``), in pair order.
+
+    Pairs are played in parallel but fed to the test strictly in pair order, so the decision and
+    the number of pairs do not depend on the number of workers; pairs finished after the
+    decision are discarded. With ``out_dir`` the fed pairs go to ``games.jsonl`` and the test to
+    ``duel.json``, and an interrupted duel resumes like a tournament.
+
+    Raises:
+        TournamentError: for bad arguments or an unusable directory, before any work.
+    """
+    console = console or Console()
+    schedule, info = spec.build()
+    workers = check_execution(workers, backend, executor)
+    run_dir = RunDir(out_dir) if out_dir is not None else None
+    if run_dir is not None:
+        run_dir.check(info)
+    sprt = spec.make_sprt()
+    blocks = schedule.block_jobs()
+    fed: list[dict[str, Any]] = []
+    pair_scores: list[float] = []
+
+    def feed(pair: list[dict[str, Any]]) -> None:
+        first, second = sorted(pair, key=lambda r: r["game_id"])
+        score = (_game_score(first, 0) + _game_score(second, 1)) / 2.0
+        pair_scores.append(score)
+        sprt.update(score)
+        fed.extend((first, second))
+
+    with contextlib.ExitStack() as stack:
+        append: Callable[[Sequence[Mapping[str, Any]]], None] = _discard
+        if run_dir is not None:
+            stack.enter_context(run_dir.locked())
+            if not run_dir.check(info):
+                atomic_write_json(run_dir.run_path, info)
+            done, _ = run_dir.load_games({job.game_id: job for job in schedule.jobs})
+            for pair in blocks:
+                if sprt.decision is not None or not all(j.game_id in done for j in pair):
+                    break
+                feed([done[j.game_id] for j in pair])
+            if fed:
+                console.print(f"resuming: {len(fed) // 2} pairs already played")
+            if len(done) > len(fed):
+                raise TournamentError(
+                    "out",
+                    f"{run_dir.games_path} holds games beyond the sequence of complete pairs "
+                    "(it was edited); choose another output directory",
+                )
+            append = stack.enter_context(run_dir.appender())
+        next_block = len(fed) // 2
+        played = 0
+        if sprt.decision is None:
+            todo = [job for pair in blocks[next_block:] for job in pair]
+            settings = {
+                "num_players": 2,
+                "game_options": info["game_options"],
+                "move_time_limit": info["move_time_limit"],
+                "plugins": info["plugins"],
+            }
+            waiting: dict[int, list[dict[str, Any]]] = {}
+            bar = stack.enter_context(_progress(console, progress))
+            task = bar.add_task("pairs", total=spec.max_pairs, completed=next_block)
+
+            def on_records(chunk: list[dict[str, Any]]) -> bool:
+                nonlocal next_block, played
+                played += len(chunk)
+                for r in chunk:
+                    waiting.setdefault(r["block"], []).append(r)
+                while sprt.decision is None and len(waiting.get(next_block, ())) == 2:
+                    pair = waiting.pop(next_block)
+                    feed(pair)
+                    append(fed[-2:])
+                    next_block += 1
+                    bar.update(task, advance=1, description=f"pairs (LLR {sprt.llr:+.2f})")
+                return sprt.decision is not None
+
+            runner = stack.enter_context(
+                _open_backend(backend, workers, settings, ray_address, executor)
+            )
+            _run_chunks(runner, todo, on_records)
+    result = DuelResult(
+        spec.candidate, sprt, pair_scores, fed, played, run_dir.path if run_dir else None
+    )
+    if run_dir is not None:
+        atomic_write_json(run_dir.path / DUEL_FILE, {"run": info, **result.to_dict()})
+    print_duel(result, spec, console)
+    return result
+
+
+_SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int = 60) -> str:
+    """The values as a one-line bar chart, resampled to at most ``width`` characters."""
+    if not values:
+        return ""
+    step = max(1, math.ceil(len(values) / width))
+    points = [values[min(i + step - 1, len(values) - 1)] for i in range(0, len(values), step)]
+    lo, hi = min(points), max(points)
+    span = hi - lo or 1.0
+    return "".join(_SPARKS[int((v - lo) / span * (len(_SPARKS) - 1))] for v in points)
+
+
+def print_duel(result: DuelResult, spec: DuelSpec, console: Console) -> None:
+    """Print the LLR trace, the decision, the games played and the score."""
+    sprt = result.sprt
+    lower, upper = sprt.bounds
+    trace = list(sprt.trace)
+    table = Table(title=f"SPRT LLR trace: {spec.candidate} vs {spec.opponent}")
+    table.add_column("pair", justify="right")
+    table.add_column("LLR", justify="right")
+    table.add_column("mean pair score", justify="right")
+    checkpoints = (
+        sorted({max(1, round(len(trace) * k / 10)) for k in range(1, 11)}) if trace else []
+    )
+    for n in checkpoints:
+        mean = sum(result.pair_scores[:n]) / n
+        table.add_row(str(n), f"{trace[n - 1]:+.3f}", f"{mean:.3f}")
+    console.print(table)
+    if trace:
+        console.print(f"LLR {sparkline(trace)}  bounds [{lower:+.2f}, {upper:+.2f}]")
+    w, d, lo = result.wins_draws_losses()
+    games = result.games
+    score = (w + 0.5 * d) / games if games else float("nan")
+    verdict = {
+        "H1": f"H1 accepted: {spec.candidate} is better (score >= {spec.p1})",
+        "H0": f"H0 accepted: {spec.candidate} is not better (score <= {spec.p0})",
+        None: "no decision",
+    }[sprt.decision]
+    if sprt.truncated:
+        verdict += f" (truncated at max_pairs={spec.max_pairs}, by the sign of the LLR)"
+    console.print(verdict)
+    console.print(
+        f"{games} games in {games // 2} pairs; {spec.candidate}: {w} wins, {d} draws, {lo} losses, "
+        f"score {score:.3f}; LLR {sprt.llr:+.3f}"
+    )
+
+
+__all__ = [
+    "BACKENDS",
+    "DuelResult",
+    "DuelSpec",
+    "RunDir",
+    "RunMismatchError",
+    "TournamentError",
+    "TournamentResult",
+    "TournamentSpec",
+    "check_execution",
+    "prepare_tournament",
+    "print_duel",
+    "run_duel",
+    "run_tournament",
+    "sparkline",
+    "write_reports",
+]
