@@ -1,7 +1,8 @@
-"""Agents are created from short spec strings: ``random``, a scripted bot's name,
-``mcts:SIMS`` (and later ``policy:PATH``).
+"""Agents are created from short spec strings: ``random``, a scripted bot's name
+(``castle``, ``town``, ``economy``), ``mcts:SIMS`` (and later ``policy:PATH``).
 
 ``make_agent(spec)`` validates the spec and names what is allowed when it is not.
+``mcts`` also accepts ``mcts:SIMS:ROLLOUT[:key=value...]`` (see ``agents.mcts``).
 """
 
 from __future__ import annotations
@@ -9,14 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import Agent
+from agents.mcts import make_mcts
 from agents.random_agent import RandomAgent
+from agents.scripted import STRATEGIES, make_scripted
 
 #: spec head -> factory(spec, argument or None)
 _FACTORIES: dict[str, Callable[[str, str | None], Agent]] = {
     "random": lambda spec, arg: RandomAgent(spec),
+    **{name: (lambda spec, arg: make_scripted(spec)) for name in STRATEGIES},
+    "mcts": make_mcts,
 }
 #: spec heads that need an argument after a colon (e.g. ``mcts:200``)
-_NEEDS_ARG: set[str] = set()
+_NEEDS_ARG: set[str] = {"mcts"}
 
 
 def register(head: str, factory: Callable[[str, str | None], Agent], needs_arg: bool = False):

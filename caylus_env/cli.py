@@ -84,6 +84,13 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _console() -> Any:
+    """A rich console; off a terminal (logs, pipes) wide enough that tables are not cut."""
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
 def _split_agents(text: str) -> list[str]:
     return [a.strip() for a in text.split(",") if a.strip()]
 
@@ -187,6 +194,7 @@ def tournament(
             backend=backend,
             ray_address=ray_address,
             progress=progress,
+            console=_console(),
             n_boot=bootstrap,
         )
     except TournamentError as err:  # e.g. the directory was locked by another run meanwhile
@@ -238,13 +246,8 @@ def duel(
     H1: score = p1; prints the LLR trace, the decision, the games played and the score.
     """
     from agents.stats import elo_to_score
-    from agents.tournament.runner import (
-        DuelSpec,
-        RunDir,
-        TournamentError,
-        check_execution,
-        run_duel,
-    )
+    from agents.tournament.duel import DuelSpec, run_duel
+    from agents.tournament.runner import RunDir, TournamentError, check_execution
 
     if elo0 is not None:
         p0 = elo_to_score(elo0)
@@ -279,11 +282,12 @@ def duel(
             backend=backend,
             ray_address=ray_address,
             progress=progress,
+            console=_console(),
         )
     except TournamentError as err:
         _bad_argument(err)
     except KeyboardInterrupt:
-        _fail("interrupted", code=130)
+        _fail("interrupted; run the same command again to resume (with --out)", code=130)
     except Exception as err:
         _fail(f"duel failed: {type(err).__name__}: {err}", code=1)
 

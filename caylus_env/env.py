@@ -406,8 +406,7 @@ class raw_env(AECEnv, EzPickle):
         other.truncations = dict(self.truncations)
         other.infos = {a: dict(info) for a, info in self.infos.items()}
         other.agent_selection = self.agent_selection
-        if hasattr(self, "_skip_agent_selection"):
-            other._skip_agent_selection = self._skip_agent_selection
+        other._skip_agent_selection = self._skip_agent_selection
         return other
 
     def state_dict(self) -> dict[str, Any]:

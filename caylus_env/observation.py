@@ -14,10 +14,14 @@ writes *absolute* seats (seat 0 = player 0): that is the global state of
 ``raw_env.state()`` for centralised critics, and ``decision_player`` then names
 the player to act.
 
-Values are never negative. One-hot entries, flags and fractions of a fixed size
-are in [0, 1]; counts with no fixed ceiling (money, cubes, prestige, houses, ...)
-are scaled by the constants below and bounded by ``inf`` in ``BOUNDS``, so the
-observation space is honest rather than guessed.
+One-hot entries, flags and fractions of a fixed size are in [0, 1]; counts with
+no fixed ceiling (money, cubes, prestige, houses, ...) are scaled by the constants
+below and bounded by ``inf`` in ``BOUNDS``. Counts are copied as they are, never
+clamped, so a state that breaks the rules (a negative count, an overfull castle
+section) shows up as an observation outside the space instead of being hidden;
+the tests check every position of random games against the space. Indices that
+select a one-hot entry are range-checked, so the kernel never writes outside the
+buffer.
 
 ``encode`` is a numba kernel on the hot path (about a microsecond): it zeroes the
 preallocated buffer and writes the pieces from the flat state array directly.
@@ -322,7 +326,7 @@ def encode(state, observer, out):
                     out[O_DECISION_SOURCE + v] = 1.0
                 elif ctx == CTX_ROW and 0 <= v < NUM_FAVOR_ROWS:
                     out[O_DECISION_ROW + v] = 1.0
-                elif ctx == CTX_COUNT and v > 0:
+                elif ctx == CTX_COUNT:
                     out[O_DECISION_COUNT] = v / COUNT_SCALE
                 elif ctx == CTX_KINDS:
                     for r in range(NUM_RESOURCES):
@@ -333,12 +337,12 @@ def encode(state, observer, out):
         r = _rel(p, observer, n)
         base = _PLAYERS + p * _STRIDE
         out[O_SEAT_PRESENT + r] = 1.0
-        out[O_MONEY + r] = max(state[base + L.P_MONEY], 0) / MONEY_SCALE
+        out[O_MONEY + r] = state[base + L.P_MONEY] / MONEY_SCALE
         for c in range(NUM_RESOURCES):
-            out[O_CUBES + r * NUM_RESOURCES + c] = max(state[base + L.P_CUBES + c], 0) / CUBE_SCALE
-        out[O_PRESTIGE + r] = max(state[base + L.P_PRESTIGE], 0) / PRESTIGE_SCALE
+            out[O_CUBES + r * NUM_RESOURCES + c] = state[base + L.P_CUBES + c] / CUBE_SCALE
+        out[O_PRESTIGE + r] = state[base + L.P_PRESTIGE] / PRESTIGE_SCALE
         home = NUM_WORKERS - np.int64(state[base + L.P_WORKERS_OUT])
-        out[O_WORKERS + r] = min(max(home, 0), NUM_WORKERS) / NUM_WORKERS
+        out[O_WORKERS + r] = home / NUM_WORKERS
         used = np.int64(state[base + L.P_ROWS_USED])
         for row in range(NUM_FAVOR_ROWS):
             col = np.int64(state[base + L.P_FAVOR + row])
@@ -349,9 +353,9 @@ def encode(state, observer, out):
         out[O_PASSED + r] = state[base + L.P_PASSED] != 0
         for sec in range(NUM_SECTIONS):
             h = state[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p]
-            out[O_CASTLE_HOUSES + r * NUM_SECTIONS + sec] = max(h, 0) / _SECTION_SIZE[sec]
-        out[O_HOUSES + r] = max(state[base + L.P_HOUSES], 0) / HOUSE_SCALE
-        out[O_BATCHES + r] = max(state[base + L.P_BATCHES], 0) / COUNT_SCALE
+            out[O_CASTLE_HOUSES + r * NUM_SECTIONS + sec] = h / _SECTION_SIZE[sec]
+        out[O_HOUSES + r] = state[base + L.P_HOUSES] / HOUSE_SCALE
+        out[O_BATCHES + r] = state[base + L.P_BATCHES] / COUNT_SCALE
     for i in range(n):
         r = _rel(state[L.TURN_ORDER + i], observer, n)
         if r >= 0:
@@ -400,11 +404,11 @@ def encode(state, observer, out):
     for sec in range(NUM_SECTIONS):
         fill = 0
         for p in range(n):
-            fill += max(state[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p], 0)
+            fill += state[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p]
         out[O_CASTLE_FILL + sec] = fill / _SECTION_SIZE[sec]
         if state[L.SCORED + sec] != 0:
             out[O_SCORED + sec] = 1.0
             scored += 1
     out[O_COLUMNS_OPEN] = _COLUMNS_OPEN[scored] / NUM_FAVOR_COLUMNS
     for b in range(NUM_BUILDINGS):
-        out[O_STOCK + b] = max(state[L.STOCK + b], 0) / STOCK_SCALE
+        out[O_STOCK + b] = state[L.STOCK + b] / STOCK_SCALE

@@ -61,7 +61,7 @@ def test_api_test_raw_env(num_players):
     api_test(caylus_v0.raw_env(num_players=num_players), num_cycles=400)
 
 
-@pytest.mark.parametrize("num_players", [2, 5])
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_seed_test(num_players):
     seed_test(lambda: caylus_v0.env(num_players=num_players), num_cycles=200)
 

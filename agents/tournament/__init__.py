@@ -3,11 +3,12 @@
 - `schedule`: which agents sit where, on which seed, grouped into blocks (pure and deterministic);
 - `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
   returning a replayable record (what workers run);
-- `runner`: tournaments and SPRT duels over local processes, Ray or any executor, with a
-  crash-safe ``games.jsonl`` ledger, resume, and the reports of ``agents.stats``;
+- `runner`: tournaments over local processes, Ray or any executor, with a crash-safe
+  ``games.jsonl`` ledger, resume, and the reports of ``agents.stats``;
+- `duel`: two agents in seat-swapped pairs until an SPRT decides, on the same machinery;
 - `testing`: a weak baseline and deliberately faulty agents for checking the harness.
 
-The runner is imported on first use only: workers need just the schedule and the arena, and
+The runner and the duel are imported on first use only: workers need just the schedule and the arena, and
 should not pay for the statistics and plotting stack at start-up.
 """
 
@@ -18,16 +19,15 @@ from typing import Any
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, TIMING_FIELDS, forfeit_ranks, play_game
 from agents.tournament.schedule import GameJob, Schedule, ScheduleError, build_schedule
 
+_DUEL_NAMES = ("DuelResult", "DuelSpec", "run_duel")
 _RUNNER_NAMES = (
-    "DuelResult",
-    "DuelSpec",
     "RunDir",
     "RunMismatchError",
     "TournamentError",
     "TournamentResult",
     "TournamentSpec",
     "prepare_tournament",
-    "run_duel",
+    "read_records",
     "run_tournament",
 )
 
@@ -37,6 +37,10 @@ def __getattr__(name: str) -> Any:
         from agents.tournament import runner
 
         return getattr(runner, name)
+    if name in _DUEL_NAMES:
+        from agents.tournament import duel
+
+        return getattr(duel, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -49,5 +53,6 @@ __all__ = [
     "build_schedule",
     "forfeit_ranks",
     "play_game",
+    *_DUEL_NAMES,
     *_RUNNER_NAMES,
 ]

@@ -303,19 +303,21 @@ def play_game(
 # Worker side
 # --------------------------------------------------------------------------------------------------
 
-_LOADED_PLUGINS: set[str] = set()
-
 
 def load_plugins(plugins: Sequence[str]) -> None:
-    """Import agent plugin modules (each registers agents with ``agents.registry.register``).
+    """Import agent plugin modules and let them register their agents.
 
-    Workers start from a fresh interpreter (spawn, forkserver, Ray), so registrations made in the
-    driver do not exist there; importing the same modules in every worker recreates them.
+    A plugin is a module that calls ``agents.registry.register`` when imported, or that defines
+    ``register_agents()``, which is called on every load (registering is idempotent, and a hook
+    keeps mere imports, such as doctest collection, free of side effects). Workers start from a
+    fresh interpreter (spawn, Ray), so registrations made in the driver do not exist there;
+    loading the same plugins in every worker recreates them.
     """
     for name in plugins:
-        if name not in _LOADED_PLUGINS:
-            importlib.import_module(name)
-            _LOADED_PLUGINS.add(name)
+        module = importlib.import_module(name)
+        hook = getattr(module, "register_agents", None)
+        if callable(hook):
+            hook()
 
 
 def single_thread_env() -> dict[str, str]:

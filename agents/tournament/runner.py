@@ -1,4 +1,4 @@
-"""Run tournaments and SPRT duels: schedule, parallel workers, a crash-safe ledger, reports.
+"""Run tournaments: schedule, parallel workers, a crash-safe ledger, reports.
 
 The driver owns the run directory (design doc (d), "the driver owns the ledger"):
 
@@ -54,7 +54,6 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 from rich.text import Text
 
 from agents.registry import make_agent
@@ -70,7 +69,6 @@ from agents.tournament.schedule import (
     Schedule,
     ScheduleError,
     build_schedule,
-    check_seed,
 )
 from caylus_env.engine import GameConfig
 
@@ -130,7 +128,7 @@ class RunMismatchError(TournamentError):
 # --------------------------------------------------------------------------------------------------
 
 
-def _normal_game_options(players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+def normal_game_options(players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """All game options with defaults filled in, so ``{}`` and explicit defaults compare equal."""
     options = dict(options or {})
     if "num_players" in options:
@@ -144,7 +142,7 @@ def _normal_game_options(players: int, options: Mapping[str, Any] | None) -> dic
     return out
 
 
-def _check_time_limit(value: Any) -> float | None:
+def check_time_limit(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
@@ -154,7 +152,7 @@ def _check_time_limit(value: Any) -> float | None:
     return float(value) or None
 
 
-def _check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
+def check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
     """Create each agent once in the driver, so a typo fails here and not in every worker."""
     try:
         load_plugins(plugins)
@@ -203,10 +201,10 @@ class TournamentSpec:
             )
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
-        limit = _check_time_limit(self.move_time_limit)
-        options = _normal_game_options(schedule.players, self.game_options)
+        limit = check_time_limit(self.move_time_limit)
+        options = normal_game_options(schedule.players, self.game_options)
         plugins = tuple(self.plugins)
-        _check_agents_exist(schedule.agents, plugins)
+        check_agents_exist(schedule.agents, plugins)
         info = {
             "format": RUN_FORMAT,
             "kind": "tournament",
@@ -218,7 +216,7 @@ class TournamentSpec:
             "move_time_limit": limit,
             "game_options": options,
             "plugins": list(plugins),
-            "engine": _engine_version(),
+            "engine": engine_version(),
             "scheduled_games": schedule.games,
             "blocks": schedule.blocks,
             "cycle_blocks": schedule.cycle_blocks,
@@ -227,108 +225,7 @@ class TournamentSpec:
         return schedule, info
 
 
-@dataclass(frozen=True)
-class DuelSpec:
-    """A sequential two-agent test: is ``candidate`` better than ``opponent``?
-
-    Games come in seat-swapped pairs on one seed; each pair's score (the candidate's mean game
-    score, 1 / 0.5 / 0 per game) feeds a GSPRT (fishtest's pentanomial model) of
-    H0: expected score ``p0`` against H1: ``p1``.
-
-    Attributes:
-        candidate: Agent spec under test (seat 0 in the first game of each pair).
-        opponent: Agent spec it is compared to.
-        p0: Expected score under H0.
-        p1: Expected score under H1 (``> p0``).
-        alpha: Probability of accepting H1 when H0 holds.
-        beta: Probability of accepting H0 when H1 holds.
-        min_pairs: No decision before this many pairs.
-        max_pairs: Decide by the sign of the LLR at this many pairs (truncated SPRT).
-        seed: Master seed.
-        move_time_limit: As for tournaments.
-        game_options: As for tournaments.
-        plugins: As for tournaments.
-    """
-
-    candidate: str
-    opponent: str
-    p0: float = 0.5
-    p1: float = 0.55
-    alpha: float = 0.05
-    beta: float = 0.05
-    min_pairs: int = 20
-    max_pairs: int = 2000
-    seed: int = 0
-    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
-    game_options: Mapping[str, Any] = field(default_factory=dict)
-    plugins: tuple[str, ...] = ()
-
-    def make_sprt(self) -> Any:
-        """A fresh `agents.stats.SPRT` with these settings."""
-        from agents.stats import SPRT
-
-        return SPRT(
-            self.p0,
-            self.p1,
-            self.alpha,
-            self.beta,
-            model="gsprt",
-            min_n=self.min_pairs,
-            max_n=self.max_pairs,
-        )
-
-    def build(self) -> tuple[Schedule, dict[str, Any]]:
-        """Validate everything and return the (capped) pair schedule and ``run.json`` content.
-
-        Raises:
-            TournamentError: naming the offending argument.
-        """
-        if self.candidate == self.opponent:
-            raise TournamentError("agents", "a duel needs two different agents")
-        for name in ("min_pairs", "max_pairs"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise TournamentError(name, f"{name} must be an integer >= 1, got {value!r}")
-        if self.max_pairs < self.min_pairs:
-            raise TournamentError(
-                "max_pairs", f"max_pairs={self.max_pairs} is below min_pairs={self.min_pairs}"
-            )
-        try:
-            self.make_sprt()
-        except ValueError as err:
-            raise TournamentError("sprt", str(err)) from None
-        try:
-            check_seed(self.seed)
-            schedule = build_schedule(
-                [self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed
-            )
-        except ScheduleError as err:
-            raise TournamentError(err.field, str(err)) from None
-        limit = _check_time_limit(self.move_time_limit)
-        options = _normal_game_options(2, self.game_options)
-        plugins = tuple(self.plugins)
-        _check_agents_exist(schedule.agents, plugins)
-        info = {
-            "format": RUN_FORMAT,
-            "kind": "duel",
-            "agents": [self.candidate, self.opponent],
-            "p0": self.p0,
-            "p1": self.p1,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "min_pairs": self.min_pairs,
-            "max_pairs": self.max_pairs,
-            "seed": schedule.master_seed,
-            "move_time_limit": limit,
-            "game_options": options,
-            "plugins": list(plugins),
-            "engine": _engine_version(),
-            "schedule_hash": schedule.hash(),
-        }
-        return schedule, info
-
-
-def _engine_version() -> str:
+def engine_version() -> str:
     from caylus_env import __version__
 
     return __version__
@@ -479,8 +376,15 @@ class RunDir:
         finally:
             os.close(fd)
 
-    def load_games(self, jobs: Mapping[int, GameJob]) -> tuple[dict[int, dict[str, Any]], bool]:
+    def load_games(
+        self,
+        jobs: Mapping[int, GameJob],
+        keep: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> tuple[dict[int, dict[str, Any]], bool]:
         """Read the finished games, dropping a torn last line; returns ``(records, repaired)``.
+
+        ``keep`` maps each checked record to what is returned for it (e.g. `result_of`, so a
+        long run's records need not all be held in memory).
 
         A last line that is unterminated or not valid JSON is what a kill during a write leaves;
         it is removed by rewriting the file atomically (its game is simply played again). Any
@@ -527,7 +431,7 @@ class RunDir:
                 raise TournamentError(
                     "out", f"{self.games_path} holds game_id {game_id} twice (line {i + 1})"
                 )
-            records[game_id] = record
+            records[game_id] = record if keep is None else keep(record)
         if torn:
             atomic_write_bytes(self.games_path, data[:keep_bytes])
         return records, torn
@@ -599,7 +503,7 @@ class _Backend:
 
 
 @contextlib.contextmanager
-def _open_backend(
+def open_backend(
     backend: str,
     workers: int,
     settings: dict[str, Any],
@@ -653,7 +557,7 @@ class _RateColumn(ProgressColumn):
         return Text("" if speed is None else f"{speed:.1f} games/s", style="progress.data.speed")
 
 
-def _progress(console: Console, enabled: bool) -> Progress:
+def progress_bar(console: Console, enabled: bool) -> Progress:
     return Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -667,7 +571,7 @@ def _progress(console: Console, enabled: bool) -> Progress:
     )
 
 
-def _run_chunks(
+def run_chunks(
     backend: _Backend,
     jobs: Sequence[GameJob],
     on_records: Callable[[list[dict[str, Any]]], bool],
@@ -712,13 +616,44 @@ def _run_chunks(
 # --------------------------------------------------------------------------------------------------
 
 
+RESULT_FIELDS = (
+    "game_id",
+    "seed",
+    "block",
+    "num_players",
+    "seats",
+    "prestige",
+    "ranks",
+    "forfeit",
+    "forfeit_reason",
+    "end",
+)
+"""The fields of a record the driver keeps in memory (what the statistics need): full records
+hold every action, and a long run's would not fit; they are read back from disk on demand."""
+
+
+def result_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The `RESULT_FIELDS` of a game record."""
+    return {k: record[k] for k in RESULT_FIELDS if k in record}
+
+
+def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every complete record of a ``games.jsonl``, ordered by ``game_id``."""
+    out = []
+    with open(path, "rb") as handle:
+        for line in handle:
+            if line.endswith(b"\n") and line.strip():
+                out.append(json.loads(line))
+    return sorted(out, key=lambda r: r["game_id"])
+
+
 @dataclass
 class TournamentResult:
     """What a tournament run produced.
 
     Attributes:
         schedule: The full schedule.
-        records: Every game record of the run, ordered by ``game_id``.
+        results: The `RESULT_FIELDS` of every game of the run, ordered by ``game_id``.
         played: Games played by this call (the others were resumed from ``games.jsonl``).
         repaired: Whether a torn last line of ``games.jsonl`` was dropped.
         summary: The ``agents.stats`` summary (None when reports were disabled).
@@ -726,11 +661,15 @@ class TournamentResult:
     """
 
     schedule: Schedule
-    records: list[dict[str, Any]]
+    results: list[dict[str, Any]]
     played: int
     repaired: bool
     summary: dict[str, Any] | None
     out_dir: Path
+
+    def records(self) -> list[dict[str, Any]]:
+        """The complete game records, read from ``games.jsonl``, ordered by ``game_id``."""
+        return read_records(self.out_dir / GAMES_FILE)
 
 
 def prepare_tournament(
@@ -797,13 +736,13 @@ def run_tournament(
     with run_dir.locked():
         if not run_dir.check(info):
             atomic_write_json(run_dir.run_path, info)
-        records, repaired = run_dir.load_games(jobs)
+        results, repaired = run_dir.load_games(jobs, keep=result_of)
         console.print(schedule.describe())
         if repaired:
             console.print(f"dropped a torn last line of {run_dir.games_path} (killed run)")
-        if records:
-            console.print(f"resuming: {len(records)} of {schedule.games} games already played")
-        todo = [job for job in schedule.jobs if job.game_id not in records]
+        if results:
+            console.print(f"resuming: {len(results)} of {schedule.games} games already played")
+        todo = [job for job in schedule.jobs if job.game_id not in results]
         settings = {
             "num_players": schedule.players,
             "game_options": info["game_options"],
@@ -813,20 +752,20 @@ def run_tournament(
         if todo:
             with (
                 run_dir.appender() as append,
-                _progress(console, progress) as bar,
-                _open_backend(backend, workers, settings, ray_address, executor) as runner,
+                progress_bar(console, progress) as bar,
+                open_backend(backend, workers, settings, ray_address, executor) as runner,
             ):
                 task = bar.add_task("games", total=len(todo))
 
                 def on_records(chunk: list[dict[str, Any]]) -> bool:
                     append(chunk)
                     for r in chunk:
-                        records[r["game_id"]] = r
+                        results[r["game_id"]] = result_of(r)
                     bar.advance(task, len(chunk))
                     return False
 
-                _run_chunks(runner, todo, on_records)
-        ordered = [records[i] for i in sorted(records)]
+                run_chunks(runner, todo, on_records)
+        ordered = [results[i] for i in sorted(results)]
         summary = write_reports(ordered, run_dir.path, info, console, n_boot) if report else None
     return TournamentResult(schedule, ordered, len(todo), repaired, summary, run_dir.path)
 
@@ -862,225 +801,9 @@ def write_reports(
     return summary
 
 
-# --------------------------------------------------------------------------------------------------
-# Duels
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class DuelResult:
-    """What a duel produced.
-
-    Attributes:
-        candidate: The agent under test.
-        sprt: The `agents.stats.SPRT` after the last pair (``trace`` holds the LLR per pair).
-        pair_scores: The candidate's score of each pair, in pair order.
-        records: The game records of those pairs (two per pair).
-        played: Games played by this call.
-        out_dir: The run directory, if any.
-    """
-
-    candidate: str
-    sprt: Any
-    pair_scores: list[float]
-    records: list[dict[str, Any]]
-    played: int
-    out_dir: Path | None
-
-    @property
-    def decision(self) -> str | None:
-        return self.sprt.decision
-
-    @property
-    def games(self) -> int:
-        return len(self.records)
-
-    def wins_draws_losses(self) -> tuple[int, int, int]:
-        """The candidate's game results."""
-        w = d = lo = 0
-        for r in self.records:
-            seat = r["seats"].index(self.candidate)
-            score = _game_score(r, seat)
-            w, d, lo = w + (score == 1.0), d + (score == 0.5), lo + (score == 0.0)
-        return w, d, lo
-
-    def to_dict(self) -> dict[str, Any]:
-        w, d, lo = self.wins_draws_losses()
-        return {
-            "sprt": self.sprt.to_dict(),
-            "trace": list(self.sprt.trace),
-            "pair_scores": self.pair_scores,
-            "games": self.games,
-            "candidate_wins": w,
-            "draws": d,
-            "candidate_losses": lo,
-            "score": (w + 0.5 * d) / self.games if self.games else None,
-        }
-
-
-def _discard(records: Sequence[Mapping[str, Any]]) -> None:
-    """Where a duel without an output directory sends its records."""
-
-
-def _game_score(record: Mapping[str, Any], seat: int) -> float:
-    """1 for finishing ahead of the other seat, 0.5 for a tie, 0 for behind (2 players)."""
-    mine = record["ranks"][seat]
-    other = record["ranks"][1 - seat]
-    return 1.0 if mine < other else 0.5 if mine == other else 0.0
-
-
-def run_duel(
-    spec: DuelSpec,
-    out_dir: str | os.PathLike[str] | None = None,
-    *,
-    workers: int | None = None,
-    backend: str = "local",
-    ray_address: str | None = None,
-    executor: cf.Executor | None = None,
-    progress: bool = True,
-    console: Console | None = None,
-) -> DuelResult:
-    """Play seat-swapped pairs until the SPRT decides (or ``max_pairs``), in pair order.
-
-    Pairs are played in parallel but fed to the test strictly in pair order, so the decision and
-    the number of pairs do not depend on the number of workers; pairs finished after the
-    decision are discarded. With ``out_dir`` the fed pairs go to ``games.jsonl`` and the test to
-    ``duel.json``, and an interrupted duel resumes like a tournament.
-
-    Raises:
-        TournamentError: for bad arguments or an unusable directory, before any work.
-    """
-    console = console or Console()
-    schedule, info = spec.build()
-    workers = check_execution(workers, backend, executor)
-    run_dir = RunDir(out_dir) if out_dir is not None else None
-    if run_dir is not None:
-        run_dir.check(info)
-    sprt = spec.make_sprt()
-    blocks = schedule.block_jobs()
-    fed: list[dict[str, Any]] = []
-    pair_scores: list[float] = []
-
-    def feed(pair: list[dict[str, Any]]) -> None:
-        first, second = sorted(pair, key=lambda r: r["game_id"])
-        score = (_game_score(first, 0) + _game_score(second, 1)) / 2.0
-        pair_scores.append(score)
-        sprt.update(score)
-        fed.extend((first, second))
-
-    with contextlib.ExitStack() as stack:
-        append: Callable[[Sequence[Mapping[str, Any]]], None] = _discard
-        if run_dir is not None:
-            stack.enter_context(run_dir.locked())
-            if not run_dir.check(info):
-                atomic_write_json(run_dir.run_path, info)
-            done, _ = run_dir.load_games({job.game_id: job for job in schedule.jobs})
-            for pair in blocks:
-                if sprt.decision is not None or not all(j.game_id in done for j in pair):
-                    break
-                feed([done[j.game_id] for j in pair])
-            if fed:
-                console.print(f"resuming: {len(fed) // 2} pairs already played")
-            if len(done) > len(fed):
-                raise TournamentError(
-                    "out",
-                    f"{run_dir.games_path} holds games beyond the sequence of complete pairs "
-                    "(it was edited); choose another output directory",
-                )
-            append = stack.enter_context(run_dir.appender())
-        next_block = len(fed) // 2
-        played = 0
-        if sprt.decision is None:
-            todo = [job for pair in blocks[next_block:] for job in pair]
-            settings = {
-                "num_players": 2,
-                "game_options": info["game_options"],
-                "move_time_limit": info["move_time_limit"],
-                "plugins": info["plugins"],
-            }
-            waiting: dict[int, list[dict[str, Any]]] = {}
-            bar = stack.enter_context(_progress(console, progress))
-            task = bar.add_task("pairs", total=spec.max_pairs, completed=next_block)
-
-            def on_records(chunk: list[dict[str, Any]]) -> bool:
-                nonlocal next_block, played
-                played += len(chunk)
-                for r in chunk:
-                    waiting.setdefault(r["block"], []).append(r)
-                while sprt.decision is None and len(waiting.get(next_block, ())) == 2:
-                    pair = waiting.pop(next_block)
-                    feed(pair)
-                    append(fed[-2:])
-                    next_block += 1
-                    bar.update(task, advance=1, description=f"pairs (LLR {sprt.llr:+.2f})")
-                return sprt.decision is not None
-
-            runner = stack.enter_context(
-                _open_backend(backend, workers, settings, ray_address, executor)
-            )
-            _run_chunks(runner, todo, on_records)
-    result = DuelResult(
-        spec.candidate, sprt, pair_scores, fed, played, run_dir.path if run_dir else None
-    )
-    if run_dir is not None:
-        atomic_write_json(run_dir.path / DUEL_FILE, {"run": info, **result.to_dict()})
-    print_duel(result, spec, console)
-    return result
-
-
-_SPARKS = "▁▂▃▄▅▆▇█"
-
-
-def sparkline(values: Sequence[float], width: int = 60) -> str:
-    """The values as a one-line bar chart, resampled to at most ``width`` characters."""
-    if not values:
-        return ""
-    step = max(1, math.ceil(len(values) / width))
-    points = [values[min(i + step - 1, len(values) - 1)] for i in range(0, len(values), step)]
-    lo, hi = min(points), max(points)
-    span = hi - lo or 1.0
-    return "".join(_SPARKS[int((v - lo) / span * (len(_SPARKS) - 1))] for v in points)
-
-
-def print_duel(result: DuelResult, spec: DuelSpec, console: Console) -> None:
-    """Print the LLR trace, the decision, the games played and the score."""
-    sprt = result.sprt
-    lower, upper = sprt.bounds
-    trace = list(sprt.trace)
-    table = Table(title=f"SPRT LLR trace: {spec.candidate} vs {spec.opponent}")
-    table.add_column("pair", justify="right")
-    table.add_column("LLR", justify="right")
-    table.add_column("mean pair score", justify="right")
-    checkpoints = (
-        sorted({max(1, round(len(trace) * k / 10)) for k in range(1, 11)}) if trace else []
-    )
-    for n in checkpoints:
-        mean = sum(result.pair_scores[:n]) / n
-        table.add_row(str(n), f"{trace[n - 1]:+.3f}", f"{mean:.3f}")
-    console.print(table)
-    if trace:
-        console.print(f"LLR {sparkline(trace)}  bounds [{lower:+.2f}, {upper:+.2f}]")
-    w, d, lo = result.wins_draws_losses()
-    games = result.games
-    score = (w + 0.5 * d) / games if games else float("nan")
-    verdict = {
-        "H1": f"H1 accepted: {spec.candidate} is better (score >= {spec.p1})",
-        "H0": f"H0 accepted: {spec.candidate} is not better (score <= {spec.p0})",
-        None: "no decision",
-    }[sprt.decision]
-    if sprt.truncated:
-        verdict += f" (truncated at max_pairs={spec.max_pairs}, by the sign of the LLR)"
-    console.print(verdict)
-    console.print(
-        f"{games} games in {games // 2} pairs; {spec.candidate}: {w} wins, {d} draws, {lo} losses, "
-        f"score {score:.3f}; LLR {sprt.llr:+.3f}"
-    )
-
-
 __all__ = [
     "BACKENDS",
-    "DuelResult",
-    "DuelSpec",
+    "RESULT_FIELDS",
     "RunDir",
     "RunMismatchError",
     "TournamentError",
@@ -1088,9 +811,8 @@ __all__ = [
     "TournamentSpec",
     "check_execution",
     "prepare_tournament",
-    "print_duel",
-    "run_duel",
+    "read_records",
+    "result_of",
     "run_tournament",
-    "sparkline",
     "write_reports",
 ]

@@ -1,8 +1,8 @@
 """Small agents for checking the harness itself: a weak baseline and deliberately faulty bots.
 
-Import this module (``--plugin agents.tournament.testing`` on the command line, or
-``plugins=("agents.tournament.testing",)`` in Python) to register, in the driver and in every
-worker:
+Load this module as a plugin (``--plugin agents.tournament.testing`` on the command line,
+``plugins=("agents.tournament.testing",)`` in Python, or call `register_agents`) to register, in
+the driver and in every worker:
 
 - ``test-pass``: passes (or declines) whenever it may, else takes the first legal action; a
   deterministic agent that is clearly weaker than ``random``, for SPRT and rating checks;
@@ -14,7 +14,8 @@ worker:
   to be killed in a test.
 
 They live in the package, not in a test file, because spawned pool workers and Ray workers must
-be able to import them by module name. Registering them is idempotent.
+be able to import them by module name. Importing the module registers nothing (so collecting it,
+for doctests say, changes no registry); `register_agents` does, idempotently.
 """
 
 from __future__ import annotations
@@ -119,10 +120,13 @@ def _slow(spec: str, arg: str | None) -> SlowAgent:
     return SlowAgent(spec, seconds)
 
 
-register("test-pass", lambda spec, arg: PassAgent(spec))
-register("test-first", lambda spec, arg: FirstAgent(spec))
-register("test-crash", lambda spec, arg: CrashAgent(spec))
-register("test-illegal", lambda spec, arg: IllegalAgent(spec))
-register("test-slow", _slow, needs_arg=True)
+def register_agents() -> None:
+    """Register the ``test-*`` agents (called by the harness when this plugin is loaded)."""
+    register("test-pass", lambda spec, arg: PassAgent(spec))
+    register("test-first", lambda spec, arg: FirstAgent(spec))
+    register("test-crash", lambda spec, arg: CrashAgent(spec))
+    register("test-illegal", lambda spec, arg: IllegalAgent(spec))
+    register("test-slow", _slow, needs_arg=True)
 
-__all__ = ["CrashAgent", "FirstAgent", "IllegalAgent", "PassAgent", "SlowAgent"]
+
+__all__ = ["CrashAgent", "FirstAgent", "IllegalAgent", "PassAgent", "SlowAgent", "register_agents"]

@@ -283,6 +283,11 @@ SECTION_EMPTY_PENALTY = np.array(_SECTION_EMPTY_PENALTY, np.int64)
 SECTION_FAVORS = np.array(_SECTION_FAVORS, np.int64)
 SECTION_FAVORS_CAP = SECTION_FAVORS.shape[1] - 1
 COLUMNS_OPEN = np.array(_COLUMNS_OPEN, np.int64)
+# The stock holds the tiles players construct; neutral and fixed buildings start on the road.
+STOCK_START = np.where(
+    (B_KIND == int(BuildingKind.WOOD)) | (B_KIND == int(BuildingKind.STONE))
+    | (B_KIND == int(BuildingKind.PRESTIGE)), B_COPIES, 0
+).astype(np.int64)
 NON_GOLD_MASK = (1 << FOOD) | (1 << WOOD) | (1 << STONE) | (1 << CLOTH)
 WOOD_OR_STONE_MASK = (1 << WOOD) | (1 << STONE)
 ALL_ROWS_MASK = (1 << NUM_FAVOR_ROWS) - 1
@@ -482,7 +487,7 @@ def init_game(s, num_players, simplified_favors, lawyer_prestige, jeweller, hous
         s[ROAD_WORKER + k] = -1
         s[ROAD_LAWYER + k] = -1
     for b in range(B_COPIES.shape[0]):
-        s[STOCK + b] = B_COPIES[b]
+        s[STOCK + b] = STOCK_START[b]
     if jeweller:
         s[STOCK + JEWELLER] = 1
 

@@ -236,3 +236,10 @@ def test_first_passer_bonus_also_in_two_player_game():
     g = start(position(2))
     play(g, "pass")
     assert player(g, 0)["money"] == 6
+
+
+def test_stock_holds_only_the_tiles_players_construct():
+    stock = Game(GameConfig(3), seed=0).state_dict()["stock"]
+    assert stock["farm_neutral"] == 0 and stock["gold_mine"] == 0 and stock["residence"] == 0
+    assert stock["farm_food"] == 1 and stock["architect"] == 2 and stock["cathedral"] == 1
+    assert sum(stock.values()) == 8 + 9 + 9  # wood, stone (two architects), prestige tiles

@@ -1,0 +1,218 @@
+"""Tests for the built-in agents: legality, purity, determinism, strength, the registry."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agents import available_agents, make_agent
+from agents.base import Agent
+from agents.mcts import MCTSAgent
+from agents.random_agent import RandomAgent
+from agents.scripted import STRATEGIES, ScriptedBot, make_scripted
+from caylus_env.engine import Game, GameConfig, action_to_string
+
+BOTS = tuple(STRATEGIES)  # castle, town, economy
+SPECS = ("random", *BOTS, "mcts:50")
+STATES_PER_COUNT = 30
+
+
+def _random_states(num_players: int, count: int, seed: int) -> list[Game]:
+    """``count`` positions spread over random games of ``num_players`` players."""
+    rng = random.Random(seed)
+    games: list[Game] = []
+    game_seed = seed
+    while len(games) < count:
+        game = Game(GameConfig(num_players=num_players), seed=game_seed)
+        game_seed += 1
+        while not game.is_terminal():
+            if rng.random() < 0.08:
+                games.append(game.clone())
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    return games[:count]
+
+
+@pytest.fixture(scope="module")
+def positions() -> dict[int, list[Game]]:
+    return {n: _random_states(n, STATES_PER_COUNT, seed=100 * n) for n in range(2, 6)}
+
+
+def _play(agents: list[Agent], seed: int) -> Game:
+    game = Game(GameConfig(num_players=len(agents)), seed=seed)
+    for seat, agent in enumerate(agents):
+        agent.reset(seed * 31 + seat)
+    while not game.is_terminal():
+        game.apply(agents[game.current_player()].act(game))
+    return game
+
+
+def _wins_against_random(bot_name: str, games: int) -> int:
+    """Games (seats alternating) in which the bot's prestige is at least random's."""
+    wins = 0
+    for i in range(games):
+        bot, rnd = make_agent(bot_name), RandomAgent()
+        seat = i % 2
+        game = _play([bot, rnd] if seat == 0 else [rnd, bot], seed=7000 + i)
+        prestige = game.prestige()
+        wins += int(prestige[seat] >= prestige[1 - seat])
+    return wins
+
+
+# -- legality and purity ------------------------------------------------------------------
+@pytest.mark.parametrize("spec", SPECS)
+def test_agents_return_legal_actions_and_leave_the_game_untouched(spec, positions):
+    agent = make_agent(spec)
+    agent.reset(3)
+    for n, games in positions.items():
+        for game in games:
+            state = game.state.copy()
+            history = list(game.history)
+            legal = game.legal_actions()
+            action = agent.act(game)
+            assert action in legal, f"{spec} chose {action} in a {n}-player game; legal: {legal}"
+            assert isinstance(action, int)
+            np.testing.assert_array_equal(game.state, state)
+            assert game.history == history
+            assert game.legal_actions() == legal
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_scripted_bots_finish_games_of_every_player_count(num_players):
+    agents = [make_scripted(BOTS[i % len(BOTS)]) for i in range(num_players)]
+    game = _play(agents, seed=num_players)
+    assert game.is_terminal()
+    assert game.prestige().max() > 20
+
+
+def test_bots_are_fast_enough():
+    import time
+
+    _play([make_scripted("castle"), make_scripted("town")], seed=0)  # compile
+    start = time.perf_counter()
+    _play([make_scripted("castle"), make_scripted("economy")], seed=1)
+    assert time.perf_counter() - start < 1.0
+
+
+# -- sensible choices -------------------------------------------------------------------------
+def test_scripted_bots_give_a_batch_when_they_hold_one(positions):
+    castle_decisions = []
+    for seed in range(40):
+        game = Game(GameConfig(num_players=2), seed=seed)
+        rng = random.Random(seed)
+        while not game.is_terminal() and len(castle_decisions) < 10:
+            legal = game.legal_actions()
+            names = [action_to_string(a) for a in legal]
+            early = game.state_dict()["bailiff"] < 16
+            can_give = any(n.startswith("batch:") for n in names)
+            if game.decision().kind == "castle" and early and can_give:
+                castle_decisions.append(game.clone())
+            game.apply(legal[rng.randrange(len(legal))])
+    assert castle_decisions
+    for name in BOTS:
+        bot = make_scripted(name)
+        for game in castle_decisions:
+            if game.decision().args["batches_given"] == 0:
+                assert action_to_string(bot.act(game)).startswith("batch:"), name
+
+
+def test_action_values_cover_every_legal_action(positions):
+    bot = make_scripted("town")
+    for game in positions[3][:10]:
+        values = bot.action_values(game)
+        assert sorted(values) == game.legal_actions()
+        assert all(np.isfinite(v) for v in values.values())
+
+
+# -- determinism --------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", [*BOTS, "mcts:30"])
+def test_same_seed_same_actions(spec):
+    def run(seed: int) -> list[int]:
+        agents = [make_agent(spec) for _ in range(3)]
+        game = Game(GameConfig(num_players=3), seed=11)
+        for seat, agent in enumerate(agents):
+            agent.reset(seed + seat)
+        for _ in range(80 if spec.startswith("mcts") else 10_000):
+            if game.is_terminal():
+                break
+            game.apply(agents[game.current_player()].act(game))
+        return game.history
+
+    assert run(5) == run(5)
+
+
+def test_mcts_reuses_its_subtree_and_stays_deterministic():
+    agent = MCTSAgent(sims=40, seed=1)
+    other = make_scripted("castle")
+    game = Game(GameConfig(num_players=2), seed=4)
+    reused = 0
+    for _ in range(30):
+        if game.is_terminal():
+            break
+        if game.current_player() == 0:
+            reused += agent._reused_root(game) is not None
+            game.apply(agent.act(game))
+        else:
+            game.apply(other.act(game))
+    assert reused > 0
+
+
+# -- strength -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", BOTS)
+def test_scripted_bot_beats_random_quick(name):
+    assert _wins_against_random(name, 20) >= 17
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BOTS)
+def test_scripted_bot_beats_random_in_95_percent_of_200_games(name):
+    assert _wins_against_random(name, 200) >= 190
+
+
+@pytest.mark.slow
+def test_mcts_beats_the_castle_bot_more_often_than_not():
+    wins = 0
+    games = 8
+    for i in range(games):
+        mcts, bot = make_agent("mcts:400"), make_scripted("castle")
+        seat = i % 2
+        game = _play([mcts, bot] if seat == 0 else [bot, mcts], seed=9000 + i)
+        prestige = game.prestige()
+        wins += int(prestige[seat] >= prestige[1 - seat])
+    assert wins >= 5
+
+
+# -- registry ---------------------------------------------------------------------------------------
+def test_registry_lists_and_builds_every_agent():
+    heads = available_agents()
+    for name in ("random", *BOTS, "mcts:ARG"):
+        assert name in heads
+    assert isinstance(make_agent("castle"), ScriptedBot)
+    assert isinstance(make_agent("mcts:25"), MCTSAgent)
+    assert make_agent("mcts:25:random:c=0.7:cutoff=50").max_rollout == 50
+    for spec in SPECS:
+        agent = make_agent(spec)
+        assert isinstance(agent, Agent)
+        assert agent.name == spec
+
+
+@pytest.mark.parametrize(
+    "spec", ["nobody", "castel", "mcts", "mcts:abc", "mcts:0", "mcts:10:bogus", "town:3"]
+)
+def test_make_agent_errors_are_helpful(spec):
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    message = str(err.value)
+    assert spec.split(":")[0] in message or spec in message
+    if spec.split(":")[0] not in ("mcts", "town"):
+        for name in ("random", *BOTS, "mcts"):
+            assert name in message
+
+
+def test_unknown_strategy_weights_are_refused():
+    with pytest.raises(ValueError, match="allowed"):
+        make_scripted("castle", cubes={"diamonds": 9.0})
+    with pytest.raises(ValueError, match="available"):
+        make_scripted("sheriff")
