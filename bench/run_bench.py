@@ -19,5 +19,10 @@ if __name__ == "__main__":
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
     args = parser.parse_args()
-    main(repeats=args.repeats, players=[int(x) for x in args.players.split(",")],
-         quick=args.quick, json_path=args.json, compile_check=not args.no_compile)
+    main(
+        repeats=args.repeats,
+        players=[int(x) for x in args.players.split(",")],
+        quick=args.quick,
+        json_path=args.json,
+        compile_check=not args.no_compile,
+    )

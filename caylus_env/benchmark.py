@@ -179,15 +179,29 @@ def compile_seconds() -> tuple[float, float]:
     """Seconds to import the engine and play a first game: cold cache, then warm cache."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        cold = subprocess.run([sys.executable, "-c", _COMPILE_PROBE], env=env,
-                              capture_output=True, text=True, check=True)
-        warm = subprocess.run([sys.executable, "-c", _COMPILE_PROBE], env=env,
-                              capture_output=True, text=True, check=True)
+        cold = subprocess.run(
+            [sys.executable, "-c", _COMPILE_PROBE],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        warm = subprocess.run(
+            [sys.executable, "-c", _COMPILE_PROBE],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return float(cold.stdout.split()[-1]), float(warm.stdout.split()[-1])
 
 
-def run_all(repeats: int = 3, players: tuple[int, ...] = (2, 4), quick: bool = False,
-            compile_check: bool = True) -> dict[str, Any]:
+def run_all(
+    repeats: int = 3,
+    players: tuple[int, ...] = (2, 4),
+    quick: bool = False,
+    compile_check: bool = True,
+) -> dict[str, Any]:
     """Every measurement, as a dict of plain numbers (see the module docstring)."""
     scale = 0.2 if quick else 1.0
     calls = int(200_000 * scale)
@@ -201,8 +215,9 @@ def run_all(repeats: int = 3, players: tuple[int, ...] = (2, 4), quick: bool = F
     for n in players:
         layers[f"engine_call_{n}p"] = engine_call_rate(n, calls, repeats)
         layers[f"engine_compiled_{n}p"] = engine_compiled_rate(n, int(2000 * scale), repeats)
-        layers[f"raw_env_{n}p"] = aec_rate(lambda n=n: caylus_v0.raw_env(num_players=n), aec,
-                                           repeats)
+        layers[f"raw_env_{n}p"] = aec_rate(
+            lambda n=n: caylus_v0.raw_env(num_players=n), aec, repeats
+        )
         layers[f"env_{n}p"] = aec_rate(lambda n=n: caylus_v0.env(num_players=n), aec, repeats)
     anchors = {
         "pettingzoo_connect_four_env": aec_rate(connect_four_v3.env, aec, repeats),
@@ -258,8 +273,13 @@ def print_report(results: dict[str, Any]) -> None:
         )
 
 
-def main(repeats: int = 3, players: list[int] | None = None, quick: bool = False,
-         json_path: str | None = None, compile_check: bool = True) -> dict[str, Any]:
+def main(
+    repeats: int = 3,
+    players: list[int] | None = None,
+    quick: bool = False,
+    json_path: str | None = None,
+    compile_check: bool = True,
+) -> dict[str, Any]:
     """Run every benchmark, print the report, optionally write the figures as JSON.
 
     Raises:

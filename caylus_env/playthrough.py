@@ -84,8 +84,9 @@ def _observation_lines(game: Game) -> list[str]:
     return lines
 
 
-def render_playthrough(config: GameConfig, seed: int, actions: list[int] | None = None,
-                       policy_seed: int = 0) -> tuple[str, list[int]]:
+def render_playthrough(
+    config: GameConfig, seed: int, actions: list[int] | None = None, policy_seed: int = 0
+) -> tuple[str, list[int]]:
     """Play a game (given ``actions``, else random ones from ``policy_seed``) as text.
 
     Returns:
@@ -111,8 +112,10 @@ def render_playthrough(config: GameConfig, seed: int, actions: list[int] | None 
     step = 0
     while not game.is_terminal():
         dec = game.decision()
-        out.append(f"# Step {step}  turn={game.turn} phase={game.phase} "
-                   f"decision={dec.kind} player={dec.player} context={dec.args}")
+        out.append(
+            f"# Step {step}  turn={game.turn} phase={game.phase} "
+            f"decision={dec.kind} player={dec.player} context={dec.args}"
+        )
         out.extend(compact_state(game))
         legal = game.legal_actions()
         out.append(f"legal_actions = {legal}")
@@ -123,8 +126,9 @@ def render_playthrough(config: GameConfig, seed: int, actions: list[int] | None 
             a = rng.choice(legal)
         else:
             if step >= len(actions):
-                raise ValueError(f"the playthrough ends after {len(actions)} actions, "
-                                 f"before the game does")
+                raise ValueError(
+                    f"the playthrough ends after {len(actions)} actions, before the game does"
+                )
             a = actions[step]
         out.append(f'# Apply action "{action_to_string(a)}"')
         out.append(f"action: {a}")
@@ -148,7 +152,7 @@ def parse_playthrough(text: str) -> tuple[GameConfig, int, int, list[int]]:
         if line.startswith("options: "):
             import ast
 
-            options = ast.literal_eval(line[len("options: "):])
+            options = ast.literal_eval(line[len("options: ") :])
         m = _HEADER_LINE.match(line)
         if m:
             header[m.group(1)] = int(m.group(2))
@@ -175,8 +179,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="file to write")
-    parser.add_argument("--regenerate-all", type=Path, default=None, metavar="DIR",
-                        help="replay and rewrite every playthrough in DIR")
+    parser.add_argument(
+        "--regenerate-all",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="replay and rewrite every playthrough in DIR",
+    )
     args = parser.parse_args(argv)
     if args.regenerate_all:
         for path in sorted(args.regenerate_all.glob("*.txt")):

@@ -30,8 +30,11 @@ def test_playthrough_replays_identically(path):
     actual, played = render_playthrough(config, seed, actions, policy_seed)
     assert played == actions
     if actual != expected:
-        diff = "".join(difflib.unified_diff(
-            expected.splitlines(True), actual.splitlines(True), "golden", "replayed", n=2))
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), actual.splitlines(True), "golden", "replayed", n=2
+            )
+        )
         pytest.fail(f"{path.name} differs from its replay:\n{diff[:4000]}")
 
 

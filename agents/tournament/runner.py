@@ -580,14 +580,12 @@ def run_chunks(
     which returns True to stop early (pending work is then abandoned)."""
     pending = deque(job.to_dict() for job in jobs)
     in_flight: set[cf.Future] = set()
-    game_seconds = 0.0
-    games_timed = 0
+    per_game: float | None = None  # moving average of the seconds per game in the workers
     try:
         while pending or in_flight:
             while pending and len(in_flight) < 2 * backend.slots:
-                if games_timed:
-                    per_game = max(game_seconds / games_timed, 1e-6)
-                    size = int(TARGET_CHUNK_SECONDS / per_game)
+                if per_game is not None:
+                    size = int(TARGET_CHUNK_SECONDS / max(per_game, 1e-6))
                 else:
                     size = 1
                 # Leave work for every slot at the end of the run.
@@ -597,9 +595,10 @@ def run_chunks(
             done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
             for future in done:
                 records = future.result()
-                for r in records:
-                    game_seconds += float(r.get("wall_time_s", 0.0))
-                games_timed += len(records)
+                if records:
+                    # A moving average forgets the first games' one-off costs (JIT, caches).
+                    mean = sum(float(r.get("wall_time_s", 0.0)) for r in records) / len(records)
+                    per_game = mean if per_game is None else 0.5 * per_game + 0.5 * mean
                 if on_records(records):
                     for f in in_flight:
                         f.cancel()
@@ -755,7 +754,7 @@ def run_tournament(
                 progress_bar(console, progress) as bar,
                 open_backend(backend, workers, settings, ray_address, executor) as runner,
             ):
-                task = bar.add_task("games", total=len(todo))
+                task = bar.add_task("games", total=schedule.games, completed=len(results))
 
                 def on_records(chunk: list[dict[str, Any]]) -> bool:
                     append(chunk)

@@ -28,8 +28,11 @@ from caylus_env.engine.constants import NUM_SECTIONS, SPECIAL_NAMES
 ROAD_LEN = 28
 ROAD_SLOTS = ROAD_LEN + 1
 NUM_NEUTRAL = 6  # road spaces 1-6 hold the shuffled neutral tiles
-FIXED_BUILDINGS = {7: BuildingId.PEDDLER_FIXED, 8: BuildingId.CARPENTER_FIXED,
-                   16: BuildingId.GOLD_MINE}
+FIXED_BUILDINGS = {
+    7: BuildingId.PEDDLER_FIXED,
+    8: BuildingId.CARPENTER_FIXED,
+    16: BuildingId.GOLD_MINE,
+}
 BAILIFF_START = 6
 PROVOST_START = 6
 

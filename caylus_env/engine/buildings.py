@@ -255,7 +255,8 @@ NEUTRAL_TILES: tuple[BuildingId, ...] = tuple(
 )
 #: Buildings a carpenter, mason or architect may construct, in ``build:*`` action order.
 CONSTRUCTIBLE: tuple[BuildingId, ...] = tuple(
-    b.id for b in BUILDINGS
+    b.id
+    for b in BUILDINGS
     if b.kind in (BuildingKind.WOOD, BuildingKind.STONE, BuildingKind.PRESTIGE)
 )
 

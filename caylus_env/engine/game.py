@@ -79,8 +79,12 @@ class Game:
         self.seed: int | None = _check_seed(seed)
         c = self.config
         self.state = rules.new_state(
-            c.num_players, int(c.simplified_favors), c.lawyer_prestige, int(c.jeweller),
-            c.house_limit, self.seed,
+            c.num_players,
+            int(c.simplified_favors),
+            c.lawyer_prestige,
+            int(c.jeweller),
+            c.house_limit,
+            self.seed,
         )
         self.history: list[int] = []
         self.start: dict[str, Any] | None = None  # a loaded start position, if any
@@ -198,9 +202,7 @@ class Game:
         except (TypeError, ValueError):
             raise IllegalActionError(f"action must be an int id, got {action!r}") from None
         if not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(
-                f"action {a} is out of range; allowed: 0..{NUM_ACTIONS - 1}"
-            )
+            raise IllegalActionError(f"action {a} is out of range; allowed: 0..{NUM_ACTIONS - 1}")
         n = rules.step(self.state, a, self._legal)
         if n < 0:
             self._num_legal = rules.legal_actions(self.state, self._legal)
@@ -242,8 +244,15 @@ class Game:
             }
         c = self.config
         probe = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-        rules.init_game(probe, c.num_players, int(c.simplified_favors), c.lawyer_prestige,
-                        int(c.jeweller), c.house_limit, self.seed)
+        rules.init_game(
+            probe,
+            c.num_players,
+            int(c.simplified_favors),
+            c.lawyer_prestige,
+            int(c.jeweller),
+            c.house_limit,
+            self.seed,
+        )
         return {
             "neutral_tiles": [
                 BUILDING_NAMES[probe[L.ROAD_TILE + k]] for k in range(1, NUM_NEUTRAL + 1)
@@ -276,7 +285,9 @@ class Game:
     def __repr__(self) -> str:
         d = self.decision()
         where = "game over" if d is None else f"{d.kind} for player {d.player}"
-        return f"Game({self.num_players}p, seed={self.seed}, turn {self.turn}, {self.phase}, {where})"
+        return (
+            f"Game({self.num_players}p, seed={self.seed}, turn {self.turn}, {self.phase}, {where})"
+        )
 
 
 def replay(record: dict[str, Any]) -> Game:
@@ -319,4 +330,4 @@ def replay(record: dict[str, Any]) -> Game:
     return game
 
 
-__all__ = ["Decision", "Game", "IllegalActionError", "RECORD_FORMAT", "rank_of", "replay"]
+__all__ = ["RECORD_FORMAT", "Decision", "Game", "IllegalActionError", "rank_of", "replay"]

@@ -187,4 +187,3 @@ def accepted_actions(s, accepted):
             accepted[a] = 1
             count += 1
     return count
-

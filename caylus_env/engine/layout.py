@@ -75,8 +75,11 @@ SCORED = _field("scored", NUM_SECTIONS, "1 once the section has been scored")
 NUM_PASSED = _field("num_passed", 1, "players who passed this turn (the bridge)")
 PASS_ORDER = _field("passing_order", MAX_PLAYERS, "players in passing order, -1 padded")
 TURN_ORDER = _field("turn_order", MAX_PLAYERS, "players in turn order, -1 padded")
-SPECIAL_WORKER = _field("special_workers", NUM_SINGLE_SPECIALS,
-                        "occupant of gate, trading post, merchants' guild, joust field")
+SPECIAL_WORKER = _field(
+    "special_workers",
+    NUM_SINGLE_SPECIALS,
+    "occupant of gate, trading post, merchants' guild, joust field",
+)
 STABLES = _field("stables", NUM_STABLES_SPOTS, "occupants of stable spots 1-3")
 INN_LEFT = _field("inn_left", 1, "occupant of the inn's left (entry) spot")
 INN_RIGHT = _field("inn_right", 1, "occupant of the inn's right (resident) spot")
@@ -86,10 +89,12 @@ STOCK = _field("stock", NUM_BUILDINGS, "tiles left in the stock, per BuildingId"
 ROAD_TILE = _field("road_tile", ROAD_SLOTS, "BuildingId on each road space, -1 empty")
 ROAD_OWNER = _field("road_owner", ROAD_SLOTS, "owner of each road building, -1 none")
 ROAD_WORKER = _field("road_worker", ROAD_SLOTS, "worker on each road building, -1 none")
-ROAD_LAWYER = _field("road_lawyer", ROAD_SLOTS,
-                     "player whose paid lawyer transformation waits on this space (8.6)")
-CASTLE_HOUSES = _field("castle_houses", NUM_SECTIONS * MAX_PLAYERS,
-                       "houses per section (row) per player (column)")
+ROAD_LAWYER = _field(
+    "road_lawyer", ROAD_SLOTS, "player whose paid lawyer transformation waits on this space (8.6)"
+)
+CASTLE_HOUSES = _field(
+    "castle_houses", NUM_SECTIONS * MAX_PLAYERS, "houses per section (row) per player (column)"
+)
 # -- players -----------------------------------------------------------------------------
 P_MONEY = 0
 P_CUBES = 1  # NUM_RESOURCES entries, Resource order

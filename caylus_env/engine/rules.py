@@ -140,6 +140,7 @@ from caylus_env.engine.constants import (
     Section,
     Special,
 )
+from caylus_env.engine.constants import MAX_PLAYERS as _MAX_PLAYERS
 from caylus_env.engine.layout import (
     BAILIFF,
     CASTLE_HOUSES,
@@ -184,7 +185,6 @@ from caylus_env.engine.layout import (
     TURN,
     TURN_ORDER,
 )
-from caylus_env.engine.constants import MAX_PLAYERS as _MAX_PLAYERS
 
 # ---------------------------------------------------------------------------------------
 # Constants as plain ints / arrays (numba freezes module globals at compile time).
@@ -285,8 +285,11 @@ SECTION_FAVORS_CAP = SECTION_FAVORS.shape[1] - 1
 COLUMNS_OPEN = np.array(_COLUMNS_OPEN, np.int64)
 # The stock holds the tiles players construct; neutral and fixed buildings start on the road.
 STOCK_START = np.where(
-    (B_KIND == int(BuildingKind.WOOD)) | (B_KIND == int(BuildingKind.STONE))
-    | (B_KIND == int(BuildingKind.PRESTIGE)), B_COPIES, 0
+    (int(BuildingKind.WOOD) == B_KIND)
+    | (int(BuildingKind.STONE) == B_KIND)
+    | (int(BuildingKind.PRESTIGE) == B_KIND),
+    B_COPIES,
+    0,
 ).astype(np.int64)
 NON_GOLD_MASK = (1 << FOOD) | (1 << WOOD) | (1 << STONE) | (1 << CLOTH)
 WOOD_OR_STONE_MASK = (1 << WOOD) | (1 << STONE)

@@ -166,7 +166,9 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         "stables": [_who(int(s[L.STABLES + i])) for i in range(NUM_STABLES_SPOTS)],
         "inn": {"left": _who(int(s[L.INN_LEFT])), "right": _who(int(s[L.INN_RIGHT]))},
         "castle_workers": [
-            int(s[L.CASTLE_SPOTS + i]) for i in range(NUM_CASTLE_SPOTS) if s[L.CASTLE_SPOTS + i] >= 0
+            int(s[L.CASTLE_SPOTS + i])
+            for i in range(NUM_CASTLE_SPOTS)
+            if s[L.CASTLE_SPOTS + i] >= 0
         ],
         "stock": {BUILDING_NAMES[b]: int(s[L.STOCK + b]) for b in range(NUM_BUILDINGS)},
         "road": [

@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 from caylus_env.engine import Game, GameConfig, string_to_action
-from caylus_env.engine.buildings import NEUTRAL_TILES, BUILDINGS
+from caylus_env.engine.buildings import BUILDINGS, NEUTRAL_TILES
 
 NEUTRAL_ORDER = [BUILDINGS[b].name for b in NEUTRAL_TILES]  # farm, forest, sawmill, quarry, ...
 

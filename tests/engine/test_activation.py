@@ -17,7 +17,6 @@ from builders import (
     start,
 )
 
-
 SENTINEL = 28
 
 
@@ -38,9 +37,13 @@ def activation(n=3, provost=28):
 def at_sentinel(g):
     """True once everything before space 28 is resolved."""
     d = g.decision()
-    return d is not None and d.kind == "produce" and d.args["building"] == "forest" and (
-        g.state_dict()["road"][SENTINEL - 1]["worker"] is not None
-    ) and g.state_dict()["cursor"] == SENTINEL + 1
+    return (
+        d is not None
+        and d.kind == "produce"
+        and d.args["building"] == "forest"
+        and (g.state_dict()["road"][SENTINEL - 1]["worker"] is not None)
+        and g.state_dict()["cursor"] == SENTINEL + 1
+    )
 
 
 def test_workers_beyond_the_provost_go_home_without_effect_keeping_owner_prestige():
@@ -68,16 +71,19 @@ def test_gold_mine_produces_one_gold():
     assert cubes(g, 2)["gold"] == 1
 
 
-@pytest.mark.parametrize(("building", "choice", "gain"), [
-    ("farm_neutral", "take:food", {"food": 1}),
-    ("farm_neutral", "take:cloth", {"cloth": 1}),
-    ("forest", "take:wood", {"wood": 1}),
-    ("forest", "take:food", {"food": 1}),
-    ("farm_food", "take:food", {"food": 2}),
-    ("farm_food", "take:cloth", {"cloth": 1}),
-    ("farm_cloth", "take:cloth", {"cloth": 2}),
-    ("farm_cloth", "take:food", {"food": 1}),
-])
+@pytest.mark.parametrize(
+    ("building", "choice", "gain"),
+    [
+        ("farm_neutral", "take:food", {"food": 1}),
+        ("farm_neutral", "take:cloth", {"cloth": 1}),
+        ("forest", "take:wood", {"wood": 1}),
+        ("forest", "take:food", {"food": 1}),
+        ("farm_food", "take:food", {"food": 2}),
+        ("farm_food", "take:cloth", {"cloth": 1}),
+        ("farm_cloth", "take:cloth", {"cloth": 2}),
+        ("farm_cloth", "take:food", {"food": 1}),
+    ],
+)
 def test_production_or_choice_is_asked_of_the_worker(building, choice, gain):
     """T5: e.g. the food farm gives 2 food or 1 cloth; the owner gets nothing extra."""
     d = activation()
@@ -95,11 +101,14 @@ def test_production_or_choice_is_asked_of_the_worker(building, choice, gain):
     assert cubes(g, 2) == owner_before
 
 
-@pytest.mark.parametrize(("building", "gain", "bonus"), [
-    ("stone_farm", {"food": 2, "cloth": 1}, ["take:food", "take:cloth"]),
-    ("park", {"wood": 2, "food": 1}, ["take:food", "take:wood"]),
-    ("workshop", {"stone": 2, "cloth": 1}, ["take:stone", "take:cloth"]),
-])
+@pytest.mark.parametrize(
+    ("building", "gain", "bonus"),
+    [
+        ("stone_farm", {"food": 2, "cloth": 1}, ["take:food", "take:cloth"]),
+        ("park", {"wood": 2, "food": 1}, ["take:food", "take:wood"]),
+        ("workshop", {"stone": 2, "cloth": 1}, ["take:stone", "take:cloth"]),
+    ],
+)
 def test_stone_production_gives_the_owner_a_bonus_cube_of_his_choice(building, gain, bonus):
     """T5: Blue's stone farm used by Green: Green +2F +1C, Blue +1F or +1C."""
     blue, green = 1, 0
@@ -320,14 +329,17 @@ def test_wood_peddler_sells_up_to_two_cubes_at_one_denier_each():
     assert player(g, 0)["money"] == 4
 
 
-@pytest.mark.parametrize(("building", "setup", "option", "expect"), [
-    ("church", {"money": 5}, "option:1", {"money": 3, "prestige": 3}),
-    ("church", {"money": 5}, "option:2", {"money": 1, "prestige": 5}),
-    ("tailor", {"cloth": 3}, "option:1", {"cloth": 1, "prestige": 4}),
-    ("tailor", {"cloth": 3}, "option:2", {"cloth": 0, "prestige": 6}),
-    ("bank", {"money": 5}, "option:1", {"money": 3, "gold": 1}),
-    ("bank", {"money": 5}, "option:2", {"money": 0, "gold": 2}),
-])
+@pytest.mark.parametrize(
+    ("building", "setup", "option", "expect"),
+    [
+        ("church", {"money": 5}, "option:1", {"money": 3, "prestige": 3}),
+        ("church", {"money": 5}, "option:2", {"money": 1, "prestige": 5}),
+        ("tailor", {"cloth": 3}, "option:1", {"cloth": 1, "prestige": 4}),
+        ("tailor", {"cloth": 3}, "option:2", {"cloth": 0, "prestige": 6}),
+        ("bank", {"money": 5}, "option:1", {"money": 3, "gold": 1}),
+        ("bank", {"money": 5}, "option:2", {"money": 0, "gold": 2}),
+    ],
+)
 def test_church_tailor_and_bank_options(building, setup, option, expect):
     d = activation()
     build_on(d, 9, building, 1)

@@ -202,13 +202,27 @@ def test_two_sections_completed_in_one_turn_are_both_scored_in_section_order():
     assert g.state_dict()["scored"]["dungeon"]
 
 
-@pytest.mark.parametrize(("section", "houses", "favors", "penalty"), [
-    ("dungeon", 0, 0, 2), ("dungeon", 1, 0, 0), ("dungeon", 2, 1, 0), ("dungeon", 6, 1, 0),
-    ("walls", 0, 0, 3), ("walls", 1, 0, 0), ("walls", 2, 1, 0), ("walls", 3, 2, 0),
-    ("walls", 4, 2, 0), ("walls", 5, 3, 0),
-    ("towers", 0, 0, 4), ("towers", 1, 0, 0), ("towers", 3, 1, 0), ("towers", 4, 2, 0),
-    ("towers", 5, 2, 0), ("towers", 6, 3, 0),
-])
+@pytest.mark.parametrize(
+    ("section", "houses", "favors", "penalty"),
+    [
+        ("dungeon", 0, 0, 2),
+        ("dungeon", 1, 0, 0),
+        ("dungeon", 2, 1, 0),
+        ("dungeon", 6, 1, 0),
+        ("walls", 0, 0, 3),
+        ("walls", 1, 0, 0),
+        ("walls", 2, 1, 0),
+        ("walls", 3, 2, 0),
+        ("walls", 4, 2, 0),
+        ("walls", 5, 3, 0),
+        ("towers", 0, 0, 4),
+        ("towers", 1, 0, 0),
+        ("towers", 3, 1, 0),
+        ("towers", 4, 2, 0),
+        ("towers", 5, 2, 0),
+        ("towers", 6, 3, 0),
+    ],
+)
 def test_section_scoring_table(section, houses, favors, penalty):
     trigger = {"dungeon": 12, "walls": 18, "towers": 24}[section]
     d = end_of_turn(bailiff=trigger - 1, provost=trigger - 1)

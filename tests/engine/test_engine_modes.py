@@ -22,8 +22,14 @@ print(json.dumps({"state": g.state.tolist(), "history": g.history}))
 
 def test_engine_gives_the_same_game_with_numba_disabled():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
-                         text=True, check=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", _SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     slow = json.loads(out.stdout)
     g = Game(GameConfig(num_players=3), seed=21)
     for a in slow["history"]:

@@ -162,8 +162,7 @@ def test_row_d_lawyer_costs_only_one_cloth():
 
 
 def test_row_d_architect_pays_the_normal_cost():
-    d = favor_position(scored=("dungeon", "walls"), columns={"buildings": 4},
-                       food=3, gold=1)
+    d = favor_position(scored=("dungeon", "walls"), columns={"buildings": 4}, food=3, gold=1)
     build_on(d, 9, "residence", 0)
     g = start(d)
     play(g, "favor:buildings", "column:5", "build:granary")
@@ -173,8 +172,7 @@ def test_row_d_architect_pays_the_normal_cost():
 
 def test_favor_built_monument_favors_may_not_reuse_the_buildings_row():
     """5.3 (the BGA example): a row-d favor builds the monument; its 2 favors avoid row d."""
-    d = favor_position(scored=("dungeon", "walls"), columns={"buildings": 4},
-                       stone=4, gold=2)
+    d = favor_position(scored=("dungeon", "walls"), columns={"buildings": 4}, stone=4, gold=2)
     build_on(d, 9, "residence", 0)
     g = start(d)
     play(g, "favor:buildings", "column:5", "build:monument")
@@ -272,9 +270,15 @@ def test_house_cap_stops_construction_and_batches_at_twenty_houses():
     assert "batch:food+wood+stone" in legal_names(g)
 
 
-@pytest.mark.parametrize("bad", [
-    {"num_players": 6}, {"num_players": 1}, {"lawyer_prestige": 5}, {"jeweller": "yes"},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"num_players": 6},
+        {"num_players": 1},
+        {"lawyer_prestige": 5},
+        {"jeweller": "yes"},
+    ],
+)
 def test_bad_options_are_refused_with_a_clear_message(bad):
-    with pytest.raises(ValueError, match="allowed|must be"):
+    with pytest.raises(ValueError, match=r"allowed|must be"):
         GameConfig(**bad)

@@ -17,9 +17,8 @@ import random
 import numpy as np
 import pytest
 
-from caylus_env.engine import Game, GameConfig, IllegalActionError, NUM_ACTIONS, replay
+from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, IllegalActionError, replay, rules
 from caylus_env.engine import layout as L
-from caylus_env.engine import rules
 from caylus_env.engine.invariants import INVARIANT_MESSAGES, accepted_actions, check_invariants
 
 DEFAULT_GAMES = 1000
@@ -81,7 +80,7 @@ def check_game(n: int, seed: int) -> int:
     returns = game.returns()
     assert abs(returns.sum()) < 1e-9 and returns.max() <= 1 and returns.min() >= -1
     prestige = game.prestige()
-    assert (game.ranks()[np.argmax(prestige)] == game.ranks().min())
+    assert game.ranks()[np.argmax(prestige)] == game.ranks().min()
     return step_index
 
 

@@ -40,8 +40,14 @@ def test_two_players_both_start_with_five_deniers():
 def test_board_setup_neutral_tiles_fixed_buildings_bailiff_and_provost():
     d = Game(GameConfig(num_players=4), seed=5).state_dict()
     neutral = {space(d, k)["building"] for k in range(1, 7)}
-    assert neutral == {"farm_neutral", "forest", "sawmill_neutral", "quarry_neutral",
-                       "carpenter_neutral", "marketplace_neutral"}
+    assert neutral == {
+        "farm_neutral",
+        "forest",
+        "sawmill_neutral",
+        "quarry_neutral",
+        "carpenter_neutral",
+        "marketplace_neutral",
+    }
     assert space(d, 7)["building"] == "peddler_fixed"
     assert space(d, 8)["building"] == "carpenter_fixed"
     assert space(d, 16)["building"] == "gold_mine"

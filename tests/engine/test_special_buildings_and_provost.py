@@ -76,8 +76,14 @@ def test_gate_destinations_exclude_taken_spots_and_own_castle_or_stable_place():
     put_worker(d, 3, 2)
     g = start(d)
     names = legal_names(g)
-    for banned in ("gate:castle", "gate:stables", "gate:inn", "gate:trading_post",
-                   "gate:road:2", "gate:road:9"):
+    for banned in (
+        "gate:castle",
+        "gate:stables",
+        "gate:inn",
+        "gate:trading_post",
+        "gate:road:2",
+        "gate:road:9",
+    ):
         assert banned not in names
     assert "gate:merchants_guild" in names and "gate:road:1" in names
 
