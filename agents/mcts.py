@@ -47,6 +47,7 @@ import random
 import numpy as np
 
 from agents import _mcts_kernels as MK
+from agents.scripted import _kernels as SK
 from agents.scripted.bots import STRATEGIES, Strategy
 from caylus_env.engine import Game, rules
 from caylus_env.engine.actions import NUM_ACTIONS
@@ -71,13 +72,17 @@ class _Node:
     )
 
     def __init__(
-        self, state: np.ndarray, out: np.ndarray, n_legal: int, seats: int, rng: random.Random
+        self,
+        state: np.ndarray,
+        out: np.ndarray,
+        n_legal: int,
+        seats: int,
+        order: list[int],
     ) -> None:
         self.state = state
         self.player = int(rules.current_player(state))
         self.actions = out[:n_legal].tolist()
-        self.untried = list(range(n_legal))
-        rng.shuffle(self.untried)
+        self.untried = order  # indices into ``actions``; the next one to try is last
         self.kids: list[_Node] = []
         self.kid_actions: list[int] = []
         self.n = 0
@@ -106,8 +111,14 @@ class MCTSAgent:
         max_rollout: decisions after which a rollout is cut off and scored with the
             bots' value function (``None``: play to the end).
         scale: prestige margin that counts as a clear lead when scoring a cut-off.
+        widen: progressive widening: a node visited ``n`` times may have at most
+            ``ceil(widen * (n + 1) ** widen_power)`` children; 0 expands every action
+            before exploiting (plain UCT).
+        widen_power: exponent of the widening schedule.
+        prior: a scripted bot's name whose one-ply values order the actions to expand
+            (best first), or ``None`` for a seeded random order.
         reuse: keep the chosen subtree for the next decision.
-        bot_depth: follow-up search depth of scripted-bot rollouts.
+        bot_depth: follow-up search depth of scripted-bot rollouts and priors.
         seed: seed of the agent's generator.
     """
 
@@ -119,6 +130,9 @@ class MCTSAgent:
         c: float = 1.0,
         max_rollout: int | None = None,
         scale: float = 10.0,
+        widen: float = 0.0,
+        widen_power: float = 0.5,
+        prior: str | None = None,
         reuse: bool = True,
         bot_depth: int = 2,
         seed: int | None = None,
@@ -127,12 +141,17 @@ class MCTSAgent:
             raise ValueError(f"mcts needs at least 1 simulation, got {sims}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout {rollout!r}; allowed: {', '.join(ROLLOUTS)}")
+        if prior is not None and prior not in STRATEGIES:
+            raise ValueError(f"unknown prior {prior!r}; allowed: {', '.join(STRATEGIES)}")
         self.name = name
         self.sims = int(sims)
         self.rollout = rollout
         self.c = float(c)
         self.max_rollout = UNLIMITED if max_rollout is None else int(max_rollout)
         self.scale = float(scale)
+        self.widen = float(widen)
+        self.widen_power = float(widen_power)
+        self.prior = prior
         self.reuse = reuse
         self.bot_depth = int(bot_depth)
         if rollout == "random":
@@ -141,10 +160,12 @@ class MCTSAgent:
             self._policy = MK.POLICY_HEURISTIC
         else:
             self._policy = MK.POLICY_BOT
-        bot = STRATEGIES.get(rollout, Strategy())
-        self._bot_weights = np.tile(bot.to_array(), (5, 1))
-        self._eval_weights = bot.to_array()
+        evaluator = STRATEGIES.get(rollout, STRATEGIES.get(prior or "castle", Strategy()))
+        self._bot_weights = np.tile(evaluator.to_array(), (5, 1))
+        self._eval_weights = evaluator.to_array()
+        self._prior_weights = STRATEGIES[prior].to_array() if prior is not None else None
         self._out = np.empty(NUM_ACTIONS, np.int64)
+        self._values = np.empty(NUM_ACTIONS)
         self._ret = np.zeros(5)
         self._buf: np.ndarray | None = None
         self.reset(seed)
@@ -157,7 +178,16 @@ class MCTSAgent:
 
     # -- tree ------------------------------------------------------------------------------
     def _new_node(self, state: np.ndarray, n_legal: int, seats: int) -> _Node:
-        return _Node(state, self._out, n_legal, seats, self._rng)
+        """A node for ``state`` whose ``n_legal`` legal actions are in ``self._out``."""
+        order = list(range(n_legal))
+        self._rng.shuffle(order)
+        if self._prior_weights is not None and n_legal > 1:
+            SK.action_values(
+                state, self._out, n_legal, self._prior_weights, self.bot_depth, self._values
+            )
+            values = self._values
+            order.sort(key=lambda i: values[i])  # stable: random among equal values
+        return _Node(state, self._out, n_legal, seats, order)
 
     def _reused_root(self, game: Game) -> _Node | None:
         """The kept subtree's node for the current position, if the game followed it."""
@@ -170,6 +200,13 @@ class MCTSAgent:
                 return None
         return node if np.array_equal(node.state, game.state) else None
 
+    def _may_expand(self, node: _Node) -> bool:
+        if not node.untried:
+            return False
+        if self.widen <= 0.0:
+            return True
+        return len(node.kids) < math.ceil(self.widen * (node.n + 1) ** self.widen_power)
+
     def _simulate(self, root: _Node, seats: int) -> None:
         node = root
         path = [root]
@@ -178,7 +215,7 @@ class MCTSAgent:
             if node.terminal is not None:
                 ret = node.terminal
                 break
-            if node.untried:
+            if self._may_expand(node):
                 a = node.actions[node.untried.pop()]
                 state = np.empty_like(node.state)
                 n_legal = MK.expand(node.state, a, state, self._out)
@@ -241,10 +278,10 @@ class MCTSAgent:
         while done < self.sims:
             self._simulate(root, seats)
             done += 1
-            if done % 16 == 0 and len(root.kids) > 1 and not root.untried:
-                visits = sorted((k.n for k in root.kids), reverse=True)
+            if done % 16 == 0:
+                visits = [*sorted((k.n for k in root.kids), reverse=True), 0]
                 if visits[0] - visits[1] > self.sims - done:
-                    break
+                    break  # no other action can catch up with the most visited one
         self.last_simulations = done
         best = max(
             range(len(root.kids)),
@@ -281,19 +318,29 @@ def make_mcts(spec: str, arg: str | None) -> MCTSAgent:
                 f"mcts spec {spec!r}: unknown rollout {kwargs['rollout']!r}; "
                 f"allowed: {', '.join(ROLLOUTS)}"
             )
-    options = {"c": float, "cutoff": int, "scale": float}
+    options = {
+        "c": ("c", float),
+        "cutoff": ("max_rollout", int),
+        "scale": ("scale", float),
+        "widen": ("widen", float),
+        "power": ("widen_power", float),
+        "prior": ("prior", str),
+        "depth": ("bot_depth", int),
+    }
     for part in rest:
         key, _, value = part.partition("=")
         if key not in options or not value:
             raise ValueError(
                 f"mcts spec {spec!r}: bad option {part!r}; allowed: c=FLOAT, cutoff=INT, "
-                "scale=FLOAT"
+                "scale=FLOAT, widen=FLOAT, power=FLOAT, prior=BOT, depth=INT"
             )
+        field, kind = options[key]
         try:
-            parsed = options[key](value)
+            kwargs[field] = kind(value)
         except ValueError:
+            raise ValueError(f"mcts spec {spec!r}: {key} must be a {kind.__name__}") from None
+        if key == "prior" and value not in STRATEGIES:
             raise ValueError(
-                f"mcts spec {spec!r}: {key} must be a {options[key].__name__}"
-            ) from None
-        kwargs["max_rollout" if key == "cutoff" else key] = parsed
+                f"mcts spec {spec!r}: unknown prior {value!r}; allowed: {', '.join(STRATEGIES)}"
+            )
     return MCTSAgent(spec, sims, **kwargs)  # type: ignore[arg-type]

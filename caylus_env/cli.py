@@ -146,7 +146,8 @@ def tournament(
         bool,
         typer.Option(
             "--permutations/--rotations",
-            help="Seat every block in all players! orders instead of the players cyclic rotations.",
+            help="Seat each block in every order of its table (players! games) instead of its "
+            "players cyclic rotations.",
         ),
     ] = False,
     move_time_limit: TimeLimitOption = 10.0,

@@ -23,8 +23,9 @@ LISTED = re.compile(r"^\s*\d+\. turn \d+ player \d+ \(")
 @pytest.fixture(autouse=True)
 def _private_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the test agents registered here out of the registry seen by other test modules."""
-    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
-    monkeypatch.setattr(registry, "_NEEDS_ARG", set(registry._NEEDS_ARG))
+    for name, copy in (("_FACTORIES", dict), ("_NEEDS_ARG", set)):
+        if hasattr(registry, name):  # private to the registry: isolate when it is there
+            monkeypatch.setattr(registry, name, copy(getattr(registry, name)))
 
 
 def invoke(*args: str):

@@ -46,8 +46,9 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def _private_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the test agents registered here out of the registry seen by other test modules."""
-    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
-    monkeypatch.setattr(registry, "_NEEDS_ARG", set(registry._NEEDS_ARG))
+    for name, copy in (("_FACTORIES", dict), ("_NEEDS_ARG", set)):
+        if hasattr(registry, name):  # private to the registry: isolate when it is there
+            monkeypatch.setattr(registry, name, copy(getattr(registry, name)))
 
 
 def quiet() -> Console:
@@ -363,6 +364,9 @@ def test_mismatched_arguments_are_refused_and_files_left_alone(tmp_path):
     with pytest.raises(RunMismatchError, match="move_time_limit"):
         run_tournament(limit, out, workers=1, progress=False, console=quiet())
     assert snapshot(out) == before
+    # How the games are run is not part of a run's identity: another worker count resumes.
+    resumed = run_tournament(spec, out, workers=2, progress=False, console=quiet(), report=False)
+    assert resumed.played == 0 and len(resumed.results) == 4
 
 
 def test_bad_arguments_fail_before_any_file_is_written(tmp_path):
@@ -424,6 +428,7 @@ def test_forfeits_rank_last_and_the_run_completes(tmp_path):
     assert summary["run"]["forfeited_games"] == 12
 
 
+@pytest.mark.ray
 def test_ray_backend_gives_the_records_of_the_local_backend(tmp_path):
     import ray
 
@@ -487,7 +492,8 @@ def test_duel_sprt_stops_early_with_the_right_decision(tmp_path):
     worse = DuelSpec("random", "test-pass", max_pairs=500, plugins=(PLUGIN,))
     flipped = run_duel(worse, workers=1, progress=False, console=quiet())
     assert flipped.decision == "H0" and flipped.games < 2 * worse.max_pairs
-    assert flipped.wins_draws_losses()[0] == 0
+    wins, draws, losses = flipped.wins_draws_losses()
+    assert wins + draws / 2 < losses
 
 
 def test_duel_rejects_bad_arguments():

@@ -139,7 +139,8 @@ def _index(names: tuple[str, ...], name: str, what: str) -> int:
 #: the resources and buildings rows that feed more batches. It never leaves a section
 #: empty if it can help it (the standing term counts the -2/-3/-4 penalties).
 CASTLE = Strategy(
-    cubes={"food": 1.6, "wood": 1.2, "stone": 1.3, "cloth": 1.3, "gold": 3.2},
+    money=0.64,
+    cubes={"food": 0.8, "wood": 1.2, "stone": 1.3, "cloth": 0.65, "gold": 3.2},
     batch=1.0,
     favor=3.5,
     section=1.4,
@@ -147,9 +148,11 @@ CASTLE = Strategy(
     own_produce=0.25,
     own_other=0.15,
     tracks={"prestige": 0.3, "deniers": 0.2, "resources": 0.7, "buildings": 0.5},
-    affinity={"produce": 0.3},
+    inn=0.8,
+    opponent=0.56,
+    affinity={"produce": 0.77},
     castle=1.5,
-    build_bonus={"farm_food": 1.0, "farm_cloth": 0.5, "stone_farm": 1.0, "park": 0.5},
+    build_bonus={"farm_food": 1.6, "farm_cloth": 0.5, "stone_farm": 1.0, "park": 0.5},
 )
 
 #: Town builder. Buildings pay for the whole game: their prestige at once, +1 PP each
@@ -160,28 +163,34 @@ CASTLE = Strategy(
 #: and turns its residences into prestige buildings. It still gives batches when they
 #: are cheap, to avoid the castle penalties.
 TOWN = Strategy(
-    cubes={"food": 1.2, "wood": 1.5, "stone": 1.6, "cloth": 1.3, "gold": 3.6},
-    batch=0.2,
+    money=0.64,
+    cubes={"food": 1.2, "wood": 1.5, "stone": 1.28, "cloth": 2.08, "gold": 3.6},
+    cube_cap=4.0,
+    batch=0.32,
     favor=3.0,
     section=0.8,
-    own_produce=0.6,
-    own_other=0.45,
+    own_produce=0.15,
+    own_other=0.225,
     residence=2.0,
     tracks={"prestige": 0.4, "deniers": 0.2, "resources": 0.4, "buildings": 1.0},
+    inn=0.8,
+    horizon=1.0,
     affinity={
         "build_wood": 1.0,
         "build_stone": 1.5,
         "build_prestige": 2.0,
-        "lawyer": 1.0,
+        "lawyer": 0.5,
+        "options": -0.5,
+        "market": -0.5,
     },
     build_bonus={
         "mason": 1.5,
-        "lawyer": 1.5,
+        "lawyer": 0.75,
         "architect": 1.5,
         "sawmill": 0.5,
         "quarry": 1.0,
         "workshop": 1.0,
-        "park": 0.5,
+        "park": 0.25,
     },
 )
 
@@ -193,20 +202,22 @@ TOWN = Strategy(
 #: scores positions almost as a duel (``opponent`` = 1), so it uses provost moves to cut
 #: off the opponents' workers whenever that costs less than it hurts them.
 ECONOMY = Strategy(
-    money=0.55,
-    cubes={"food": 1.2, "wood": 1.1, "stone": 1.2, "cloth": 1.3, "gold": 3.4},
-    batch=0.4,
+    money=0.44,
+    cubes={"food": 1.2, "wood": 1.1, "stone": 0.6, "cloth": 1.3, "gold": 2.72},
+    batch=0.2,
     favor=3.0,
     own_produce=0.3,
-    own_other=0.4,
+    own_other=0.1,
     tracks={"prestige": 0.6, "deniers": 0.6, "resources": 0.3, "buildings": 0.3},
-    guild=1.0,
+    guild=0.5,
     opponent=1.0,
-    affinity={"market": 0.8, "peddler": 0.6, "options": 1.2},
+    best_builder=0.8,
+    horizon=1.0,
+    affinity={"market": 0.4, "peddler": 0.6, "options": 0.6, "lawyer": -0.5, "produce": 0.5},
     build_bonus={
-        "marketplace": 1.5,
+        "marketplace": 0.75,
         "peddler": 1.5,
-        "bank": 2.0,
+        "bank": 5.1,
         "church": 2.0,
         "tailor": 1.0,
         "alchemist": 1.0,

@@ -20,6 +20,7 @@ same job.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import signal
 import sys
@@ -40,6 +41,22 @@ DEFAULT_MOVE_TIME_LIMIT = 10.0
 
 TIMING_FIELDS = ("wall_time_s", "move_time_s")
 """Record fields that measure time and so differ between runs of the same game."""
+
+RESULT_FIELDS = (
+    "game_id",
+    "seed",
+    "block",
+    "num_players",
+    "seats",
+    "prestige",
+    "ranks",
+    "forfeit",
+    "forfeit_reason",
+    "end",
+    "wall_time_s",
+)
+"""The part of a record that a driver keeps in memory: what the statistics, the SPRT and the
+chunk sizing need. Full records hold every action, and a long run's would not fit."""
 
 THREAD_ENV_VARS = (
     "OMP_NUM_THREADS",
@@ -155,11 +172,11 @@ def _play_moves(
     """Ask the agents for moves until the game ends or one forfeits (its reason set in
     ``reasons``). Returns the game, which is a rebuilt object if an agent tampered with it."""
     limit = deadline.seconds
+    moves = list(game.history)  # our own copy: an agent could rewrite game.history
     while not game.is_terminal():
         p = game.current_player()
         legal = game.legal_actions()
         snapshot = game.state.tobytes()
-        history_len = len(game.history)
         reason = None
         action: Any = None
         t0 = time.perf_counter()
@@ -177,11 +194,10 @@ def _play_moves(
         move_time[p] += elapsed
         if reason is None and limit is not None and elapsed > limit:
             reason = f"timeout: act took {elapsed:.3f} s, the move time limit is {limit:g} s"
-        if len(game.history) != history_len or game.state.tobytes() != snapshot:
+        if len(game.history) != len(moves) or game.state.tobytes() != snapshot:
             # Rebuild the untouched position so that the record stays exactly replayable.
-            actions = game.history[:history_len]
             game = Game(game.config, game.seed)
-            for a in actions:
+            for a in moves:
                 game.apply(a)
             reason = reason or "error: the agent modified the game it was given"
         if reason is None:
@@ -189,11 +205,14 @@ def _play_moves(
         if reason is None:
             try:
                 game.apply(int(action))
+                moves.append(int(action))
             except IllegalActionError as err:  # the legal list and the engine disagree
                 reason = f"illegal action: {err}"
         if reason is not None:
             reasons[p] = reason
             break
+    if game.history != moves:  # rewritten in place without changing the state: restore it
+        game.history = moves
     return game
 
 
@@ -366,14 +385,39 @@ def play_jobs(
     return out
 
 
+def result_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The `RESULT_FIELDS` of a game record."""
+    return {k: record[k] for k in RESULT_FIELDS if k in record}
+
+
+def play_chunk(
+    jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any]
+) -> list[tuple[bytes, dict[str, Any]]]:
+    """`play_jobs`, returning each record as its ``games.jsonl`` line plus its `result_of`.
+
+    What the backends run: the worker serialises the record once, and the driver only writes
+    bytes and keeps small dicts, so the driver's cost per game stays far below a game's.
+    """
+    return [
+        (
+            json.dumps(r, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n",
+            result_of(r),
+        )
+        for r in play_jobs(jobs, settings)
+    ]
+
+
 __all__ = [
     "DEFAULT_MOVE_TIME_LIMIT",
+    "RESULT_FIELDS",
     "THREAD_ENV_VARS",
     "TIMING_FIELDS",
     "forfeit_ranks",
     "init_worker",
     "load_plugins",
+    "play_chunk",
     "play_game",
     "play_jobs",
+    "result_of",
     "single_thread_env",
 ]

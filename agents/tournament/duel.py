@@ -23,7 +23,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
+from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, result_of
 from agents.tournament.runner import (
     DUEL_FILE,
     RUN_FORMAT,
@@ -151,7 +151,9 @@ class DuelResult:
         candidate: The agent under test.
         sprt: The `agents.stats.SPRT` after the last pair (``trace`` holds the LLR per pair).
         pair_scores: The candidate's score of each pair, in pair order.
-        records: The game records of those pairs (two per pair).
+        results: The results (``arena.RESULT_FIELDS``) of the games of those pairs, two per
+            pair in ``game_id`` order; the complete records are in ``games.jsonl`` when the
+            duel had an output directory.
         played: Games played by this call.
         out_dir: The run directory, if any.
     """
@@ -159,7 +161,7 @@ class DuelResult:
     candidate: str
     sprt: Any
     pair_scores: list[float]
-    records: list[dict[str, Any]]
+    results: list[dict[str, Any]]
     played: int
     out_dir: Path | None
 
@@ -169,12 +171,12 @@ class DuelResult:
 
     @property
     def games(self) -> int:
-        return len(self.records)
+        return len(self.results)
 
     def wins_draws_losses(self) -> tuple[int, int, int]:
         """The candidate's game results."""
         w = d = lo = 0
-        for r in self.records:
+        for r in self.results:
             seat = r["seats"].index(self.candidate)
             score = _game_score(r, seat)
             w, d, lo = w + (score == 1.0), d + (score == 0.5), lo + (score == 0.0)
@@ -194,7 +196,7 @@ class DuelResult:
         }
 
 
-def _discard(records: Sequence[Mapping[str, Any]]) -> None:
+def _discard(lines: Sequence[bytes]) -> None:
     """Where a duel without an output directory sends its records."""
 
 
@@ -245,12 +247,13 @@ def run_duel(
         fed.extend((first, second))
 
     with contextlib.ExitStack() as stack:
-        append: Callable[[Sequence[Mapping[str, Any]]], None] = _discard
+        append: Callable[[Sequence[bytes]], None] = _discard
         if run_dir is not None:
             stack.enter_context(run_dir.locked())
             if not run_dir.check(info):
                 atomic_write_json(run_dir.run_path, info)
-            done, _ = run_dir.load_games({job.game_id: job for job in schedule.jobs})
+            jobs = {job.game_id: job for job in schedule.jobs}
+            done, _ = run_dir.load_games(jobs, keep=result_of)
             for pair in blocks:
                 if sprt.decision is not None or not all(j.game_id in done for j in pair):
                     break
@@ -274,19 +277,19 @@ def run_duel(
                 "move_time_limit": info["move_time_limit"],
                 "plugins": info["plugins"],
             }
-            waiting: dict[int, list[dict[str, Any]]] = {}
+            waiting: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
             bar = stack.enter_context(progress_bar(console, progress))
             task = bar.add_task("pairs", total=spec.max_pairs, completed=next_block)
 
-            def on_records(chunk: list[dict[str, Any]]) -> bool:
+            def on_records(chunk: list[tuple[bytes, dict[str, Any]]]) -> bool:
                 nonlocal next_block, played
                 played += len(chunk)
-                for r in chunk:
-                    waiting.setdefault(r["block"], []).append(r)
+                for line, r in chunk:
+                    waiting.setdefault(r["block"], []).append((line, r))
                 while sprt.decision is None and len(waiting.get(next_block, ())) == 2:
-                    pair = waiting.pop(next_block)
-                    feed(pair)
-                    append(fed[-2:])
+                    pair = sorted(waiting.pop(next_block), key=lambda item: item[1]["game_id"])
+                    feed([r for _, r in pair])
+                    append([line for line, _ in pair])
                     next_block += 1
                     bar.update(task, advance=1, description=f"pairs (LLR {sprt.llr:+.2f})")
                 return sprt.decision is not None

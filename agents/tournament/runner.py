@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import fcntl
 import importlib.util
 import json
 import math
@@ -61,7 +60,8 @@ from agents.tournament.arena import (
     DEFAULT_MOVE_TIME_LIMIT,
     init_worker,
     load_plugins,
-    play_jobs,
+    play_chunk,
+    result_of,
     single_thread_env,
 )
 from agents.tournament.schedule import (
@@ -71,6 +71,11 @@ from agents.tournament.schedule import (
     build_schedule,
 )
 from caylus_env.engine import GameConfig
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs work, but two drivers on one directory are not detected
+    fcntl = None  # type: ignore[assignment]
 
 RUN_FORMAT = "caylus-tournament-run/1"
 GAMES_FILE = "games.jsonl"
@@ -364,6 +369,9 @@ class RunDir:
             TournamentError: if another process holds it.
         """
         self.path.mkdir(parents=True, exist_ok=True)
+        if fcntl is None:
+            yield
+            return
         fd = os.open(self.path, os.O_RDONLY)
         try:
             try:
@@ -437,19 +445,16 @@ class RunDir:
         return records, torn
 
     @contextlib.contextmanager
-    def appender(self) -> Iterator[Callable[[Sequence[Mapping[str, Any]]], None]]:
-        """A function that appends records as JSON lines, flushed and fsynced per call."""
+    def appender(self) -> Iterator[Callable[[Sequence[bytes]], None]]:
+        """A function that appends JSON lines (records serialised by the workers), written,
+        flushed and fsynced once per call."""
         self.path.mkdir(parents=True, exist_ok=True)
         with open(self.games_path, "ab") as handle:
 
-            def append(records: Sequence[Mapping[str, Any]]) -> None:
-                if not records:
+            def append(lines: Sequence[bytes]) -> None:
+                if not lines:
                     return
-                payload = b"".join(
-                    json.dumps(r, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
-                    for r in records
-                )
-                handle.write(payload)
+                handle.write(b"".join(lines))
                 handle.flush()
                 os.fsync(handle.fileno())
 
@@ -497,6 +502,10 @@ class _WorkerContext(multiprocessing.context.SpawnContext):
 
 @dataclass
 class _Backend:
+    """Where chunks of games run: ``submit(jobs)`` returns a future of their records; ``slots``
+    is how many run at once (the driver keeps twice as many in flight); ``close`` abandons
+    queued work on errors."""
+
     submit: Callable[[list[dict[str, Any]]], cf.Future]
     slots: int
     close: Callable[[], None]
@@ -510,9 +519,15 @@ def open_backend(
     ray_address: str | None,
     executor: cf.Executor | None,
 ) -> Iterator[_Backend]:
+    """Start the backend for one run and stop it afterwards.
+
+    For Ray, an instance that is already initialised (a notebook, a test, a cluster connection
+    made by the caller) is used and left running; otherwise one is started from ``ray_address``
+    (or ``RAY_ADDRESS``, or a new local instance with ``workers`` CPUs) and shut down at the end.
+    """
     if executor is not None:
         yield _Backend(
-            lambda jobs: executor.submit(play_jobs, jobs, settings), workers, lambda: None
+            lambda jobs: executor.submit(play_chunk, jobs, settings), workers, lambda: None
         )
         return
     if backend == "local":
@@ -524,7 +539,7 @@ def open_backend(
         )
         try:
             yield _Backend(
-                lambda jobs: pool.submit(play_jobs, jobs, settings),
+                lambda jobs: pool.submit(play_chunk, jobs, settings),
                 workers,
                 lambda: pool.shutdown(wait=False, cancel_futures=True),
             )
@@ -541,7 +556,7 @@ def open_backend(
         ray.init(address=ray_address, **kwargs)
         started = True
     try:
-        remote = ray.remote(num_cpus=1)(play_jobs).options(
+        remote = ray.remote(num_cpus=1)(play_chunk).options(
             runtime_env={"env_vars": single_thread_env()}
         )
         slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
@@ -552,12 +567,15 @@ def open_backend(
 
 
 class _RateColumn(ProgressColumn):
+    """Games per second (rich's built-in speed column formats bytes)."""
+
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         return Text("" if speed is None else f"{speed:.1f} games/s", style="progress.data.speed")
 
 
 def progress_bar(console: Console, enabled: bool) -> Progress:
+    """A progress bar with games done, games per second, time spent and time left."""
     return Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -574,10 +592,11 @@ def progress_bar(console: Console, enabled: bool) -> Progress:
 def run_chunks(
     backend: _Backend,
     jobs: Sequence[GameJob],
-    on_records: Callable[[list[dict[str, Any]]], bool],
+    on_records: Callable[[list[tuple[bytes, dict[str, Any]]]], bool],
 ) -> None:
-    """Play ``jobs`` (in order of submission) and pass each returned chunk to ``on_records``,
-    which returns True to stop early (pending work is then abandoned)."""
+    """Play ``jobs`` (in order of submission) and pass each returned chunk, a list of
+    ``(json line, result)`` pairs from `play_chunk`, to ``on_records``, which returns True to
+    stop early (pending work is then abandoned)."""
     pending = deque(job.to_dict() for job in jobs)
     in_flight: set[cf.Future] = set()
     per_game: float | None = None  # moving average of the seconds per game in the workers
@@ -594,12 +613,12 @@ def run_chunks(
                 in_flight.add(backend.submit(chunk))
             done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
             for future in done:
-                records = future.result()
-                if records:
+                chunk = future.result()
+                if chunk:
                     # A moving average forgets the first games' one-off costs (JIT, caches).
-                    mean = sum(float(r.get("wall_time_s", 0.0)) for r in records) / len(records)
+                    mean = sum(float(r.get("wall_time_s", 0.0)) for _, r in chunk) / len(chunk)
                     per_game = mean if per_game is None else 0.5 * per_game + 0.5 * mean
-                if on_records(records):
+                if on_records(chunk):
                     for f in in_flight:
                         f.cancel()
                     return
@@ -613,27 +632,6 @@ def run_chunks(
 # --------------------------------------------------------------------------------------------------
 # Tournaments
 # --------------------------------------------------------------------------------------------------
-
-
-RESULT_FIELDS = (
-    "game_id",
-    "seed",
-    "block",
-    "num_players",
-    "seats",
-    "prestige",
-    "ranks",
-    "forfeit",
-    "forfeit_reason",
-    "end",
-)
-"""The fields of a record the driver keeps in memory (what the statistics need): full records
-hold every action, and a long run's would not fit; they are read back from disk on demand."""
-
-
-def result_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The `RESULT_FIELDS` of a game record."""
-    return {k: record[k] for k in RESULT_FIELDS if k in record}
 
 
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -652,7 +650,7 @@ class TournamentResult:
 
     Attributes:
         schedule: The full schedule.
-        results: The `RESULT_FIELDS` of every game of the run, ordered by ``game_id``.
+        results: The ``arena.RESULT_FIELDS`` of every game of the run, ordered by ``game_id``.
         played: Games played by this call (the others were resumed from ``games.jsonl``).
         repaired: Whether a torn last line of ``games.jsonl`` was dropped.
         summary: The ``agents.stats`` summary (None when reports were disabled).
@@ -756,10 +754,10 @@ def run_tournament(
             ):
                 task = bar.add_task("games", total=schedule.games, completed=len(results))
 
-                def on_records(chunk: list[dict[str, Any]]) -> bool:
-                    append(chunk)
-                    for r in chunk:
-                        results[r["game_id"]] = result_of(r)
+                def on_records(chunk: list[tuple[bytes, dict[str, Any]]]) -> bool:
+                    append([line for line, _ in chunk])
+                    for _, r in chunk:
+                        results[r["game_id"]] = r
                     bar.advance(task, len(chunk))
                     return False
 
@@ -802,7 +800,6 @@ def write_reports(
 
 __all__ = [
     "BACKENDS",
-    "RESULT_FIELDS",
     "RunDir",
     "RunMismatchError",
     "TournamentError",
@@ -811,7 +808,6 @@ __all__ = [
     "check_execution",
     "prepare_tournament",
     "read_records",
-    "result_of",
     "run_tournament",
     "write_reports",
 ]
