@@ -41,6 +41,11 @@ import scipy.optimize
 import scipy.sparse
 from openskill.models import PlackettLuce
 
+#: Ridge penalty on the log-strengths and seat effects: a Gaussian prior with a standard
+#: deviation of 3 log-units (about 520 Elo). It keeps the fit finite and fast when an agent
+#: wins or loses every game (separable data, common when bots meet ``random``) and moves
+#: well-determined fits of hundreds of games by far less than their confidence intervals.
+DEFAULT_L2 = 1.0 / (2.0 * 3.0**2)
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per unit of Plackett–Luce log-strength (about 173.7)."""
 
@@ -561,7 +566,7 @@ class _PLProblem:
             args=(weights, l2),
             jac=True,
             method="L-BFGS-B",
-            options={"maxiter": 5000, "gtol": 1e-9, "ftol": 1e-15, "maxcor": 20},
+            options={"maxiter": 2000, "gtol": 1e-8, "ftol": 1e-13, "maxcor": 20},
         )
 
 
@@ -668,7 +673,7 @@ def _make_fit(
 def fit_plackett_luce(
     results: Iterable[GameResult | Mapping[str, Any]],
     reference: str | None = None,
-    l2: float = 1e-4,
+    l2: float = DEFAULT_L2,
 ) -> PLFit:
     """Batch maximum-likelihood Plackett–Luce fit with per-(player count, seat) effects.
 
@@ -754,7 +759,7 @@ def bootstrap_pl(
     n_boot: int = 200,
     seed: int = 0,
     reference: str | None = None,
-    l2: float = 1e-4,
+    l2: float = DEFAULT_L2,
     level: float = 0.95,
 ) -> PLBootstrap:
     """Percentile confidence intervals and LOS for the seat-aware Plackett–Luce fit.

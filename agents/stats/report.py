@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.stats.ratings import (
+    DEFAULT_L2,
     ELO_PER_NAT,
     GameResult,
     agent_summary,
@@ -76,7 +77,7 @@ def build_summary(
     seed: int = 0,
     reference: str | None = None,
     tau: float = 0.0,
-    l2: float = 1e-4,
+    l2: float = DEFAULT_L2,
 ) -> dict[str, Any]:
     """Compute every statistic of a tournament into one JSON-ready dict.
 

@@ -351,8 +351,10 @@ def test_pl_two_player_sign_and_magnitude():
 
 
 def test_pl_reference_only_shifts_strengths(pool):
-    a = fit_plackett_luce(pool)
-    b = fit_plackett_luce(pool, reference="a3")
+    # Exact for the likelihood itself; the default ridge prior is centred on the reference,
+    # so the invariance is checked with a negligible penalty.
+    a = fit_plackett_luce(pool, l2=1e-8)
+    b = fit_plackett_luce(pool, reference="a3", l2=1e-8)
     assert b.theta["a3"] == 0.0
     for name in NAMES:
         assert b.theta[name] - b.theta["a0"] == pytest.approx(a.theta[name], abs=1e-5)
@@ -434,7 +436,8 @@ def test_pl_l2_keeps_an_undefeated_agent_finite():
         for g in range(40)
     ]
     fit = fit_plackett_luce(games, reference="Y")
-    assert 5 < fit.theta["X"] < 30
+    # Separable data: the default prior (sd 3 log-units) keeps X finite but far ahead.
+    assert 3 < fit.theta["X"] < 10 and fit.converged
 
 
 def test_bootstrap_cis_cover_truth_and_los_separates_extremes(pool_boot):
