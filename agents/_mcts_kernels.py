@@ -156,6 +156,20 @@ def soft_returns(s, w, scale, ret):
 
 
 @njit(cache=True)
+def final_returns(s, margin, scale, w, ret):
+    """Returns of a finished game: ``(1 - margin)`` times the rank returns plus ``margin``
+    times their soft version (``tanh`` of the prestige differences over ``scale``), which
+    also rewards winning by more and losing by less."""
+    rank_returns(s, ret)
+    if margin > 0.0:
+        n = np.int64(s[NUM_PLAYERS])
+        soft = np.empty(n)
+        soft_returns(s, w, scale, soft)
+        for i in range(n):
+            ret[i] = (1.0 - margin) * ret[i] + margin * soft[i]
+
+
+@njit(cache=True)
 def _gumbel():
     u = np.random.random()
     return -math.log(-math.log(u + 1e-12) + 1e-12)
@@ -328,7 +342,7 @@ def light_choice(s, out, n):
 
 
 @njit(cache=True)
-def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, ret):
+def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, margin, ret):
     """Play ``s`` forward in place and write one return per seat into ``ret``.
 
     Args:
@@ -340,6 +354,8 @@ def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, ret):
         max_decisions: cut the rollout off after this many decisions.
         eval_w: value weights used to score a cut-off position.
         scale: prestige margin that counts as a clear lead in a cut-off position.
+        margin: weight of the prestige margins in the returns of a finished game
+            (``final_returns``).
         ret: receives the returns.
 
     Returns:
@@ -364,7 +380,7 @@ def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, ret):
         n = rules.advance(s, out)
         count += 1
     if s[PHASE] == PH_GAME_OVER:
-        rank_returns(s, ret)
+        final_returns(s, margin, scale, eval_w, ret)
     else:
         soft_returns(s, eval_w, scale, ret)
     return count

@@ -78,6 +78,7 @@ class _Node:
         n_legal: int,
         seats: int,
         order: list[int],
+        terminal: list[float] | None,
     ) -> None:
         self.state = state
         self.player = int(rules.current_player(state))
@@ -87,11 +88,7 @@ class _Node:
         self.kid_actions: list[int] = []
         self.n = 0
         self.w = [0.0] * seats
-        self.terminal: list[float] | None = None
-        if n_legal == 0:
-            ret = np.zeros(seats)
-            MK.rank_returns(state, ret)
-            self.terminal = ret.tolist()
+        self.terminal = terminal  # the returns, once the game is over
 
     def child(self, action: int) -> _Node | None:
         for a, kid in zip(self.kid_actions, self.kids, strict=True):
@@ -111,12 +108,17 @@ class MCTSAgent:
         max_rollout: decisions after which a rollout is cut off and scored with the
             bots' value function (``None``: play to the end).
         scale: prestige margin that counts as a clear lead when scoring a cut-off.
+        margin: weight, in the returns of a finished game, of their soft version
+            (``tanh`` of prestige differences over ``scale``) against the rank returns.
         widen: progressive widening: a node visited ``n`` times may have at most
             ``ceil(widen * (n + 1) ** widen_power)`` children; 0 expands every action
             before exploiting (plain UCT).
         widen_power: exponent of the widening schedule.
         prior: a scripted bot's name whose one-ply values order the actions to expand
             (best first), or ``None`` for a seeded random order.
+        scaled: scale the budget with the number of legal actions: a decision with
+            ``n`` of them gets ``sims * sqrt(n / 8)`` simulations, clipped to
+            ``[sims / 4, 2 * sims]`` (placements have 15-30 choices, many follow-ups 2).
         reuse: keep the chosen subtree for the next decision.
         bot_depth: follow-up search depth of scripted-bot rollouts and priors.
         seed: seed of the agent's generator.
@@ -130,9 +132,11 @@ class MCTSAgent:
         c: float = 1.0,
         max_rollout: int | None = None,
         scale: float = 10.0,
+        margin: float = 0.0,
         widen: float = 0.0,
         widen_power: float = 0.5,
         prior: str | None = None,
+        scaled: bool = True,
         reuse: bool = True,
         bot_depth: int = 2,
         seed: int | None = None,
@@ -149,9 +153,11 @@ class MCTSAgent:
         self.c = float(c)
         self.max_rollout = UNLIMITED if max_rollout is None else int(max_rollout)
         self.scale = float(scale)
+        self.margin = float(margin)
         self.widen = float(widen)
         self.widen_power = float(widen_power)
         self.prior = prior
+        self.scaled = scaled
         self.reuse = reuse
         self.bot_depth = int(bot_depth)
         if rollout == "random":
@@ -187,7 +193,12 @@ class MCTSAgent:
             )
             values = self._values
             order.sort(key=lambda i: values[i])  # stable: random among equal values
-        return _Node(state, self._out, n_legal, seats, order)
+        terminal = None
+        if n_legal == 0:
+            ret = np.zeros(seats)
+            MK.final_returns(state, self.margin, self.scale, self._eval_weights, ret)
+            terminal = ret.tolist()
+        return _Node(state, self._out, n_legal, seats, order, terminal)
 
     def _reused_root(self, game: Game) -> _Node | None:
         """The kept subtree's node for the current position, if the game followed it."""
@@ -236,6 +247,7 @@ class MCTSAgent:
                         self.max_rollout,
                         self._eval_weights,
                         self.scale,
+                        self.margin,
                         self._ret,
                     )
                     ret = self._ret[:seats].tolist()
@@ -262,6 +274,13 @@ class MCTSAgent:
         return best
 
     # -- acting ------------------------------------------------------------------------------
+    def budget(self, n_legal: int) -> int:
+        """Simulations for a decision with ``n_legal`` legal actions (see ``scaled``)."""
+        if not self.scaled:
+            return self.sims
+        share = min(max(math.sqrt(n_legal / 8.0), 0.25), 2.0)
+        return max(1, round(self.sims * share))
+
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
         if len(legal) == 1:
@@ -274,13 +293,14 @@ class MCTSAgent:
         if root is None:
             self._out[: len(legal)] = legal
             root = self._new_node(game.state.copy(), len(legal), seats)
+        budget = self.budget(len(legal))
         done = 0
-        while done < self.sims:
+        while done < budget:
             self._simulate(root, seats)
             done += 1
-            if done % 16 == 0:
+            if done % 8 == 0:
                 visits = [*sorted((k.n for k in root.kids), reverse=True), 0]
-                if visits[0] - visits[1] > self.sims - done:
+                if visits[0] - visits[1] > budget - done:
                     break  # no other action can catch up with the most visited one
         self.last_simulations = done
         best = max(
@@ -291,6 +311,37 @@ class MCTSAgent:
         self._root = root.kids[best]
         self._history_len = len(game.history) + 1
         return int(action)
+
+
+#: spec option -> (``MCTSAgent`` argument, kind of value)
+_OPTIONS: dict[str, tuple[str, str]] = {
+    "c": ("c", "FLOAT"),
+    "cutoff": ("max_rollout", "INT"),
+    "scale": ("scale", "FLOAT"),
+    "margin": ("margin", "FLOAT"),
+    "widen": ("widen", "FLOAT"),
+    "power": ("widen_power", "FLOAT"),
+    "prior": ("prior", "BOT"),
+    "depth": ("bot_depth", "INT"),
+    "scaled": ("scaled", "0|1"),
+}
+
+
+def _parse_option(spec: str, key: str, value: str, kind: str) -> object:
+    """The value of one ``key=value`` option of an mcts spec."""
+    try:
+        if kind == "FLOAT":
+            return float(value)
+        if kind == "INT":
+            return int(value)
+        if kind == "0|1" and value in ("0", "1"):
+            return value == "1"
+        if kind == "BOT" and value in STRATEGIES:
+            return value
+    except ValueError:
+        pass
+    allowed = ", ".join(STRATEGIES) if kind == "BOT" else kind
+    raise ValueError(f"mcts spec {spec!r}: bad value {value!r} for {key}; allowed: {allowed}")
 
 
 def make_mcts(spec: str, arg: str | None) -> MCTSAgent:
@@ -318,29 +369,11 @@ def make_mcts(spec: str, arg: str | None) -> MCTSAgent:
                 f"mcts spec {spec!r}: unknown rollout {kwargs['rollout']!r}; "
                 f"allowed: {', '.join(ROLLOUTS)}"
             )
-    options = {
-        "c": ("c", float),
-        "cutoff": ("max_rollout", int),
-        "scale": ("scale", float),
-        "widen": ("widen", float),
-        "power": ("widen_power", float),
-        "prior": ("prior", str),
-        "depth": ("bot_depth", int),
-    }
     for part in rest:
         key, _, value = part.partition("=")
-        if key not in options or not value:
-            raise ValueError(
-                f"mcts spec {spec!r}: bad option {part!r}; allowed: c=FLOAT, cutoff=INT, "
-                "scale=FLOAT, widen=FLOAT, power=FLOAT, prior=BOT, depth=INT"
-            )
-        field, kind = options[key]
-        try:
-            kwargs[field] = kind(value)
-        except ValueError:
-            raise ValueError(f"mcts spec {spec!r}: {key} must be a {kind.__name__}") from None
-        if key == "prior" and value not in STRATEGIES:
-            raise ValueError(
-                f"mcts spec {spec!r}: unknown prior {value!r}; allowed: {', '.join(STRATEGIES)}"
-            )
+        if key not in _OPTIONS or not value:
+            allowed = ", ".join(f"{k}={kind}" for k, (_, kind) in _OPTIONS.items())
+            raise ValueError(f"mcts spec {spec!r}: bad option {part!r}; allowed: {allowed}")
+        field, kind = _OPTIONS[key]
+        kwargs[field] = _parse_option(spec, key, value, kind)
     return MCTSAgent(spec, sims, **kwargs)  # type: ignore[arg-type]
