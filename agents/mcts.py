@@ -126,16 +126,16 @@ class MCTSAgent:
 
     def __init__(
         self,
-        name: str = "mcts:200",
-        sims: int = 200,
-        rollout: str = "heuristic",
-        c: float = 1.0,
+        name: str = "mcts:60",
+        sims: int = 60,
+        rollout: str = "castle",
+        c: float = 0.5,
         max_rollout: int | None = None,
         scale: float = 10.0,
-        margin: float = 0.0,
-        widen: float = 0.0,
+        margin: float = 0.5,
+        widen: float = 1.0,
         widen_power: float = 0.5,
-        prior: str | None = None,
+        prior: str | None = "castle",
         scaled: bool = True,
         reuse: bool = True,
         bot_depth: int = 2,
@@ -145,6 +145,8 @@ class MCTSAgent:
             raise ValueError(f"mcts needs at least 1 simulation, got {sims}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout {rollout!r}; allowed: {', '.join(ROLLOUTS)}")
+        if prior == "none":
+            prior = None
         if prior is not None and prior not in STRATEGIES:
             raise ValueError(f"unknown prior {prior!r}; allowed: {', '.join(STRATEGIES)}")
         self.name = name
@@ -336,11 +338,11 @@ def _parse_option(spec: str, key: str, value: str, kind: str) -> object:
             return int(value)
         if kind == "0|1" and value in ("0", "1"):
             return value == "1"
-        if kind == "BOT" and value in STRATEGIES:
+        if kind == "BOT" and (value in STRATEGIES or value == "none"):
             return value
     except ValueError:
         pass
-    allowed = ", ".join(STRATEGIES) if kind == "BOT" else kind
+    allowed = ", ".join((*STRATEGIES, "none")) if kind == "BOT" else kind
     raise ValueError(f"mcts spec {spec!r}: bad value {value!r} for {key}; allowed: {allowed}")
 
 

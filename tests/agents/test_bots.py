@@ -17,6 +17,7 @@ from caylus_env.engine import Game, GameConfig, action_to_string
 BOTS = tuple(STRATEGIES)  # castle, town, economy
 SPECS = ("random", *BOTS, "mcts:50")
 STATES_PER_COUNT = 30
+MCTS_STATES_PER_COUNT = 5  # a search per position is slower; fewer positions keep the run short
 
 
 def _random_states(num_players: int, count: int, seed: int) -> list[Game]:
@@ -66,8 +67,9 @@ def _wins_against_random(bot_name: str, games: int) -> int:
 def test_agents_return_legal_actions_and_leave_the_game_untouched(spec, positions):
     agent = make_agent(spec)
     agent.reset(3)
+    per_count = MCTS_STATES_PER_COUNT if spec.startswith("mcts") else STATES_PER_COUNT
     for n, games in positions.items():
-        for game in games:
+        for game in games[:per_count]:
             state = game.state.copy()
             history = list(game.history)
             legal = game.legal_actions()
@@ -127,14 +129,17 @@ def test_action_values_cover_every_legal_action(positions):
 
 
 # -- determinism --------------------------------------------------------------------------------
-@pytest.mark.parametrize("spec", [*BOTS, "mcts:30"])
+@pytest.mark.parametrize("spec", [*BOTS, "mcts:20", "mcts:200:heuristic", "mcts:200:random"])
 def test_same_seed_same_actions(spec):
+    search = spec.startswith("mcts")
+
     def run(seed: int) -> list[int]:
-        agents = [make_agent(spec) for _ in range(3)]
-        game = Game(GameConfig(num_players=3), seed=11)
+        players = 2 if search else 3
+        agents = [make_agent(spec) for _ in range(players)]
+        game = Game(GameConfig(num_players=players), seed=11)
         for seat, agent in enumerate(agents):
             agent.reset(seed + seat)
-        for _ in range(80 if spec.startswith("mcts") else 10_000):
+        for _ in range(12 if search else 10_000):
             if game.is_terminal():
                 break
             game.apply(agents[game.current_player()].act(game))
@@ -143,12 +148,12 @@ def test_same_seed_same_actions(spec):
     assert run(5) == run(5)
 
 
-def test_mcts_reuses_its_subtree_and_stays_deterministic():
-    agent = MCTSAgent(sims=40, seed=1)
+def test_mcts_reuses_its_subtree():
+    agent = MCTSAgent(sims=20, seed=1)
     other = make_scripted("castle")
     game = Game(GameConfig(num_players=2), seed=4)
     reused = 0
-    for _ in range(30):
+    for _ in range(16):
         if game.is_terminal():
             break
         if game.current_player() == 0:
@@ -173,10 +178,11 @@ def test_scripted_bot_beats_random_in_95_percent_of_200_games(name):
 
 @pytest.mark.slow
 def test_mcts_beats_the_castle_bot_more_often_than_not():
+    """A small version of the measured result (mcts:60 beats castle in most 2-player games)."""
     wins = 0
     games = 8
     for i in range(games):
-        mcts, bot = make_agent("mcts:400"), make_scripted("castle")
+        mcts, bot = make_agent("mcts:60"), make_scripted("castle")
         seat = i % 2
         game = _play([mcts, bot] if seat == 0 else [bot, mcts], seed=9000 + i)
         prestige = game.prestige()
@@ -192,6 +198,10 @@ def test_registry_lists_and_builds_every_agent():
     assert isinstance(make_agent("castle"), ScriptedBot)
     assert isinstance(make_agent("mcts:25"), MCTSAgent)
     assert make_agent("mcts:25:random:c=0.7:cutoff=50").max_rollout == 50
+    assert make_agent("mcts:25:heuristic:prior=none").prior is None
+    assert make_agent("mcts:25:town:widen=0:scaled=0").budget(30) == 25
+    mcts = make_agent("mcts:40")
+    assert mcts.budget(2) == 20 and mcts.budget(8) == 40 and mcts.budget(200) == 80
     for spec in SPECS:
         agent = make_agent(spec)
         assert isinstance(agent, Agent)
