@@ -117,6 +117,15 @@ def aec_rate(make_env: Callable[[], Any], decisions: int, repeats: int) -> float
     return _median_rate(run, repeats)
 
 
+def pettingzoo_connect_four_rate(decisions: int, repeats: int) -> float | None:
+    """Decisions/s of PettingZoo's connect four ``env()``, or None without pygame."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:
+        return None
+    return aec_rate(connect_four_v3.env, decisions, repeats)
+
+
 def openspiel_rate(game_name: str, decisions: int, repeats: int) -> float | None:
     """Decisions/s of an OpenSpiel C++ game through pyspiel, or None if not installed."""
     try:
@@ -207,8 +216,6 @@ def run_all(
     calls = int(200_000 * scale)
     aec = int(50_000 * scale)
     results: dict[str, Any] = {"repeats": repeats, "players": list(players), "layers": {}}
-    from pettingzoo.classic import connect_four_v3
-
     from caylus_env import caylus_v0
 
     layers = results["layers"]
@@ -220,7 +227,7 @@ def run_all(
         )
         layers[f"env_{n}p"] = aec_rate(lambda n=n: caylus_v0.env(num_players=n), aec, repeats)
     anchors = {
-        "pettingzoo_connect_four_env": aec_rate(connect_four_v3.env, aec, repeats),
+        "pettingzoo_connect_four_env": pettingzoo_connect_four_rate(aec, repeats),
         "openspiel_chess": openspiel_rate("chess", calls // 2, repeats),
         "openspiel_connect_four": openspiel_rate("connect_four", calls, repeats),
     }

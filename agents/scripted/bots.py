@@ -265,15 +265,16 @@ class CastleBot(ScriptedBot):
 
     Strategy: castle batches are the surest prestige in Caylus (5/4/3 PP each, plus the
     section favors and the best-builder favor), so this bot lives for them. It sends
-    workers to production first (``affinity["produce"]``), builds its own farms (food
-    is the one cube every batch needs), values every formable batch (``batch``), and
-    places in the castle whenever its cubes, counting what its workers will produce this
-    turn, make a batch worth giving (``castle``). It chases the best-builder favor and
-    the section favors and counts the -2/-3/-4 empty-section penalties (``section``,
-    ``favor``, ``best_builder``), and steers favors to the resources row, which feeds
-    more batches. Food and cloth are valued low, so it turns them into batches (or
-    sells them) instead of hoarding; deniers are valued high because they buy the
-    placements that feed the castle.
+    workers to production first (``affinity["produce"]``), builds its own food farm and
+    a marketplace (food is the one cube every batch needs; surplus food sells for 6
+    deniers), values every batch its cubes can form (``batch``), and places in the
+    castle whenever its cubes, counting what its workers will produce this turn, make a
+    batch worth giving (``castle``). It chases the best-builder favor and the section
+    favors and counts the -2/-3/-4 empty-section penalties (``section``, ``favor``,
+    ``best_builder``). Deniers are valued high because they buy the placements that
+    feed the castle, so its favors go mostly to the deniers row, then to the resources
+    row that feeds batches. Food and cloth are valued low: it turns them into batches
+    or deniers instead of hoarding them.
 
     Why: a batch converts three cubes into 3-5 PP at once plus favors, the best rate of
     the early game; the projected batches make its placement, provost and castle
@@ -291,18 +292,20 @@ class TownBot(ScriptedBot):
 
     Strategy: buildings pay for the whole game (their prestige at once, +1 PP whenever
     another player uses them, income for residences, the library and the hotel). This
-    bot likes the carpenters, the mason, the lawyer and the architects (``affinity``),
-    values the mason, architects, quarries and workshop it owns (``build_bonus``) and
-    its residences (``residence``: each is income and a site for a prestige building),
-    keeps wood, stone and cloth for construction and for the lawyer (high cube values,
-    ``cube_cap`` 4), advances the buildings row of the favor table (cheap
-    constructions, lawyer and architect effects), and turns residences into prestige
-    buildings with the architect. It avoids markets and the church-like buildings
-    (negative affinity): cubes are for building. It still gives a batch when it is
-    cheap, which keeps it out of the castle penalties.
+    bot likes the carpenters, the mason, the lawyer and the architects (``affinity``):
+    it builds the lawyer and the mason, turns neutral buildings into residences with the
+    lawyer (each is 2 PP, a denier a turn and a site for a prestige building), and puts
+    prestige buildings on its residences with the architect. It values owning the
+    mason, architects, quarries and workshop (``build_bonus``) and residences
+    (``residence``), keeps wood, stone and cloth for construction and the lawyer (high
+    cube values, ``cube_cap`` 4), funds itself at the trading post, and values the
+    buildings row of the favor table (cheap constructions, lawyer and architect
+    effects; ``tracks``). It avoids the markets and the church-like buildings (negative
+    affinity): cubes are for building. It gives a batch when it is cheap, which keeps it
+    out of the worst castle penalties.
 
-    Why: an early production or stone building returns prestige for the rest of the
-    game, and residences plus architects are the way to the 10-25 PP prestige tiles.
+    Why: an early building returns prestige for the rest of the game, and residences
+    plus architects are the way to the 10-25 PP prestige tiles.
     """
 
     STRATEGY = TOWN
@@ -315,18 +318,19 @@ class EconomyBot(ScriptedBot):
     """``economy``: the economy player.
 
     Strategy: deniers are the scarce resource of Caylus (every placement costs them),
-    so this bot runs a money engine and turns money into points late. It likes the
-    markets, peddlers and the church/tailor/bank/alchemist options (``affinity``),
-    builds the bank, church, peddler and marketplace (``build_bonus``, the bank most:
-    deniers into gold, 3 PP each at the end), takes the trading post (+3 deniers),
-    advances the deniers and prestige rows of the favor table, and gives few batches
-    (low ``batch``). It scores positions as a duel (``opponent`` = 1: a point taken
+    so this bot runs a money engine and turns money into points. It likes the markets,
+    the peddlers and the church/tailor/bank/alchemist options (``affinity``), builds
+    the peddler, marketplace, bank and church (``build_bonus``, the bank most: deniers
+    into gold, 3 PP each at the end), takes favors on the deniers and prestige rows, and
+    sells surplus cubes. It scores positions as a duel (``opponent`` = 1: a point taken
     from the leader is worth a point won), so it moves the provost, in phase 4 and with
     the merchants' guild, to cut off the opponents' workers whenever that costs less
-    than it hurts them, and avoids feeding opponents' buildings.
+    than it hurts them (most of its provost moves do), and it avoids feeding the
+    opponents' buildings. Cheap peddler cubes also make it a steady castle builder.
 
     Why: money is what limits placements; converting cubes to deniers and deniers to
-    gold and church prestige keeps its options open and scores at the end.
+    gold, church prestige and castle batches keeps its options open, and denying the
+    leader is as good as scoring in a duel.
     """
 
     STRATEGY = ECONOMY

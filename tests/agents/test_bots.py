@@ -164,6 +164,18 @@ def test_mcts_reuses_its_subtree():
     assert reused > 0
 
 
+@pytest.mark.parametrize("opponent", BOTS)
+def test_mcts_recognizes_a_scripted_opponent(opponent):
+    me, other = make_scripted("castle"), make_scripted(opponent)
+    game = Game(GameConfig(num_players=2), seed=8)
+    while len(game.history) < 160 or game.current_player() != 0:
+        game.apply((me if game.current_player() == 0 else other).act(game))
+    agent = MCTSAgent(sims=5, seed=0)
+    agent._update_models(game)
+    assert agent.seat_models[1] == opponent
+    assert agent.seat_models[0] == "castle"
+
+
 # -- strength -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", BOTS)
 def test_scripted_bot_beats_random_quick(name):
