@@ -189,12 +189,13 @@ def test_scripted_bot_beats_random_in_95_percent_of_200_games(name):
 
 
 @pytest.mark.slow
-def test_mcts_beats_the_castle_bot_more_often_than_not():
-    """A small version of the measured result (mcts:60 beats castle in most 2-player games)."""
+def test_mcts_beats_the_best_scripted_bot_more_often_than_not():
+    """A small version of the measured result: mcts:60 beats ``economy`` (the strongest
+    scripted bot head to head) in most 2-player games."""
     wins = 0
     games = 8
     for i in range(games):
-        mcts, bot = make_agent("mcts:60"), make_scripted("castle")
+        mcts, bot = make_agent("mcts:60"), make_scripted("economy")
         seat = i % 2
         game = _play([mcts, bot] if seat == 0 else [bot, mcts], seed=9000 + i)
         prestige = game.prestige()
