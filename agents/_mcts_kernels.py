@@ -3,7 +3,8 @@
 A rollout plays a copied state forward and returns one value per seat in [-1, 1]:
 
 - at the end of the game, the rank-based returns of ``Game.returns`` (first +1,
-  last -1, linear in between, ties averaged);
+  last -1, linear in between, ties averaged), optionally mixed with their soft
+  version below computed from the final prestige (``final_returns``, ``margin``);
 - when a rollout is cut off before the end (``max_decisions``), a soft version of
   the same: each seat's estimated final prestige ``v`` (the scripted bots' value
   function, ``agents.scripted._kernels.player_value``) is compared with every other
@@ -12,8 +13,8 @@ A rollout plays a copied state forward and returns one value per seat in [-1, 1]
 
 Policies: ``POLICY_RANDOM`` (uniform, as ``rules.random_playout``),
 ``POLICY_HEURISTIC`` (``light_choice``: cheap rules of thumb, no lookahead) and
-``POLICY_BOT`` (the scripted bots' one-ply search; strong but about a hundred times
-slower). All randomness comes from numba's generator (``rules.seed_playouts``).
+``POLICY_BOT`` (the scripted bots' one-ply search, one weight row per seat, so
+each seat may follow a different bot; strong but about sixty times slower). All randomness comes from numba's generator (``rules.seed_playouts``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ POLICY_HEURISTIC = 1
 POLICY_BOT = 2
 
 D_PLACE = int(DecisionKind.PLACE_WORKER)
-D_GATE = int(DecisionKind.GATE)
 D_GUILD = int(DecisionKind.GUILD)
 D_JOUST = int(DecisionKind.JOUST)
 D_INN = int(DecisionKind.INN)

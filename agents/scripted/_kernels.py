@@ -182,7 +182,6 @@ E_MARKET = int(Effect.MARKET)
 E_PEDDLER = int(Effect.PEDDLER)
 E_OPTIONS = int(Effect.OPTIONS)
 
-D_PLACE = int(DecisionKind.PLACE_WORKER)
 D_PROVOST = int(DecisionKind.PROVOST)
 D_CASTLE = int(DecisionKind.CASTLE)
 D_FAVOR_ROW = int(DecisionKind.FAVOR_ROW)
@@ -207,7 +206,6 @@ for _k in (
 ):
     FOLLOW_UP[int(_k)] = 1
 
-PH_PLACEMENT = int(Phase.PLACEMENT)
 PH_SPECIAL = int(Phase.SPECIAL)
 PH_PROVOST = int(Phase.PROVOST)
 PH_ACTIVATION = int(Phase.ACTIVATION)
