@@ -19,7 +19,6 @@ anchor is reported as missing rather than guessed.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import statistics
@@ -34,6 +33,7 @@ import numpy as np
 
 from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, rules
 from caylus_env.engine.layout import STATE_DTYPE, STATE_SIZE
+from caylus_env.fileio import atomic_write_json
 
 TARGETS = {
     "engine_call": 300_000,
@@ -301,8 +301,5 @@ def main(
     results = run_all(repeats, tuple(players), quick, compile_check)
     print_report(results)
     if json_path:
-        tmp = f"{json_path}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(results, f, indent=2)
-        os.replace(tmp, json_path)
+        atomic_write_json(json_path, results)
     return results

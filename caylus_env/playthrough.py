@@ -17,7 +17,6 @@ names shows up as a diff. After an intended change, regenerate with::
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, action_to_string
 from caylus_env.engine.constants import RESOURCE_NAMES
 from caylus_env.engine.layout import STATE_SIZE
+from caylus_env.fileio import atomic_write_text
 
 FORMAT = "caylus-playthrough/1"
 OBSERVED_STEPS = 3  # full observation pieces for the first steps only (OpenSpiel style)
@@ -164,12 +164,6 @@ def parse_playthrough(text: str) -> tuple[GameConfig, int, int, list[int]]:
     return GameConfig.from_dict(options), header["seed"], header.get("policy_seed", 0), actions
 
 
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def default_name(config: GameConfig, seed: int) -> str:
     return f"caylus_{config.num_players}p_seed{seed}.txt"
 
@@ -191,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
         for path in sorted(args.regenerate_all.glob("*.txt")):
             config, seed, policy_seed, actions = parse_playthrough(path.read_text())
             text, _ = render_playthrough(config, seed, actions, policy_seed)
-            write_atomic(path, text)
+            atomic_write_text(path, text)
             print(f"regenerated {path}")
         return
     if args.players is None:
@@ -199,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     config = GameConfig(num_players=args.players)
     text, _ = render_playthrough(config, args.seed, policy_seed=args.seed)
     path = args.out or Path(default_name(config, args.seed))
-    write_atomic(path, text)
+    atomic_write_text(path, text)
     print(f"wrote {path}")
 
 

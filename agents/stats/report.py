@@ -12,8 +12,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
-import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +35,7 @@ from agents.stats.ratings import (
     openskill_ladder,
     seat_table,
 )
+from caylus_env.fileio import atomic_write_bytes
 
 SCHEMA = "caylus-tournament-summary/1"
 _DASH = "—"
@@ -169,29 +168,6 @@ def build_summary(
 # --------------------------------------------------------------------------------------------------
 
 
-def _atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``.
-
-    Same directory, because ``os.replace`` is only atomic within one file system.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # os.open with mode 0o666 rather than tempfile.mkstemp, whose 0o600 would survive the rename:
-    # the report should get the same permissions (through the umask) as any other new file.
-    tmp = str(target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_summary_json(summary: Mapping[str, Any], path: str | Path) -> None:
     """Write the summary as indented JSON, atomically.
 
@@ -199,7 +175,7 @@ def write_summary_json(summary: Mapping[str, Any], path: str | Path) -> None:
         ValueError: If the summary holds NaN or infinity (strict JSON has neither).
     """
     text = json.dumps(summary, indent=2, allow_nan=False) + "\n"
-    _atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -383,7 +359,7 @@ def write_markdown_report(summary: Mapping[str, Any], path: str | Path) -> None:
                 for a, row in zip(los["agents"], los["matrix"], strict=True)
             ],
         )
-    _atomic_write_bytes(path, "\n".join(lines).encode("utf-8"))
+    atomic_write_bytes(path, "\n".join(lines).encode("utf-8"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -395,7 +371,7 @@ def _save_png(fig: Figure, path: str | Path) -> None:
     FigureCanvasAgg(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=120)
-    _atomic_write_bytes(path, buffer.getvalue())
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def plot_ratings(summary: Mapping[str, Any], path: str | Path) -> None:

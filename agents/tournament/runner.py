@@ -35,7 +35,6 @@ import json
 import math
 import multiprocessing.context
 import os
-import secrets
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +70,7 @@ from agents.tournament.schedule import (
     build_schedule,
 )
 from caylus_env.engine import GameConfig
+from caylus_env.fileio import atomic_write_bytes, atomic_write_json
 
 try:
     import fcntl
@@ -261,37 +261,6 @@ def check_execution(workers: Any, backend: str, executor: cf.Executor | None = N
 # --------------------------------------------------------------------------------------------------
 # The run directory
 # --------------------------------------------------------------------------------------------------
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory + ``os.replace``,
-    so a reader or a crash sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(data, indent=2, allow_nan=False) + "\n").encode("utf-8"))
 
 
 def _record_matches_job(record: Mapping[str, Any], job: GameJob) -> bool:
