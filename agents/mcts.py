@@ -64,6 +64,7 @@ the same actions.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 
@@ -414,7 +415,7 @@ _OPTIONS: dict[str, tuple[str, str]] = {
 
 def _parse_option(spec: str, key: str, value: str, kind: str) -> object:
     """The value of one ``key=value`` option of an mcts spec."""
-    try:
+    with contextlib.suppress(ValueError):  # an unparsable number falls through to the error
         if kind == "FLOAT":
             return float(value)
         if kind == "INT":
@@ -423,8 +424,6 @@ def _parse_option(spec: str, key: str, value: str, kind: str) -> object:
             return value == "1"
         if kind == "BOT" and (value in STRATEGIES or value == "none"):
             return value
-    except ValueError:
-        pass
     allowed = ", ".join((*STRATEGIES, "none")) if kind == "BOT" else kind
     raise ValueError(f"mcts spec {spec!r}: bad value {value!r} for {key}; allowed: {allowed}")
 
