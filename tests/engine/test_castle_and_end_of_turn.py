@@ -274,8 +274,8 @@ def test_game_over_has_no_legal_actions_and_no_current_player():
     assert sum(g.returns()) == pytest.approx(0.0)
 
 
-def test_castle_houses_count_even_from_the_gate(  # T25 continued: phase 6 order
-):
+def test_gate_worker_moved_to_the_castle_builds_after_earlier_arrivals():
+    """T25 continued: in phase 6 the gate worker (spot 3) gives batches after spots 1-2."""
     d = position(3, phase="special_buildings")
     all_passed(d)
     put_worker(d, 0, "castle")

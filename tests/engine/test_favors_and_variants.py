@@ -219,7 +219,6 @@ def test_simplified_favors_are_worth_three_prestige_each_without_a_cap():
     all_passed(d)
     d["bailiff"] = d["provost"] = 8
     d["castle"]["dungeon"] = [6, 0, 0]
-    d["castle"]["walls"] = [6, 0, 0]
     d["castle"]["walls"] = [10, 0, 0]
     g = start(d)
     # dungeon 6 houses: 1 favor; walls 10 houses: 3 favors -> 4 favors x 3 prestige.
