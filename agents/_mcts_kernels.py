@@ -54,9 +54,7 @@ from caylus_env.engine.buildings import (
     B_OPTIONS,
     B_PRESTIGE,
     BuildingId,
-    Effect,
 )
-from caylus_env.engine.constants import DecisionKind, Phase
 from caylus_env.engine.layout import (
     NUM_PASSED,
     NUM_PLAYERS,
@@ -73,40 +71,46 @@ from caylus_env.engine.layout import (
     STACK_ENTRY,
     STACK_SIZE,
 )
+from caylus_env.engine.rules import (  # the engine's int constants, shared with its kernels
+    CLOTH,
+    D_ALCHEMIST_PAY,
+    D_BUILD,
+    D_CASTLE,
+    D_FAVOR_COLUMN,
+    D_FAVOR_GIVE,
+    D_GUILD,
+    D_INN,
+    D_JOUST,
+    D_LAWYER,
+    D_MARKET,
+    D_OPTION,
+    D_PAY_ANY,
+    D_PEDDLER,
+    D_PLACE,
+    D_PROVOST,
+    E_BUILD_PRESTIGE,
+    E_BUILD_STONE,
+    E_BUILD_WOOD,
+    E_LAWYER,
+    E_MARKET,
+    E_OPTIONS,
+    E_PEDDLER,
+    E_PRODUCE,
+    FOOD,
+    GOLD,
+    PH_GAME_OVER,
+    STONE,
+    WOOD,
+)
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_BOT = 2
 
-D_PLACE = int(DecisionKind.PLACE_WORKER)
-D_GUILD = int(DecisionKind.GUILD)
-D_JOUST = int(DecisionKind.JOUST)
-D_INN = int(DecisionKind.INN)
-D_PROVOST = int(DecisionKind.PROVOST)
-D_MARKET = int(DecisionKind.MARKET)
-D_PEDDLER = int(DecisionKind.PEDDLER)
-D_BUILD = int(DecisionKind.BUILD)
-D_PAY_ANY = int(DecisionKind.PAY_ANY)
-D_LAWYER = int(DecisionKind.LAWYER)
-D_OPTION = int(DecisionKind.OPTION)
-D_ALCHEMIST_PAY = int(DecisionKind.ALCHEMIST_PAY)
-D_CASTLE = int(DecisionKind.CASTLE)
-D_FAVOR_COLUMN = int(DecisionKind.FAVOR_COLUMN)
-D_FAVOR_GIVE = int(DecisionKind.FAVOR_GIVE)
-PH_GAME_OVER = int(Phase.GAME_OVER)
 
-E_PRODUCE = int(Effect.PRODUCE)
-E_BUILD_WOOD = int(Effect.BUILD_WOOD)
-E_BUILD_STONE = int(Effect.BUILD_STONE)
-E_BUILD_PRESTIGE = int(Effect.BUILD_PRESTIGE)
-E_LAWYER = int(Effect.LAWYER)
-E_MARKET = int(Effect.MARKET)
-E_PEDDLER = int(Effect.PEDDLER)
-E_OPTIONS = int(Effect.OPTIONS)
 RESIDENCE = SK.RESIDENCE
 GOLD_MINE = int(BuildingId.GOLD_MINE)
 GOLD_MINE_BONUS = 1.0
-FOOD, WOOD, STONE, CLOTH, GOLD = 0, 1, 2, 3, 4
 PASS_SCORE = 0.6
 PRICE_WEIGHT = 0.6
 TEMPERATURE = 0.6  # Gumbel noise scale of the placement choice

@@ -69,9 +69,6 @@ from caylus_env.engine.buildings import (
     B_PRESTIGE,
     B_PRODUCE,
     NUM_BUILDINGS,
-    BuildingId,
-    BuildingKind,
-    Effect,
 )
 from caylus_env.engine.constants import (
     CASTLE_PENALTY,
@@ -85,7 +82,6 @@ from caylus_env.engine.constants import (
     SIMPLIFIED_FAVOR_PRESTIGE,
     TRADING_POST_DENIERS,
     DecisionKind,
-    Phase,
     Special,
 )
 from caylus_env.engine.layout import (
@@ -119,6 +115,35 @@ from caylus_env.engine.layout import (
     STATE_SIZE,
     STOCK,
 )
+from caylus_env.engine.rules import (  # the engine's int constants, shared with its kernels
+    CLOTH,
+    D_CASTLE,
+    D_FAVOR_ROW,
+    D_PROVOST,
+    E_BUILD_PRESTIGE,
+    E_BUILD_STONE,
+    E_BUILD_WOOD,
+    E_LAWYER,
+    E_MARKET,
+    E_OPTIONS,
+    E_PEDDLER,
+    E_PRODUCE,
+    FOOD,
+    GOLD,
+    K_NEUTRAL,
+    K_PRESTIGE,
+    K_STONE,
+    K_WOOD,
+    LAWYER_TILE,
+    PH_ACTIVATION,
+    PH_CASTLE,
+    PH_GAME_OVER,
+    PH_PROVOST,
+    PH_SPECIAL,
+    RESIDENCE,
+    STONE,
+    WOOD,
+)
 
 # ---------------------------------------------------------------------------------------
 # Weight indices (see ``agents.scripted.bots.Strategy`` for their meaning).
@@ -150,7 +175,6 @@ MAX_DEPTH = 4  # levels of same-player follow-up decisions searched
 # ---------------------------------------------------------------------------------------
 # Engine constants as plain ints (numba freezes module globals).
 # ---------------------------------------------------------------------------------------
-FOOD, WOOD, STONE, CLOTH, GOLD = 0, 1, 2, 3, 4
 N_MAX = int(MAX_PLAYERS)
 N_RES = int(NUM_RESOURCES)
 N_SEC = int(NUM_SECTIONS)
@@ -166,25 +190,7 @@ SEC_PENALTY = np.array(SECTION_EMPTY_PENALTY, np.float64)
 SEC_FAVORS = np.array(SECTION_FAVORS, np.float64)
 SEC_FAVORS_CAP = SEC_FAVORS.shape[1] - 1
 
-K_NEUTRAL = int(BuildingKind.NEUTRAL)
-K_WOOD = int(BuildingKind.WOOD)
-K_STONE = int(BuildingKind.STONE)
-K_PRESTIGE = int(BuildingKind.PRESTIGE)
-RESIDENCE = int(BuildingId.RESIDENCE)
-LAWYER_TILE = int(BuildingId.LAWYER)
 
-E_PRODUCE = int(Effect.PRODUCE)
-E_BUILD_WOOD = int(Effect.BUILD_WOOD)
-E_BUILD_STONE = int(Effect.BUILD_STONE)
-E_BUILD_PRESTIGE = int(Effect.BUILD_PRESTIGE)
-E_LAWYER = int(Effect.LAWYER)
-E_MARKET = int(Effect.MARKET)
-E_PEDDLER = int(Effect.PEDDLER)
-E_OPTIONS = int(Effect.OPTIONS)
-
-D_PROVOST = int(DecisionKind.PROVOST)
-D_CASTLE = int(DecisionKind.CASTLE)
-D_FAVOR_ROW = int(DecisionKind.FAVOR_ROW)
 # Follow-up decisions worth searching through when the same player answers them.
 FOLLOW_UP = np.zeros(32, np.int64)
 for _k in (
@@ -206,11 +212,6 @@ for _k in (
 ):
     FOLLOW_UP[int(_k)] = 1
 
-PH_SPECIAL = int(Phase.SPECIAL)
-PH_PROVOST = int(Phase.PROVOST)
-PH_ACTIVATION = int(Phase.ACTIVATION)
-PH_CASTLE = int(Phase.CASTLE)
-PH_GAME_OVER = int(Phase.GAME_OVER)
 SP_GATE = int(Special.GATE)
 SP_TRADING_POST = int(Special.TRADING_POST)
 SP_GUILD = int(Special.MERCHANTS_GUILD)
