@@ -1,0 +1,294 @@
+"""Named accessors of the flat state: the one place that turns a field into an offset.
+
+Rules, bots, search and the observation read the state through these compiled
+functions instead of computing ``PLAYERS + p * PLAYER_STRIDE + ...`` themselves.
+Readers never mutate; the few mutators say so in their name (``add_*``, ``set_*``).
+All are ``@njit(cache=True)`` and inline into their callers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caylus_env.engine.board import ROAD_LEN, SECTION_SIZE
+from caylus_env.engine.buildings import BuildingId
+from caylus_env.engine.constants import (
+    MAX_PLAYERS,
+    NUM_SECTIONS,
+    Phase,
+    Resource,
+)
+from caylus_env.engine.layout import (
+    BAILIFF,
+    CASTLE_HOUSES,
+    CURSOR,
+    NUM_PASSED,
+    NUM_PLAYERS,
+    OPT_HOUSE_CAP,
+    P_CUBES,
+    P_FAVOR,
+    P_HOUSES,
+    P_MONEY,
+    P_PASSED,
+    P_PRESTIGE,
+    P_ROWS_USED,
+    P_WORKERS_OUT,
+    PHASE,
+    PLAYER_STRIDE,
+    PLAYERS,
+    PROVOST,
+    ROAD_OWNER,
+    ROAD_TILE,
+    ROAD_WORKER,
+    SCORED,
+    STOCK,
+    TURN,
+)
+
+SECTION_SIZE_ARR = np.array(SECTION_SIZE, np.int64)
+
+
+# -- the clock ---------------------------------------------------------------------------
+@njit(cache=True)
+def num_players(s):
+    return np.int64(s[NUM_PLAYERS])
+
+
+@njit(cache=True)
+def phase(s):
+    """The current ``Phase`` (``Phase.GAME_OVER`` once the game has ended)."""
+    return np.int64(s[PHASE])
+
+
+@njit(cache=True)
+def turn(s):
+    return np.int64(s[TURN])
+
+
+@njit(cache=True)
+def cursor(s):
+    """Progress inside the phase (turn-order position, step or road space)."""
+    return np.int64(s[CURSOR])
+
+
+@njit(cache=True)
+def is_game_over(s):
+    return s[PHASE] == Phase.GAME_OVER
+
+
+# -- per-player fields -------------------------------------------------------------------
+@njit(cache=True)
+def player_field(p, field):
+    """Offset of per-player field ``field`` (a ``layout.P_*`` value) of seat ``p``."""
+    return PLAYERS + p * PLAYER_STRIDE + field
+
+
+@njit(cache=True)
+def money(s, p):
+    """Deniers of seat ``p``."""
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_MONEY])
+
+
+@njit(cache=True)
+def cube(s, p, r):
+    """Cubes of kind ``r`` (a ``Resource``) held by seat ``p``."""
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_CUBES + r])
+
+
+@njit(cache=True)
+def prestige(s, p):
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_PRESTIGE])
+
+
+@njit(cache=True)
+def workers_out(s, p):
+    """Workers of ``p`` not at home (the inn resident included)."""
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_WORKERS_OUT])
+
+
+@njit(cache=True)
+def favor_column(s, p, row):
+    """Column of ``p``'s marker on favor row ``row`` (0: start position)."""
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_FAVOR + row])
+
+
+@njit(cache=True)
+def houses(s, p):
+    """Houses of ``p`` on the board (buildings and castle)."""
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_HOUSES])
+
+
+@njit(cache=True)
+def has_passed(s, p):
+    return s[PLAYERS + p * PLAYER_STRIDE + P_PASSED] != 0
+
+
+@njit(cache=True)
+def rows_used(s, p):
+    """Bit set of favor rows ``p`` used in the current phase (rules 5.3)."""
+    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_ROWS_USED])
+
+
+@njit(cache=True)
+def non_gold_cubes(s, p):
+    base = PLAYERS + p * PLAYER_STRIDE + P_CUBES
+    return (
+        np.int64(s[base + Resource.FOOD])
+        + s[base + Resource.WOOD]
+        + s[base + Resource.STONE]
+        + s[base + Resource.CLOTH]
+    )
+
+
+@njit(cache=True)
+def all_cubes(s, p):
+    return non_gold_cubes(s, p) + cube(s, p, Resource.GOLD)
+
+
+@njit(cache=True)
+def has_house(s, p):
+    """Whether ``p`` may put one more house on the board (rules 8.5, the optional cap)."""
+    cap = s[OPT_HOUSE_CAP]
+    return cap == 0 or s[PLAYERS + p * PLAYER_STRIDE + P_HOUSES] < cap
+
+
+@njit(cache=True)
+def add_money(s, p, n):
+    s[PLAYERS + p * PLAYER_STRIDE + P_MONEY] += n
+
+
+@njit(cache=True)
+def add_cube(s, p, r, n):
+    s[PLAYERS + p * PLAYER_STRIDE + P_CUBES + r] += n
+
+
+@njit(cache=True)
+def add_prestige(s, p, n):
+    """Add (or, for penalties, remove) prestige; prestige never drops below 0 (rules 4, 8.20)."""
+    o = PLAYERS + p * PLAYER_STRIDE + P_PRESTIGE
+    v = np.int64(s[o]) + n
+    s[o] = v if v > 0 else 0
+
+
+@njit(cache=True)
+def add_houses(s, p, n):
+    s[PLAYERS + p * PLAYER_STRIDE + P_HOUSES] += n
+
+
+@njit(cache=True)
+def add_workers_out(s, p, n):
+    s[PLAYERS + p * PLAYER_STRIDE + P_WORKERS_OUT] += n
+
+
+# -- the road and the stock --------------------------------------------------------------
+@njit(cache=True)
+def provost(s):
+    return np.int64(s[PROVOST])
+
+
+@njit(cache=True)
+def bailiff(s):
+    return np.int64(s[BAILIFF])
+
+
+@njit(cache=True)
+def num_passed(s):
+    """Players who passed this turn (the bridge)."""
+    return np.int64(s[NUM_PASSED])
+
+
+@njit(cache=True)
+def road_tile(s, k):
+    """``BuildingId`` on road space ``k`` (1-28), -1 when empty."""
+    return np.int64(s[ROAD_TILE + k])
+
+
+@njit(cache=True)
+def road_owner(s, k):
+    return np.int64(s[ROAD_OWNER + k])
+
+
+@njit(cache=True)
+def road_worker(s, k):
+    return np.int64(s[ROAD_WORKER + k])
+
+
+@njit(cache=True)
+def stock(s, b):
+    """Tiles of building ``b`` left in the stock."""
+    return np.int64(s[STOCK + b])
+
+
+@njit(cache=True)
+def lowest_empty_space(s):
+    """New craft buildings go on the lowest empty road space (rules 5a); -1 if none (8.3)."""
+    for k in range(1, ROAD_LEN + 1):
+        if s[ROAD_TILE + k] < 0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def owns_residence(s, p):
+    for k in range(1, ROAD_LEN + 1):
+        if s[ROAD_TILE + k] == BuildingId.RESIDENCE and s[ROAD_OWNER + k] == p:
+            return True
+    return False
+
+
+# -- the castle --------------------------------------------------------------------------
+@njit(cache=True)
+def section_houses(s, sec, p):
+    """Houses of ``p`` in castle section ``sec``."""
+    return np.int64(s[CASTLE_HOUSES + sec * MAX_PLAYERS + p])
+
+
+@njit(cache=True)
+def add_section_houses(s, sec, p, n):
+    s[CASTLE_HOUSES + sec * MAX_PLAYERS + p] += n
+
+
+@njit(cache=True)
+def section_fill(s, sec):
+    """Houses in castle section ``sec``, all players together."""
+    total = 0
+    for p in range(MAX_PLAYERS):
+        total += s[CASTLE_HOUSES + sec * MAX_PLAYERS + p]
+    return total
+
+
+@njit(cache=True)
+def is_scored(s, sec):
+    return s[SCORED + sec] != 0
+
+
+@njit(cache=True)
+def num_scored(s):
+    """Sections scored so far (it opens favor columns, rules 5.2)."""
+    return np.int64(s[SCORED]) + s[SCORED + 1] + s[SCORED + 2]
+
+
+@njit(cache=True)
+def castle_target(s):
+    """Section the next batch goes to, or -1 when the castle is full (phase 6).
+
+    The section under construction is the first one not yet scored; a full
+    section overflows into the next one, even before the previous is scored.
+    """
+    for sec in range(NUM_SECTIONS):
+        if s[SCORED + sec] == 0 and section_fill(s, sec) < SECTION_SIZE_ARR[sec]:
+            return sec
+    return -1
+
+
+@njit(cache=True)
+def holds_batch(s, p):
+    """Whether ``p`` holds one castle batch: food + 2 different other kinds (phase 6)."""
+    if cube(s, p, Resource.FOOD) < 1:
+        return False
+    kinds = 0
+    for r in (Resource.WOOD, Resource.STONE, Resource.CLOTH, Resource.GOLD):
+        if cube(s, p, r) > 0:
+            kinds += 1
+    return kinds >= 2
