@@ -5,9 +5,9 @@ median of ``repeats`` runs of random legal play on one core, and each layer is
 reported next to an anchor timed in the same process (style: performance
 anchors 0 and 5), so the ratios stay meaningful on a loaded or slower machine:
 
-- engine, one Python call per decision (``rules.step`` then a random legal id
+- engine, one Python call per decision (``kernels.step`` then a random legal id
   from the returned list) vs OpenSpiel C++ chess through pyspiel;
-- engine, whole random games inside compiled code (``rules.play_random_games``);
+- engine, whole random games inside compiled code (``kernels.play_random_games``);
 - ``raw_env`` AEC loop with observations, and ``env()`` with PettingZoo's
   classic wrappers, vs PettingZoo connect four ``env()`` in the same loop;
 - state size, clone time, and numba compile time cold and from its cache
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, rules
+from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, kernels
 from caylus_env.engine.layout import STATE_DTYPE, STATE_SIZE
 from caylus_env.fileio import atomic_write_json
 
@@ -54,9 +54,9 @@ def _median_rate(run: Callable[[], tuple[int, float]], repeats: int) -> float:
 
 
 def engine_call_rate(num_players: int, decisions: int, repeats: int) -> float:
-    """Decisions/s with one Python call per decision (``rules.step``)."""
+    """Decisions/s with one Python call per decision (``kernels.step``)."""
     buf = np.empty(NUM_ACTIONS, np.int64)
-    step = rules.step
+    step = kernels.step
 
     def run() -> tuple[int, float]:
         rng = random.Random(0)
@@ -65,9 +65,9 @@ def engine_call_rate(num_players: int, decisions: int, repeats: int) -> float:
         game_seed = 0
         t0 = time.perf_counter()
         while count < decisions:
-            s = rules.new_state(num_players, 0, 4, 0, 0, game_seed)
+            s = kernels.new_state(num_players, 0, 4, 0, 0, game_seed)
             game_seed += 1
-            n = rules.legal_actions(s, buf)
+            n = kernels.legal_actions(s, buf)
             while n > 0:
                 n = step(s, buf[pick(n)], buf)
                 count += 1
@@ -81,7 +81,7 @@ def engine_compiled_rate(num_players: int, games: int, repeats: int) -> float:
 
     def run() -> tuple[int, float]:
         t0 = time.perf_counter()
-        count = rules.play_random_games(games, num_players, 1)
+        count = kernels.play_random_games(games, num_players, 1)
         return count, time.perf_counter() - t0
 
     return _median_rate(run, repeats)

@@ -25,6 +25,10 @@ SIMPLIFIED_FAVOR_PRESTIGE = 3  # rules sheet 6
 LAWYER_PRESTIGE = 2  # phase 5c: +2 prestige for a residence
 CASTLE_PENALTY = 2  # phase 6: no batch given
 INN_RESIDENT_PRICE = 1
+LAWYER_COST_DENIERS = 1  # phase 5c: the lawyer tile costs 1 cloth + 1 denier
+LAWYER_COST_CLOTH = 1  # (favor row d column 4: the cloth only)
+BAILIFF_STEP = 1  # phase 7: the bailiff advances 1 space...
+BAILIFF_STEP_BEHIND_PROVOST = 2  # ...or 2 when the provost is beyond it
 
 
 class Resource(IntEnum):
@@ -92,6 +96,31 @@ class FavorRow(IntEnum):
 
 NUM_FAVOR_ROWS = 4
 NUM_FAVOR_COLUMNS = 5
+# The favor table (rules sheet 5.1), by column 1-5 (index 0: the start position).
+FAVOR_PRESTIGE = (0, 1, 2, 3, 4, 5)  # prestige row: prestige gained
+FAVOR_DENIERS = (0, 3, 4, 5, 6, 7)  # deniers row: deniers gained
+FAVOR_SWAP_TAKE = 2  # resources row column 4: give 1 cube, take 2 non-gold ones
+
+
+class ResourcesColumn(IntEnum):
+    """Columns of the resources row of the favor table (rules sheet 5.1, row c)."""
+
+    FOOD = 1  # 1 food
+    WOOD_OR_STONE = 2  # 1 wood or 1 stone
+    CLOTH = 3  # 1 cloth
+    SWAP = 4  # give 1 cube, take FAVOR_SWAP_TAKE non-gold cubes
+    GOLD = 5  # 1 gold
+
+
+class BuildingsColumn(IntEnum):
+    """Columns of the buildings row of the favor table (rules sheet 5.1, row d)."""
+
+    NOTHING = 1  # no effect
+    CARPENTER = 2  # build a wood building, one wood less
+    MASON = 3  # build a stone building, one stone less
+    LAWYER = 4  # the lawyer's transformation for 1 cloth
+    ARCHITECT = 5  # build a prestige building at its cost
+
 FAVOR_ROW_NAMES = ("prestige", "deniers", "resources", "buildings")
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.engine.board import ROAD_LEN
-from caylus_env.engine.buildings import NUM_BUILDINGS, B_PEDDLER_MAX
+from caylus_env.engine.buildings import B_PEDDLER_MAX, NUM_BUILDINGS
 from caylus_env.engine.constants import (
     MAX_PLAYERS,
     NUM_BUILD_SOURCES,

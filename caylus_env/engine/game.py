@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.engine import kernels
 from caylus_env.engine import layout as L
-from caylus_env.engine import rules
 from caylus_env.engine.actions import NUM_ACTIONS, action_to_string
 from caylus_env.engine.board import NUM_NEUTRAL
 from caylus_env.engine.buildings import BUILDING_NAMES
@@ -78,7 +78,7 @@ class Game:
             raise ValueError(f"config must be a GameConfig, got {type(self.config).__name__}")
         self.seed: int | None = _check_seed(seed)
         c = self.config
-        self.state = rules.new_state(
+        self.state = kernels.new_state(
             c.num_players,
             int(c.simplified_favors),
             c.lawyer_prestige,
@@ -89,7 +89,7 @@ class Game:
         self.history: list[int] = []
         self.start: dict[str, Any] | None = None  # a loaded start position, if any
         self._legal = np.empty(NUM_ACTIONS, np.int64)
-        self._num_legal = rules.legal_actions(self.state, self._legal)
+        self._num_legal = kernels.legal_actions(self.state, self._legal)
 
     # -- construction from positions and records -----------------------------------------
     @classmethod
@@ -106,7 +106,7 @@ class Game:
         game.state = state
         game.history = []
         game._legal = np.empty(NUM_ACTIONS, np.int64)
-        game._num_legal = rules.advance(game.state, game._legal)
+        game._num_legal = kernels.advance(game.state, game._legal)
         game.start = state_to_dict(game.state)
         return game
 
@@ -129,7 +129,7 @@ class Game:
 
     def current_player(self) -> int:
         """The seat that must act now (the engine decides), or -1 at the end."""
-        return int(rules.current_player(self.state))
+        return int(kernels.current_player(self.state))
 
     def is_terminal(self) -> bool:
         return int(self.state[L.PHASE]) == Phase.GAME_OVER
@@ -203,9 +203,9 @@ class Game:
             raise IllegalActionError(f"action must be an int id, got {action!r}") from None
         if not 0 <= a < NUM_ACTIONS:
             raise IllegalActionError(f"action {a} is out of range; allowed: 0..{NUM_ACTIONS - 1}")
-        n = rules.step(self.state, a, self._legal)
+        n = kernels.step(self.state, a, self._legal)
         if n < 0:
-            self._num_legal = rules.legal_actions(self.state, self._legal)
+            self._num_legal = kernels.legal_actions(self.state, self._legal)
             raise IllegalActionError(self._illegal_message(a))
         self._num_legal = n
         self.history.append(a)
@@ -244,7 +244,7 @@ class Game:
             }
         c = self.config
         probe = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-        rules.init_game(
+        kernels.init_game(
             probe,
             c.num_players,
             int(c.simplified_favors),

@@ -28,6 +28,7 @@ from caylus_env.engine.constants import (
     NUM_WORKERS,
     TURN_CAP,
 )
+from caylus_env.engine.kernels import ILLEGAL, step
 from caylus_env.engine.layout import (
     BAILIFF,
     CASTLE_HOUSES,
@@ -55,7 +56,6 @@ from caylus_env.engine.layout import (
     STOCK,
     TURN,
 )
-from caylus_env.engine.rules import ILLEGAL, step
 
 INVARIANT_MESSAGES = (
     "ok",

@@ -17,7 +17,7 @@ import random
 import numpy as np
 import pytest
 
-from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, IllegalActionError, replay, rules
+from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, IllegalActionError, kernels, replay
 from caylus_env.engine import layout as L
 from caylus_env.engine.invariants import INVARIANT_MESSAGES, accepted_actions, check_invariants
 
@@ -61,7 +61,7 @@ def check_game(n: int, seed: int) -> int:
         while bad in legal_set:
             bad = rng.randrange(NUM_ACTIONS)
         probe = s.copy()
-        assert rules.step(probe, bad, out) == rules.ILLEGAL
+        assert kernels.step(probe, bad, out) == kernels.ILLEGAL
         assert np.array_equal(probe, s)
         if step_index in sampled:
             assert accepted_actions(s, accepted) == len(legal)
