@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from agents import registry
 from agents.tournament.arena import play_game
-from caylus_env.cli import app
+from caylus_cli.app import app
 
 PLUGIN = "agents.tournament.testing"
 runner = CliRunner()

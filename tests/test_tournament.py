@@ -301,7 +301,7 @@ def test_tournament_end_to_end(tmp_path):
 def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
     out = tmp_path / "killed"
     args = [
-        sys.executable, "-m", "caylus_env.cli", "tournament",
+        sys.executable, "-m", "caylus_cli", "tournament",
         "--agents", "random,test-slow:0.05", "--plugin", PLUGIN,
         "--players", "2", "--games", "48", "--seed", "9", "--workers", "2",
         "--out", str(out), "--no-progress", "--bootstrap", "0",

@@ -1,0 +1,6 @@
+"""``python -m caylus_cli``: the ``caylus`` command without the installed entry point."""
+
+from caylus_cli.app import app
+
+if __name__ == "__main__":
+    app()

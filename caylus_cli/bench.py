@@ -1,0 +1,38 @@
+"""``caylus bench``: the engine's speed, measured by :mod:`caylus_env.benchmark`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from caylus_cli.app import _fail, app
+
+
+@app.command()
+def bench(
+    repeats: Annotated[int | None, typer.Option(help="Timing repeats (median reported).")] = None,
+    players: Annotated[
+        str | None, typer.Option(help="Comma-separated player counts, e.g. 2,4.")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="A short run for smoke tests.")] = False,
+) -> None:
+    """Measure the engine's speed (delegates to caylus_env.benchmark)."""
+    kwargs: dict[str, Any] = {"quick": quick}
+    if repeats is not None:
+        if repeats < 1:
+            _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
+        kwargs["repeats"] = repeats
+    if players is not None:
+        try:
+            counts = [int(x) for x in players.split(",") if x.strip()]
+        except ValueError:
+            _fail(f"invalid value for --players: {players!r} is not a list like 2,4")
+        if not counts or any(not 2 <= c <= 5 for c in counts):
+            _fail(f"invalid value for --players: {players!r}; player counts are 2 to 5")
+        kwargs["players"] = counts
+    try:
+        from caylus_env import benchmark
+    except ImportError as err:
+        _fail(f"the benchmark module is not available: {err}", code=1)
+    benchmark.main(**kwargs)

@@ -1,0 +1,212 @@
+"""``caylus play`` and ``caylus replay``: watch agents play one game, re-run a game record."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from caylus_cli.app import (
+    OptionsOption,
+    PluginsOption,
+    _fail,
+    _load_plugins,
+    _parse_options,
+    _split_agents,
+    app,
+)
+
+
+def _render(game: Any) -> str:
+    """The board as text, or the game's one-line repr where no renderer is installed."""
+    try:
+        from caylus_env.rendering import render_text
+    except ImportError:
+        return repr(game)
+    return render_text(game)
+
+
+def _final_lines(game: Any, seats: list[str]) -> list[str]:
+    prestige = game.prestige().tolist()
+    ranks = game.ranks().tolist()
+    return [
+        f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}"
+        for p in range(len(seats))
+    ]
+
+
+@app.command()
+def play(
+    agents: Annotated[
+        str, typer.Option(help="Comma-separated agent specs, one per seat (cycled to fill).")
+    ],
+    players: Annotated[
+        int | None, typer.Option(help="Players, 2 to 5 (default: one per agent).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Game seed; agent seeds are seed + seat.")] = 0,
+    step: Annotated[
+        bool, typer.Option("--step/--no-step", help="Wait for Enter after each decision.")
+    ] = False,
+    delay: Annotated[float, typer.Option(help="Seconds to pause after each decision.")] = 0.0,
+    board: Annotated[
+        bool,
+        typer.Option(
+            "--board/--no-board",
+            help="Render the board at every new turn (every decision with --step).",
+        ),
+    ] = True,
+    option: OptionsOption = None,
+    plugin: PluginsOption = None,
+) -> None:
+    """Watch agents play one game in the terminal, decision by decision."""
+    from agents.registry import make_agent
+    from caylus_env.engine import Game, GameConfig, action_to_string
+
+    specs = _split_agents(agents)
+    if not specs:
+        _fail("invalid value for --agents: give at least one agent spec")
+    n = len(specs) if players is None else players
+    if not 2 <= n <= 5:
+        _fail(f"invalid value for --players: {n} is not allowed; Caylus is played by 2 to 5")
+    if len(specs) > n:
+        _fail(f"invalid value for --agents: {len(specs)} agents for {n} seats")
+    if delay < 0:
+        _fail(f"invalid value for --delay: must be >= 0, got {delay}")
+    if seed < 0:
+        _fail(f"invalid value for --seed: must be >= 0, got {seed}")
+    seats = [specs[s % len(specs)] for s in range(n)]
+    _load_plugins(plugin)
+    try:
+        config = GameConfig.from_dict({**_parse_options(option), "num_players": n})
+    except (TypeError, ValueError) as err:
+        _fail(f"invalid value for --option: {err}")
+    try:
+        bots = [make_agent(spec) for spec in seats]
+    except ValueError as err:
+        _fail(f"invalid value for --agents: {err}")
+    game = Game(config, seed)
+    for s, bot in enumerate(bots):
+        bot.reset(seed + s)
+    interactive = step and sys.stdin.isatty()
+    last_turn = None
+    while not game.is_terminal():
+        if board and (interactive or game.turn != last_turn):
+            typer.echo(_render(game))
+            last_turn = game.turn
+        p = game.current_player()
+        legal = game.legal_actions()
+        try:
+            action = bots[p].act(game)
+        except Exception as err:
+            _fail(f"player {p} ({seats[p]}) raised {type(err).__name__}: {err}", code=1)
+        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+            _fail(f"player {p} ({seats[p]}) chose an illegal action {action!r}", code=1)
+        typer.echo(
+            f"turn {game.turn} {game.phase}: player {p} ({seats[p]}) -> {action_to_string(action)}"
+        )
+        game.apply(action)
+        if interactive:
+            input()
+        elif delay:
+            time.sleep(delay)
+    if board:
+        typer.echo(_render(game))
+    typer.echo(f"Game over after {len(game.history)} decisions. Final prestige and ranks:")
+    for line in _final_lines(game, seats):
+        typer.echo(line)
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a file: one JSON record, a JSON list of them, or JSON lines.
+
+    Fails (exit 2) naming the line on anything that is not a JSON object per record.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        _fail(f"cannot read {path}: {err}")
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+        records = []
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError as err:
+                _fail(f"{path} line {lineno} is not valid JSON: {err}")
+            if not isinstance(item, dict):
+                _fail(f"{path} line {lineno} is not a JSON object (a game record)")
+            records.append(item)
+    if whole is not None:
+        records = whole if isinstance(whole, list) else [whole]
+        if not all(isinstance(r, dict) for r in records):
+            _fail(f"{path} does not hold game records (JSON objects)")
+    if not records:
+        _fail(f"{path} holds no game record")
+    return records
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="A record (.json) or a games.jsonl file.")],
+    game_id: Annotated[
+        int | None, typer.Option(help="Which game of a games.jsonl (default: the first).")
+    ] = None,
+    show: Annotated[
+        bool, typer.Option("--show/--quiet", help="List every action with its player.")
+    ] = False,
+) -> None:
+    """Re-run a game record, checking every action and the final scores, and show it."""
+    from caylus_env.engine import Game, GameConfig, action_to_string
+    from caylus_env.engine import replay as replay_record
+
+    records = _read_records(file)
+    if game_id is None:
+        record = records[0]
+    else:
+        matches = [r for r in records if r.get("game_id") == game_id]
+        if not matches:
+            ids = [r.get("game_id") for r in records]
+            _fail(f"invalid value for --game-id: no game {game_id} in {file} (ids: {ids[:20]})")
+        record = matches[0]
+    try:
+        game = replay_record(record)
+    except (ValueError, TypeError, KeyError) as err:
+        _fail(f"{file}: the record does not replay: {err}", code=1)
+    if "prestige" in record and record["prestige"] != game.prestige().tolist():
+        _fail(
+            f"{file}: replayed prestige {game.prestige().tolist()} differs from the record's "
+            f"{record['prestige']}",
+            code=1,
+        )
+    n = game.num_players
+    seats = record.get("seats") or [f"player {p}" for p in range(n)]
+    if show:
+        if record.get("seed") is None:
+            walker = Game.from_state_dict(record["start_state"])
+        else:
+            walker = Game(GameConfig.from_dict(record.get("options", {})), record["seed"])
+        for i, a in enumerate(record["actions"]):
+            p = walker.current_player()
+            typer.echo(
+                f"{i + 1:4d}. turn {walker.turn} player {p} ({seats[p]}): {action_to_string(a)}"
+            )
+            walker.apply(a)
+    typer.echo(_render(game))
+    label = f"game {record['game_id']}" if "game_id" in record else "record"
+    end = record.get("end", "terminated" if game.is_terminal() else "unfinished")
+    typer.echo(f"{label} replayed: {len(record['actions'])} actions, end: {end}")
+    for p, reason in enumerate(record.get("forfeit_reason") or []):
+        if reason:
+            typer.echo(f"  player {p} ({seats[p]}) forfeited: {reason}")
+    ranks = record.get("ranks") or game.ranks().tolist()
+    prestige = game.prestige().tolist()
+    for p in range(n):
+        typer.echo(f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}")

@@ -1,0 +1,188 @@
+"""``caylus tournament`` and ``caylus duel``: seat-balanced tournaments and SPRT duels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from caylus_cli.app import (
+    BackendOption,
+    OptionsOption,
+    PluginsOption,
+    ProgressOption,
+    RayAddressOption,
+    SeedOption,
+    TimeLimitOption,
+    WorkersOption,
+    _bad_argument,
+    _console,
+    _fail,
+    _parse_options,
+    _split_agents,
+    app,
+)
+
+
+@app.command()
+def tournament(
+    agents: Annotated[
+        str, typer.Option(help="Comma-separated agent specs, e.g. random,castle,mcts:200.")
+    ],
+    players: Annotated[int, typer.Option(help="Players per game, 2 to 5.")],
+    games: Annotated[int, typer.Option(help="Total games, rounded up to whole blocks.")],
+    out: Annotated[Path, typer.Option(help="Run directory (games.jsonl, run.json, reports).")],
+    seed: SeedOption = 0,
+    workers: WorkersOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
+    permutations: Annotated[
+        bool,
+        typer.Option(
+            "--permutations/--rotations",
+            help="Seat each block in every order of its table (players! games) instead of its "
+            "players cyclic rotations.",
+        ),
+    ] = False,
+    move_time_limit: TimeLimitOption = 10.0,
+    option: OptionsOption = None,
+    plugin: PluginsOption = None,
+    bootstrap: Annotated[
+        int, typer.Option(help="Block-bootstrap resamples for the rating intervals.")
+    ] = 200,
+    progress: ProgressOption = True,
+) -> None:
+    """Play a seat-balanced tournament (resumable) and report ratings and statistics.
+
+    Every seed is played in every seat rotation of its table (one block); with more agents than
+    seats the tables cycle through balanced combinations. Running the same command again resumes
+    an interrupted run; other arguments on an existing --out are refused.
+    """
+    from agents.tournament.runner import (
+        TournamentError,
+        TournamentSpec,
+        prepare_tournament,
+        run_tournament,
+    )
+
+    if bootstrap < 0:
+        _fail(f"invalid value for --bootstrap: must be >= 0, got {bootstrap}")
+    spec = TournamentSpec(
+        agents=tuple(_split_agents(agents)),
+        players=players,
+        games=games,
+        seed=seed,
+        seating="permutations" if permutations else "rotations",
+        move_time_limit=move_time_limit,
+        game_options=_parse_options(option),
+        plugins=tuple(plugin or ()),
+    )
+    try:
+        prepare_tournament(spec, out, workers=workers, backend=backend)
+    except TournamentError as err:
+        _bad_argument(err)
+    try:
+        run_tournament(
+            spec,
+            out,
+            workers=workers,
+            backend=backend,
+            ray_address=ray_address,
+            progress=progress,
+            console=_console(),
+            n_boot=bootstrap,
+        )
+    except TournamentError as err:  # e.g. the directory was locked by another run meanwhile
+        _bad_argument(err)
+    except KeyboardInterrupt:
+        _fail(f"interrupted; run the same command again to resume from {out}", code=130)
+    except Exception as err:
+        _fail(f"tournament failed: {type(err).__name__}: {err}", code=1)
+
+
+@app.command()
+def duel(
+    candidate: Annotated[str, typer.Argument(help="Agent under test.")],
+    opponent: Annotated[str, typer.Argument(help="Agent it is compared to.")],
+    sprt: Annotated[
+        bool,
+        typer.Option(
+            "--sprt/--fixed",
+            help="Stop as soon as the SPRT decides, or play all --max-pairs pairs.",
+        ),
+    ] = True,
+    p0: Annotated[float, typer.Option(help="Candidate's expected score under H0.")] = 0.5,
+    p1: Annotated[float, typer.Option(help="Candidate's expected score under H1.")] = 0.55,
+    elo0: Annotated[
+        float | None, typer.Option(help="H0 as an Elo difference (overrides --p0).")
+    ] = None,
+    elo1: Annotated[
+        float | None, typer.Option(help="H1 as an Elo difference (overrides --p1).")
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="P(accept H1 | H0).")] = 0.05,
+    beta: Annotated[float, typer.Option(help="P(accept H0 | H1).")] = 0.05,
+    max_pairs: Annotated[int, typer.Option(help="Cap on pairs (truncated SPRT).")] = 2000,
+    min_pairs: Annotated[int, typer.Option(help="No decision before this many pairs.")] = 20,
+    seed: SeedOption = 0,
+    workers: WorkersOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write games.jsonl and duel.json here (resumable).")
+    ] = None,
+    move_time_limit: TimeLimitOption = 10.0,
+    option: OptionsOption = None,
+    plugin: PluginsOption = None,
+    progress: ProgressOption = True,
+) -> None:
+    """Two-player paired games (same seed, seats swapped) until an SPRT decides.
+
+    Pair scores feed a GSPRT (fishtest's pentanomial model) of H0: score = p0 against
+    H1: score = p1; prints the LLR trace, the decision, the games played and the score.
+    """
+    from agents.stats import elo_to_score
+    from agents.tournament.duel import DuelSpec, run_duel
+    from agents.tournament.runner import RunDir, TournamentError, check_execution
+
+    if elo0 is not None:
+        p0 = elo_to_score(elo0)
+    if elo1 is not None:
+        p1 = elo_to_score(elo1)
+    spec = DuelSpec(
+        candidate=candidate.strip(),
+        opponent=opponent.strip(),
+        p0=p0,
+        p1=p1,
+        alpha=alpha,
+        beta=beta,
+        min_pairs=min_pairs if sprt else max_pairs,
+        max_pairs=max_pairs,
+        seed=seed,
+        move_time_limit=move_time_limit,
+        game_options=_parse_options(option),
+        plugins=tuple(plugin or ()),
+    )
+    try:
+        _, info = spec.build()
+        check_execution(workers, backend)
+        if out is not None:
+            RunDir(out).check(info)
+    except TournamentError as err:
+        _bad_argument(err)
+    try:
+        run_duel(
+            spec,
+            out,
+            workers=workers,
+            backend=backend,
+            ray_address=ray_address,
+            progress=progress,
+            console=_console(),
+        )
+    except TournamentError as err:
+        _bad_argument(err)
+    except KeyboardInterrupt:
+        _fail("interrupted; run the same command again to resume (with --out)", code=130)
+    except Exception as err:
+        _fail(f"duel failed: {type(err).__name__}: {err}", code=1)
