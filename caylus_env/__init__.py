@@ -4,23 +4,42 @@
   without the standard wrappers);
 - ``Game``, ``GameConfig``, ``replay``, ``IllegalActionError``: the rules engine;
 - ``NUM_ACTIONS``, ``action_to_string``, ``string_to_action``: the action codec.
+
+The names are loaded on first use (PEP 562): ``import caylus_env`` and
+``caylus_env.__version__`` cost nothing, and code that needs only the engine
+(``caylus_env.engine``: numpy and numba) never imports gymnasium or PettingZoo.
 """
 
 from __future__ import annotations
 
-# Defined before the imports below: the engine's records read it.
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from caylus_env import caylus_v0
-from caylus_env.engine import (
-    NUM_ACTIONS,
-    Game,
-    GameConfig,
-    IllegalActionError,
-    action_to_string,
-    replay,
-    string_to_action,
-)
+from caylus_env._version import __version__
+
+if TYPE_CHECKING:
+    from caylus_env import caylus_v0
+    from caylus_env.engine import (
+        NUM_ACTIONS,
+        Game,
+        GameConfig,
+        IllegalActionError,
+        action_to_string,
+        replay,
+        string_to_action,
+    )
+
+#: Public name -> the module that defines it (a submodule is its own entry).
+_LAZY = {
+    "caylus_v0": "caylus_env.caylus_v0",
+    "NUM_ACTIONS": "caylus_env.engine",
+    "Game": "caylus_env.engine",
+    "GameConfig": "caylus_env.engine",
+    "IllegalActionError": "caylus_env.engine",
+    "action_to_string": "caylus_env.engine",
+    "replay": "caylus_env.engine",
+    "string_to_action": "caylus_env.engine",
+}
 
 __all__ = [
     "NUM_ACTIONS",
@@ -33,3 +52,18 @@ __all__ = [
     "replay",
     "string_to_action",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first access and cache the name here."""
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'caylus_env' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if module_name == f"caylus_env.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

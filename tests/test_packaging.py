@@ -1,8 +1,10 @@
-"""The README's two commands and CI stay in sync; the engine stays free of RL libraries."""
+"""The README's two commands and CI stay in sync; the installed package matches the source.
+
+The import boundaries between the layers are checked in ``tests/test_layers.py``.
+"""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -30,19 +32,25 @@ def test_readme_commands_pin_torch_through_the_constraints_file():
     assert (ROOT / "constraints.txt").read_text().strip() == "torch==2.13.0"
 
 
-def test_engine_imports_only_stdlib_numpy_and_numba():
-    allowed = {"numpy", "numba", "caylus_env"}
-    import sys
+def test_installed_version_is_the_single_source():
+    """pyproject reads the version from caylus_env/_version.py; the install metadata agrees."""
+    from importlib.metadata import version
 
-    stdlib = set(sys.stdlib_module_names)
-    for path in (ROOT / "caylus_env" / "engine").glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                names = [node.module]
-            for name in names:
-                top = name.split(".")[0]
-                assert top in allowed or top in stdlib, f"{path.name} imports {name}"
+    import caylus_env
+    from caylus_env._version import __version__
+
+    assert caylus_env.__version__ is __version__
+    assert version("caylus-env") == __version__
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'version = { attr = "caylus_env._version.__version__" }' in pyproject
+    assert not re.search(r'(?m)^version\s*=\s*"', pyproject), "a second version in pyproject"
+
+
+def test_caylus_entry_point_is_the_cli_package():
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "caylus"]
+    assert script.value == "caylus_cli.app:app"
+    from caylus_cli.app import app
+
+    assert script.load() is app
