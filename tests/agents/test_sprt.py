@@ -7,8 +7,16 @@ import math
 
 import numpy as np
 import pytest
+import scipy.optimize
 
-from agents.stats.sprt import SPRT, elo_to_score, pair_score, score_to_elo, wald_expected_n
+from agents.stats.sprt import (
+    PSEUDO_COUNT,
+    SPRT,
+    elo_to_score,
+    pair_score,
+    score_to_elo,
+    wald_expected_n,
+)
 
 WIN = math.log(0.55 / 0.50)
 LOSS = math.log(0.45 / 0.50)
@@ -105,25 +113,94 @@ def test_invalid_arguments_and_observations():
     assert pairs.n == 0
 
 
-def test_gsprt_llr_matches_the_normal_approximation_by_hand():
+def constrained_loglik(values, weights, mean: float) -> float:
+    """Max of sum w ln q over distributions q on ``values`` with the given mean, by SLSQP.
+
+    An independent, brute-force computation of what the GSPRT solves in closed form.
+    """
+    x = np.asarray(values, float)
+    w = np.asarray(weights, float)
+    result = scipy.optimize.minimize(
+        lambda q: -np.sum(w * np.log(np.maximum(q, 1e-300))),
+        np.full(len(x), 1.0 / len(x)),
+        method="SLSQP",
+        bounds=[(1e-12, 1.0)] * len(x),
+        constraints=[
+            {"type": "eq", "fun": lambda q: np.sum(q) - 1.0},
+            {"type": "eq", "fun": lambda q: q @ x - mean},
+        ],
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
+    assert result.success, result.message
+    return -result.fun
+
+
+def test_gsprt_llr_is_the_multinomial_glr_with_pseudo_counts():
     test = SPRT(0.5, 0.55, model="gsprt")
-    test.update_many([1.0, 0.75, 0.5, 0.75, 0.25])
-    # mean 0.65; variance 2.4375 / 5 - 0.65^2 = 0.065.
+    data = [1.0, 0.75, 0.5, 0.75, 0.25]
+    test.update_many(data)
     assert test.mean == pytest.approx(0.65)
     assert test.variance == pytest.approx(0.065)
-    assert test.llr == pytest.approx(5 * 0.05 * (1.3 - 1.05) / (2 * 0.065))
-    # The LLR is past neither bound, and the default floor of 20 blocks protects the early,
-    # near-zero variance (after the first block alone the LLR was about 24,000).
-    assert test.trace[0] > 1e4
+    # Observed values with their counts, plus the pseudo-counts at both ends of [0, 1].
+    values = [0.0, 0.25, 0.5, 0.75, 1.0]
+    weights = [PSEUDO_COUNT, 1, 1, 2, 1 + PSEUDO_COUNT]
+    expected = constrained_loglik(values, weights, 0.55) - constrained_loglik(values, weights, 0.5)
+    assert test.llr == pytest.approx(expected, abs=1e-6)
+    assert 0.0 < test.llr < test.bounds[1]
+    # After one block the fitted distribution is almost a point: a single 1.0 is evidence of one
+    # win, ln(0.55 / 0.5), not the 24,000 the normal approximation's tiny variance gave.
+    assert test.trace[0] == pytest.approx(math.log(0.55 / 0.5), abs=1e-3)
     assert test.min_n == 20 and test.decision is None
 
 
-def test_gsprt_identical_scores_use_the_variance_floor():
-    test = SPRT(0.5, 0.55, model="gsprt", min_n=20, var_floor=1e-4)
-    for _ in range(19):
-        assert test.update(0.5) is None
-    assert test.llr == pytest.approx(19 * 0.05 * (1.0 - 1.05) / (2 * 1e-4))
-    assert test.update(0.5) == "H0"
+def test_gsprt_identical_scores_give_the_llr_of_straight_losses():
+    # `caylus duel random castle --sprt` lost every pair: the LLR printed -525000 (a 1e-6 variance
+    # floor). Every block scoring 0 is now exactly the evidence of as many lost Bernoulli games.
+    test = SPRT(0.5, 0.55, model="gsprt")
+    test.update_many([0.0] * 19)
+    assert test.llr == pytest.approx(19 * LOSS, rel=1e-4)
+    assert test.decision is None  # below the default floor of 20 blocks
+    test.update_many([0.0] * 21)
+    assert test.llr == pytest.approx(40 * LOSS, rel=1e-4)
+    assert test.decided_at == math.ceil(BOUND / -LOSS) == 28
+    assert all(math.isfinite(v) and v >= 40 * LOSS - 1e-3 for v in test.trace)
+    # All draws (0.5 = p0): the best mean-0.55 distribution moves 10% of the mass to 1.
+    draws = SPRT(0.5, 0.55, model="gsprt")
+    draws.update_many([0.5] * 40)
+    assert draws.llr == pytest.approx(40 * math.log(0.9), rel=1e-2)
+    # A candidate that wins every pair gains ln(p1 / p0) per pair.
+    wins = SPRT(0.5, 0.55, model="gsprt")
+    wins.update_many([1.0] * 40)
+    assert wins.llr == pytest.approx(40 * WIN, rel=1e-3)
+    assert wins.decision == "H1"
+
+
+def test_score_interval_is_never_degenerate():
+    losses = SPRT(0.5, 0.55, model="gsprt")
+    assert losses.score_interval() == (0.0, 1.0)
+    losses.update_many([0.0] * 40)
+    lo, hi = losses.score_interval()
+    # -40 ln(1 - hi) = chi2_1(0.95) / 2, up to the pseudo-counts.
+    assert lo == 0.0
+    assert hi == pytest.approx(1.0 - math.exp(-1.920729 / 40), abs=1e-3)
+    # For win/loss outcomes it is the binomial likelihood-ratio interval.
+    games = SPRT(0.5, 0.55)
+    games.update_many([1, 0, 1, 1])
+
+    def drop(p: float) -> float:
+        return 3 * math.log(p / 0.75) + math.log((1 - p) / 0.25) + 1.920729
+
+    expected = (
+        scipy.optimize.brentq(drop, 1e-9, 0.75),
+        scipy.optimize.brentq(drop, 0.75, 1 - 1e-9),
+    )
+    assert games.score_interval() == pytest.approx(expected, abs=2e-3)
+    mixed = SPRT(0.5, 0.55, model="gsprt")
+    mixed.update_many([1.0, 0.75, 0.5, 0.75, 0.25] * 8)
+    lo, hi = mixed.score_interval()
+    assert lo < 0.65 < hi and hi - lo < 0.2
+    with pytest.raises(ValueError, match="level"):
+        mixed.score_interval(1.5)
 
 
 def test_gsprt_error_rates_on_simulated_pentanomial_pairs():
@@ -189,3 +266,5 @@ def test_to_dict_is_json_ready():
     assert state["mean"] == pytest.approx(0.75)
     assert state["elo1"] == pytest.approx(34.86, abs=0.01)
     assert state["decision"] is None and state["truncated"] is False
+    lo, hi = state["score_ci"]
+    assert 0.0 < lo < 0.75 < hi <= 1.0
