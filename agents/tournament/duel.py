@@ -310,15 +310,26 @@ def run_duel(
 _SPARKS = "▁▂▃▄▅▆▇█"
 
 
-def sparkline(values: Sequence[float], width: int = 60) -> str:
-    """The values as a one-line bar chart, resampled to at most ``width`` characters."""
+def sparkline(
+    values: Sequence[float],
+    width: int = 60,
+    lo: float | None = None,
+    hi: float | None = None,
+) -> str:
+    """The values as a one-line bar chart, resampled to at most ``width`` characters.
+
+    ``lo`` and ``hi`` fix the scale (values outside are clipped), so that a trace drawn between
+    its stopping bounds shows how close it came to them; by default the scale is the values' range.
+    """
     if not values:
         return ""
     step = max(1, math.ceil(len(values) / width))
     points = [values[min(i + step - 1, len(values) - 1)] for i in range(0, len(values), step)]
-    lo, hi = min(points), max(points)
+    lo = min(points) if lo is None else lo
+    hi = max(points) if hi is None else hi
     span = hi - lo or 1.0
-    return "".join(_SPARKS[int((v - lo) / span * (len(_SPARKS) - 1))] for v in points)
+    top = len(_SPARKS) - 1
+    return "".join(_SPARKS[min(top, max(0, int((v - lo) / span * top)))] for v in points)
 
 
 def print_duel(result: DuelResult, spec: DuelSpec, console: Console) -> None:
@@ -338,22 +349,38 @@ def print_duel(result: DuelResult, spec: DuelSpec, console: Console) -> None:
         table.add_row(str(n), f"{trace[n - 1]:+.3f}", f"{mean:.3f}")
     console.print(table)
     if trace:
-        console.print(f"LLR {sparkline(trace)}  bounds [{lower:+.2f}, {upper:+.2f}]")
+        scale = (min(lower, *trace), max(upper, *trace))
+        console.print(
+            f"LLR {sparkline(trace, lo=scale[0], hi=scale[1])}  scale [{scale[0]:+.2f}, "
+            f"{scale[1]:+.2f}], bounds [{lower:+.2f}, {upper:+.2f}]"
+        )
     w, d, lo = result.wins_draws_losses()
     games = result.games
     score = (w + 0.5 * d) / games if games else float("nan")
+    hypotheses = f"H0: expected score {spec.p0:g}, H1: {spec.p1:g}"
+    if sprt.n:
+        ci_lo, ci_hi = sprt.score_interval()
+        measured = (
+            f"measured score {sprt.mean:.3f}, 95% CI [{ci_lo:.3f}, {ci_hi:.3f}] over {sprt.n} "
+            f"pairs; {hypotheses}"
+        )
+    else:
+        measured = hypotheses
     verdict = {
-        "H1": f"H1 accepted: {spec.candidate} is better than {spec.opponent} "
-        f"(expected score {spec.p1:g} rather than {spec.p0:g})",
-        "H0": f"H0 accepted: {spec.candidate} is not better than {spec.opponent} "
-        f"(expected score {spec.p0:g} rather than {spec.p1:g})",
-        None: "no decision",
+        "H1": f"H1 accepted: {spec.candidate} is better than {spec.opponent} ({measured})",
+        "H0": f"H0 accepted: {spec.candidate} is not better than {spec.opponent} ({measured})",
+        None: f"no decision ({measured})",
     }[sprt.decision]
     if sprt.truncated and spec.min_pairs == spec.max_pairs:
         verdict += f" (fixed length: by the sign of the LLR after {spec.max_pairs} pairs)"
     elif sprt.truncated:
         verdict += f" (truncated at max_pairs={spec.max_pairs}: by the sign of the LLR)"
     console.print(verdict)
+    if sprt.decision is not None and not sprt.truncated:
+        console.print(
+            "(the interval is the empirical-likelihood one; a test that stopped at a bound biases "
+            "the measured score toward its verdict, so estimate with min_pairs = max_pairs)"
+        )
     console.print(
         f"{games} games in {games // 2} pairs; {spec.candidate}: {w} wins, {d} draws, {lo} losses, "
         f"score {score:.3f}; LLR {sprt.llr:+.3f}"

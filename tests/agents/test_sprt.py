@@ -268,3 +268,37 @@ def test_to_dict_is_json_ready():
     assert state["decision"] is None and state["truncated"] is False
     lo, hi = state["score_ci"]
     assert 0.0 < lo < 0.75 < hi <= 1.0
+
+
+def test_print_duel_quotes_the_measured_score_and_a_finite_llr():
+    from rich.console import Console
+
+    from agents.tournament.duel import DuelResult, DuelSpec, print_duel, sparkline
+
+    # Every pair lost, as `caylus duel random castle --sprt` did: each game ranks castle first.
+    spec = DuelSpec("random", "castle", min_pairs=20, max_pairs=40)
+    sprt = spec.make_sprt()
+    records = []
+    for pair in range(30):
+        for k, seats in enumerate((["random", "castle"], ["castle", "random"])):
+            ranks = [2.0, 1.0] if seats[0] == "random" else [1.0, 2.0]
+            records.append({"game_id": 2 * pair + k, "seats": seats, "ranks": ranks})
+        if sprt.decision is None:
+            sprt.update(0.0)
+    fed = records[: 2 * sprt.n]
+    result = DuelResult("random", sprt, [0.0] * sprt.n, fed, len(fed), None)
+    console = Console(record=True, width=200)
+    print_duel(result, spec, console)
+    text = console.export_text()
+    assert sprt.decision == "H0" and sprt.n == 28
+    verdict = next(line for line in text.splitlines() if "accepted" in line)
+    assert verdict.startswith("H0 accepted: random is not better than castle")
+    lo, hi = sprt.score_interval()
+    assert lo == 0.0
+    assert f"measured score 0.000, 95% CI [0.000, {hi:.3f}] over 28 pairs" in verdict
+    assert "H0: expected score 0.5, H1: 0.55" in verdict
+    assert f"LLR {28 * LOSS:+.3f}" in text and "-525" not in text
+    # The sparkline is drawn on a scale that holds both stopping bounds.
+    assert sparkline([0.0, -1.0, -3.0], lo=-3.0, hi=3.0) == "▄▃▁"
+    assert sparkline([5.0], lo=-1.0, hi=1.0) == "█"
+    assert sparkline([1.0, 2.0]) == "▁█"
