@@ -22,6 +22,8 @@ Placement targets (phase 2, and the gate in phase 3) are numbered::
 
 from __future__ import annotations
 
+import numpy as np
+
 from caylus_env.engine.buildings import BuildingId
 from caylus_env.engine.constants import NUM_SECTIONS, SPECIAL_NAMES
 
@@ -36,19 +38,31 @@ FIXED_BUILDINGS = {
 BAILIFF_START = 6
 PROVOST_START = 6
 
-# Castle (rules sheet 2.1): sizes, prestige per batch, bailiff triggers (2.2).
-SECTION_SIZE = (6, 10, 14)
-SECTION_PRESTIGE = (5, 4, 3)
-SECTION_TRIGGER = (12, 18, 24)
-SECTION_EMPTY_PENALTY = (2, 3, 4)  # phase 7 table: no house in the section
+
+# Castle (rules 2.1): sizes, prestige per batch, bailiff triggers (2.2). The tables are
+# read-only int64 arrays so that compiled kernels, bots and the observation index them
+# directly (numba freezes global arrays as constants).
+def _table(rows: object) -> np.ndarray:
+    a = np.array(rows, np.int64)
+    a.setflags(write=False)
+    return a
+
+
+SECTION_SIZE = _table((6, 10, 14))
+SECTION_PRESTIGE = _table((5, 4, 3))
+SECTION_TRIGGER = _table((12, 18, 24))
+SECTION_EMPTY_PENALTY = _table((2, 3, 4))  # phase 7 table: no house in the section
 # Favors at a section scoring, indexed by a player's houses there (capped at 6).
-SECTION_FAVORS = (
-    (0, 0, 1, 1, 1, 1, 1),  # dungeon: 2+ houses -> 1 favor
-    (0, 0, 1, 2, 2, 3, 3),  # walls: 2 -> 1, 3-4 -> 2, 5+ -> 3
-    (0, 0, 1, 1, 2, 2, 3),  # towers: 2-3 -> 1, 4-5 -> 2, 6+ -> 3
+SECTION_FAVORS = _table(
+    (
+        (0, 0, 1, 1, 1, 1, 1),  # dungeon: 2+ houses -> 1 favor
+        (0, 0, 1, 2, 2, 3, 3),  # walls: 2 -> 1, 3-4 -> 2, 5+ -> 3
+        (0, 0, 1, 1, 2, 2, 3),  # towers: 2-3 -> 1, 4-5 -> 2, 6+ -> 3
+    )
 )
-# Favor columns open after each scoring (rules sheet 5.2): 2, then 4, then 5.
-COLUMNS_OPEN = (2, 4, 5, 5)  # indexed by the number of sections scored
+SECTION_FAVORS_CAP = SECTION_FAVORS.shape[1] - 1  # more houses earn no more favors
+# Favor columns open after each scoring (rules 5.2): 2, then 4, then 5.
+COLUMNS_OPEN = _table((2, 4, 5, 5))  # indexed by the number of sections scored
 
 assert len(SECTION_SIZE) == NUM_SECTIONS
 

@@ -104,6 +104,12 @@ def _cubes(**counts: int) -> tuple[int, int, int, int, int]:
     return tuple(counts.get(n, 0) for n in names)  # type: ignore[return-value]
 
 
+#: Columns of ``B_OPTIONS[building, option]``, in ``Option`` field order.
+OPTION_DENIERS, OPTION_CUBE_KIND, OPTION_CUBE_COUNT, OPTION_PRESTIGE, OPTION_GOLD = range(5)
+NUM_OPTION_FIELDS = 5
+MAX_BUILDING_OPTIONS = 2  # church, tailor, bank, alchemist, jeweller: two options each
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """One option of a church-like building: pay something, gain something (5f)."""
@@ -278,8 +284,8 @@ def _compile() -> dict[str, np.ndarray]:
         "market_price": np.zeros(n, np.int64),
         "peddler_max": np.zeros(n, np.int64),
         "peddler_price": np.zeros(n, np.int64),
-        # options: (deniers, cube_kind, cube_count, prestige, gold) for 2 options
-        "options": np.full((n, 2, 5), 0, np.int64),
+        # options: (deniers, cube_kind, cube_count, prestige, gold) per option
+        "options": np.full((n, MAX_BUILDING_OPTIONS, NUM_OPTION_FIELDS), 0, np.int64),
         "copies": np.zeros(n, np.int64),
         "takes_worker": np.zeros(n, np.int64),
     }
@@ -301,7 +307,7 @@ def _compile() -> dict[str, np.ndarray]:
         arrays["market_price"][i] = b.market_price
         arrays["peddler_max"][i] = b.peddler_max
         arrays["peddler_price"][i] = b.peddler_price
-        arrays["options"][i, :, 1] = NO_KIND
+        arrays["options"][i, :, OPTION_CUBE_KIND] = NO_KIND
         for j, o in enumerate(b.options):
             arrays["options"][i, j] = (o.deniers, o.cube_kind, o.cube_count, o.prestige, o.gold)
         arrays["copies"][i] = b.copies

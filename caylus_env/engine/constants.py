@@ -12,18 +12,22 @@ from enum import IntEnum
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
+TWO_PLAYER_GAME = 2  # rules 1.4: the 2-player rules (price 3, no stables, order flips)
 
 NUM_WORKERS = 6  # rules sheet 1.1: six workers per player, a hard limit
 INCOME_BASE = 2  # phase 1: 2 deniers each turn
+OWNER_PRESTIGE_PER_VISITOR = 1  # phase 2: a worker on another's building gives its owner 1
 PASS_BONUS = 1  # phase 2: first player to pass gains 1 denier
 TWO_PLAYER_PRICE = 3  # rules sheet 1.4: after the opponent passed
 SUBSEQUENT_PLACEMENT_FLOOR = 1  # placing on one's own building, or as inn resident
 MAX_PROVOST_STEP = 3  # phase 4 and the merchants' guild: 1-3 spaces
+PROVOST_COST_PER_SPACE = 1  # phase 4: 1 denier per space the provost moves
 TURN_CAP = 30  # rules sheet 8.22: defensive cap; the game ends within 18 turns
 HOUSE_CAP_VARIANT = 20  # rules sheet 8.5: optional 20-house limit
 SIMPLIFIED_FAVOR_PRESTIGE = 3  # rules sheet 6
 LAWYER_PRESTIGE = 2  # phase 5c: +2 prestige for a residence
 CASTLE_PENALTY = 2  # phase 6: no batch given
+BEST_BUILDER_FAVORS = 1  # phase 6: the player who gave most batches gains a favor
 INN_RESIDENT_PRICE = 1
 LAWYER_COST_DENIERS = 1  # phase 5c: the lawyer tile costs 1 cloth + 1 denier
 LAWYER_COST_CLOTH = 1  # (favor row d column 4: the cloth only)
@@ -121,6 +125,7 @@ class BuildingsColumn(IntEnum):
     LAWYER = 4  # the lawyer's transformation for 1 cloth
     ARCHITECT = 5  # build a prestige building at its cost
 
+
 FAVOR_ROW_NAMES = ("prestige", "deniers", "resources", "buildings")
 
 
@@ -140,7 +145,9 @@ SPECIAL_NAMES = ("gate", "trading_post", "merchants_guild", "joust_field", "stab
 NUM_STABLES_SPOTS = 3
 NUM_CASTLE_SPOTS = 5
 TRADING_POST_DENIERS = 3
-JOUST_COST_DENIERS = 1
+JOUST_COST_DENIERS = 1  # phase 3d: 1 denier + 1 cloth for one favor
+JOUST_COST_CLOTH = 1
+JOUST_FAVORS = 1
 
 
 class DecisionKind(IntEnum):

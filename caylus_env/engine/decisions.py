@@ -118,7 +118,9 @@ SCHEMA: tuple[EntryKind, ...] = (
         (_BUILDING, _SOURCE),
         "which own residence a prestige building replaces",
     ),
-    EntryKind(DecisionKind.LAWYER, "lawyer", True, (_SOURCE,), "which building becomes a residence"),
+    EntryKind(
+        DecisionKind.LAWYER, "lawyer", True, (_SOURCE,), "which building becomes a residence"
+    ),
     EntryKind(DecisionKind.OPTION, "option", True, (_BUILDING,), "which option of the building"),
     EntryKind(
         DecisionKind.ALCHEMIST_PAY,

@@ -15,8 +15,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.engine.actions import NUM_ACTIONS
-from caylus_env.engine.board import COLUMNS_OPEN as _COLUMNS_OPEN
-from caylus_env.engine.board import ROAD_LEN, SECTION_SIZE
+from caylus_env.engine.board import COLUMNS_OPEN, ROAD_LEN, SECTION_SIZE
 from caylus_env.engine.buildings import B_KIND, B_TAKES_WORKER, BuildingKind
 from caylus_env.engine.constants import (
     MAX_PLAYERS,
@@ -77,8 +76,6 @@ INVARIANT_MESSAGES = (
     "a pending lawyer swap on a space without a worker",
     "a worker on a building that takes none (residence, prestige)",
 )
-COLUMNS_OPEN = np.array(_COLUMNS_OPEN, np.int64)
-SIZES = np.array(SECTION_SIZE, np.int64)
 K_NEUTRAL = int(BuildingKind.NEUTRAL)
 
 
@@ -130,7 +127,7 @@ def check_invariants(s):
         for p in range(MAX_PLAYERS):
             fill += s[CASTLE_HOUSES + sec * MAX_PLAYERS + p]
             houses[p] += s[CASTLE_HOUSES + sec * MAX_PLAYERS + p]
-        if fill > SIZES[sec]:
+        if fill > SECTION_SIZE[sec]:
             return 9
         if sec > 0 and s[SCORED + sec] == 1 and s[SCORED + sec - 1] == 0:
             return 13

@@ -46,8 +46,6 @@ from caylus_env.engine.layout import (
     TURN,
 )
 
-SECTION_SIZE_ARR = np.array(SECTION_SIZE, np.int64)
-
 
 # -- the clock ---------------------------------------------------------------------------
 @njit(cache=True)
@@ -277,7 +275,7 @@ def castle_target(s):
     section overflows into the next one, even before the previous is scored.
     """
     for sec in range(NUM_SECTIONS):
-        if s[SCORED + sec] == 0 and section_fill(s, sec) < SECTION_SIZE_ARR[sec]:
+        if s[SCORED + sec] == 0 and section_fill(s, sec) < SECTION_SIZE[sec]:
             return sec
     return -1
 
