@@ -27,13 +27,16 @@ from caylus_env.engine.board import (
 )
 from caylus_env.engine.buildings import BUILDINGS, BuildingKind, BuildingSpec
 from caylus_env.engine.constants import (
+    DECISION_NAMES,
     FAVOR_DENIERS,
     FAVOR_PRESTIGE,
     LAWYER_COST_CLOTH,
     LAWYER_COST_DENIERS,
+    MAX_PLAYERS,
     MIN_PLAYERS,
     RESOURCE_NAMES,
     SECTION_NAMES,
+    SPECIAL_NAMES,
     START_DENIERS,
     START_DENIERS_TWO_PLAYERS,
     Resource,
@@ -238,6 +241,7 @@ def test_section_scoring_table_matches_the_board(doc):
 
 def test_starting_deniers_match_the_engine(doc):
     table = _table(doc, "1.3", "Players")
+    assert [int(row[0]) for row in table.rows] == list(range(MIN_PLAYERS, MAX_PLAYERS + 1))
     for row in table.rows:
         players = int(row[0])
         expected = (
@@ -246,6 +250,32 @@ def test_starting_deniers_match_the_engine(doc):
             else list(START_DENIERS[:players])
         )
         assert _ints(row[1]) == expected
+
+
+def test_special_buildings_are_listed_in_phase_3_order(doc):
+    table = _table(doc, "2.1", "Order")
+    column = table.column("Engine name")
+    assert [row[column].strip("`") for row in table.rows] == list(SPECIAL_NAMES)
+
+
+def test_decision_list_names_every_engine_decision(doc):
+    """8.30 names each question the engine asks, by its ``DECISION_NAMES`` spelling."""
+    table = _table(doc, "8", "Decision")
+    named = [name for row in table.rows for name in re.findall(r"`(\w+)`", row[0])]
+    assert sorted(named) == sorted(DECISION_NAMES)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_contents_links_reach_headings():
+    text = DOC.read_text(encoding="utf-8")
+    anchors = {_slug(h) for h in re.findall(r"(?m)^#{1,6}\s+(.+)$", text)}
+    links = re.findall(r"\]\(#([^)]+)\)", text)
+    assert links, "the document has no table of contents"
+    assert sorted(set(links) - anchors) == []
 
 
 # ------------------------------------------------------------------------------------------
