@@ -56,8 +56,15 @@ from caylus_env.engine.constants import (
     NUM_SECTIONS,
     NUM_STABLES_SPOTS,
     NUM_WORKERS,
-    DecisionKind,
     Section,
+)
+from caylus_env.engine.decisions import (
+    CODEC_BUILDING,
+    CODEC_INT,
+    CODEC_MASK,
+    CODEC_ROW,
+    CODEC_SOURCE,
+    DECISION_SCHEMA,
 )
 
 # -- scales: a typical value maps to about 1 ----------------------------------------------
@@ -75,31 +82,24 @@ NUM_OPTIONS = 4  # simplified favors, lawyer prestige, jeweller, house cap
 NUM_FAVOR_STATES = NUM_FAVOR_COLUMNS + 1  # a favor marker: 0 (start) or column 1-5
 EMPTY_SPACE = NUM_BUILDINGS  # the last ``road_building`` channel: no tile on the space
 
-# What the two arguments (a, b) of each decision kind mean (``state_dict._ARGS``): the
-# context the observer copies into ``decision_building`` / ``_source`` / ``_row`` /
-# ``_count`` / ``_kinds``. Kinds not listed carry no context.
+# The context the observer copies from the pending decision's two arguments into
+# ``decision_building`` / ``_source`` / ``_row`` / ``_count`` / ``_kinds``, derived from the
+# codecs that ``decisions.SCHEMA`` declares for each kind (arguments of other codecs and
+# kinds without arguments carry no context).
 CTX_NONE, CTX_BUILDING, CTX_SOURCE, CTX_ROW, CTX_COUNT, CTX_KINDS = range(6)
-DECISION_CONTEXT: dict[DecisionKind, tuple[int, int]] = {
-    DecisionKind.PRODUCE: (CTX_BUILDING, CTX_NONE),
-    DecisionKind.OWNER_BONUS: (CTX_BUILDING, CTX_NONE),
-    DecisionKind.MARKET: (CTX_BUILDING, CTX_NONE),
-    DecisionKind.PEDDLER: (CTX_BUILDING, CTX_COUNT),  # cubes bought so far
-    DecisionKind.BUILD: (CTX_SOURCE, CTX_NONE),
-    DecisionKind.PAY_ANY: (CTX_BUILDING, CTX_SOURCE),
-    DecisionKind.RESIDENCE: (CTX_BUILDING, CTX_SOURCE),
-    DecisionKind.LAWYER: (CTX_SOURCE, CTX_NONE),
-    DecisionKind.OPTION: (CTX_BUILDING, CTX_NONE),
-    DecisionKind.ALCHEMIST_PAY: (CTX_COUNT, CTX_NONE),  # cubes still to give
-    DecisionKind.CASTLE: (CTX_COUNT, CTX_NONE),  # batches given so far
-    DecisionKind.FAVOR_ROW: (CTX_COUNT, CTX_NONE),  # favors left to take
-    DecisionKind.FAVOR_COLUMN: (CTX_ROW, CTX_NONE),
-    DecisionKind.FAVOR_TAKE: (CTX_KINDS, CTX_COUNT),  # allowed kinds, cubes left
+CTX_OF_CODEC = {
+    CODEC_BUILDING: CTX_BUILDING,
+    CODEC_SOURCE: CTX_SOURCE,
+    CODEC_ROW: CTX_ROW,
+    CODEC_INT: CTX_COUNT,
+    CODEC_MASK: CTX_KINDS,
 }
-_CTX_A = np.zeros(NUM_DECISION_KINDS, np.int64)
-_CTX_B = np.zeros(NUM_DECISION_KINDS, np.int64)
-for _kind, (_a, _b) in DECISION_CONTEXT.items():
-    _CTX_A[_kind] = _a
-    _CTX_B[_kind] = _b
+_CTX = np.zeros((NUM_DECISION_KINDS, 2), np.int64)
+for _entry in DECISION_SCHEMA:
+    for _j, _arg in enumerate(_entry.args):
+        _CTX[int(_entry.kind), _j] = CTX_OF_CODEC.get(_arg.codec, CTX_NONE)
+_CTX_A = _CTX[:, 0].copy()
+_CTX_B = _CTX[:, 1].copy()
 _SECTION_SIZE = np.array(SECTION_SIZE, np.float64)
 _COLUMNS_OPEN = np.array(COLUMNS_OPEN, np.int64)
 _LAWYER_PRESTIGE_MAX = max(LAWYER_PRESTIGE_CHOICES)

@@ -25,18 +25,12 @@ from caylus_env.engine.constants import (
     RESOURCE_NAMES,
     BuildSource,
 )
-from caylus_env.engine.state_dict import _ARGS
+from caylus_env.engine.decisions import DECISION_SCHEMA
+from caylus_env.engine.state_dict import dict_to_state
 from caylus_env.observation import (
     BOUNDS,
     COUNT_SCALE,
-    CTX_BUILDING,
-    CTX_COUNT,
-    CTX_KINDS,
-    CTX_NONE,
-    CTX_ROW,
-    CTX_SOURCE,
     CUBE_SCALE,
-    DECISION_CONTEXT,
     MONEY_SCALE,
     OBS_SIZE,
     PIECE_SHAPES,
@@ -107,18 +101,46 @@ def test_bounds_are_one_for_one_hots_and_inf_for_open_counts():
         assert (BOUNDS[sl] == expected).all(), name
 
 
-def test_decision_context_matches_the_engine_stack_arguments():
-    codec_to_ctx = {
-        "building": CTX_BUILDING,
-        "source": CTX_SOURCE,
-        "row": CTX_ROW,
-        "int": CTX_COUNT,
-        "mask": CTX_KINDS,
-    }
-    for kind, name in enumerate(DECISION_NAMES):
-        expected = [codec_to_ctx[codec] for _, codec in _ARGS[name]]
-        expected += [CTX_NONE] * (2 - len(expected))
-        assert list(DECISION_CONTEXT.get(kind, (CTX_NONE, CTX_NONE))) == expected, name
+# One example value per argument codec, and the piece that must show it.
+_EXAMPLE_ARG = {
+    "building": ("marketplace", "decision_building"),
+    "source": ("favor_mason", "decision_source"),
+    "row": ("resources", "decision_row"),
+    "int": (3, "decision_count"),
+    "mask": (["wood", "stone"], "decision_kinds"),
+}
+
+
+@pytest.mark.parametrize("entry", DECISION_SCHEMA, ids=lambda e: e.name)
+def test_every_declared_decision_argument_reaches_its_observation_piece(entry):
+    """The observer sees each argument of the pending decision in the piece its codec
+    names (``decisions.SCHEMA``), and nothing in the context pieces it does not declare."""
+    d = Game(GameConfig(num_players=3), seed=2).state_dict()
+    top = {"kind": entry.name, "player": 1}
+    for arg in entry.args:
+        top[arg.name] = _EXAMPLE_ARG[arg.codec][0]
+    d["pending"] = [top]
+    vec = np.empty(OBS_SIZE, np.float32)
+    encode(dict_to_state(d), 1, vec)
+    pieces = observation_pieces(vec)
+    assert pieces["decision"][int(entry.kind)] == 1.0
+    shown = set()
+    for arg in entry.args:
+        value, piece = _EXAMPLE_ARG[arg.codec]
+        shown.add(piece)
+        if arg.codec == "building":
+            assert pieces[piece][BUILDING_NAMES.index(value)] == 1.0
+        elif arg.codec == "source":
+            assert pieces[piece][[s.name.lower() for s in BuildSource].index(value)] == 1.0
+        elif arg.codec == "row":
+            assert pieces[piece][FAVOR_ROW_NAMES.index(value)] == 1.0
+        elif arg.codec == "int":
+            assert np.isclose(pieces[piece][0], value / COUNT_SCALE)
+        else:
+            kinds = [RESOURCE_NAMES[r] for r in range(NUM_RESOURCES) if pieces[piece][r] == 1.0]
+            assert kinds == value
+    for piece in {p for _, p in _EXAMPLE_ARG.values()} - shown:
+        assert not pieces[piece].any(), piece
 
 
 # -- encoding ------------------------------------------------------------------------------------

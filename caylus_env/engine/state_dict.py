@@ -21,7 +21,8 @@ Keys (players are seat numbers, ``None`` = nobody)::
     castle            {section: houses per player}
     players           per seat: money, cubes{kind: n}, prestige, workers_out,
                       favor_columns{row: column}, passed, batches, rows_used[rows], houses
-    pending           the decision stack, bottom first: {"kind", "player", ...context}
+    pending           the decision stack, bottom first: {"kind", "player", ...arguments}, each
+                      kind's arguments named as ``decisions.SCHEMA`` declares them
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from caylus_env.engine import layout as L
 from caylus_env.engine.board import ROAD_LEN
 from caylus_env.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
 from caylus_env.engine.constants import (
-    DECISION_NAMES,
     FAVOR_ROW_NAMES,
     MAX_PLAYERS,
     NUM_CASTLE_SPOTS,
@@ -44,43 +44,23 @@ from caylus_env.engine.constants import (
     SECTION_NAMES,
     SPECIAL_NAMES,
     BuildSource,
-    DecisionKind,
-    Procedure,
+)
+from caylus_env.engine.decisions import (
+    CODEC_BUILDING,
+    CODEC_MASK,
+    CODEC_ROW,
+    CODEC_SECTION,
+    CODEC_SOURCE,
+    ENTRY_OF_KIND,
+    ENTRY_OF_NAME,
+    entry_arg,
+    entry_kind,
+    entry_player,
+    push,
 )
 
 FORMAT = "caylus-state/1"
 _SOURCE_NAMES = tuple(s.name.lower() for s in BuildSource)
-_PROCEDURE_NAMES = {int(p): p.name.lower() for p in Procedure}
-_PROCEDURE_IDS = {v: k for k, v in _PROCEDURE_NAMES.items()}
-
-# Meaning of the two arguments (a, b) of each stack entry kind: (name, codec) pairs.
-# Codecs: "int", "building", "source", "row", "mask" (resource kinds), "section".
-_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
-    "place_worker": (),
-    "gate": (),
-    "guild": (),
-    "joust": (),
-    "inn": (),
-    "provost": (),
-    "produce": (("building", "building"),),
-    "owner_bonus": (("building", "building"),),
-    "market": (("building", "building"),),
-    "peddler": (("building", "building"), ("bought", "int")),
-    "build": (("source", "source"),),
-    "pay_any": (("building", "building"), ("source", "source")),
-    "residence": (("building", "building"), ("source", "source")),
-    "lawyer": (("source", "source"),),
-    "option": (("building", "building"),),
-    "alchemist_pay": (("remaining", "int"),),
-    "castle": (("batches_given", "int"),),
-    "favor_row": (("favors", "int"),),
-    "favor_column": (("row", "row"),),
-    "favor_take": (("kinds", "mask"), ("remaining", "int")),
-    "favor_give": (),
-    "finish_space": (("space", "int"),),
-    "score_player": (("section", "section"), ("turn_order_index", "int")),
-    "section_done": (("section", "section"),),
-}
 
 
 def _who(v: int) -> int | None:
@@ -103,29 +83,29 @@ def _lookup(names: tuple[str, ...], v: Any, what: str) -> int:
 
 
 def _encode_arg(codec: str, v: Any) -> Any:
-    if codec == "building":
+    if codec == CODEC_BUILDING:
         return BUILDING_NAMES[v]
-    if codec == "source":
+    if codec == CODEC_SOURCE:
         return _SOURCE_NAMES[v]
-    if codec == "row":
+    if codec == CODEC_ROW:
         return FAVOR_ROW_NAMES[v]
-    if codec == "section":
+    if codec == CODEC_SECTION:
         return SECTION_NAMES[v]
-    if codec == "mask":
+    if codec == CODEC_MASK:
         return [RESOURCE_NAMES[r] for r in range(len(RESOURCE_NAMES)) if (v >> r) & 1]
     return int(v)
 
 
 def _decode_arg(codec: str, v: Any, what: str) -> int:
-    if codec == "building":
+    if codec == CODEC_BUILDING:
         return _lookup(BUILDING_NAMES, v, what)
-    if codec == "source":
+    if codec == CODEC_SOURCE:
         return _lookup(_SOURCE_NAMES, v, what)
-    if codec == "row":
+    if codec == CODEC_ROW:
         return _lookup(FAVOR_ROW_NAMES, v, what)
-    if codec == "section":
+    if codec == CODEC_SECTION:
         return _lookup(SECTION_NAMES, v, what)
-    if codec == "mask":
+    if codec == CODEC_MASK:
         return sum(1 << _lookup(RESOURCE_NAMES, r, what) for r in v)
     if isinstance(v, bool) or not isinstance(v, int):
         raise ValueError(f"{what} must be an int, got {v!r}")
@@ -138,12 +118,10 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
     pl = [L.PLAYERS + p * L.PLAYER_STRIDE for p in range(n)]
     pending = []
     for i in range(int(s[L.STACK_SIZE])):
-        o = L.STACK + i * L.STACK_ENTRY
-        kind = int(s[o])
-        name = DECISION_NAMES[kind] if kind < len(DECISION_NAMES) else _PROCEDURE_NAMES[kind]
-        entry: dict[str, Any] = {"kind": name, "player": _who(int(s[o + 1]))}
-        for (arg, codec), v in zip(_ARGS[name], (int(s[o + 2]), int(s[o + 3])), strict=False):
-            entry[arg] = _encode_arg(codec, v)
+        spec = ENTRY_OF_KIND[int(entry_kind(s, i))]
+        entry: dict[str, Any] = {"kind": spec.name, "player": _who(int(entry_player(s, i)))}
+        for j, arg in enumerate(spec.args):
+            entry[arg.name] = _encode_arg(arg.codec, int(entry_arg(s, i, j)))
         pending.append(entry)
     return {
         "format": FORMAT,
@@ -318,18 +296,15 @@ def _dict_to_state(d: dict[str, Any]) -> np.ndarray:
     pending = d["pending"]
     if len(pending) > L.STACK_DEPTH:
         raise ValueError(f"pending holds at most {L.STACK_DEPTH} entries, got {len(pending)}")
-    kinds = list(DECISION_NAMES) + list(_PROCEDURE_IDS)
     for i, e in enumerate(pending):
         name = e["kind"]
-        if name not in _ARGS:
-            raise ValueError(f"pending[{i}].kind={name!r} is not allowed; allowed: {kinds}")
-        kind = int(DecisionKind[name.upper()]) if name in DECISION_NAMES else _PROCEDURE_IDS[name]
+        if name not in ENTRY_OF_NAME:
+            raise ValueError(
+                f"pending[{i}].kind={name!r} is not allowed; allowed: {list(ENTRY_OF_NAME)}"
+            )
+        spec = ENTRY_OF_NAME[name]
         args = [0, 0]
-        for j, (arg, codec) in enumerate(_ARGS[name]):
-            args[j] = _decode_arg(codec, e[arg], f"pending[{i}].{arg}")
-        o = L.STACK + i * L.STACK_ENTRY
-        s[o] = kind
-        s[o + 1] = _seat(e["player"], f"pending[{i}].player")
-        s[o + 2], s[o + 3] = args
-    s[L.STACK_SIZE] = len(pending)
+        for j, arg in enumerate(spec.args):
+            args[j] = _decode_arg(arg.codec, e[arg.name], f"pending[{i}].{arg.name}")
+        push(s, int(spec.kind), _seat(e["player"], f"pending[{i}].player"), args[0], args[1])
     return s
