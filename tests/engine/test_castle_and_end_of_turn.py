@@ -2,56 +2,46 @@
 
 from __future__ import annotations
 
+import builders as B
 import pytest
-from builders import (
-    all_passed,
-    cubes,
-    legal_names,
-    play,
-    player,
-    position,
-    put_worker,
-    set_player,
-    start,
-)
 
 from caylus_env.engine import rank_of
 
 
 def castle(n=3):
-    d = position(n, phase="castle")
-    all_passed(d)
+    d = B.position(n, phase="castle")
+    B.all_passed(d)
     return d
 
 
 def rich(d, p, k=3):
-    set_player(d, p, food=k, wood=k, stone=k, cloth=k, gold=k)
+    B.set_player(d, p, food=k, wood=k, stone=k, cloth=k, gold=k)
 
 
 # -- phase 6 -------------------------------------------------------------------------------------
 def test_a_batch_is_food_plus_two_different_other_kinds():
     d = castle()
-    set_player(d, 0, food=1, wood=2, stone=0, cloth=1, gold=0)
-    put_worker(d, 0, "castle")
-    g = start(d)
-    assert legal_names(g) == ["decline", "batch:food+wood+cloth"]
-    play(g, "batch:food+wood+cloth")
-    assert player(g, 0)["prestige"] == 5
+    B.set_player(d, 0, food=1, wood=2, stone=0, cloth=1, gold=0)
+    B.put_worker(d, 0, "castle")
+    g = B.start(d)
+    assert B.legal_names(g) == ["decline", "batch:food+wood+cloth"]
+    B.play(g, "batch:food+wood+cloth")
+    assert B.player(g, 0)["prestige"] == 5
     assert g.state_dict()["castle"]["dungeon"][0] == 1
 
 
 def test_batches_are_given_one_at_a_time_until_the_player_stops():
     d = castle()
     rich(d, 0)
-    put_worker(d, 0, "castle")
-    put_worker(d, 1, "castle")
+    B.put_worker(d, 0, "castle")
+    B.put_worker(d, 1, "castle")
     rich(d, 1)
-    g = start(d)
-    play(g, "batch:food+wood+stone", "batch:food+cloth+gold")
+    g = B.start(d)
+    B.play(g, "batch:food+wood+stone", "batch:food+cloth+gold")
     assert g.current_player() == 0
-    play(g, "decline")
+    B.play(g, "decline")
     assert g.current_player() == 1  # castle spot order
-    assert player(g, 0)["prestige"] == 10
+    assert B.player(g, 0)["prestige"] == 10
 
 
 def test_a_full_section_overflows_into_the_next_one_scoring_its_value():
@@ -60,32 +50,32 @@ def test_a_full_section_overflows_into_the_next_one_scoring_its_value():
     d["players"][0]["houses"] = 3
     d["players"][1]["houses"] = 2
     rich(d, 2)
-    put_worker(d, 2, "castle")
-    g = start(d)
-    play(g, "batch:food+wood+stone", "batch:food+wood+cloth")
+    B.put_worker(d, 2, "castle")
+    g = B.start(d)
+    B.play(g, "batch:food+wood+stone", "batch:food+wood+cloth")
     c = g.state_dict()["castle"]
     assert c["dungeon"] == [3, 2, 1] and c["walls"] == [0, 0, 1]
-    assert player(g, 2)["prestige"] == 5 + 4
+    assert B.player(g, 2)["prestige"] == 5 + 4
 
 
 def test_batches_skip_a_scored_section_whose_spaces_stay_empty():
     d = castle()
     d["scored"]["dungeon"] = True
     rich(d, 0)
-    put_worker(d, 0, "castle")
-    g = start(d)
-    play(g, "batch:food+wood+stone")
-    assert g.state_dict()["castle"]["walls"][0] == 1 and player(g, 0)["prestige"] == 4
+    B.put_worker(d, 0, "castle")
+    g = B.start(d)
+    B.play(g, "batch:food+wood+stone")
+    assert g.state_dict()["castle"]["walls"][0] == 1 and B.player(g, 0)["prestige"] == 4
 
 
 def test_a_castle_worker_who_gives_no_batch_loses_two_prestige():
     d = castle()
-    set_player(d, 0, prestige=5)
-    set_player(d, 1, prestige=1)
-    put_worker(d, 0, "castle")
-    put_worker(d, 1, "castle")
-    g = start(d)  # neither holds a batch: both decline automatically
-    assert player(g, 0)["prestige"] == 3 and player(g, 1)["prestige"] == 0
+    B.set_player(d, 0, prestige=5)
+    B.set_player(d, 1, prestige=1)
+    B.put_worker(d, 0, "castle")
+    B.put_worker(d, 1, "castle")
+    g = B.start(d)  # neither holds a batch: both decline automatically
+    assert B.player(g, 0)["prestige"] == 3 and B.player(g, 1)["prestige"] == 0
 
 
 def test_full_towers_exempt_a_player_holding_a_valid_batch_from_the_penalty():
@@ -93,52 +83,52 @@ def test_full_towers_exempt_a_player_holding_a_valid_batch_from_the_penalty():
     d = castle()
     d["scored"]["dungeon"] = d["scored"]["walls"] = True
     d["castle"]["towers"] = [14, 0, 0]
-    set_player(d, 0, houses=14, prestige=9)
-    set_player(d, 1, prestige=9, food=1, wood=1, stone=1)
-    set_player(d, 2, prestige=9, food=1, wood=0, stone=0)
-    put_worker(d, 1, "castle")
-    put_worker(d, 2, "castle")
-    g = start(d)
+    B.set_player(d, 0, houses=14, prestige=9)
+    B.set_player(d, 1, prestige=9, food=1, wood=1, stone=1)
+    B.set_player(d, 2, prestige=9, food=1, wood=0, stone=0)
+    B.put_worker(d, 1, "castle")
+    B.put_worker(d, 2, "castle")
+    g = B.start(d)
     # Phase 7 has started: the full towers are being scored, player 0 (14 houses)
     # chooses 3 favors first; players 1 and 2 are not scored yet.
     assert g.phase == "end_of_turn" and g.current_player() == 0
-    assert player(g, 1)["prestige"] == 9  # exempt: holds food + wood + stone
-    assert player(g, 2)["prestige"] == 7  # no valid batch: -2
+    assert B.player(g, 1)["prestige"] == 9  # exempt: holds food + wood + stone
+    assert B.player(g, 2)["prestige"] == 7  # no valid batch: -2
 
 
 def test_penalty_applies_when_towers_are_full_but_not_under_construction():
     d = castle()
     d["castle"] = {"dungeon": [6, 0, 0], "walls": [10, 0, 0], "towers": [14, 0, 0]}
-    set_player(d, 1, prestige=9, food=1, wood=1, stone=1)
-    put_worker(d, 1, "castle")
-    g = start(d)
-    assert player(g, 1)["prestige"] <= 9 - 2
+    B.set_player(d, 1, prestige=9, food=1, wood=1, stone=1)
+    B.put_worker(d, 1, "castle")
+    g = B.start(d)
+    assert B.player(g, 1)["prestige"] <= 9 - 2
 
 
 def test_best_builder_gets_one_favor_ties_to_the_earliest_castle_spot():
     d = castle()
     for p in (2, 0, 1):
         rich(d, p)
-        put_worker(d, p, "castle")
-    g = start(d)
-    play(g, "batch:food+wood+stone", "decline")  # player 2: 1 batch
-    play(g, "batch:food+wood+stone", "decline")  # player 0: 1 batch
-    play(g, "decline")  # player 1: none (-2)
+        B.put_worker(d, p, "castle")
+    g = B.start(d)
+    B.play(g, "batch:food+wood+stone", "decline")  # player 2: 1 batch
+    B.play(g, "batch:food+wood+stone", "decline")  # player 0: 1 batch
+    B.play(g, "decline")  # player 1: none (-2)
     dec = g.decision()
     assert dec.kind == "favor_row" and dec.player == 2
 
 
 def test_nobody_is_best_builder_without_batches():
     d = castle()
-    put_worker(d, 0, "castle")
-    g = start(d)
+    B.put_worker(d, 0, "castle")
+    g = B.start(d)
     assert g.state_dict()["turn"] == 2  # straight on to the next turn
 
 
 # -- phase 7 -------------------------------------------------------------------------------------
 def end_of_turn(n=3, bailiff=6, provost=6):
-    d = position(n, phase="end_of_turn")
-    all_passed(d)
+    d = B.position(n, phase="end_of_turn")
+    B.all_passed(d)
     d["bailiff"] = bailiff
     d["provost"] = provost
     return d
@@ -146,7 +136,7 @@ def end_of_turn(n=3, bailiff=6, provost=6):
 
 def test_bailiff_moves_one_space_when_the_provost_is_not_beyond_him():
     """T10: bailiff 10, provost 8 -> both on 11, no trigger."""
-    g = start(end_of_turn(bailiff=10, provost=8))
+    g = B.start(end_of_turn(bailiff=10, provost=8))
     d = g.state_dict()
     assert d["bailiff"] == 11 and d["provost"] == 11 and not d["scored"]["dungeon"]
     assert d["turn"] == 2
@@ -156,32 +146,32 @@ def test_bailiff_moves_two_spaces_and_reaches_the_dungeon_trigger():
     """T11: bailiff 10, provost 11 -> 12: the dungeon is scored."""
     d = end_of_turn(bailiff=10, provost=11)
     d["castle"]["dungeon"] = [0, 1, 2]
-    set_player(d, 0, prestige=5)
-    g = start(d)
+    B.set_player(d, 0, prestige=5)
+    g = B.start(d)
     # Turn order 0, 1, 2: player 0 loses 2, player 1 nothing, player 2 gets a favor.
     assert g.decision().kind == "favor_row" and g.current_player() == 2
-    assert player(g, 0)["prestige"] == 3 and player(g, 1)["prestige"] == 0
+    assert B.player(g, 0)["prestige"] == 3 and B.player(g, 1)["prestige"] == 0
     assert g.state_dict()["bailiff"] == 12
 
 
 def test_a_section_completed_this_turn_is_scored_before_its_trigger():
     d = end_of_turn(bailiff=7, provost=7)
     d["castle"]["dungeon"] = [3, 3, 0]
-    set_player(d, 2, prestige=4)
-    g = start(d)
+    B.set_player(d, 2, prestige=4)
+    g = B.start(d)
     assert g.decision().kind == "favor_row" and g.current_player() == 0
-    play(g, "favor:prestige")  # player 0: 3 houses, 1 favor
-    play(g, "favor:prestige")  # player 1: 3 houses, 1 favor
-    assert player(g, 2)["prestige"] == 2  # no house: -2
+    B.play(g, "favor:prestige")  # player 0: 3 houses, 1 favor
+    B.play(g, "favor:prestige")  # player 1: 3 houses, 1 favor
+    assert B.player(g, 2)["prestige"] == 2  # no house: -2
     assert g.state_dict()["scored"]["dungeon"] and g.state_dict()["bailiff"] == 8
 
 
 def test_an_already_scored_section_is_not_scored_again_at_its_trigger():
     d = end_of_turn(bailiff=11, provost=11)
     d["scored"]["dungeon"] = True
-    set_player(d, 0, prestige=5)
-    g = start(d)
-    assert player(g, 0)["prestige"] == 5
+    B.set_player(d, 0, prestige=5)
+    g = B.start(d)
+    assert B.player(g, 0)["prestige"] == 5
 
 
 def test_two_sections_completed_in_one_turn_are_both_scored_in_section_order():
@@ -189,16 +179,16 @@ def test_two_sections_completed_in_one_turn_are_both_scored_in_section_order():
     d = end_of_turn(bailiff=8, provost=8)
     d["castle"]["dungeon"] = [6, 0, 0]
     d["castle"]["walls"] = [5, 5, 0]
-    g = start(d)
+    g = B.start(d)
     # Dungeon: player 0 (6 houses) 1 favor; players 1 and 2 nothing / -2.
     assert g.current_player() == 0 and g.decision().args["favors"] == 1
-    play(g, "favor:deniers")  # column 1 -> 2 (dungeon: only columns 1-2 open)
-    assert player(g, 0)["favor_columns"]["deniers"] == 1
+    B.play(g, "favor:deniers")  # column 1 -> 2 (dungeon: only columns 1-2 open)
+    assert B.player(g, 0)["favor_columns"]["deniers"] == 1
     # Walls: player 0 (5 houses) 3 favors; rows already used in this phase are closed.
     assert g.current_player() == 0 and g.decision().args["favors"] == 3
-    assert "favor:deniers" not in legal_names(g)
-    play(g, "favor:prestige")
-    assert player(g, 0)["favor_columns"]["prestige"] == 1
+    assert "favor:deniers" not in B.legal_names(g)
+    B.play(g, "favor:prestige")
+    assert B.player(g, 0)["favor_columns"]["prestige"] == 1
     assert g.state_dict()["scored"]["dungeon"]
 
 
@@ -231,12 +221,12 @@ def test_section_scoring_table(section, houses, favors, penalty):
             break
         d["scored"][earlier] = True
     d["castle"][section] = [houses, 0, 0]
-    set_player(d, 0, prestige=10, money=0, food=0, wood=0)
-    g = start(d)
+    B.set_player(d, 0, prestige=10, money=0, food=0, wood=0)
+    g = B.start(d)
     if favors:
         assert g.current_player() == 0 and g.decision().args["favors"] == favors
     else:
-        assert player(g, 0)["prestige"] == 10 - penalty
+        assert B.player(g, 0)["prestige"] == 10 - penalty
 
 
 def test_favors_won_at_the_dungeon_scoring_reach_only_column_two():
@@ -244,10 +234,10 @@ def test_favors_won_at_the_dungeon_scoring_reach_only_column_two():
     d = end_of_turn(bailiff=11, provost=11)
     d["castle"]["dungeon"] = [2, 0, 0]
     d["players"][0]["favor_columns"]["prestige"] = 2
-    g = start(d)
-    play(g, "favor:prestige")
-    assert player(g, 0)["favor_columns"]["prestige"] == 2
-    assert player(g, 0)["prestige"] == 2  # column 2 again
+    g = B.start(d)
+    B.play(g, "favor:prestige")
+    assert B.player(g, 0)["favor_columns"]["prestige"] == 2
+    assert B.player(g, 0)["prestige"] == 2  # column 2 again
 
 
 def test_towers_scoring_ends_the_game_with_the_final_bonus():
@@ -255,10 +245,10 @@ def test_towers_scoring_ends_the_game_with_the_final_bonus():
     d = end_of_turn(bailiff=23, provost=23)
     d["scored"]["dungeon"] = d["scored"]["walls"] = True
     d["castle"]["towers"] = [1, 1, 1]
-    set_player(d, 0, prestige=20, gold=2, food=3, wood=2, stone=1, cloth=1, money=11)
-    g = start(d)
+    B.set_player(d, 0, prestige=20, gold=2, food=3, wood=2, stone=1, cloth=1, money=11)
+    g = B.start(d)
     assert g.is_terminal() and g.phase == "game_over"
-    assert player(g, 0)["prestige"] == 30
+    assert B.player(g, 0)["prestige"] == 30
 
 
 def test_a_tie_for_first_place_is_a_shared_win():
@@ -269,27 +259,27 @@ def test_a_tie_for_first_place_is_a_shared_win():
 def test_game_over_has_no_legal_actions_and_no_current_player():
     d = end_of_turn(bailiff=23, provost=23)
     d["scored"]["dungeon"] = d["scored"]["walls"] = True
-    g = start(d)
+    g = B.start(d)
     assert g.legal_actions() == [] and g.current_player() == -1
     assert sum(g.returns()) == pytest.approx(0.0)
 
 
 def test_gate_worker_moved_to_the_castle_builds_after_earlier_arrivals():
     """T25 continued: in phase 6 the gate worker (spot 3) gives batches after spots 1-2."""
-    d = position(3, phase="special_buildings")
-    all_passed(d)
-    put_worker(d, 0, "castle")
-    put_worker(d, 1, "castle")
-    put_worker(d, 2, "gate")
+    d = B.position(3, phase="special_buildings")
+    B.all_passed(d)
+    B.put_worker(d, 0, "castle")
+    B.put_worker(d, 1, "castle")
+    B.put_worker(d, 2, "gate")
     for p in range(3):
         rich(d, p)
-    g = start(d)
-    play(g, "gate:castle")
+    g = B.start(d)
+    B.play(g, "gate:castle")
     while g.phase != "castle":
         g.apply(g.legal_actions()[0])
     order = []
     while g.phase == "castle" and g.decision().kind == "castle":
         order.append(g.current_player())
-        play(g, "decline")
+        B.play(g, "decline")
     assert order == [0, 1, 2]
-    assert cubes(g, 2)["food"] == 3
+    assert B.cubes(g, 2)["food"] == 3

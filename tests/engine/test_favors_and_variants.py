@@ -2,35 +2,23 @@
 
 from __future__ import annotations
 
+import builders as B
 import pytest
-from builders import (
-    all_passed,
-    build_on,
-    cubes,
-    legal_names,
-    play,
-    player,
-    position,
-    put_worker,
-    set_player,
-    space,
-    start,
-)
 
 from caylus_env.engine import Game, GameConfig
 
 
 def favor_position(n=3, favors=1, scored=(), columns=None, **player0):
     """Player 0 is about to choose ``favors`` favors in phase 5 (joust-like source)."""
-    d = position(n, phase="activation")
-    all_passed(d)
+    d = B.position(n, phase="activation")
+    B.all_passed(d)
     d["provost"] = 28
     d["cursor"] = 29  # nothing left to activate after the favors
     for name in scored:
         d["scored"][name] = True
     if columns:
         d["players"][0]["favor_columns"].update(columns)
-    set_player(d, 0, **player0)
+    B.set_player(d, 0, **player0)
     # A sentinel decision of player 1 below the favors keeps the game in this phase.
     d["pending"] = [
         {"kind": "produce", "player": 1, "building": "forest"},
@@ -45,47 +33,47 @@ def at_sentinel(g):
 
 
 def test_favor_row_advances_one_column_and_gives_its_effect():
-    g = start(favor_position())
-    play(g, "favor:prestige")
-    assert player(g, 0)["favor_columns"]["prestige"] == 1 and player(g, 0)["prestige"] == 1
+    g = B.start(favor_position())
+    B.play(g, "favor:prestige")
+    assert B.player(g, 0)["favor_columns"]["prestige"] == 1 and B.player(g, 0)["prestige"] == 1
 
 
 def test_favor_advance_is_compulsory_when_the_next_column_is_open():
     """8.10: from column 3 with the walls scored, the marker must move to 4."""
-    g = start(favor_position(scored=("dungeon", "walls"), columns={"deniers": 3}))
-    play(g, "favor:deniers")
-    assert player(g, 0)["favor_columns"]["deniers"] == 4 and player(g, 0)["money"] == 5 + 6
+    g = B.start(favor_position(scored=("dungeon", "walls"), columns={"deniers": 3}))
+    B.play(g, "favor:deniers")
+    assert B.player(g, 0)["favor_columns"]["deniers"] == 4 and B.player(g, 0)["money"] == 5 + 6
 
 
 def test_columns_three_and_four_open_after_the_dungeon_scoring_five_after_the_walls():
-    g = start(favor_position(columns={"prestige": 2}))
-    play(g, "favor:prestige")
-    assert player(g, 0)["favor_columns"]["prestige"] == 2
-    g = start(favor_position(scored=("dungeon",), columns={"prestige": 4}))
-    play(g, "favor:prestige")
-    assert player(g, 0)["favor_columns"]["prestige"] == 4
-    g = start(favor_position(scored=("dungeon", "walls"), columns={"prestige": 4}))
-    play(g, "favor:prestige")
-    assert player(g, 0)["favor_columns"]["prestige"] == 5 and player(g, 0)["prestige"] == 5
+    g = B.start(favor_position(columns={"prestige": 2}))
+    B.play(g, "favor:prestige")
+    assert B.player(g, 0)["favor_columns"]["prestige"] == 2
+    g = B.start(favor_position(scored=("dungeon",), columns={"prestige": 4}))
+    B.play(g, "favor:prestige")
+    assert B.player(g, 0)["favor_columns"]["prestige"] == 4
+    g = B.start(favor_position(scored=("dungeon", "walls"), columns={"prestige": 4}))
+    B.play(g, "favor:prestige")
+    assert B.player(g, 0)["favor_columns"]["prestige"] == 5 and B.player(g, 0)["prestige"] == 5
 
 
 def test_blocked_row_can_be_chosen_again_for_the_same_effect():
     """T19: dungeon not scored, deniers marker on column 2: every further favor gives 4."""
-    g = start(favor_position(favors=1, columns={"deniers": 2}))
-    play(g, "favor:deniers")
-    assert player(g, 0)["favor_columns"]["deniers"] == 2 and player(g, 0)["money"] == 5 + 4
+    g = B.start(favor_position(favors=1, columns={"deniers": 2}))
+    B.play(g, "favor:deniers")
+    assert B.player(g, 0)["favor_columns"]["deniers"] == 2 and B.player(g, 0)["money"] == 5 + 4
 
 
 def test_favors_of_one_phase_use_different_rows_and_a_fifth_is_lost():
     """5.3: at most 4 favors per player per phase count."""
-    g = start(favor_position(favors=5))
-    play(g, "favor:prestige", "favor:deniers")
-    assert legal_names(g) == ["favor:resources", "favor:buildings"]
-    play(g, "favor:resources")  # its column 1 is the only one open: applied at once
+    g = B.start(favor_position(favors=5))
+    B.play(g, "favor:prestige", "favor:deniers")
+    assert B.legal_names(g) == ["favor:resources", "favor:buildings"]
+    B.play(g, "favor:resources")  # its column 1 is the only one open: applied at once
     # The fourth favor has one row left (applied by the engine, column 1 forced too);
     # the fifth has none and is lost.
     assert at_sentinel(g)
-    p = player(g, 0)
+    p = B.player(g, 0)
     assert p["rows_used"] == ["prestige", "deniers", "resources", "buildings"]
     assert all(c == 1 for c in p["favor_columns"].values())
 
@@ -93,148 +81,148 @@ def test_favors_of_one_phase_use_different_rows_and_a_fifth_is_lost():
 def test_resources_row_column_choices():
     """Column 1 food, 2 wood or stone, 3 cloth, 4 swap, 5 gold (walls scored)."""
     base = dict(scored=("dungeon", "walls"), columns={"resources": 5})
-    g = start(favor_position(**base))
-    play(g, "favor:resources")
-    assert legal_names(g) == [f"column:{c}" for c in range(1, 6)]
-    play(g, "column:2")
-    assert legal_names(g) == ["take:wood", "take:stone"]
-    play(g, "take:stone")
-    assert cubes(g, 0)["stone"] == 1
-    g = start(favor_position(**base))
-    play(g, "favor:resources", "column:5")
-    assert cubes(g, 0)["gold"] == 1
+    g = B.start(favor_position(**base))
+    B.play(g, "favor:resources")
+    assert B.legal_names(g) == [f"column:{c}" for c in range(1, 6)]
+    B.play(g, "column:2")
+    assert B.legal_names(g) == ["take:wood", "take:stone"]
+    B.play(g, "take:stone")
+    assert B.cubes(g, 0)["stone"] == 1
+    g = B.start(favor_position(**base))
+    B.play(g, "favor:resources", "column:5")
+    assert B.cubes(g, 0)["gold"] == 1
 
 
 def test_resources_row_column_four_gives_one_cube_for_two_non_gold_cubes():
     """8.11: the cube given may be gold; the two taken are non-gold and may differ."""
     d = favor_position(scored=("dungeon",), columns={"resources": 3}, gold=1)
-    g = start(d)
-    play(g, "favor:resources", "column:4")
+    g = B.start(d)
+    B.play(g, "favor:resources", "column:4")
     assert g.decision().kind == "favor_give"
-    assert "pay:gold" in legal_names(g)
-    play(g, "pay:gold")
-    assert legal_names(g) == ["take:food", "take:wood", "take:stone", "take:cloth"]
-    play(g, "take:cloth", "take:wood")
-    assert cubes(g, 0) == {"food": 2, "wood": 2, "stone": 0, "cloth": 1, "gold": 0}
+    assert "pay:gold" in B.legal_names(g)
+    B.play(g, "pay:gold")
+    assert B.legal_names(g) == ["take:food", "take:wood", "take:stone", "take:cloth"]
+    B.play(g, "take:cloth", "take:wood")
+    assert B.cubes(g, 0) == {"food": 2, "wood": 2, "stone": 0, "cloth": 1, "gold": 0}
 
 
 def test_row_d_lower_columns_may_be_chosen_including_nothing():
     """8.9: any column 1..marker of row d, column 1 doing nothing."""
     d = favor_position(scored=("dungeon",), columns={"buildings": 3}, stone=1)
-    g = start(d)
-    play(g, "favor:buildings")
-    assert legal_names(g) == ["column:1", "column:2", "column:3"]
-    play(g, "column:1")
-    assert player(g, 0)["favor_columns"]["buildings"] == 4
+    g = B.start(d)
+    B.play(g, "favor:buildings")
+    assert B.legal_names(g) == ["column:1", "column:2", "column:3"]
+    B.play(g, "column:1")
+    assert B.player(g, 0)["favor_columns"]["buildings"] == 4
 
 
 def test_row_d_carpenter_pays_one_wood_less():
     d = favor_position(columns={"buildings": 1}, wood=0, food=1)
-    g = start(d)
-    play(g, "favor:buildings", "column:2")
-    assert "build:farm_food" in legal_names(g)
-    play(g, "build:farm_food")
-    assert cubes(g, 0)["food"] == 0 and space(g.state_dict(), 9)["building"] == "farm_food"
+    g = B.start(d)
+    B.play(g, "favor:buildings", "column:2")
+    assert "build:farm_food" in B.legal_names(g)
+    B.play(g, "build:farm_food")
+    assert B.cubes(g, 0)["food"] == 0 and B.space(g.state_dict(), 9)["building"] == "farm_food"
 
 
 def test_row_d_carpenter_marketplace_costs_one_cube_of_any_kind():
     d = favor_position(columns={"buildings": 1}, wood=0, food=0, gold=1)
-    g = start(d)
-    play(g, "favor:buildings", "column:2")
-    play(g, "build:marketplace")  # the single any-cube payment (gold) is forced
-    assert cubes(g, 0)["gold"] == 0 and player(g, 0)["prestige"] == 4
+    g = B.start(d)
+    B.play(g, "favor:buildings", "column:2")
+    B.play(g, "build:marketplace")  # the single any-cube payment (gold) is forced
+    assert B.cubes(g, 0)["gold"] == 0 and B.player(g, 0)["prestige"] == 4
 
 
 def test_row_d_mason_pays_one_stone_less():
     """5.1 (the park example): the stone is waived, only the food is paid."""
     d = favor_position(scored=("dungeon",), columns={"buildings": 2}, stone=0, food=1)
-    g = start(d)
-    play(g, "favor:buildings", "column:3", "build:park")
-    assert cubes(g, 0)["food"] == 0 and player(g, 0)["prestige"] == 3
+    g = B.start(d)
+    B.play(g, "favor:buildings", "column:3", "build:park")
+    assert B.cubes(g, 0)["food"] == 0 and B.player(g, 0)["prestige"] == 3
 
 
 def test_row_d_lawyer_costs_only_one_cloth():
     d = favor_position(scored=("dungeon",), columns={"buildings": 3}, cloth=1, money=0)
-    g = start(d)
-    play(g, "favor:buildings", "column:4", "space:3")
-    assert space(g.state_dict(), 3)["building"] == "residence"
-    assert cubes(g, 0)["cloth"] == 0 and player(g, 0)["prestige"] == 2
+    g = B.start(d)
+    B.play(g, "favor:buildings", "column:4", "space:3")
+    assert B.space(g.state_dict(), 3)["building"] == "residence"
+    assert B.cubes(g, 0)["cloth"] == 0 and B.player(g, 0)["prestige"] == 2
 
 
 def test_row_d_architect_pays_the_normal_cost():
     d = favor_position(scored=("dungeon", "walls"), columns={"buildings": 4}, food=3, gold=1)
-    build_on(d, 9, "residence", 0)
-    g = start(d)
-    play(g, "favor:buildings", "column:5", "build:granary")
-    assert cubes(g, 0)["food"] == 0 and cubes(g, 0)["gold"] == 0
-    assert space(g.state_dict(), 9)["building"] == "granary"
+    B.build_on(d, 9, "residence", 0)
+    g = B.start(d)
+    B.play(g, "favor:buildings", "column:5", "build:granary")
+    assert B.cubes(g, 0)["food"] == 0 and B.cubes(g, 0)["gold"] == 0
+    assert B.space(g.state_dict(), 9)["building"] == "granary"
 
 
 def test_favor_built_monument_favors_may_not_reuse_the_buildings_row():
     """5.3 (the BGA example): a row-d favor builds the monument; its 2 favors avoid row d."""
     d = favor_position(scored=("dungeon", "walls"), columns={"buildings": 4}, stone=4, gold=2)
-    build_on(d, 9, "residence", 0)
-    g = start(d)
-    play(g, "favor:buildings", "column:5", "build:monument")
+    B.build_on(d, 9, "residence", 0)
+    g = B.start(d)
+    B.play(g, "favor:buildings", "column:5", "build:monument")
     assert g.decision().kind == "favor_row" and g.decision().args["favors"] == 2
-    assert "favor:buildings" not in legal_names(g)
+    assert "favor:buildings" not in B.legal_names(g)
 
 
 def test_church_favor_with_all_columns_open():
     """T14: walls scored, resources marker on 2; the mason builds the church: +3, favor."""
-    d = position(3, phase="activation")
-    all_passed(d)
+    d = B.position(3, phase="activation")
+    B.all_passed(d)
     d["provost"] = 28
     d["scored"]["dungeon"] = d["scored"]["walls"] = True
     d["players"][0]["favor_columns"]["resources"] = 2
-    build_on(d, 9, "mason", 1)
-    set_player(d, 0, stone=1, cloth=1, wood=0)
-    put_worker(d, 0, 9)
-    g = start(d)
-    play(g, "build:church", "favor:resources")
-    assert player(g, 0)["favor_columns"]["resources"] == 3
-    assert legal_names(g) == ["column:1", "column:2", "column:3"]
-    play(g, "column:1")
-    assert cubes(g, 0)["food"] == 3 and player(g, 0)["prestige"] == 3
+    B.build_on(d, 9, "mason", 1)
+    B.set_player(d, 0, stone=1, cloth=1, wood=0)
+    B.put_worker(d, 0, 9)
+    g = B.start(d)
+    B.play(g, "build:church", "favor:resources")
+    assert B.player(g, 0)["favor_columns"]["resources"] == 3
+    assert B.legal_names(g) == ["column:1", "column:2", "column:3"]
+    B.play(g, "column:1")
+    assert B.cubes(g, 0)["food"] == 3 and B.player(g, 0)["prestige"] == 3
 
 
 def test_favors_of_different_phases_may_reuse_a_row():
-    d = position(3, phase="special_buildings")
-    all_passed(d)
-    set_player(d, 0, cloth=1, food=3, wood=3, stone=3)
-    put_worker(d, 0, "joust_field")
-    put_worker(d, 0, "castle")
-    g = start(d)
-    play(g, "joust", "favor:prestige")
+    d = B.position(3, phase="special_buildings")
+    B.all_passed(d)
+    B.set_player(d, 0, cloth=1, food=3, wood=3, stone=3)
+    B.put_worker(d, 0, "joust_field")
+    B.put_worker(d, 0, "castle")
+    g = B.start(d)
+    B.play(g, "joust", "favor:prestige")
     while g.phase != "castle":
         g.apply(g.legal_actions()[0])
-    play(g, "batch:food+wood+stone", "decline")
+    B.play(g, "batch:food+wood+stone", "decline")
     assert g.decision().kind == "favor_row"  # best builder, phase 6
-    assert "favor:prestige" in legal_names(g)
+    assert "favor:prestige" in B.legal_names(g)
 
 
 # -- variants ----------------------------------------------------------------------------------------
 def test_simplified_favors_are_worth_three_prestige_each_without_a_cap():
-    d = position(3, phase="end_of_turn", simplified_favors=True)
-    all_passed(d)
+    d = B.position(3, phase="end_of_turn", simplified_favors=True)
+    B.all_passed(d)
     d["bailiff"] = d["provost"] = 8
     d["castle"]["dungeon"] = [6, 0, 0]
     d["castle"]["walls"] = [10, 0, 0]
-    g = start(d)
+    g = B.start(d)
     # dungeon 6 houses: 1 favor; walls 10 houses: 3 favors -> 4 favors x 3 prestige.
-    assert player(g, 0)["prestige"] == 12 and player(g, 0)["favor_columns"]["prestige"] == 0
+    assert B.player(g, 0)["prestige"] == 12 and B.player(g, 0)["favor_columns"]["prestige"] == 0
 
 
 def test_lawyer_prestige_option():
     for pp in (4, 3):
-        d = position(3, phase="activation", lawyer_prestige=pp)
-        all_passed(d)
+        d = B.position(3, phase="activation", lawyer_prestige=pp)
+        B.all_passed(d)
         d["provost"] = 28
-        set_player(d, 0, wood=1, cloth=1)
-        put_worker(d, 0, 8)
-        g = start(d)
-        play(g, "build:lawyer")
-        assert player(g, 0)["prestige"] == pp
+        B.set_player(d, 0, wood=1, cloth=1)
+        B.put_worker(d, 0, 8)
+        g = B.start(d)
+        B.play(g, "build:lawyer")
+        assert B.player(g, 0)["prestige"] == pp
 
 
 def test_jeweller_is_only_in_the_stock_when_enabled():
@@ -243,30 +231,30 @@ def test_jeweller_is_only_in_the_stock_when_enabled():
 
 
 def test_jeweller_options_turn_gold_into_prestige():
-    d = position(3, phase="activation", jeweller=True)
-    all_passed(d)
+    d = B.position(3, phase="activation", jeweller=True)
+    B.all_passed(d)
     d["provost"] = 28
-    build_on(d, 9, "jeweller", 1)
-    set_player(d, 0, gold=2)
-    put_worker(d, 0, 9)
-    g = start(d)
-    play(g, "option:2")
-    assert player(g, 0)["prestige"] == 9 and cubes(g, 0)["gold"] == 0
+    B.build_on(d, 9, "jeweller", 1)
+    B.set_player(d, 0, gold=2)
+    B.put_worker(d, 0, 9)
+    g = B.start(d)
+    B.play(g, "option:2")
+    assert B.player(g, 0)["prestige"] == 9 and B.cubes(g, 0)["gold"] == 0
 
 
 def test_house_cap_stops_construction_and_batches_at_twenty_houses():
-    d = position(3, phase="castle", house_cap=True)
-    all_passed(d)
-    set_player(d, 0, houses=20, food=2, wood=2, stone=2)
-    put_worker(d, 0, "castle")
-    g = start(d)
-    assert player(g, 0)["batches"] == 0  # could not give a batch: penalty applied
-    d = position(3, phase="castle")
-    all_passed(d)
-    set_player(d, 0, houses=20, food=2, wood=2, stone=2)
-    put_worker(d, 0, "castle")
-    g = start(d)
-    assert "batch:food+wood+stone" in legal_names(g)
+    d = B.position(3, phase="castle", house_cap=True)
+    B.all_passed(d)
+    B.set_player(d, 0, houses=20, food=2, wood=2, stone=2)
+    B.put_worker(d, 0, "castle")
+    g = B.start(d)
+    assert B.player(g, 0)["batches"] == 0  # could not give a batch: penalty applied
+    d = B.position(3, phase="castle")
+    B.all_passed(d)
+    B.set_player(d, 0, houses=20, food=2, wood=2, stone=2)
+    B.put_worker(d, 0, "castle")
+    g = B.start(d)
+    assert "batch:food+wood+stone" in B.legal_names(g)
 
 
 @pytest.mark.parametrize(

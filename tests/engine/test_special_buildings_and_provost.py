@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from builders import (
-    all_passed,
-    build_on,
-    cubes,
-    legal_names,
-    play,
-    player,
-    position,
-    put_worker,
-    set_player,
-    start,
-)
+import builders as B
 
 
 def special_position(n=4):
-    d = position(n, phase="special_buildings")
-    all_passed(d)
+    d = B.position(n, phase="special_buildings")
+    B.all_passed(d)
     return d
 
 
@@ -26,56 +15,56 @@ def special_position(n=4):
 def test_gate_moves_its_worker_to_the_castle_free_of_charge():
     """T25: Blue and Red in the castle, Green moves the gate worker there: spot 3."""
     d = special_position(4)
-    put_worker(d, 0, "castle")
-    put_worker(d, 3, "castle")
-    put_worker(d, 1, "gate")
-    g = start(d)
+    B.put_worker(d, 0, "castle")
+    B.put_worker(d, 3, "castle")
+    B.put_worker(d, 1, "gate")
+    g = B.start(d)
     assert g.decision().kind == "gate" and g.current_player() == 1
-    money = player(g, 1)["money"]
-    play(g, "gate:castle")
+    money = B.player(g, 1)["money"]
+    B.play(g, "gate:castle")
     assert g.state_dict()["castle_workers"] == [0, 3, 1]
-    assert player(g, 1)["money"] == money
+    assert B.player(g, 1)["money"] == money
 
 
 def test_gate_move_onto_an_opponents_building_gives_him_one_prestige():
     d = special_position(3)
-    build_on(d, 9, "sawmill", 2)
-    put_worker(d, 0, "gate")
-    g = start(d)
-    play(g, "gate:road:9")
-    assert player(g, 2)["prestige"] == 1
+    B.build_on(d, 9, "sawmill", 2)
+    B.put_worker(d, 0, "gate")
+    g = B.start(d)
+    B.play(g, "gate:road:9")
+    assert B.player(g, 2)["prestige"] == 1
     assert g.state_dict()["road"][8]["worker"] == 0
 
 
 def test_gate_worker_may_go_to_own_building_beyond_the_provost():
     d = special_position(3)
-    build_on(d, 20, "sawmill", 0)
-    put_worker(d, 0, "gate")
-    g = start(d)
-    assert "gate:road:20" in legal_names(g)
-    play(g, "gate:road:20")
-    assert player(g, 0)["prestige"] == 0
+    B.build_on(d, 20, "sawmill", 0)
+    B.put_worker(d, 0, "gate")
+    g = B.start(d)
+    assert "gate:road:20" in B.legal_names(g)
+    B.play(g, "gate:road:20")
+    assert B.player(g, 0)["prestige"] == 0
 
 
 def test_gate_worker_not_moved_goes_home():
     d = special_position(3)
-    put_worker(d, 0, "gate")
-    g = start(d)
-    play(g, "decline")
-    assert player(g, 0)["workers_out"] == 0
+    B.put_worker(d, 0, "gate")
+    g = B.start(d)
+    B.play(g, "decline")
+    assert B.player(g, 0)["workers_out"] == 0
     assert g.state_dict()["special_workers"]["gate"] is None
 
 
 def test_gate_destinations_exclude_taken_spots_and_own_castle_or_stable_place():
     d = special_position(4)
-    put_worker(d, 0, "gate")
-    put_worker(d, 0, "castle")
-    put_worker(d, 0, "stables")
-    put_worker(d, 1, "inn_left")
-    put_worker(d, 2, "trading_post")
-    put_worker(d, 3, 2)
-    g = start(d)
-    names = legal_names(g)
+    B.put_worker(d, 0, "gate")
+    B.put_worker(d, 0, "castle")
+    B.put_worker(d, 0, "stables")
+    B.put_worker(d, 1, "inn_left")
+    B.put_worker(d, 2, "trading_post")
+    B.put_worker(d, 3, 2)
+    g = B.start(d)
+    names = B.legal_names(g)
     for banned in (
         "gate:castle",
         "gate:stables",
@@ -90,64 +79,64 @@ def test_gate_destinations_exclude_taken_spots_and_own_castle_or_stable_place():
 
 def test_gate_worker_moved_to_trading_post_takes_effect_in_the_same_phase():
     d = special_position(3)
-    put_worker(d, 0, "gate")
-    g = start(d)
-    play(g, "gate:trading_post")
-    assert player(g, 0)["money"] == 5 + 3
-    assert player(g, 0)["workers_out"] == 0
+    B.put_worker(d, 0, "gate")
+    g = B.start(d)
+    B.play(g, "gate:trading_post")
+    assert B.player(g, 0)["money"] == 5 + 3
+    assert B.player(g, 0)["workers_out"] == 0
 
 
 # -- trading post, guild, joust ---------------------------------------------------------------------
 def test_trading_post_gives_three_deniers():
     d = special_position(3)
-    put_worker(d, 2, "trading_post")
-    g = start(d)
-    assert player(g, 2)["money"] == 8 and player(g, 2)["workers_out"] == 0
+    B.put_worker(d, 2, "trading_post")
+    g = B.start(d)
+    assert B.player(g, 2)["money"] == 8 and B.player(g, 2)["workers_out"] == 0
 
 
 def test_merchants_guild_moves_the_provost_up_to_three_spaces_within_the_road():
     d = special_position(3)
     d["provost"] = 2
-    put_worker(d, 1, "merchants_guild")
-    g = start(d)
-    names = legal_names(g)
+    B.put_worker(d, 1, "merchants_guild")
+    g = B.start(d)
+    names = B.legal_names(g)
     assert "guild:-2" not in names and "guild:-1" in names and "guild:+3" in names
     assert "decline" in names
-    play(g, "guild:+3")
+    B.play(g, "guild:+3")
     assert g.state_dict()["provost"] == 5
-    assert player(g, 1)["money"] == 5  # free
+    assert B.player(g, 1)["money"] == 5  # free
 
 
 def test_joust_field_pays_one_denier_and_one_cloth_for_one_favor():
     d = special_position(3)
-    set_player(d, 0, cloth=1)
-    put_worker(d, 0, "joust_field")
-    g = start(d)
-    play(g, "joust")
+    B.set_player(d, 0, cloth=1)
+    B.put_worker(d, 0, "joust_field")
+    g = B.start(d)
+    B.play(g, "joust")
     assert g.decision().kind == "favor_row"
-    assert player(g, 0)["money"] == 4 and cubes(g, 0)["cloth"] == 0
-    play(g, "favor:deniers")
-    assert player(g, 0)["money"] == 4 + 3
+    assert B.player(g, 0)["money"] == 4 and B.cubes(g, 0)["cloth"] == 0
+    B.play(g, "favor:deniers")
+    assert B.player(g, 0)["money"] == 4 + 3
 
 
 def test_joust_field_cannot_be_paid_with_cloth_produced_later():
     """T16: no cloth at the start of the turn: the joust field cannot be used."""
     d = special_position(3)
-    put_worker(d, 0, "joust_field")
-    put_worker(d, 0, 1)  # neutral farm: food or cloth, but only in phase 5
-    g = start(d)
+    B.put_worker(d, 0, "joust_field")
+    B.put_worker(d, 0, 1)  # neutral farm: food or cloth, but only in phase 5
+    g = B.start(d)
     assert g.state_dict()["special_workers"]["joust_field"] is None  # declined automatically
-    assert player(g, 0)["prestige"] == 0
+    assert B.player(g, 0)["prestige"] == 0
 
 
 def test_joust_field_denier_may_come_from_the_trading_post():
     """T16: 1 cloth and 0 deniers plus the trading post: the joust can be paid."""
     d = special_position(3)
-    set_player(d, 0, money=0, cloth=1)
-    put_worker(d, 0, "trading_post")
-    put_worker(d, 0, "joust_field")
-    g = start(d)
-    assert "joust" in legal_names(g)
+    B.set_player(d, 0, money=0, cloth=1)
+    B.put_worker(d, 0, "trading_post")
+    B.put_worker(d, 0, "joust_field")
+    g = B.start(d)
+    assert "joust" in B.legal_names(g)
 
 
 # -- stables -------------------------------------------------------------------------------------------
@@ -156,18 +145,18 @@ def test_stables_reorder_the_turn_order():
     red, green, orange, blue = 0, 1, 2, 3
     d = special_position(4)
     d["turn_order"] = [red, green, orange, blue]
-    put_worker(d, blue, "stables")
-    put_worker(d, red, "stables")
-    g = start(d)
+    B.put_worker(d, blue, "stables")
+    B.put_worker(d, red, "stables")
+    g = B.start(d)
     assert g.state_dict()["turn_order"] == [blue, red, green, orange]
-    assert player(g, blue)["workers_out"] == 0
+    assert B.player(g, blue)["workers_out"] == 0
 
 
 def test_three_players_on_the_stables_set_the_whole_order():
     d = special_position(3)
     for p in (2, 0, 1):
-        put_worker(d, p, "stables")
-    g = start(d)
+        B.put_worker(d, p, "stables")
+    g = B.start(d)
     assert g.state_dict()["turn_order"] == [2, 0, 1]
 
 
@@ -176,67 +165,67 @@ def test_inn_left_worker_moves_right_and_evicts_the_resident():
     """T3: Blue resident since last turn, Green enters: Blue goes home, Green stays."""
     blue, green = 0, 1
     d = special_position(4)
-    put_worker(d, blue, "inn_right")
-    put_worker(d, green, "inn_left")
-    g = start(d)
+    B.put_worker(d, blue, "inn_right")
+    B.put_worker(d, green, "inn_left")
+    g = B.start(d)
     inn = g.state_dict()["inn"]
     assert inn == {"left": None, "right": green}
-    assert player(g, blue)["workers_out"] == 0 and player(g, green)["workers_out"] == 1
+    assert B.player(g, blue)["workers_out"] == 0 and B.player(g, green)["workers_out"] == 1
 
 
 def test_inn_eviction_applies_to_the_same_player():
     d = special_position(3)
-    put_worker(d, 0, "inn_right")
-    put_worker(d, 0, "inn_left")
-    g = start(d)
+    B.put_worker(d, 0, "inn_right")
+    B.put_worker(d, 0, "inn_left")
+    g = B.start(d)
     assert g.state_dict()["inn"] == {"left": None, "right": 0}
-    assert player(g, 0)["workers_out"] == 1
+    assert B.player(g, 0)["workers_out"] == 1
 
 
 def test_inn_resident_nobody_evicted_may_stay_or_leave():
     d = special_position(3)
-    put_worker(d, 2, "inn_right")
-    g = start(d)
+    B.put_worker(d, 2, "inn_right")
+    g = B.start(d)
     assert g.decision().kind == "inn" and g.current_player() == 2
-    play(g, "inn:leave")
-    assert g.state_dict()["inn"]["right"] is None and player(g, 2)["workers_out"] == 0
-    g = start(d)
-    play(g, "inn:stay")
-    assert g.state_dict()["inn"]["right"] == 2 and player(g, 2)["workers_out"] == 1
+    B.play(g, "inn:leave")
+    assert g.state_dict()["inn"]["right"] is None and B.player(g, 2)["workers_out"] == 0
+    g = B.start(d)
+    B.play(g, "inn:stay")
+    assert g.state_dict()["inn"]["right"] == 2 and B.player(g, 2)["workers_out"] == 1
 
 
 # -- phase 4 ---------------------------------------------------------------------------------------------
 def test_provost_moves_in_passing_order_paying_one_denier_per_space():
-    d = position(3, phase="provost")
-    all_passed(d, [2, 0, 1])
+    d = B.position(3, phase="provost")
+    B.all_passed(d, [2, 0, 1])
     d["provost"] = 10
-    g = start(d)
+    g = B.start(d)
     assert g.current_player() == 2
-    play(g, "provost:+3")
+    B.play(g, "provost:+3")
     assert g.current_player() == 0
-    play(g, "provost:-2")
+    B.play(g, "provost:-2")
     assert g.state_dict()["provost"] == 11 and g.current_player() == 1
-    assert player(g, 2)["money"] == 2 and player(g, 0)["money"] == 3
-    play(g, "pass")
+    assert B.player(g, 2)["money"] == 2 and B.player(g, 0)["money"] == 3
+    B.play(g, "pass")
     # Phase 7: the provost (11) was beyond the bailiff (6): the bailiff moves 2.
     assert g.state_dict()["bailiff"] == 8 and g.state_dict()["provost"] == 8
 
 
 def test_provost_stays_within_road_spaces_1_to_28():
     """T24: from 2, -2 is illegal and -1 legal; from 27, +2 illegal and +1 legal."""
-    d = position(3, phase="provost")
-    all_passed(d)
+    d = B.position(3, phase="provost")
+    B.all_passed(d)
     d["provost"] = 2
-    names = legal_names(start(d))
+    names = B.legal_names(B.start(d))
     assert "provost:-2" not in names and "provost:-1" in names
     d["provost"] = 27
-    names = legal_names(start(d))
+    names = B.legal_names(B.start(d))
     assert "provost:+2" not in names and "provost:+1" in names
 
 
 def test_provost_moves_are_limited_by_money():
-    d = position(3, phase="provost")
-    all_passed(d)
-    set_player(d, 0, money=1)
-    names = legal_names(start(d))
+    d = B.position(3, phase="provost")
+    B.all_passed(d)
+    B.set_player(d, 0, money=1)
+    names = B.legal_names(B.start(d))
     assert names == ["pass", "provost:-1", "provost:+1"]
