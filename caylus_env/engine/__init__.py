@@ -6,8 +6,15 @@ Public surface:
   ``IllegalActionError``;
 - the action codec ``NUM_ACTIONS``, ``ACTION_NAMES``, ``action_to_string``,
   ``string_to_action``;
-- the raw kernels in ``caylus_env.engine.rules`` for search and batch code
-  (``new_state``, ``legal_actions``, ``step``, ``advance``, ``current_player``).
+- the compiled kernel surface ``caylus_env.engine.kernels`` for search, bots, batched
+  environments and datasets (``new_state``, ``legal_actions``, ``legal_mask``, ``apply``,
+  ``step``, ``advance``, ``current_player``, ``is_terminal``, ``returns``, playouts and the
+  state accessors); nothing outside the engine uses its other modules' private helpers.
+
+Inside: ``setup`` (rules 1.2-1.4), ``phases/`` (one module per phase of the turn),
+``dispatch`` (the flat decision tables and the game loop), ``decisions`` (the declared
+pending-decision schema), ``state`` / ``layout`` (the flat state), ``buildings`` /
+``board`` / ``constants`` (the rule data, each number once).
 """
 
 from caylus_env.engine.actions import (

@@ -1,6 +1,6 @@
 """Geometry of the board: the road, the castle and the placement targets.
 
-The road (rules sheet 2.2) has 28 spaces, numbered 1-28 from the bridge outward::
+The road (rules 2.2) has 28 spaces, numbered 1-28 from the bridge outward::
 
     castle | specials | bridge |  1  2  3  4  5  6 | 7  8 |  9 10 11 [12] 13 14 15 | 16 | 17 [18] ...
                                  neutral (shuffled)  P  C    empty      dungeon      GM   empty walls

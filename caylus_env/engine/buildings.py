@@ -1,9 +1,9 @@
 """THE static building table: one record per building, compiled into arrays.
 
-Every number comes from section 3 of the rules sheet (``shared/rules/caylus.md``):
+Every number comes from section 3 of the rules reference (``docs/rules/caylus.md``):
 3.1 for the board buildings on the road (fixed peddler, fixed carpenter, gold mine),
 3.2 for the 40 tiles (plus the optional Jeweller). Behaviour lives in the kernels
-(``rules.py``), keyed by ``Effect``; this module holds data only (style anchors 3.4).
+(``phases/``), keyed by ``Effect``; this module holds data only, as a declarative table.
 
 Table order is ``BuildingId`` order, which is also the order of the ``build:*``
 actions and of the per-building observation channels.
@@ -23,7 +23,7 @@ from caylus_env.engine.constants import NUM_RESOURCES, Resource
 
 
 class BuildingKind(IntEnum):
-    """Tile colours of rules sheet 3.2 (plus the printed board buildings)."""
+    """Tile colours of rules 3.2 (plus the printed board buildings)."""
 
     NEUTRAL = 0  # pink, start on road spaces 1-6, owned by nobody
     FIXED = 1  # printed on the road: fixed peddler, fixed carpenter, gold mine
@@ -127,7 +127,7 @@ class BuildingSpec:
 
     id: BuildingId
     name: str  # stable snake_case name used in action strings (``build:<name>``)
-    label: str  # English name of the rules sheet
+    label: str  # English name in the rules reference
     kind: BuildingKind
     cost: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     cost_any: int = 0

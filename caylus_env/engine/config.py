@@ -1,4 +1,4 @@
-"""Game options: the player count and the variants of rules sheet 6 and 8."""
+"""Game options: the player count and the variants of rules 6 and 8."""
 
 from __future__ import annotations
 

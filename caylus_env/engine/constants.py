@@ -3,7 +3,7 @@
 Everything here is a plain ``IntEnum`` or an ``int`` so that the numba kernels can
 read the values as compile-time constants. Sizes that fix the action and
 observation spaces derive from ``MAX_PLAYERS`` (5), so one policy serves every
-player count (rules sheet 1.3: the board is the same for 2-5 players).
+player count (rules 1.3: the board is the same for 2-5 players).
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 5
 TWO_PLAYER_GAME = 2  # rules 1.4: the 2-player rules (price 3, no stables, order flips)
 
-NUM_WORKERS = 6  # rules sheet 1.1: six workers per player, a hard limit
+NUM_WORKERS = 6  # rules 1.1: six workers per player, a hard limit
 INCOME_BASE = 2  # phase 1: 2 deniers each turn
 OWNER_PRESTIGE_PER_VISITOR = 1  # phase 2: a worker on another's building gives its owner 1
 PASS_BONUS = 1  # phase 2: first player to pass gains 1 denier
-TWO_PLAYER_PRICE = 3  # rules sheet 1.4: after the opponent passed
+TWO_PLAYER_PRICE = 3  # rules 1.4: after the opponent passed
 SUBSEQUENT_PLACEMENT_FLOOR = 1  # placing on one's own building, or as inn resident
 MAX_PROVOST_STEP = 3  # phase 4 and the merchants' guild: 1-3 spaces
 PROVOST_COST_PER_SPACE = 1  # phase 4: 1 denier per space the provost moves
-TURN_CAP = 30  # rules sheet 8.22: defensive cap; the game ends within 18 turns
-HOUSE_CAP_VARIANT = 20  # rules sheet 8.5: optional 20-house limit
-SIMPLIFIED_FAVOR_PRESTIGE = 3  # rules sheet 6
+TURN_CAP = 30  # rules 8.22: defensive cap; the game ends within 18 turns
+HOUSE_CAP_VARIANT = 20  # rules 8.5: optional 20-house limit
+SIMPLIFIED_FAVOR_PRESTIGE = 3  # rules 6
 LAWYER_PRESTIGE = 2  # phase 5c: +2 prestige for a residence
 CASTLE_PENALTY = 2  # phase 6: no batch given
 BEST_BUILDER_FAVORS = 1  # phase 6: the player who gave most batches gains a favor
@@ -36,7 +36,7 @@ BAILIFF_STEP_BEHIND_PROVOST = 2  # ...or 2 when the provost is beyond it
 
 
 class Resource(IntEnum):
-    """The five kinds of cube. Gold is a kind of its own (rules sheet, vocabulary)."""
+    """The five kinds of cube. Gold is a kind of its own (rules 0)."""
 
     FOOD = 0
     WOOD = 1
@@ -51,7 +51,7 @@ RESOURCE_NAMES = ("food", "wood", "stone", "cloth", "gold")
 
 
 class Phase(IntEnum):
-    """The seven phases of a turn (rules sheet 4), plus the finished state."""
+    """The seven phases of a turn (rules 4), plus the finished state."""
 
     INCOME = 1
     PLACEMENT = 2
@@ -78,7 +78,7 @@ PHASE_NAMES = (
 
 
 class Section(IntEnum):
-    """Castle sections, in building and scoring order (rules sheet 2.1)."""
+    """Castle sections, in building and scoring order (rules 2.1)."""
 
     DUNGEON = 0
     WALLS = 1
@@ -90,7 +90,7 @@ SECTION_NAMES = ("dungeon", "walls", "towers")
 
 
 class FavorRow(IntEnum):
-    """Rows of the royal favor table (rules sheet 5.1)."""
+    """Rows of the royal favor table (rules 5.1)."""
 
     PRESTIGE = 0
     DENIERS = 1
@@ -100,14 +100,14 @@ class FavorRow(IntEnum):
 
 NUM_FAVOR_ROWS = 4
 NUM_FAVOR_COLUMNS = 5
-# The favor table (rules sheet 5.1), by column 1-5 (index 0: the start position).
+# The favor table (rules 5.1), by column 1-5 (index 0: the start position).
 FAVOR_PRESTIGE = (0, 1, 2, 3, 4, 5)  # prestige row: prestige gained
 FAVOR_DENIERS = (0, 3, 4, 5, 6, 7)  # deniers row: deniers gained
 FAVOR_SWAP_TAKE = 2  # resources row column 4: give 1 cube, take 2 non-gold ones
 
 
 class ResourcesColumn(IntEnum):
-    """Columns of the resources row of the favor table (rules sheet 5.1, row c)."""
+    """Columns of the resources row of the favor table (rules 5.1, row c)."""
 
     FOOD = 1  # 1 food
     WOOD_OR_STONE = 2  # 1 wood or 1 stone
@@ -117,7 +117,7 @@ class ResourcesColumn(IntEnum):
 
 
 class BuildingsColumn(IntEnum):
-    """Columns of the buildings row of the favor table (rules sheet 5.1, row d)."""
+    """Columns of the buildings row of the favor table (rules 5.1, row d)."""
 
     NOTHING = 1  # no effect
     CARPENTER = 2  # build a wood building, one wood less
@@ -241,11 +241,11 @@ class Procedure(IntEnum):
     SECTION_DONE = 34  # phase 7: the scoring is over; favor columns open (5.2)
 
 
-# Setup (rules sheet 1.2 and 1.3).
+# Setup (rules 1.2 and 1.3).
 START_DENIERS = (5, 6, 6, 7, 7)  # by turn-order position
 START_DENIERS_TWO_PLAYERS = 5
 START_CUBES = (2, 1, 0, 0, 0)  # 2 food + 1 wood
-# Final scoring (rules sheet 4.8).
+# Final scoring (rules 4.8).
 FINAL_PRESTIGE_PER_GOLD = 3
 FINAL_CUBES_PER_PRESTIGE = 3
 FINAL_DENIERS_PER_PRESTIGE = 4

@@ -4,7 +4,7 @@ The state holds a small stack of pending entries (``layout.STACK``). Each entry 
 ``STACK_ENTRY`` int16 values: ``(kind, player, arg_a, arg_b)``. Its top is either a
 ``DecisionKind`` (a question to ``player``) or a ``Procedure`` (an automatic
 continuation the engine runs once the decisions above it are resolved: TAG's
-extended-sequence pattern, style anchors 3.3).
+extended-sequence pattern).
 
 ``SCHEMA`` says, once, what ``arg_a`` and ``arg_b`` mean for each kind: their name,
 their *codec* (how the readable state dict spells them) and their *domain* (the

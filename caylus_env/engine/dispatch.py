@@ -1,6 +1,6 @@
 """The game loop over the pending-decision stack: flat dispatch tables and the driver.
 
-Shape of the machine (style anchors 3.3, TAG extended sequences):
+Shape of the machine (TAG's extended-sequence pattern):
 
 - The state holds a small pending-decision stack (``decisions``). Its top is
   either a ``DecisionKind`` (a question to one player) or a ``Procedure`` (an
