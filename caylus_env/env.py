@@ -435,11 +435,14 @@ class raw_env(AECEnv, EzPickle):
         else:
             self.agent_selection = self.possible_agents[player]
 
-    def record(self) -> dict[str, Any]:
-        """The game record (``caylus_env.replay`` rebuilds the game), with the env's options."""
-        rec = self._require_game().record()
-        rec["env"] = {"name": ENV_NAME, "reward": self.reward}
-        return rec
+    def record(self) -> Any:
+        """The game's `caylus_env.engine.record.GameRecord` (``caylus_env.replay`` rebuilds the
+        game) with the env's name and reward kind in ``record.env``."""
+        from dataclasses import replace
+
+        from caylus_env.engine.record import EnvInfo
+
+        return replace(self._require_game().record(), env=EnvInfo(ENV_NAME, self.reward))
 
     # -- internals ---------------------------------------------------------------------------------
     def _require_game(self) -> Game:

@@ -27,7 +27,7 @@ from rich.console import Console
 
 from agents import registry
 from agents.tournament import schedule as schedule_module
-from agents.tournament.arena import TIMING_FIELDS, forfeit_ranks, play_game
+from agents.tournament.arena import forfeit_ranks, play_game
 from agents.tournament.duel import DuelSpec, run_duel
 from agents.tournament.runner import (
     RunDir,
@@ -38,6 +38,7 @@ from agents.tournament.runner import (
 )
 from agents.tournament.schedule import ScheduleError, build_schedule
 from caylus_env.engine import Game, replay
+from caylus_env.engine.record import GameRecord
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
@@ -55,12 +56,12 @@ def quiet() -> Console:
     return Console(file=io.StringIO(), width=120)
 
 
-def strip_timing(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in TIMING_FIELDS}
+def strip_timing(record: GameRecord) -> GameRecord:
+    return record.without_timings()
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def read_jsonl(path: Path) -> list[GameRecord]:
+    return [GameRecord.from_json(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
@@ -174,12 +175,12 @@ def test_schedule_rejects_bad_arguments(kwargs, field):
 
 def test_play_game_record_replays_exactly():
     record = play_game(["random", "random", "random"], 3, 11, game_id=4, block=2)
-    assert record["end"] == "terminated" and record["forfeit"] == [False] * 3
-    assert record["game_id"] == 4 and record["block"] == 2 and record["num_players"] == 3
-    game = replay(json.loads(json.dumps(record)))
+    assert record.final.end == "terminated" and record.match.forfeits == (None,) * 3
+    assert record.match.game_id == 4 and record.match.block == 2 and record.num_players == 3
+    game = replay(json.loads(record.to_json_line()))
     assert game.is_terminal()
-    assert game.prestige().tolist() == record["prestige"] == record["final"]["prestige"]
-    assert game.ranks().tolist() == record["ranks"]
+    assert game.prestige().tolist() == list(record.final.prestige)
+    assert game.ranks().tolist() == list(record.final.ranks)
     again = play_game(["random", "random", "random"], 3, 11, game_id=4, block=2)
     assert strip_timing(again) == strip_timing(record)
 
@@ -244,16 +245,17 @@ def test_faulty_agent_forfeits_in_one_game(bad, reason):
     start = time.perf_counter()
     record = play_game(["random", bad, "random"], 3, 2, move_time_limit=0.1, agent_factory=_factory)
     assert time.perf_counter() - start < 3.0  # the slow agent was interrupted, not waited for
-    assert record["end"] == "forfeit"
-    assert record["forfeit"] == [False, True, False]
-    assert record["forfeit_reason"][1].startswith(reason), record["forfeit_reason"]
-    assert record["ranks"][1] == 3.0 and sorted(record["ranks"]) in (
+    assert record.final.end == "forfeit" and record.match.loser == 1
+    forfeits = record.match.forfeits
+    assert forfeits[0] is None and forfeits[2] is None
+    assert forfeits[1].startswith(reason), forfeits
+    assert record.final.ranks[1] == 3.0 and sorted(record.final.ranks) in (
         [1.0, 2.0, 3.0],
         [1.5, 1.5, 3.0],
     )
     game = replay(record)  # stopped mid-game, still an exact prefix
-    assert game.prestige().tolist() == record["prestige"]
-    assert not game.is_terminal() and "final" not in record
+    assert game.prestige().tolist() == list(record.final.prestige)
+    assert not game.is_terminal()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -273,12 +275,12 @@ def test_tournament_end_to_end(tmp_path):
     result = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=10)
     records = read_jsonl(out / "games.jsonl")
     assert len(records) == 12 == result.schedule.games == result.played
-    assert sorted(r["game_id"] for r in records) == list(range(12))
+    assert sorted(r.game_id for r in records) == list(range(12))
     for r in records:
         game = replay(r)
-        assert game.prestige().tolist() == r["prestige"]
-        assert game.ranks().tolist() == r["ranks"] and r["end"] == "terminated"
-    cells = Counter((agent, seat) for r in records for seat, agent in enumerate(r["seats"]))
+        assert game.prestige().tolist() == list(r.final.prestige)
+        assert game.ranks().tolist() == list(r.final.ranks) and r.final.end == "terminated"
+    cells = Counter((agent, seat) for r in records for seat, agent in enumerate(r.match.agents))
     assert set(cells.values()) == {4} and len(cells) == 9  # 4 blocks x 1 game per seat
     for name in ("summary.json", "report.md", "ratings.png", "head_to_head.png", "run.json"):
         assert (out / name).stat().st_size > 0, name
@@ -294,7 +296,7 @@ def test_tournament_end_to_end(tmp_path):
     (out / "report.md").unlink()
     again = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=10)
     assert again.played == 0 and (out / "report.md").exists()
-    records.sort(key=lambda r: r["game_id"])
+    records.sort(key=lambda r: r.game_id)
     assert [strip_timing(r) for r in again.records()] == [strip_timing(r) for r in records]
 
 
@@ -324,14 +326,14 @@ def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
     done_before = games.read_bytes().count(b"\n")
     assert 4 <= done_before < 48, "the run was not interrupted"
     with open(games, "ab") as handle:  # a torn write, as a kill in mid-line leaves it
-        handle.write(b'{"format": "caylus-record/1", "game_id": 47, "seed": 12')
+        handle.write(b'{"format": "caylus-record/2", "game": "caylus", "seed": 12')
 
     rerun = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
     assert "dropped a torn last line" in rerun.stdout
     assert f"resuming: {done_before} of 48" in rerun.stdout.replace("\n", " ")
     records = read_jsonl(games)
-    ids = Counter(r["game_id"] for r in records)
+    ids = Counter(r.game_id for r in records)
     assert sorted(ids) == list(range(48)) and set(ids.values()) == {1}
 
     clean = run_tournament(
@@ -342,7 +344,7 @@ def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
         console=quiet(),
         report=False,
     )
-    resumed = sorted(records, key=lambda r: r["game_id"])
+    resumed = sorted(records, key=lambda r: r.game_id)
     assert [strip_timing(r) for r in resumed] == [strip_timing(r) for r in clean.records()]
     assert (out / "summary.json").exists()
 
@@ -416,12 +418,12 @@ def test_forfeits_rank_last_and_the_run_completes(tmp_path):
         "test-slow:3": "timeout: act was interrupted",
     }
     for r in result.records():
-        assert r["end"] == "forfeit"  # every game has a faulty agent that forfeits on its move
-        (loser,) = [s for s, f in enumerate(r["forfeit"]) if f]
-        assert r["ranks"][loser] == 2.0 and r["ranks"][1 - loser] == 1.0
-        assert r["forfeit_reason"][loser].startswith(prefixes[r["seats"][loser]])
-        assert r["forfeit_reason"][1 - loser] is None
-        assert replay(r).prestige().tolist() == r["prestige"]
+        assert r.final.end == "forfeit"  # every game has a faulty agent that forfeits on its move
+        loser = r.match.loser
+        assert r.final.ranks[loser] == 2.0 and r.final.ranks[1 - loser] == 1.0
+        assert r.match.forfeits[loser].startswith(prefixes[r.match.agents[loser]])
+        assert r.match.forfeits[1 - loser] is None
+        assert replay(r).prestige().tolist() == list(r.final.prestige)
     summary = json.loads((tmp_path / "f" / "summary.json").read_text())
     assert summary["agents"]["random"]["forfeits"] == 0
     assert summary["agents"]["random"]["win_rate"] == 1.0
@@ -444,7 +446,7 @@ def test_ray_backend_gives_the_records_of_the_local_backend(tmp_path):
     finally:
         ray.shutdown()
     assert [strip_timing(r) for r in remote.records()] == [strip_timing(r) for r in local.records()]
-    on_disk = sorted(read_jsonl(tmp_path / "ray" / "games.jsonl"), key=lambda r: r["game_id"])
+    on_disk = sorted(read_jsonl(tmp_path / "ray" / "games.jsonl"), key=lambda r: r.game_id)
     assert [strip_timing(r) for r in on_disk] == [strip_timing(r) for r in local.records()]
     assert (tmp_path / "ray" / "summary.json").exists()
 
@@ -476,11 +478,14 @@ def test_duel_sprt_stops_early_with_the_right_decision(tmp_path):
     result = run_duel(better, out, workers=2, progress=False, console=console)
     assert result.decision == "H1" and not result.sprt.truncated
     assert result.games == 2 * result.sprt.n < 2 * better.max_pairs
-    assert result.sprt.n == better.min_pairs  # a clear difference decides at the floor
+    trace, upper = list(result.sprt.trace), result.sprt.bounds[1]
+    # It stops at the first pair whose LLR crosses the upper bound (not before the floor).
+    assert result.sprt.n >= better.min_pairs and trace[-1] >= upper
+    assert all(llr < upper for llr in trace[better.min_pairs - 1 : -1])
     records = read_jsonl(out / "games.jsonl")
     assert len(records) == result.games
     for first, second in zip(records[::2], records[1::2], strict=True):
-        assert first["seed"] == second["seed"] and first["seats"] == second["seats"][::-1]
+        assert first.seed == second.seed and first.match.agents == second.match.agents[::-1]
     duel = json.loads((out / "duel.json").read_text())
     assert duel["sprt"]["decision"] == "H1" and len(duel["trace"]) == result.sprt.n
     text = console.file.getvalue()

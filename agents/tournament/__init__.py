@@ -2,10 +2,13 @@
 
 - `schedule`: which agents sit where, on which seed, grouped into blocks (pure and deterministic);
 - `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
-  returning a replayable record (what workers run);
-- `runner`: tournaments over local processes, Ray or any executor, with a crash-safe
-  ``games.jsonl`` ledger, resume, and the reports of ``agents.stats``;
-- `duel`: two agents in seat-swapped pairs until an SPRT decides, on the same machinery;
+  returning a replayable `GameRecord` (what workers run), and the compile warm-up;
+- `specs`: the arguments of a run, validated once into a `PreparedRun`;
+- `rundir`: ``run.json`` and the crash-safe ``games.jsonl`` ledger (``caylus_env.ledger``);
+- `backends`: local processes, Ray or any executor; `chunks`: work cut into chunks;
+  `reports`: progress bar and the reports of ``agents.stats``;
+- `runner`: tournaments from those pieces (resume, extension, forfeited games replayed);
+- `duel`: two agents in seat-swapped pairs until an SPRT decides, on the same pieces;
 - `testing`: a weak baseline and deliberately faulty agents for checking the harness.
 
 The runner and the duel are imported on first use only: workers need just the schedule and the arena, and
@@ -19,8 +22,9 @@ from typing import Any
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, TIMING_FIELDS, forfeit_ranks, play_game
 from agents.tournament.schedule import GameJob, Schedule, ScheduleError, build_schedule
 
-_DUEL_NAMES = ("DuelResult", "DuelSpec", "run_duel")
+_DUEL_NAMES = ("DuelResult", "DuelSpec", "prepare_duel", "run_duel")
 _RUNNER_NAMES = (
+    "PreparedRun",
     "RunDir",
     "RunMismatchError",
     "TournamentError",

@@ -23,23 +23,22 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, result_of
-from agents.tournament.runner import (
-    DUEL_FILE,
+from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
+from agents.tournament.backends import open_backend, prewarm
+from agents.tournament.chunks import run_chunks
+from agents.tournament.reports import DUEL_FILE, progress_bar
+from agents.tournament.rundir import RunDir
+from agents.tournament.schedule import Schedule, ScheduleError, check_seed
+from agents.tournament.specs import (
     RUN_FORMAT,
-    RunDir,
+    PreparedRun,
     TournamentError,
-    atomic_write_json,
-    check_agents_exist,
     check_execution,
-    check_time_limit,
-    engine_version,
-    normal_game_options,
-    open_backend,
-    progress_bar,
-    run_chunks,
+    common_info,
+    schedule_of,
+    worker_settings,
 )
-from agents.tournament.schedule import Schedule, ScheduleError, build_schedule, check_seed
+from caylus_env.fileio import atomic_write_json
 
 
 @dataclass(frozen=True)
@@ -114,15 +113,10 @@ class DuelSpec:
             raise TournamentError("sprt", str(err)) from None
         try:
             check_seed(self.seed)
-            schedule = build_schedule(
-                [self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed
-            )
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
-        limit = check_time_limit(self.move_time_limit)
-        options = normal_game_options(2, self.game_options)
-        plugins = tuple(self.plugins)
-        check_agents_exist(schedule.agents, plugins)
+        schedule = schedule_of([self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed)
+        common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins)
         info = {
             "format": RUN_FORMAT,
             "kind": "duel",
@@ -133,14 +127,38 @@ class DuelSpec:
             "beta": self.beta,
             "min_pairs": self.min_pairs,
             "max_pairs": self.max_pairs,
-            "seed": schedule.master_seed,
-            "move_time_limit": limit,
-            "game_options": options,
-            "plugins": list(plugins),
-            "engine": engine_version(),
+            **common,
             "schedule_hash": schedule.hash(),
         }
         return schedule, info
+
+
+def prepare_duel(
+    spec: DuelSpec,
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    executor: cf.Executor | None = None,
+) -> PreparedRun:
+    """Check every argument and the output directory (if any) without touching any file.
+
+    Raises:
+        TournamentError: naming the bad argument.
+    """
+    schedule, info = spec.build()
+    workers = check_execution(workers, backend, executor)
+    resumes = RunDir(out_dir).check(info) if out_dir is not None else False
+    return PreparedRun(
+        schedule=schedule,
+        info=info,
+        settings=worker_settings(info, 2),
+        workers=workers,
+        backend=backend,
+        executor=executor,
+        out_dir=Path(out_dir) if out_dir is not None else None,
+        resumes=resumes,
+    )
 
 
 @dataclass
@@ -208,7 +226,7 @@ def _game_score(record: Mapping[str, Any], seat: int) -> float:
 
 
 def run_duel(
-    spec: DuelSpec,
+    spec: DuelSpec | PreparedRun,
     out_dir: str | os.PathLike[str] | None = None,
     *,
     workers: int | None = None,
@@ -217,23 +235,30 @@ def run_duel(
     executor: cf.Executor | None = None,
     progress: bool = True,
     console: Console | None = None,
+    duel_spec: DuelSpec | None = None,
 ) -> DuelResult:
     """Play seat-swapped pairs until the SPRT decides (or ``max_pairs``), in pair order.
 
     Pairs are played in parallel but fed to the test strictly in pair order, so the decision and
     the number of pairs do not depend on the number of workers; pairs finished after the
     decision are discarded. With ``out_dir`` the fed pairs go to ``games.jsonl`` and the test to
-    ``duel.json``, and an interrupted duel resumes like a tournament.
+    ``duel.json``, and an interrupted duel resumes like a tournament. ``spec`` may be a run
+    prepared by `prepare_duel` (``duel_spec`` then names the `DuelSpec`; the other arguments
+    come from the prepared run).
 
     Raises:
         TournamentError: for bad arguments or an unusable directory, before any work.
     """
     console = console or Console()
-    schedule, info = spec.build()
-    workers = check_execution(workers, backend, executor)
-    run_dir = RunDir(out_dir) if out_dir is not None else None
-    if run_dir is not None:
-        run_dir.check(info)
+    if isinstance(spec, PreparedRun):
+        run = spec
+        if duel_spec is None:
+            raise TournamentError("spec", "run_duel with a prepared run needs its duel_spec")
+        spec = duel_spec
+    else:
+        run = prepare_duel(spec, out_dir, workers=workers, backend=backend, executor=executor)
+    schedule, info = run.schedule, run.info
+    run_dir = RunDir(run.out_dir) if run.out_dir is not None else None
     sprt = spec.make_sprt()
     blocks = schedule.block_jobs()
     fed: list[dict[str, Any]] = []
@@ -251,9 +276,10 @@ def run_duel(
         if run_dir is not None:
             stack.enter_context(run_dir.locked())
             if not run_dir.check(info):
-                atomic_write_json(run_dir.run_path, info)
+                run_dir.write_info(info)
             jobs = {job.game_id: job for job in schedule.jobs}
-            done, _ = run_dir.load_games(jobs, keep=result_of)
+            lines, _ = run_dir.load_games(jobs)
+            done = {gid: result for gid, (_, result) in lines.items()}
             for pair in blocks:
                 if sprt.decision is not None or not all(j.game_id in done for j in pair):
                     break
@@ -271,12 +297,7 @@ def run_duel(
         played = 0
         if sprt.decision is None:
             todo = [job for pair in blocks[next_block:] for job in pair]
-            settings = {
-                "num_players": 2,
-                "game_options": info["game_options"],
-                "move_time_limit": info["move_time_limit"],
-                "plugins": info["plugins"],
-            }
+            prewarm(run.settings, console)
             waiting: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
             bar = stack.enter_context(progress_bar(console, progress))
             task = bar.add_task("pairs", total=spec.max_pairs, completed=next_block)
@@ -295,7 +316,7 @@ def run_duel(
                 return sprt.decision is not None
 
             runner = stack.enter_context(
-                open_backend(backend, workers, settings, ray_address, executor)
+                open_backend(run.backend, run.workers, run.settings, ray_address, run.executor)
             )
             run_chunks(runner, todo, on_records)
     result = DuelResult(
@@ -387,4 +408,4 @@ def print_duel(result: DuelResult, spec: DuelSpec, console: Console) -> None:
     )
 
 
-__all__ = ["DuelResult", "DuelSpec", "print_duel", "run_duel", "sparkline"]
+__all__ = ["DuelResult", "DuelSpec", "prepare_duel", "print_duel", "run_duel", "sparkline"]

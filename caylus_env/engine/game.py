@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from caylus_env.engine.board import NUM_NEUTRAL
 from caylus_env.engine.buildings import BUILDING_NAMES
 from caylus_env.engine.config import GameConfig
 from caylus_env.engine.constants import PHASE_NAMES, Phase
+from caylus_env.engine.record import FinalResult, GameRecord, Setup, forfeit_ranks
 from caylus_env.engine.state_dict import dict_to_state, state_to_dict
 
 RECORD_FORMAT = "caylus-record/1"
@@ -260,27 +262,25 @@ class Game:
             "turn_order": [int(probe[L.TURN_ORDER + i]) for i in range(c.num_players)],
         }
 
-    def record(self) -> dict[str, Any]:
-        """A JSON-able record that ``replay`` turns back into this exact game."""
+    def record(self) -> GameRecord:
+        """The typed record (``caylus_env.engine.record``) that ``replay`` turns back into this
+        exact game; ``final`` is set once the game is over (rules 8.21: ranks by prestige)."""
         from caylus_env import __version__
 
-        rec: dict[str, Any] = {
-            "format": RECORD_FORMAT,
-            "engine": __version__,
-            "options": self.config.to_dict(),
-            "seed": self.seed,
-            "setup": self.setup(),
-            "actions": list(self.history),
-            "action_names": [action_to_string(a) for a in self.history],
-        }
-        if self.seed is None:
-            rec["start_state"] = self.start
+        final = None
         if self.is_terminal():
-            rec["final"] = {
-                "prestige": self.prestige().tolist(),
-                "ranks": self.ranks().tolist(),
-            }
-        return rec
+            prestige = self.prestige().tolist()
+            final = FinalResult(prestige, self.ranks().tolist(), "terminated")
+        return GameRecord(
+            engine=__version__,
+            options=self.config.to_dict(),
+            seed=self.seed,
+            setup=Setup.from_dict(self.setup()),
+            actions=tuple(self.history),
+            action_names=tuple(action_to_string(a) for a in self.history),
+            final=final,
+            start_state=self.start if self.seed is None else None,
+        )
 
     def __repr__(self) -> str:
         d = self.decision()
@@ -290,44 +290,78 @@ class Game:
         )
 
 
-def replay(record: dict[str, Any]) -> Game:
-    """Rebuild a game from its record, checking every step.
+def replay(record: GameRecord | Mapping[str, Any]) -> Game:
+    """Rebuild a game from its record, checking every step against the engine.
+
+    A dict goes through the one reader (`GameRecord.from_dict`). Checked: the options, the
+    setup the seed gives (rules 1.3), each action's legality and its recorded name, and the
+    end: a ``terminated`` record must reach the end of the game with its prestige and ranks
+    (rules 8.21), a ``forfeit`` record must stop before it with its prestige and the forfeit
+    ranks (the forfeiting seat last), and a record without a result must not reach the end.
 
     Raises:
-        ValueError: if the record is malformed, its setup does not match its seed,
-            an action is illegal, or the final prestige differs from the record.
+        ValueError: naming the first step (or field) where the record and the engine disagree.
     """
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        got = record.get("format") if isinstance(record, dict) else type(record).__name__
-        raise ValueError(f"record format must be {RECORD_FORMAT!r}, got {got!r}")
-    actions = record.get("actions")
-    if not isinstance(actions, list) or not all(
-        isinstance(a, int) and not isinstance(a, bool) for a in actions
-    ):
-        raise ValueError("record 'actions' must be a list of int action ids")
-    if record.get("seed") is None:
-        if "start_state" not in record:
-            raise ValueError("record has neither a 'seed' nor a 'start_state'")
-        game = Game.from_state_dict(record["start_state"])
+    rec = record if isinstance(record, GameRecord) else GameRecord.from_dict(record)
+    if rec.seed is None:
+        game = Game.from_state_dict(dict(rec.start_state))
     else:
-        game = Game(GameConfig.from_dict(record.get("options", {})), record["seed"])
-        if "setup" in record and record["setup"] != game.setup():
+        game = Game(GameConfig.from_dict(dict(rec.options)), rec.seed)
+    options = game.config.to_dict()
+    differ = [k for k in options if options[k] != rec.options.get(k)]
+    if differ:
+        k = differ[0]
+        raise ValueError(
+            f"record option {k}={rec.options.get(k)!r} differs from its start position's "
+            f"{options[k]!r}"
+        )
+    setup = game.setup()
+    for key, value in rec.setup.to_dict().items():
+        if value != setup[key]:
+            where = f"seed {rec.seed}" if rec.seed is not None else "the start position"
             raise ValueError(
-                f"record setup {record['setup']} does not match the setup of seed "
-                f"{record['seed']}: {game.setup()}"
+                f"record setup {key} {value} differs from the {key} of {where}: {setup[key]}"
             )
-    for i, a in enumerate(actions):
+    for i, (a, name) in enumerate(zip(rec.actions, rec.action_names, strict=True)):
+        if action_to_string(a) != name:
+            raise ValueError(
+                f"record step {i}: action {a} is {action_to_string(a)!r} but action_names[{i}] "
+                f"is {name!r}"
+            )
         try:
             game.apply(a)
         except IllegalActionError as e:
-            raise ValueError(f"record action #{i} cannot be replayed: {e}") from None
-    final = record.get("final")
-    if final is not None and final.get("prestige") != game.prestige().tolist():
-        raise ValueError(
-            f"replayed final prestige {game.prestige().tolist()} differs from the record's "
-            f"{final.get('prestige')}"
-        )
+            raise ValueError(f"record step {i} disagrees with the engine: {e}") from None
+    _check_final(rec, game)
     return game
+
+
+def _check_final(rec: GameRecord, game: Game) -> None:
+    """The recorded end against the replayed game (see `replay`)."""
+    n = len(rec.actions)
+    final = rec.final
+    if final is None:
+        if game.is_terminal():
+            raise ValueError(f"record has no final result, but the game ends after its {n} actions")
+        return
+    prestige = game.prestige().tolist()
+    if final.end == "terminated":
+        if not game.is_terminal():
+            raise ValueError(
+                f"record says the game ended, but after its {n} actions the engine waits for "
+                f"{game.decision().kind!r} of player {game.current_player()}"
+            )
+        ranks = game.ranks().tolist()
+    else:
+        if game.is_terminal():
+            raise ValueError(f"record ends by a forfeit, but the game ends after its {n} actions")
+        ranks = forfeit_ranks(prestige, rec.match.loser)
+    if list(final.prestige) != prestige:
+        raise ValueError(
+            f"replayed final prestige {prestige} differs from the record's {list(final.prestige)}"
+        )
+    if list(final.ranks) != ranks:
+        raise ValueError(f"replayed ranks {ranks} differ from the record's {list(final.ranks)}")
 
 
 __all__ = ["RECORD_FORMAT", "Decision", "Game", "IllegalActionError", "rank_of", "replay"]

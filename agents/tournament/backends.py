@@ -1,0 +1,197 @@
+"""Where games run: local worker processes, Ray, or any executor; and the compile warm-up.
+
+A backend takes chunks of scheduled games (``GameJob.to_dict()`` lists) and returns futures of
+their ``arena.play_chunk`` results: ``local`` (a ``ProcessPoolExecutor`` over spawned workers with
+native thread pools pinned to one thread), ``ray`` (``ray.remote`` tasks on a local instance or a
+cluster; ray is an optional dependency imported only here), or any ``concurrent.futures.Executor``
+passed in (a Dask client's ``get_executor()``, for instance).
+
+Before the first timed game, the driver compiles every agent of the run once (`prewarm`), which
+fills numba's on-disk cache, so workers load kernels instead of compiling them N times at once;
+every worker then warms the agents itself (``arena.warm_up``, in its initializer or before its
+first chunk), outside the move clock. With a cold cache the driver says so, with an estimate,
+instead of showing a frozen progress bar.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import multiprocessing.context
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+
+from agents.registry import make_agent
+from agents.tournament.arena import (
+    WarmUp,
+    compile_clock,
+    init_worker,
+    play_chunk,
+    single_thread_env,
+    warm_up,
+)
+
+COLD_COMPILE_SECONDS = {"engine": 23.0, "scripted": 18.0, "mcts": 90.0}
+"""Seconds to compile each family of numba kernels from scratch, measured on one core of the
+development machine (a game of ``random``: 23 s; of ``castle``: 41 s; of ``mcts:20``: 113 s)."""
+AGENT_KERNELS = {
+    "agents.scripted.bots": ("scripted",),
+    "agents.mcts": ("scripted", "mcts"),
+}
+"""Kernel families an agent class compiles besides the engine's, by the class's module."""
+
+
+def cold_compile_estimate(specs: list[str]) -> float:
+    """About how long compiling the run's kernels from scratch takes (`COLD_COMPILE_SECONDS`)."""
+    families = {"engine"}
+    for spec in specs:
+        with contextlib.suppress(Exception):  # unknown agents compile what they compile
+            families.update(AGENT_KERNELS.get(type(make_agent(spec)).__module__, ()))
+    return sum(COLD_COMPILE_SECONDS[f] for f in families)
+
+
+def prewarm(settings: Mapping[str, Any], console: Console) -> WarmUp:
+    """Warm every agent of the run in the driver before any worker starts.
+
+    With a cold cache, numba's first compilation prints "compiling kernels (first run only,
+    about N s)" (`cold_compile_estimate`) and the time it took is printed at the end.
+    """
+    clock = compile_clock()
+    specs = list(settings.get("agents", ()))
+
+    def notice() -> None:
+        seconds = cold_compile_estimate(specs)
+        console.print(f"compiling kernels (first run only, about {seconds:.0f} s)")
+
+    clock.on_first_compile = notice if clock.compiles == 0 else None
+    try:
+        done = warm_up(
+            specs,
+            settings["num_players"],
+            settings.get("game_options") or {},
+            settings.get("move_time_limit"),
+        )
+    finally:
+        clock.on_first_compile = None
+    if done.compiled:
+        console.print(
+            f"compiled {done.compiled} kernels in {done.compile_seconds:.0f} s; "
+            "later runs load them from the cache"
+        )
+    return done
+
+
+@contextlib.contextmanager
+def _environ(values: Mapping[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+class _WorkerProcess(multiprocessing.context.SpawnProcess):
+    """A spawned worker that starts with native thread pools pinned to one thread.
+
+    The variables must be in the environment the interpreter starts with, because numpy's BLAS
+    reads them when it is first imported (before any initializer runs); the driver's own
+    environment is changed only for the instant of the spawn.
+    """
+
+    def start(self) -> None:
+        with _environ(single_thread_env()):
+            super().start()
+
+
+class _WorkerContext(multiprocessing.context.SpawnContext):
+    """Spawn, not fork: the driver may hold threads (progress bar, Ray) that fork would copy
+    in an arbitrary state, and spawned workers behave the same on every platform."""
+
+    Process = _WorkerProcess
+
+
+@dataclass
+class Backend:
+    """Where chunks of games run: ``submit(jobs)`` returns a future of their records; ``slots``
+    is how many run at once (the driver keeps twice as many in flight); ``close`` abandons
+    queued work on errors."""
+
+    submit: Callable[[list[dict[str, Any]]], cf.Future]
+    slots: int
+    close: Callable[[], None]
+
+
+@contextlib.contextmanager
+def open_backend(
+    backend: str,
+    workers: int,
+    settings: dict[str, Any],
+    ray_address: str | None,
+    executor: cf.Executor | None,
+) -> Iterator[Backend]:
+    """Start the backend for one run and stop it afterwards.
+
+    Local workers warm every agent in their initializer; Ray and executor workers before their
+    first chunk (``arena.play_jobs``). For Ray, an instance that is already initialised (a
+    notebook, a test, a cluster connection made by the caller) is used and left running;
+    otherwise one is started from ``ray_address`` (or ``RAY_ADDRESS``, or a new local instance
+    with ``workers`` CPUs) and shut down at the end.
+    """
+    if executor is not None:
+        yield Backend(
+            lambda jobs: executor.submit(play_chunk, jobs, settings), workers, lambda: None
+        )
+        return
+    if backend == "local":
+        pool = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_WorkerContext(),
+            initializer=init_worker,
+            initargs=(tuple(settings["plugins"]), settings),
+        )
+        try:
+            yield Backend(
+                lambda jobs: pool.submit(play_chunk, jobs, settings),
+                workers,
+                lambda: pool.shutdown(wait=False, cancel_futures=True),
+            )
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return
+    import ray  # optional dependency: imported only when asked for
+
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
+        if ray_address is None and not os.environ.get("RAY_ADDRESS"):
+            kwargs["num_cpus"] = workers
+        ray.init(address=ray_address, **kwargs)
+        started = True
+    try:
+        remote = ray.remote(num_cpus=1)(play_chunk).options(
+            runtime_env={"env_vars": single_thread_env()}
+        )
+        slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
+        yield Backend(lambda jobs: remote.remote(jobs, settings).future(), slots, lambda: None)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+__all__ = [
+    "AGENT_KERNELS",
+    "COLD_COMPILE_SECONDS",
+    "Backend",
+    "cold_compile_estimate",
+    "open_backend",
+    "prewarm",
+]

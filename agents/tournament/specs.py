@@ -1,0 +1,253 @@
+"""The arguments of tournaments and duels, validated once, before any work.
+
+A spec (`TournamentSpec`, ``duel.DuelSpec``) holds what determines the games; `prepare` checks
+it together with how the games are to be run and the output directory, and returns a
+`PreparedRun`: the schedule, the ``run.json`` content, the worker settings and the worker count.
+The CLI prepares a run (so a bad argument exits before anything starts) and hands the prepared
+run to ``runner.run_tournament`` or ``duel.run_duel``, which do not validate it again.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import importlib.util
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.registry import make_agent
+from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, load_plugins
+from agents.tournament.schedule import Schedule, ScheduleError, build_schedule
+from caylus_env.engine import GameConfig
+from caylus_env.ledger import InfoMismatchError
+
+RUN_FORMAT = "caylus-tournament-run/1"
+BACKENDS = ("local", "ray")
+DERIVED_FIELDS = ("scheduled_games", "blocks", "cycle_blocks", "schedule_hash")
+"""run.json fields computed from the others; reported only when no argument explains them."""
+
+
+class TournamentError(ValueError):
+    """Arguments or a run directory that cannot be used; nothing was played or written.
+
+    Attributes:
+        field: The argument at fault (``"agents"``, ``"players"``, ``"out"``, ...), so that a
+            command line can name its option.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class RunMismatchError(TournamentError):
+    """The run directory was started with other arguments.
+
+    Attributes:
+        differences: ``{field: (value in run.json, value now)}``.
+    """
+
+    def __init__(self, err: InfoMismatchError) -> None:
+        super().__init__("out", str(err))
+        self.differences = err.differences
+
+
+def normal_game_options(players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """All game options with defaults filled in, so ``{}`` and explicit defaults compare equal."""
+    options = dict(options or {})
+    if "num_players" in options:
+        raise TournamentError("game_options", "give the player count as players, not an option")
+    try:
+        config = GameConfig.from_dict({**options, "num_players": players})
+    except (TypeError, ValueError) as err:
+        raise TournamentError("game_options", f"bad game options: {err}") from None
+    out = config.to_dict()
+    del out["num_players"]
+    return out
+
+
+def check_time_limit(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise TournamentError(
+            "move_time_limit", f"move_time_limit must be a number >= 0, got {value!r}"
+        )
+    return float(value) or None
+
+
+def check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
+    """Create each agent once in the driver, so a typo fails here and not in every worker."""
+    try:
+        load_plugins(plugins)
+    except ImportError as err:
+        raise TournamentError("plugins", f"cannot import agent plugin: {err}") from None
+    for spec in specs:
+        try:
+            make_agent(spec)
+        except ValueError as err:
+            raise TournamentError("agents", str(err)) from None
+
+
+def engine_version() -> str:
+    from caylus_env import __version__
+
+    return __version__
+
+
+def check_execution(workers: Any, backend: str, executor: cf.Executor | None = None) -> int:
+    """Validate how the games are to be run; returns the worker count.
+
+    Raises:
+        TournamentError: for a bad worker count, an unknown backend, or ray not installed.
+    """
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise TournamentError("workers", f"workers must be an integer >= 1, got {workers!r}")
+    if executor is None:
+        if backend not in BACKENDS:
+            raise TournamentError(
+                "backend", f"backend={backend!r} is not allowed; allowed: {', '.join(BACKENDS)}"
+            )
+        if backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise TournamentError(
+                "backend", "backend 'ray' needs ray: pip install 'caylus-env[ray]'"
+            )
+    return workers
+
+
+def schedule_of(
+    agents: Sequence[str], players: int, games: int, seed: int, seating: str = "rotations"
+) -> Schedule:
+    try:
+        return build_schedule(list(agents), players, games, seed, seating)
+    except ScheduleError as err:
+        raise TournamentError(err.field, str(err)) from None
+
+
+def common_info(
+    schedule: Schedule, move_time_limit: Any, game_options: Any, plugins: Sequence[str]
+) -> dict[str, Any]:
+    """The run.json fields shared by tournaments and duels (validated)."""
+    limit = check_time_limit(move_time_limit)
+    options = normal_game_options(schedule.players, game_options)
+    plugins = tuple(plugins)
+    check_agents_exist(schedule.agents, plugins)
+    return {
+        "seed": schedule.master_seed,
+        "move_time_limit": limit,
+        "game_options": options,
+        "plugins": list(plugins),
+        "engine": engine_version(),
+    }
+
+
+def worker_settings(info: Mapping[str, Any], players: int) -> dict[str, Any]:
+    """What every worker needs besides its jobs (plain data: it crosses process boundaries)."""
+    return {
+        "num_players": players,
+        "game_options": info["game_options"],
+        "move_time_limit": info["move_time_limit"],
+        "plugins": info["plugins"],
+        "agents": list(info["agents"]),
+    }
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """Everything that determines a tournament's games (not how fast they are played).
+
+    Attributes:
+        agents: Distinct agent specs (``agents.registry.make_agent``).
+        players: Seats per table, 2 to 5.
+        games: Games wanted; rounded up to whole blocks.
+        seed: Master seed.
+        seating: ``"rotations"`` or ``"permutations"`` (see ``schedule``).
+        move_time_limit: Seconds per ``act`` call before a forfeit; None disables it.
+        game_options: `GameConfig` options other than the player count.
+        plugins: Modules imported in the driver and every worker to register more agents.
+    """
+
+    agents: tuple[str, ...]
+    players: int
+    games: int
+    seed: int = 0
+    seating: str = "rotations"
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    plugins: tuple[str, ...] = ()
+
+    def build(self) -> tuple[Schedule, dict[str, Any]]:
+        """Validate everything and return the schedule and the ``run.json`` content.
+
+        Raises:
+            TournamentError: naming the offending argument.
+        """
+        schedule = schedule_of(self.agents, self.players, self.games, self.seed, self.seating)
+        common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins)
+        info = {
+            "format": RUN_FORMAT,
+            "kind": "tournament",
+            "agents": list(schedule.agents),
+            "players": schedule.players,
+            "games": schedule.requested_games,
+            "seed": common["seed"],
+            "seating": schedule.seating,
+            "move_time_limit": common["move_time_limit"],
+            "game_options": common["game_options"],
+            "plugins": common["plugins"],
+            "engine": common["engine"],
+            "scheduled_games": schedule.games,
+            "blocks": schedule.blocks,
+            "cycle_blocks": schedule.cycle_blocks,
+            "schedule_hash": schedule.hash(),
+        }
+        return schedule, info
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A validated run: build it with ``runner.prepare_tournament`` or ``duel.prepare_duel``.
+
+    Attributes:
+        schedule: The games.
+        info: The ``run.json`` content.
+        settings: The worker settings (`worker_settings`).
+        workers: Parallel games.
+        backend: ``"local"`` or ``"ray"`` (unused with an executor).
+        executor: An executor to run the games on, if any.
+        out_dir: The run directory, if any.
+        resumes: Whether the directory already holds this run (or a shorter one it extends).
+        extends: The ``run.json`` of a shorter run of the same arguments that this run extends.
+    """
+
+    schedule: Schedule
+    info: dict[str, Any]
+    settings: dict[str, Any]
+    workers: int
+    backend: str
+    executor: cf.Executor | None
+    out_dir: Any
+    resumes: bool
+    extends: dict[str, Any] | None = None
+
+
+__all__ = [
+    "BACKENDS",
+    "DERIVED_FIELDS",
+    "RUN_FORMAT",
+    "PreparedRun",
+    "RunMismatchError",
+    "TournamentError",
+    "TournamentSpec",
+    "check_agents_exist",
+    "check_execution",
+    "check_time_limit",
+    "common_info",
+    "engine_version",
+    "normal_game_options",
+    "schedule_of",
+    "worker_settings",
+]
