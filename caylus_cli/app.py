@@ -14,9 +14,13 @@ group (:mod:`caylus_cli.tournament`, :mod:`caylus_cli.games`, :mod:`caylus_cli.b
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import os
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -29,30 +33,75 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: Spec field named by a TournamentError -> the option that sets it.
-_OPTION_OF = {
-    "agents": "--agents",
-    "players": "--players",
-    "games": "--games",
-    "seed": "--seed",
-    "seating": "--permutations",
-    "workers": "--workers",
-    "backend": "--backend",
-    "out": "--out",
-    "move_time_limit": "--move-time-limit",
-    "game_options": "--option",
-    "plugins": "--plugin",
-    "min_pairs": "--min-pairs",
-    "max_pairs": "--max-pairs",
-    "sprt": "--p0/--p1/--alpha/--beta",
+#: The subcommand of this invocation (``duel``), recorded by ``_record_command`` so that error
+#: messages can name that command's own options.
+_invoked: dict[str, str | None] = {"command": None}
+
+
+@app.callback()
+def _record_command(ctx: typer.Context) -> None:
+    _invoked["command"] = ctx.invoked_subcommand
+
+
+#: Spec field named by a TournamentError -> the option that sets it, per command: a duel has no
+#: --agents or --players (its two agents are arguments, it is always 2-player) and no --games.
+_OPTION_OF: dict[str, dict[str, str]] = {
+    "tournament": {
+        "agents": "--agents",
+        "players": "--players",
+        "games": "--games",
+        "seed": "--seed",
+        "seating": "--permutations",
+        "workers": "--workers",
+        "backend": "--backend",
+        "out": "--out",
+        "move_time_limit": "--move-time-limit",
+        "game_options": "--option",
+        "plugins": "--plugin",
+    },
+    "duel": {
+        "agents": "CANDIDATE/OPPONENT",
+        "games": "--max-pairs",
+        "seed": "--seed",
+        "workers": "--workers",
+        "backend": "--backend",
+        "out": "--out",
+        "move_time_limit": "--move-time-limit",
+        "game_options": "--option",
+        "plugins": "--plugin",
+        "min_pairs": "--min-pairs",
+        "max_pairs": "--max-pairs",
+        "sprt": "--p0/--p1 (or --elo0/--elo1), --alpha, --beta",
+    },
 }
+
+
+def _plugins_importable(values: list[str] | None) -> list[str] | None:
+    """``--plugin`` callback: make modules in the current directory importable as plugins.
+
+    The installed ``caylus`` script puts its own folder, not the current directory, first on
+    ``sys.path``, so ``--plugin mybot`` for a ``./mybot.py`` would fail. The current directory
+    (absolute, so a later ``chdir`` changes nothing) goes on ``sys.path`` here, which spawned
+    pool workers inherit, and on ``PYTHONPATH``, which Ray workers started from this process
+    and any other child interpreter read.
+    """
+    if values:
+        cwd = str(Path.cwd().resolve())
+        if cwd not in sys.path:
+            sys.path.insert(0, cwd)
+        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if cwd not in paths:
+            os.environ["PYTHONPATH"] = os.pathsep.join([cwd, *paths])
+    return values
+
 
 PluginsOption = Annotated[
     list[str] | None,
     typer.Option(
         "--plugin",
         help="Module to import (in the driver and every worker) that registers more agents; "
-        "repeatable, e.g. --plugin agents.tournament.testing.",
+        "modules in the current directory count; repeatable, e.g. --plugin mybot.",
+        callback=_plugins_importable,
     ),
 ]
 OptionsOption = Annotated[
@@ -117,12 +166,57 @@ def _load_plugins(plugins: list[str] | None) -> None:
     try:
         load_plugins(plugins or [])
     except ImportError as err:
-        _fail(f"invalid value for --plugin: cannot import {err.name or err}: {err}")
+        _fail(
+            f"invalid value for --plugin: cannot import {err.name or err}: {err} (give a module "
+            "name on the Python path or in the current directory: --plugin mybot for ./mybot.py)"
+        )
+
+
+#: Seconds numba needs to compile, with a cold cache, the kernels of: the engine (set-up, legal
+#: actions, moves, a whole game), what the observation encoder adds (``env``), what the scripted
+#: bots add (their one-ply search) and what the MCTS search adds (its rollout and tree kernels).
+#: Measured on a shared 2-core development machine; ``compile_notice`` sums the parts a command
+#: will use.
+COMPILE_SECONDS = {"engine": 90, "env": 10, "scripted": 40, "mcts": 40}
+
+
+@contextlib.contextmanager
+def compile_notice(*parts: str) -> Iterator[None]:
+    """Say on stderr, once, when numba starts compiling kernels, instead of a silent pause.
+
+    numba raises its ``numba:compile`` event only when a kernel is not in its on-disk cache
+    (a cache hit loads the machine code and raises none), so the message appears exactly on a
+    cold or stale cache: the first run after installing or after the engine changed. ``parts``
+    name the entries of ``COMPILE_SECONDS`` the command will compile, for the estimate.
+    """
+    from numba.core import event
+
+    unknown = [part for part in parts if part not in COMPILE_SECONDS]
+    if unknown:
+        raise ValueError(f"unknown kernel groups {unknown}; known: {sorted(COMPILE_SECONDS)}")
+    estimate = sum(COMPILE_SECONDS[part] for part in parts)
+
+    class _FirstCompile(event.Listener):
+        said = False
+
+        def on_start(self, ev: Any) -> None:
+            if not self.said:
+                self.said = True
+                typer.echo(
+                    f"compiling kernels (first run only, about {estimate:.0f} s)...", err=True
+                )
+
+        def on_end(self, ev: Any) -> None:
+            """Only the start of the first compilation is announced."""
+
+    with event.install_listener("numba:compile", _FirstCompile()):
+        yield
 
 
 def _bad_argument(err: Exception) -> NoReturn:
+    """Fail naming the option of the running command that sets the offending spec field."""
     field = getattr(err, "field", "")
-    option = _OPTION_OF.get(field, field)
+    option = _OPTION_OF.get(_invoked["command"], {}).get(field, field)
     _fail(f"invalid value for {option}: {err}" if option else str(err))
 
 

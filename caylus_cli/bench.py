@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from caylus_cli.app import _fail, app
+from caylus_cli.app import _fail, app, compile_notice
 
 
 @app.command()
@@ -28,11 +28,17 @@ def bench(
             counts = [int(x) for x in players.split(",") if x.strip()]
         except ValueError:
             _fail(f"invalid value for --players: {players!r} is not a list like 2,4")
-        if not counts or any(not 2 <= c <= 5 for c in counts):
-            _fail(f"invalid value for --players: {players!r}; player counts are 2 to 5")
+        from caylus_env.engine.constants import MAX_PLAYERS, MIN_PLAYERS
+
+        if not counts or any(not MIN_PLAYERS <= c <= MAX_PLAYERS for c in counts):
+            _fail(
+                f"invalid value for --players: {players!r}; player counts are "
+                f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+            )
         kwargs["players"] = counts
     try:
         from caylus_env import benchmark
     except ImportError as err:
         _fail(f"the benchmark module is not available: {err}", code=1)
-    benchmark.main(**kwargs)
+    with compile_notice("engine", "env"):
+        benchmark.main(**kwargs)

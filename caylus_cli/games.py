@@ -18,6 +18,7 @@ from caylus_cli.app import (
     _parse_options,
     _split_agents,
     app,
+    compile_notice,
 )
 
 
@@ -37,6 +38,52 @@ def _final_lines(game: Any, seats: list[str]) -> list[str]:
         f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}"
         for p in range(len(seats))
     ]
+
+
+def _seat_count(specs: list[str], players: int | None) -> int:
+    """How many seats a ``play`` has: ``--players``, or one per agent when it is not given.
+
+    Fails naming what the user actually gave: the number of agents, and ``--players`` only when
+    it was passed.
+    """
+    from caylus_env.engine.constants import MAX_PLAYERS, MIN_PLAYERS
+
+    given = f"{len(specs)} agent{'s' if len(specs) != 1 else ''} ({', '.join(specs)})"
+    if players is None:
+        if not MIN_PLAYERS <= len(specs) <= MAX_PLAYERS:
+            _fail(
+                f"invalid value for --agents: {given} given and no --players; Caylus is played "
+                f"by {MIN_PLAYERS} to {MAX_PLAYERS}: give one agent per seat, or --players N to "
+                "cycle the agents over N seats"
+            )
+        return len(specs)
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        _fail(
+            f"invalid value for --players: {players} is not allowed; Caylus is played by "
+            f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+        )
+    if len(specs) > players:
+        _fail(
+            f"invalid value for --agents: {given} given for --players {players}; give at most "
+            f"{players} (fewer are cycled to fill the seats)"
+        )
+    return players
+
+
+def _kernel_groups(seats: list[str]) -> list[str]:
+    """The compiled kernel groups (``COMPILE_SECONDS``) a game between ``seats`` will use.
+
+    MCTS also runs the scripted bots (its rollouts and move ordering).
+    """
+    from agents.scripted import STRATEGIES
+
+    heads = {spec.partition(":")[0] for spec in seats}
+    groups = ["engine"]
+    if heads & {*STRATEGIES, "mcts"}:
+        groups.append("scripted")
+    if "mcts" in heads:
+        groups.append("mcts")
+    return groups
 
 
 @app.command()
@@ -69,11 +116,7 @@ def play(
     specs = _split_agents(agents)
     if not specs:
         _fail("invalid value for --agents: give at least one agent spec")
-    n = len(specs) if players is None else players
-    if not 2 <= n <= 5:
-        _fail(f"invalid value for --players: {n} is not allowed; Caylus is played by 2 to 5")
-    if len(specs) > n:
-        _fail(f"invalid value for --agents: {len(specs)} agents for {n} seats")
+    n = _seat_count(specs, players)
     if delay < 0:
         _fail(f"invalid value for --delay: must be >= 0, got {delay}")
     if seed < 0:
@@ -88,31 +131,31 @@ def play(
         bots = [make_agent(spec) for spec in seats]
     except ValueError as err:
         _fail(f"invalid value for --agents: {err}")
-    game = Game(config, seed)
-    for s, bot in enumerate(bots):
-        bot.reset(seed + s)
-    interactive = step and sys.stdin.isatty()
-    last_turn = None
-    while not game.is_terminal():
-        if board and (interactive or game.turn != last_turn):
-            typer.echo(_render(game))
-            last_turn = game.turn
-        p = game.current_player()
-        legal = game.legal_actions()
-        try:
-            action = bots[p].act(game)
-        except Exception as err:
-            _fail(f"player {p} ({seats[p]}) raised {type(err).__name__}: {err}", code=1)
-        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
-            _fail(f"player {p} ({seats[p]}) chose an illegal action {action!r}", code=1)
-        typer.echo(
-            f"turn {game.turn} {game.phase}: player {p} ({seats[p]}) -> {action_to_string(action)}"
-        )
-        game.apply(action)
-        if interactive:
-            input()
-        elif delay:
-            time.sleep(delay)
+    with compile_notice(*_kernel_groups(seats)):
+        game = Game(config, seed)
+        for s, bot in enumerate(bots):
+            bot.reset(seed + s)
+        interactive = step and sys.stdin.isatty()
+        last_turn = None
+        while not game.is_terminal():
+            if board and (interactive or game.turn != last_turn):
+                typer.echo(_render(game))
+                last_turn = game.turn
+            p = game.current_player()
+            legal = game.legal_actions()
+            try:
+                action = bots[p].act(game)
+            except Exception as err:
+                _fail(f"player {p} ({seats[p]}) raised {type(err).__name__}: {err}", code=1)
+            if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+                _fail(f"player {p} ({seats[p]}) chose an illegal action {action!r}", code=1)
+            name = action_to_string(action)
+            typer.echo(f"turn {game.turn} {game.phase}: player {p} ({seats[p]}) -> {name}")
+            game.apply(action)
+            if interactive:
+                input()
+            elif delay:
+                time.sleep(delay)
     if board:
         typer.echo(_render(game))
     typer.echo(f"Game over after {len(game.history)} decisions. Final prestige and ranks:")
@@ -153,6 +196,22 @@ def _read_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+def _ids_held(records: list[dict[str, Any]]) -> str:
+    """The game ids a file holds, as a range when they are consecutive: ``it holds 12 games,
+    ids 0 to 11``; otherwise the sorted ids, the middle elided past a dozen."""
+    ids = sorted({r["game_id"] for r in records if isinstance(r.get("game_id"), int)})
+    count = f"it holds {len(records)} game{'s' if len(records) != 1 else ''}"
+    if not ids:
+        return f"{count}, none with a game_id (leave out --game-id to replay the first)"
+    if ids == list(range(ids[0], ids[-1] + 1)):
+        shown = f"id {ids[0]}" if len(ids) == 1 else f"ids {ids[0]} to {ids[-1]}"
+    elif len(ids) <= 12:
+        shown = "ids " + ", ".join(map(str, ids))
+    else:
+        shown = f"ids {', '.join(map(str, ids[:6]))}, ..., {', '.join(map(str, ids[-6:]))}"
+    return f"{count}, {shown}"
+
+
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="A record (.json) or a games.jsonl file.")],
@@ -173,13 +232,13 @@ def replay(
     else:
         matches = [r for r in records if r.get("game_id") == game_id]
         if not matches:
-            ids = [r.get("game_id") for r in records]
-            _fail(f"invalid value for --game-id: no game {game_id} in {file} (ids: {ids[:20]})")
+            _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
         record = matches[0]
-    try:
-        game = replay_record(record)
-    except (ValueError, TypeError, KeyError) as err:
-        _fail(f"{file}: the record does not replay: {err}", code=1)
+    with compile_notice("engine"):
+        try:
+            game = replay_record(record)
+        except (ValueError, TypeError, KeyError) as err:
+            _fail(f"{file}: the record does not replay: {err}", code=1)
     if "prestige" in record and record["prestige"] != game.prestige().tolist():
         _fail(
             f"{file}: replayed prestige {game.prestige().tolist()} differs from the record's "

@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 import types
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -21,11 +25,15 @@ LISTED = re.compile(r"^\s*\d+\. turn \d+ player \d+ \(")
 
 
 @pytest.fixture(autouse=True)
-def _private_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_registry() -> Iterator[None]:
     """Keep the test agents registered here out of the registry seen by other test modules."""
-    for name, copy in (("_FACTORIES", dict), ("_NEEDS_ARG", set)):
-        if hasattr(registry, name):  # private to the registry: isolate when it is there
-            monkeypatch.setattr(registry, name, copy(getattr(registry, name)))
+    before = set(registry.specs())
+    heads = {info.head for info in registry.describe()}
+    yield
+    for info in registry.describe():
+        if info.head not in heads:
+            registry.unregister(info.head)
+    assert set(registry.specs()) == before
 
 
 def invoke(*args: str):
@@ -64,10 +72,18 @@ def test_play_rejects_bad_arguments():
     for args, needle in [
         (("--agents", "random", "--players", "7"), "--players"),
         (("--agents", "random,nobody", "--players", "2"), "unknown agent 'nobody'"),
-        (("--agents", "random,random,random", "--players", "2"), "3 agents for 2 seats"),
+        (
+            ("--agents", "random,castle,town", "--players", "2"),
+            "3 agents (random, castle, town) given for --players 2; give at most 2",
+        ),
+        (("--agents", "castle"), "1 agent (castle) given and no --players"),
+        (("--agents", "random,random,town,castle,economy,random"), "6 agents"),
     ]:
         result = invoke("play", *args)
         assert result.exit_code == 2 and needle in result.output, result.output
+        if "--players" not in args:  # never blame an option the user did not pass
+            assert "invalid value for --players" not in result.output
+            assert "give one agent per seat, or --players N" in result.output
 
 
 def test_replay_checks_and_shows_a_record(tmp_path):
@@ -89,7 +105,8 @@ def test_replay_checks_and_shows_a_record(tmp_path):
     picked = invoke("replay", ledger, "--game-id", "11")
     assert picked.exit_code == 0 and "game 11 replayed" in picked.output
     missing = invoke("replay", ledger, "--game-id", "99")
-    assert missing.exit_code == 2 and "no game 99" in missing.output
+    assert missing.exit_code == 2
+    assert "no game 99 in" in missing.output and "it holds 2 games, ids 10 to 11" in missing.output
 
 
 def test_replay_refuses_malformed_and_tampered_records(tmp_path):
@@ -184,3 +201,164 @@ def test_bench_delegates_to_the_benchmark_module(monkeypatch):
     assert invoke("bench", "--players", "2,9").exit_code == 2
     assert invoke("bench", "--repeats", "0").exit_code == 2
     assert len(calls) == 1
+
+
+# -- agents table and the registry API ------------------------------------------------------------
+def test_agents_prints_each_spec_syntax_with_what_it_plays_and_costs():
+    result = invoke("agents")
+    assert result.exit_code == 0, result.output
+    assert "mcts:SIMS[:ROLLOUT][:key=value...]" in result.output  # brackets survive rich
+    assert "mcts:ARG" not in result.output
+    infos = registry.describe()
+    assert {"random", "castle", "town", "economy", "mcts"} <= {i.head for i in infos}
+    for info in infos:
+        assert info.syntax in result.output
+        assert info.description and info.description[:40] in result.output
+        assert " s" in info.description or " ms" in info.description  # says what it costs
+    mcts = next(i for i in infos if i.head == "mcts")
+    assert "ROLLOUT: heuristic|random|" in mcts.options and "cutoff=INT" in mcts.options
+
+
+def test_registry_registers_describes_and_unregisters():
+    registry.register(
+        "probe",
+        lambda spec, arg: registry.make_agent("random"),
+        needs_arg=True,
+        syntax="probe:DEPTH",
+        description="a probe",
+        options="DEPTH: int",
+    )
+    infos = {info.head: info for info in registry.describe()}
+    assert infos["probe"] == registry.AgentInfo(
+        "probe", "probe:DEPTH", "a probe", "DEPTH: int", True
+    )
+    assert "probe:DEPTH" in registry.specs() and "probe:ARG" in registry.available_agents()
+    with pytest.raises(ValueError, match=r"needs an argument: probe:DEPTH"):
+        registry.make_agent("probe")
+    assert registry.make_agent("probe:3").name == "random"
+    listed = invoke("agents")
+    assert "probe:DEPTH" in listed.output and "a probe" in listed.output
+    registry.unregister("probe")
+    assert "probe" not in {info.head for info in registry.describe()}
+    with pytest.raises(ValueError, match="unknown agent 'probe:3'"):
+        registry.make_agent("probe:3")
+    with pytest.raises(ValueError, match="no agent 'probe' is registered; registered: castle"):
+        registry.unregister("probe")
+    for bad in ("", "a:b", "a,b", "a b"):
+        with pytest.raises(ValueError, match="non-empty word without"):
+            registry.register(bad, lambda spec, arg: None)
+
+
+# -- plugins from the current directory -----------------------------------------------------------
+MYBOT = """
+from agents.registry import register
+
+
+class FirstBot:
+    def __init__(self, name):
+        self.name = name
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, game):
+        return game.legal_actions()[0]
+
+
+def register_agents():
+    register("mybot", lambda spec, arg: FirstBot(spec), description="first legal move")
+"""
+
+
+def test_plugin_in_the_current_directory_loads_in_the_driver_and_the_workers(tmp_path):
+    """``caylus`` (the installed script, whose sys.path[0] is its own folder) finds ./mybot.py
+    without PYTHONPATH, in the driver and in spawned pool workers."""
+    script = Path(sys.executable).with_name("caylus")
+    assert script.exists(), "the caylus entry point is missing: pip install -e . -c constraints.txt"
+    (tmp_path / "mybot.py").write_text(MYBOT)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def caylus(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(script), *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        )
+
+    listed = caylus("agents", "--plugin", "mybot")
+    assert listed.returncode == 0, listed.stderr
+    assert "mybot" in listed.stdout and "first legal move" in listed.stdout
+    run = caylus(
+        "tournament", "--agents", "random,mybot", "--plugin", "mybot", "--players", "2",
+        "--games", "2", "--workers", "2", "--out", "run", "--no-progress", "--bootstrap", "0",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    lines = (tmp_path / "run" / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all("mybot" in line for line in lines)
+    missing = caylus("agents", "--plugin", "notthere")
+    assert missing.returncode == 2
+    assert "cannot import notthere" in missing.stderr and "current directory" in missing.stderr
+
+
+def test_duel_errors_name_the_duel_arguments_not_tournament_options():
+    same = invoke("duel", "random", "random")
+    assert same.exit_code == 2
+    assert "invalid value for CANDIDATE/OPPONENT: a duel needs two different agents" in same.output
+    unknown = invoke("duel", "random", "nobody")
+    assert unknown.exit_code == 2 and "CANDIDATE/OPPONENT" in unknown.output
+    for result in (same, unknown):
+        assert "--agents" not in result.output and "--players" not in result.output
+
+
+# -- compile notice -------------------------------------------------------------------------------
+def test_compile_notice_speaks_once_and_only_when_numba_compiles(capsys):
+    from numba import njit
+
+    from caylus_cli.app import COMPILE_SECONDS, compile_notice
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    with compile_notice("engine", "scripted"):
+        assert twice(21) == 42  # compiled now
+        assert twice(2.5) == 5.0  # a second compilation: no second message
+    estimate = COMPILE_SECONDS["engine"] + COMPILE_SECONDS["scripted"]
+    err = capsys.readouterr().err
+    assert err.count("compiling kernels") == 1
+    assert f"compiling kernels (first run only, about {estimate:.0f} s)" in err
+    with compile_notice("engine"):
+        assert twice(5) == 10  # already compiled in this process
+    assert "compiling" not in capsys.readouterr().err
+    with pytest.raises(ValueError, match="unknown kernel groups"), compile_notice("gpu"):
+        pass
+
+
+def test_compile_notice_is_silent_on_a_numba_cache_hit(tmp_path):
+    (tmp_path / "kern.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n"
+    )
+    code = (
+        "from caylus_cli.app import compile_notice\nimport kern\n"
+        "with compile_notice('engine'):\n    assert kern.twice(21) == 42\n"
+    )
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parents[1])]),
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert "compiling kernels" in runs[0].stderr  # cold cache
+    assert "compiling kernels" not in runs[1].stderr  # loaded from the cache
+
+
+def test_play_estimates_the_kernels_its_agents_compile():
+    from caylus_cli.games import _kernel_groups
+
+    assert _kernel_groups(["random", "random"]) == ["engine"]
+    assert _kernel_groups(["random", "economy"]) == ["engine", "scripted"]
+    assert _kernel_groups(["mcts:5", "random"]) == ["engine", "scripted", "mcts"]
