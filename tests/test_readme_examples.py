@@ -10,6 +10,7 @@ plugin are exercised too.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -134,3 +135,40 @@ def test_greedy_agent_follows_the_protocol_and_leaves_the_game_alone(tmp_path, m
     finally:
         unregister("greedy")
         sys.modules.pop("mybot", None)
+
+
+def test_plugin_commands_run_from_the_directory_of_the_plugin(tmp_path):
+    """The README's ``caylus ... --plugin mybot`` lines, run where ``mybot.py`` was saved (the
+    tournament with fewer games): the console script finds the module in the current directory,
+    in the driver and in the spawned workers."""
+    files, _ = split_blocks()
+    (tmp_path / "mybot.py").write_text(files["mybot.py"])
+    readme = (ROOT / "README.md").read_text()
+    lines = [
+        line
+        for block in re.findall(r"```bash\n(.+?)```", readme, re.S)
+        for line in block.splitlines()
+        if line.startswith("caylus ") and "--plugin mybot" in line
+    ]
+    assert [line.split()[1] for line in lines] == ["agents", "tournament"]
+    caylus = Path(sys.executable).with_name("caylus")
+    outputs = []
+    for line in lines:
+        args = re.sub(r"--games \d+", "--games 6", line).split()[1:]
+        if args[0] == "tournament":
+            args += ["--workers", "2", "--no-progress"]
+        proc = subprocess.run(
+            [str(caylus), *args],
+            cwd=tmp_path,
+            env={**os.environ, "COLUMNS": "200"},  # table rows on one line each
+            capture_output=True,
+            text=True,
+            timeout=SCRIPT_TIMEOUT_S,
+            check=False,
+        )
+        assert proc.returncode == 0, f"{line}\n{proc.stdout}\n{proc.stderr}"
+        outputs.append(proc.stdout)
+    assert re.search(r"greedy\s.*one-move lookahead on its own prestige", outputs[0]), outputs[0]
+    summary = json.loads((tmp_path / "runs" / "greedy" / "summary.json").read_text())
+    assert set(summary["agents"]) == {"greedy", "random", "castle"}
+    assert sum(row["games"] for row in summary["agents"].values()) == 6 * 3
