@@ -65,6 +65,22 @@ from caylus_env.engine.decisions import (
     CODEC_ROW,
     CODEC_SOURCE,
     DECISION_SCHEMA,
+    decision_arg,
+    decision_kind,
+    decision_player,
+)
+from caylus_env.engine.state import (
+    cube,
+    favor_column,
+    has_passed,
+    houses,
+    money,
+    num_players,
+    player_field,
+    prestige,
+    rows_used,
+    section_houses,
+    workers_out,
 )
 
 # -- scales: a typical value maps to about 1 ----------------------------------------------
@@ -265,9 +281,7 @@ O_STOCK = _O["stock"]
 O_NUM_PASSED = _O["num_passed"]
 del _O
 
-_NUM_PLAYERS = L.NUM_PLAYERS
-_PLAYERS = L.PLAYERS
-_STRIDE = L.PLAYER_STRIDE
+
 _ROAD_SLOT_WIDTH = NUM_BUILDINGS + 1
 
 
@@ -299,7 +313,7 @@ def encode(state, observer, out):
         out: a float32 buffer of at least ``OBS_SIZE`` entries; it is zeroed first.
     """
     out[:OBS_SIZE] = 0.0
-    n = np.int64(state[_NUM_PLAYERS])
+    n = num_players(state)
     # -- clock and options
     phase = np.int64(state[L.PHASE])
     if 1 <= phase <= NUM_PHASES:
@@ -310,52 +324,48 @@ def encode(state, observer, out):
     out[O_OPTIONS + 2] = state[L.OPT_JEWELLER] != 0
     out[O_OPTIONS + 3] = state[L.OPT_HOUSE_CAP] != 0
     # -- the pending decision (procedures never wait on top at a decision point)
-    depth = np.int64(state[L.STACK_SIZE])
-    if depth > 0:
-        top = L.STACK + (depth - 1) * L.STACK_ENTRY
-        kind = np.int64(state[top])
-        if 0 <= kind < NUM_DECISION_KINDS:
-            out[O_DECISION + kind] = 1.0
-            _seat_flag(out, O_DECISION_PLAYER, state[top + 1], observer, n)
-            for j in range(2):
-                ctx = _CTX_A[kind] if j == 0 else _CTX_B[kind]
-                v = np.int64(state[top + 2 + j])
-                if ctx == CTX_BUILDING and 0 <= v < NUM_BUILDINGS:
-                    out[O_DECISION_BUILDING + v] = 1.0
-                elif ctx == CTX_SOURCE and 0 <= v < NUM_BUILD_SOURCES:
-                    out[O_DECISION_SOURCE + v] = 1.0
-                elif ctx == CTX_ROW and 0 <= v < NUM_FAVOR_ROWS:
-                    out[O_DECISION_ROW + v] = 1.0
-                elif ctx == CTX_COUNT:
-                    out[O_DECISION_COUNT] = v / COUNT_SCALE
-                elif ctx == CTX_KINDS:
-                    for r in range(NUM_RESOURCES):
-                        if (v >> r) & 1:
-                            out[O_DECISION_KINDS + r] = 1.0
+    kind = decision_kind(state)
+    if 0 <= kind < NUM_DECISION_KINDS:
+        out[O_DECISION + kind] = 1.0
+        _seat_flag(out, O_DECISION_PLAYER, decision_player(state), observer, n)
+        for j in range(2):
+            ctx = _CTX_A[kind] if j == 0 else _CTX_B[kind]
+            v = decision_arg(state, j)
+            if ctx == CTX_BUILDING and 0 <= v < NUM_BUILDINGS:
+                out[O_DECISION_BUILDING + v] = 1.0
+            elif ctx == CTX_SOURCE and 0 <= v < NUM_BUILD_SOURCES:
+                out[O_DECISION_SOURCE + v] = 1.0
+            elif ctx == CTX_ROW and 0 <= v < NUM_FAVOR_ROWS:
+                out[O_DECISION_ROW + v] = 1.0
+            elif ctx == CTX_COUNT:
+                out[O_DECISION_COUNT] = v / COUNT_SCALE
+            elif ctx == CTX_KINDS:
+                for r in range(NUM_RESOURCES):
+                    if (v >> r) & 1:
+                        out[O_DECISION_KINDS + r] = 1.0
     # -- players
     for p in range(n):
         r = _rel(p, observer, n)
-        base = _PLAYERS + p * _STRIDE
         out[O_SEAT_PRESENT + r] = 1.0
-        out[O_MONEY + r] = state[base + L.P_MONEY] / MONEY_SCALE
+        out[O_MONEY + r] = money(state, p) / MONEY_SCALE
         for c in range(NUM_RESOURCES):
-            out[O_CUBES + r * NUM_RESOURCES + c] = state[base + L.P_CUBES + c] / CUBE_SCALE
-        out[O_PRESTIGE + r] = state[base + L.P_PRESTIGE] / PRESTIGE_SCALE
-        home = NUM_WORKERS - np.int64(state[base + L.P_WORKERS_OUT])
+            out[O_CUBES + r * NUM_RESOURCES + c] = cube(state, p, c) / CUBE_SCALE
+        out[O_PRESTIGE + r] = prestige(state, p) / PRESTIGE_SCALE
+        home = NUM_WORKERS - workers_out(state, p)
         out[O_WORKERS + r] = home / NUM_WORKERS
-        used = np.int64(state[base + L.P_ROWS_USED])
+        used = rows_used(state, p)
         for row in range(NUM_FAVOR_ROWS):
-            col = np.int64(state[base + L.P_FAVOR + row])
+            col = favor_column(state, p, row)
             if 0 <= col < NUM_FAVOR_STATES:
                 out[O_FAVOR + (r * NUM_FAVOR_ROWS + row) * NUM_FAVOR_STATES + col] = 1.0
             if (used >> row) & 1:
                 out[O_ROWS_USED + r * NUM_FAVOR_ROWS + row] = 1.0
-        out[O_PASSED + r] = state[base + L.P_PASSED] != 0
+        out[O_PASSED + r] = has_passed(state, p)
         for sec in range(NUM_SECTIONS):
-            h = state[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p]
+            h = section_houses(state, sec, p)
             out[O_CASTLE_HOUSES + r * NUM_SECTIONS + sec] = h / _SECTION_SIZE[sec]
-        out[O_HOUSES + r] = state[base + L.P_HOUSES] / HOUSE_SCALE
-        out[O_BATCHES + r] = state[base + L.P_BATCHES] / COUNT_SCALE
+        out[O_HOUSES + r] = houses(state, p) / HOUSE_SCALE
+        out[O_BATCHES + r] = state[player_field(p, L.P_BATCHES)] / COUNT_SCALE
     for i in range(n):
         r = _rel(state[L.TURN_ORDER + i], observer, n)
         if r >= 0:
@@ -404,7 +414,7 @@ def encode(state, observer, out):
     for sec in range(NUM_SECTIONS):
         fill = 0
         for p in range(n):
-            fill += state[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p]
+            fill += section_houses(state, sec, p)
         out[O_CASTLE_FILL + sec] = fill / _SECTION_SIZE[sec]
         if state[L.SCORED + sec] != 0:
             out[O_SCORED + sec] = 1.0
