@@ -28,7 +28,7 @@ from caylus_env.engine.actions import NUM_ACTIONS, action_to_string
 from caylus_env.engine.board import NUM_NEUTRAL
 from caylus_env.engine.buildings import BUILDING_NAMES
 from caylus_env.engine.config import GameConfig
-from caylus_env.engine.constants import PHASE_NAMES, Phase
+from caylus_env.engine.constants import PHASE_NAMES
 from caylus_env.engine.record import FinalResult, GameRecord, Setup, forfeit_ranks
 from caylus_env.engine.state_dict import dict_to_state, state_to_dict
 
@@ -134,7 +134,7 @@ class Game:
         return int(kernels.current_player(self.state))
 
     def is_terminal(self) -> bool:
-        return int(self.state[L.PHASE]) == Phase.GAME_OVER
+        return bool(kernels.is_terminal(self.state))
 
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the pending decision (empty at the end)."""
@@ -167,9 +167,7 @@ class Game:
     def prestige(self) -> np.ndarray:
         """Prestige per seat (final prestige once the game is over)."""
         n = self.num_players
-        return np.array(
-            [int(self.state[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_PRESTIGE]) for p in range(n)]
-        )
+        return np.array([int(kernels.prestige(self.state, p)) for p in range(n)])
 
     def ranks(self) -> np.ndarray:
         """Rank per seat by prestige, ties averaged (a tie for first is a shared win)."""
