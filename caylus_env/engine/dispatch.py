@@ -103,6 +103,10 @@ OK = 0
 ILLEGAL = -1
 DEFAULT_LAWYER_PRESTIGE = 4  # the 2005 tile (rules 8.2); ``GameConfig`` documents the option
 PLAYOUT_SEED_STRIDE = 1000003  # a prime: the setup seed of game g is seed * stride + g
+#: Safety net: automatic steps ``advance`` may take before it must reach a decision. A legal
+#: game needs a few dozen at most (a whole end of turn); a state that slipped past
+#: validation ends in an error instead of a loop that Ctrl-C cannot stop.
+MAX_AUTOMATIC_STEPS = 100_000
 
 
 # ---------------------------------------------------------------------------------------
@@ -236,6 +240,8 @@ def drive(s):
         drive_castle(s)
     elif ph == Phase.END_OF_TURN:
         drive_end_of_turn(s)
+    else:
+        raise RuntimeError("caylus engine: no phase to drive (the state is inconsistent)")
 
 
 @njit(cache=True)
@@ -262,12 +268,13 @@ def advance(s, out):
 
     A decision with exactly one legal action is applied on the spot, and a favor
     with no free row is lost (5.3). ``out`` receives the legal actions of the
-    decision it stops at.
+    decision it stops at. The loop is bounded (``MAX_AUTOMATIC_STEPS``): an
+    inconsistent state raises ``RuntimeError`` rather than spinning forever.
 
     Returns:
         The number of legal actions written to ``out`` (0 once the game is over).
     """
-    while True:
+    for _ in range(MAX_AUTOMATIC_STEPS):
         if s[PHASE] == Phase.GAME_OVER:
             return 0
         if s[STACK_SIZE] == 0:
@@ -286,6 +293,7 @@ def advance(s, out):
             apply(s, out[0])
         else:
             return n
+    raise RuntimeError("caylus engine: no decision reached (the state is inconsistent)")
 
 
 @njit(cache=True)

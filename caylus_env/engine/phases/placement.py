@@ -205,7 +205,11 @@ def drive_placement(s):
         enter_phase(s, Phase.SPECIAL)
         return
     c = np.int64(s[CURSOR])
-    while s[player_field(s[TURN_ORDER + c], P_PASSED)] == 1:
+    for _ in range(n):
+        if s[player_field(s[TURN_ORDER + c], P_PASSED)] == 0:
+            break
         c = (c + 1) % n
+    else:
+        raise RuntimeError("caylus engine: every player passed but the bridge disagrees")
     s[CURSOR] = c
     push(s, DecisionKind.PLACE_WORKER, s[TURN_ORDER + c], 0, 0)
