@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.optimize
 import scipy.sparse
+import scipy.sparse.csgraph
 from openskill.models import PlackettLuce
 
 #: Ridge penalty on the log-strengths and seat effects: a Gaussian prior with a standard
@@ -53,6 +54,14 @@ Z95 = 1.959964
 """Two-sided 95% standard-normal quantile."""
 
 _RANK_TOLERANCE = 1e-9
+
+MIN_BOOTSTRAP_BLOCKS = 10
+"""Fewest blocks an agent (both agents, for a difference) must have played before a bootstrap
+interval is reported; below it the interval is shown as "n/a (too few games)". With ``b`` blocks
+the bootstrap variance is biased low by the factor ``(b - 1) / b`` and the percentile tails take
+only a few distinct values (with 2 blocks every resample can repeat one pattern of results and the
+interval collapses to a point: `castle 445.9 [445.9, 445.9]` after 4 games). Ten blocks keep the
+variance bias at 10% or less."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -90,6 +99,8 @@ class GameResult:
         forfeit: Per seat, whether that agent forfeited (crash, timeout, illegal action), or None
             when the harness did not record it. Forfeits are expected to be reflected in ``ranks``
             already; they are only counted, never reinterpreted.
+        forfeit_reason: Per seat, the harness's reason for a forfeit (None for seats that did not
+            forfeit), or None when not recorded; only listed in reports.
     """
 
     game_id: int
@@ -100,6 +111,7 @@ class GameResult:
     prestige: tuple[int, ...]
     ranks: tuple[float, ...]
     forfeit: tuple[bool, ...] | None = None
+    forfeit_reason: tuple[str | None, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("game_id", "seed", "block", "num_players"):
@@ -145,6 +157,18 @@ class GameResult:
             if not all(isinstance(x, (bool, np.bool_)) for x in f):
                 raise InvalidResultError(f"{where}: field 'forfeit' must hold booleans: {f!r}")
             object.__setattr__(self, "forfeit", tuple(bool(x) for x in f))
+        if self.forfeit_reason is not None:
+            why = self.forfeit_reason
+            if isinstance(why, (str, bytes)) or not isinstance(why, Sequence) or len(why) != n:
+                raise InvalidResultError(
+                    f"{where}: field 'forfeit_reason' must be a list of {n} strings or nulls: "
+                    f"{why!r}"
+                )
+            if not all(x is None or isinstance(x, str) for x in why):
+                raise InvalidResultError(
+                    f"{where}: field 'forfeit_reason' must hold strings or nulls: {why!r}"
+                )
+            object.__setattr__(self, "forfeit_reason", tuple(why))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameResult:
@@ -166,6 +190,7 @@ class GameResult:
             if key not in data:
                 raise InvalidResultError(f"game result is missing field {key!r}")
         forfeit = data.get("forfeit")
+        reason = data.get("forfeit_reason")
         return cls(
             game_id=data["game_id"],
             seed=data["seed"],
@@ -175,10 +200,11 @@ class GameResult:
             prestige=_as_tuple(data["prestige"], "prestige"),
             ranks=_as_tuple(data["ranks"], "ranks"),
             forfeit=None if forfeit is None else _as_tuple(forfeit, "forfeit"),
+            forfeit_reason=None if reason is None else _as_tuple(reason, "forfeit_reason"),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON-ready form read by `from_dict` (``forfeit`` omitted when unknown)."""
+        """Return the JSON-ready form read by `from_dict` (forfeit fields omitted when unknown)."""
         out: dict[str, Any] = {
             "game_id": self.game_id,
             "seed": self.seed,
@@ -190,6 +216,8 @@ class GameResult:
         }
         if self.forfeit is not None:
             out["forfeit"] = list(self.forfeit)
+        if self.forfeit_reason is not None:
+            out["forfeit_reason"] = list(self.forfeit_reason)
         return out
 
     @property
@@ -426,6 +454,171 @@ def head_to_head(results: Iterable[GameResult | Mapping[str, Any]]) -> HeadToHea
     with np.errstate(invalid="ignore", divide="ignore"):
         matrix = np.where(counts > 0, score / np.maximum(counts, 1), np.nan)
     return HeadToHead(tuple(agents), matrix, counts)
+
+
+# --------------------------------------------------------------------------------------------------
+# Separation: where the data cannot pin a rating gap down
+# --------------------------------------------------------------------------------------------------
+
+
+def _level_pairs(
+    games: Sequence[GameResult], key: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Directed "finished ahead of or level with" pairs ``(game, i, j)`` between the units that
+    ``key(game, seat)`` maps seats to (agent or seat indices); pairs of a unit with itself are
+    skipped. A tie gives both directions."""
+    pg, pi, pj = [], [], []
+    for g, r in enumerate(games):
+        units = [key(r, s) for s in range(r.num_players)]
+        for s in range(r.num_players):
+            for t in range(r.num_players):
+                if s != t and units[s] != units[t] and r.ranks[s] <= r.ranks[t]:
+                    pg.append(g)
+                    pi.append(units[s])
+                    pj.append(units[t])
+    return (np.asarray(pg, np.int64), np.asarray(pi, np.int64), np.asarray(pj, np.int64))
+
+
+def _strong_components(k: int, pi: np.ndarray, pj: np.ndarray) -> np.ndarray:
+    """Strongly connected component label of each of ``k`` nodes of the graph ``pi -> pj``."""
+    graph = scipy.sparse.csr_array((np.ones(len(pi)), (pi, pj)), shape=(k, k))
+    _, labels = scipy.sparse.csgraph.connected_components(graph, directed=True, connection="strong")
+    return labels
+
+
+class Separation(NamedTuple):
+    """Groups of agents whose rating gaps the data leave unbounded (quasi-complete separation).
+
+    Draw an arrow from agent ``i`` to agent ``j`` whenever ``i`` finished ahead of or level with
+    ``j`` at a shared table. The Plackett–Luce (Bradley–Terry for two players) maximum likelihood
+    of the gap between two agents is finite exactly when each can reach the other along arrows
+    (Ford's condition), i.e. when both lie in one strongly connected *group*. Between groups the
+    likelihood keeps growing as the gap grows: an agent (or group) that never finished behind the
+    rest has an infinite estimate, and whatever finite number a fit prints is set by its prior
+    (`DEFAULT_L2`), not by the games. Only a one-sided bound can be given there
+    (`PLBootstrap.difference`).
+
+    Attributes:
+        agents: Agent names, sorted (index order of ``group_of`` and ``above``).
+        groups: The groups, best first (an order compatible with the arrows between groups).
+        group_of: Index into ``groups`` of each agent.
+        above: ``above[a, b]`` is True when group ``a`` reaches group ``b`` and not back: every
+            member of ``a`` is rated above every member of ``b`` with an unbounded gap.
+    """
+
+    agents: tuple[str, ...]
+    groups: tuple[tuple[str, ...], ...]
+    group_of: dict[str, int]
+    above: np.ndarray
+
+    @property
+    def separated(self) -> bool:
+        """Whether some rating gap is unbounded (more than one group)."""
+        return len(self.groups) > 1
+
+    def order(self, a: str, b: str) -> int | None:
+        """+1 if ``a``'s group is above ``b``'s, -1 if below, 0 if one group, None if the two
+        groups are not linked by any chain of games."""
+        ga, gb = self.group_of[a], self.group_of[b]
+        if ga == gb:
+            return 0
+        if self.above[ga, gb]:
+            return 1
+        if self.above[gb, ga]:
+            return -1
+        return None
+
+
+def _separation_of(
+    games: Sequence[GameResult], agents: Sequence[str], hint: np.ndarray
+) -> Separation:
+    """`Separation` of ``games``; groups linked by no chain are ordered by ``hint`` (strengths)."""
+    index = {a: i for i, a in enumerate(agents)}
+    k = len(agents)
+    _, pi, pj = _level_pairs(games, lambda r, s: index[r.seats[s]])
+    labels = _strong_components(k, pi, pj)
+    n_groups = int(labels.max()) + 1 if k else 0
+    reach = np.eye(n_groups, dtype=bool)
+    reach[labels[pi], labels[pj]] = True
+    for m in range(n_groups):  # transitive closure (Warshall); the number of groups is small
+        reach |= reach[:, [m]] & reach[[m], :]
+    above = reach & ~reach.T
+
+    # Best first: more groups below, then stronger on average, then by name.
+    def sort_key(g: int) -> tuple[int, float, str]:
+        members = np.flatnonzero(labels == g)
+        return (-int(above[g].sum()), -float(hint[members].mean()), agents[members[0]])
+
+    order = sorted(range(n_groups), key=sort_key)
+    rank = {g: i for i, g in enumerate(order)}
+    groups = tuple(tuple(agents[i] for i in range(k) if labels[i] == g) for g in order)
+    return Separation(
+        agents=tuple(agents),
+        groups=groups,
+        group_of={a: rank[int(labels[i])] for i, a in enumerate(agents)},
+        above=above[np.ix_(order, order)],
+    )
+
+
+def find_separation(results: Iterable[GameResult | Mapping[str, Any]]) -> Separation:
+    """Find the groups of agents between which the games leave rating gaps unbounded.
+
+    Groups are ordered best first; groups that no chain of games links are ordered by their
+    members' win rates (they are not comparable: `Separation.order` returns None for them).
+    """
+    games = _require_results(results)
+    agents = _agents_of(games)
+    table = agent_summary(games)
+    return _separation_of(games, agents, np.array([table[a]["win_rate"] for a in agents]))
+
+
+def seat_separation(results: Iterable[GameResult | Mapping[str, Any]]) -> dict[int, bool]:
+    """Per player count, whether the seats are separated (some seat, or group of seats, never
+    finished behind the others), which leaves the seat effects of that count unbounded."""
+    games = _require_results(results)
+    out = {}
+    for n in sorted({r.num_players for r in games}):
+        subset = [r for r in games if r.num_players == n]
+        _, pi, pj = _level_pairs(subset, lambda r, s: s)
+        out[n] = bool(_strong_components(n, pi, pj).max() > 0)
+    return out
+
+
+def shared_blocks(results: Iterable[GameResult | Mapping[str, Any]]) -> dict[tuple[str, str], int]:
+    """Number of distinct blocks in which each pair of different agents sat at one table."""
+    games = _require_results(results)
+    blocks: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for r in games:
+        for a in set(r.seats):
+            for b in set(r.seats):
+                if a != b:
+                    blocks[(a, b)].add(r.block)
+    return {pair: len(ids) for pair, ids in blocks.items()}
+
+
+def separation_bound(blocks: int, level: float = 0.95) -> float | None:
+    """One-sided bound on the log-strength gap of two agents when one never finished behind the
+    other, from the number of blocks in which they met; None when those are too few for any
+    positive bound.
+
+    Under Plackett–Luce the chance that A finishes ahead of B at a shared table is
+    ``p = 1 / (1 + exp(-(theta_A - theta_B)))`` whoever else sits there, and A ahead of B in all
+    of a block's games has chance at most ``p``. So ``m`` such blocks have chance at most
+    ``p ** m``, and every ``p`` below ``p_lo = ((1 - level) / 2) ** (1 / m)`` is rejected at the
+    tail a two-sided ``level`` interval leaves on each side. The bound is ``logit(p_lo)``; it
+    ignores seat effects (a seat-balanced schedule cancels them) and counts blocks, not games,
+    because games of a block are not independent. When ``p_lo <= 1/2`` the games cannot even show
+    that A is the stronger at that level, and the bound is None ("too few games").
+
+    Example:
+        150 blocks give ``p_lo = 0.9757`` (about 641 Elo); 2 blocks give no bound.
+    """
+    if blocks <= 0:
+        return None
+    p_lo = (0.5 * (1.0 - level)) ** (1.0 / blocks)
+    if p_lo <= 0.5:
+        return None
+    return math.log(p_lo / (1.0 - p_lo))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -700,6 +893,84 @@ def fit_plackett_luce(
     return _make_fit(problem, result.x, weights, l2, result)
 
 
+class Contrast(NamedTuple):
+    """What the games say about a gap in log-strength (agent minus agent, or a seat effect).
+
+    Attributes:
+        kind: ``"interval"`` (two-sided percentile interval ``[lo, hi]``), ``"lower"`` (the gap
+            exceeds ``lo``: separated, see `Separation`), ``"upper"`` (the gap is below ``hi``),
+            or ``"none"`` (nothing reliable; ``note`` says why).
+        estimate: The point estimate of the gap (set by the prior when separated).
+        lo: Lower end or bound, or None.
+        hi: Upper end or bound, or None.
+        note: Why a bound or no interval is given ("" for a plain interval).
+    """
+
+    kind: str
+    estimate: float
+    lo: float | None
+    hi: float | None
+    note: str
+
+    def scaled(self, factor: float) -> Contrast:
+        """The same contrast with every number multiplied by a positive ``factor`` (e.g. Elo)."""
+        return Contrast(
+            self.kind,
+            factor * self.estimate,
+            None if self.lo is None else factor * self.lo,
+            None if self.hi is None else factor * self.hi,
+            self.note,
+        )
+
+
+TOO_FEW_GAMES = "n/a (too few games)"
+
+
+def _interval_or_none(samples: np.ndarray, estimate: float, level: float, blocks: int) -> Contrast:
+    """A percentile interval, unless too few blocks or a zero width make it meaningless."""
+    if blocks < MIN_BOOTSTRAP_BLOCKS:
+        return Contrast("none", estimate, None, None, f"{TOO_FEW_GAMES}: {blocks} blocks")
+    lo, hi = _percentile_ci(samples, level)
+    if math.isnan(lo):
+        return Contrast("none", estimate, None, None, "n/a (never estimable)")
+    if hi - lo <= _DEGENERATE_WIDTH:
+        return Contrast("none", estimate, None, None, f"{TOO_FEW_GAMES}: degenerate bootstrap")
+    return Contrast("interval", estimate, lo, hi, "")
+
+
+def separated_difference(
+    separation: Separation,
+    shared: Mapping[tuple[str, str], int],
+    a: str,
+    b: str,
+    estimate: float,
+    level: float = 0.95,
+) -> Contrast | None:
+    """The gap ``theta_a - theta_b`` when ``a`` and ``b`` lie in different `Separation` groups
+    (rule 1 of `PLBootstrap.difference`), or None when they share a group."""
+    order = separation.order(a, b)
+    if order == 0:
+        return None
+    if order is None:
+        return Contrast("none", estimate, None, None, "n/a (not linked by any games)")
+    better, worse = (a, b) if order > 0 else (b, a)
+    met = shared.get((a, b), 0)
+    how = f"{worse} never finished ahead of {better} ({met} blocks)"
+    if met == 0:
+        how = f"{better}'s group never finished behind {worse}'s; the two never met"
+    bound = separation_bound(met, level)
+    if bound is None:
+        return Contrast("none", estimate, None, None, f"{TOO_FEW_GAMES}: {how}")
+    if order > 0:
+        return Contrast("lower", estimate, bound, None, how)
+    return Contrast("upper", estimate, None, -bound, how)
+
+
+_DEGENERATE_WIDTH = 1e-6
+"""Bootstrap intervals narrower than this (log-strength units, 0.0002 Elo) come from resamples
+that all repeat one pattern of results, not from precise data, and are never reported."""
+
+
 @dataclass(frozen=True)
 class PLBootstrap:
     """Block-bootstrap uncertainty of a `PLFit`.
@@ -718,6 +989,20 @@ class PLBootstrap:
         seat_ci: Per player count, the interval of each seat effect.
         los: ``los[i, j]`` is the share of resamples (holding both agents) with
             ``theta_i > theta_j``; the likelihood of superiority. NaN on the diagonal.
+        present: ``(n_boot, n_agents)``, whether each resample holds games of each agent.
+        raw_theta: ``(n_boot, n_agents)`` strengths of each refit (reference 0, also where the
+            resample lacks an agent); differences of present agents are meaningful.
+        separation: The `Separation` of the full data.
+        pair_separated: ``[i, j]`` share of the resamples holding both agents in which they fall
+            in different groups (NaN where none holds both).
+        agent_blocks: Distinct blocks each agent played in.
+        shared: Distinct blocks in which each pair of agents met (`shared_blocks`).
+        seat_separated: Per player count, whether the seats are separated (`seat_separation`).
+        count_blocks: Per player count, distinct blocks with games of that size.
+
+    ``theta_ci`` and ``seat_ci`` are the raw percentile intervals. What should be *reported* are
+    `difference` and `seat_interval`, which replace an interval by a bound where the data are
+    separated and by "n/a (too few games)" where the bootstrap cannot be trusted.
     """
 
     fit: PLFit
@@ -730,6 +1015,76 @@ class PLBootstrap:
     theta_ci: dict[str, tuple[float, float]]
     seat_ci: dict[int, tuple[tuple[float, float], ...]]
     los: np.ndarray
+    present: np.ndarray
+    raw_theta: np.ndarray
+    separation: Separation
+    pair_separated: np.ndarray
+    agent_blocks: dict[str, int]
+    shared: dict[tuple[str, str], int]
+    seat_separated: dict[int, bool]
+    count_blocks: dict[int, int]
+
+    def difference(self, a: str, b: str) -> Contrast:
+        """The log-strength gap ``theta_a - theta_b`` as the games support it.
+
+        The rule, in order:
+
+        1. ``a`` and ``b`` in different `Separation` groups: the gap is unbounded on one side, so
+           only a one-sided bound is given (``"lower"`` when ``a``'s group is above), from the
+           blocks in which the two met (`separation_bound`); "n/a (too few games)" when those
+           give no positive bound, and "n/a (not linked by any games)" when no chain of games
+           links the groups.
+        2. Fewer than `MIN_BOOTSTRAP_BLOCKS` blocks for either agent: "n/a (too few games)".
+        3. More than the tail share ``(1 - level) / 2`` of the resamples separate the two: an
+           end of the percentile interval would be set by the prior, not the games, so
+           "n/a (too few games)".
+        4. A zero-width percentile interval (every resample repeats one pattern): likewise.
+        5. Otherwise the percentile interval of the differences over the resamples holding both.
+
+        Raises:
+            ValueError: If an agent is not part of the fit.
+        """
+        agents = self.fit.agents
+        for name in (a, b):
+            if name not in agents:
+                raise ValueError(f"agent {name!r} is not in the fit; agents are {list(agents)}")
+        estimate = self.fit.theta[a] - self.fit.theta[b]
+        if a == b:
+            return Contrast("interval", 0.0, 0.0, 0.0, "")
+        separated = separated_difference(self.separation, self.shared, a, b, estimate, self.level)
+        if separated is not None:
+            return separated
+        i, j = agents.index(a), agents.index(b)
+        blocks = min(self.agent_blocks[a], self.agent_blocks[b])
+        tail = 0.5 * (1.0 - self.level)
+        if blocks >= MIN_BOOTSTRAP_BLOCKS and self.pair_separated[i, j] > tail:
+            share = self.pair_separated[i, j]
+            return Contrast(
+                "none",
+                estimate,
+                None,
+                None,
+                f"{TOO_FEW_GAMES}: {100 * share:.0f}% of resamples separate them",
+            )
+        both = self.present[:, i] & self.present[:, j]
+        samples = self.raw_theta[both, i] - self.raw_theta[both, j]
+        return _interval_or_none(samples, estimate, self.level, blocks)
+
+    def seat_interval(self, num_players: int, seat: int) -> Contrast:
+        """The seat effect as the games support it: "n/a" when the seats of that player count
+        are separated (`seat_separation`), when fewer than `MIN_BOOTSTRAP_BLOCKS` blocks had
+        that many players, or when the bootstrap interval has zero width."""
+        estimate = self.fit.seat_effects[num_players][seat]
+        if self.seat_separated[num_players]:
+            return Contrast(
+                "none", estimate, None, None, "n/a (a seat never finished behind the others)"
+            )
+        return _interval_or_none(
+            self.seat_samples[num_players][:, seat],
+            estimate,
+            self.level,
+            self.count_blocks[num_players],
+        )
 
     @property
     def elo_ci(self) -> dict[str, tuple[float, float]]:
@@ -799,9 +1154,11 @@ def bootstrap_pl(
     raw_theta = np.empty((n_boot, k))
     present = np.zeros((n_boot, k), dtype=bool)
     seat_samples = {n: np.full((n_boot, n), np.nan) for n in problem.player_counts}
+    resample_weights: list[np.ndarray] = []
     for b in range(n_boot):
         draws = np.bincount(rng.integers(0, n_blocks, n_blocks), minlength=n_blocks)
         weights = draws[game_block].astype(float)
+        resample_weights.append(weights)
         result = problem.solve(weights, l2, x0=full.x)
         theta, delta = problem.unpack(result.x)
         raw_theta[b] = theta
@@ -812,6 +1169,18 @@ def bootstrap_pl(
                 seat_samples[n][b] = delta[o : o + n]
 
     theta_samples = np.where(present & present[:, [ref]], raw_theta, np.nan)
+    agent_index = {a: i for i, a in enumerate(problem.agents)}
+    pair_game, pair_i, pair_j = _level_pairs(games, lambda r, s: agent_index[r.seats[s]])
+    separated_count = np.zeros((k, k))
+    both_count = np.zeros((k, k))
+    for b in range(n_boot):
+        keep = resample_weights[b][pair_game] > 0
+        labels = _strong_components(k, pair_i[keep], pair_j[keep])
+        both = present[b][:, None] & present[b][None, :]
+        both_count += both
+        separated_count += both & (labels[:, None] != labels[None, :])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair_separated = np.where(both_count > 0, separated_count / both_count, np.nan)
     theta_ci = {a: _percentile_ci(theta_samples[:, i], level) for i, a in enumerate(problem.agents)}
     seat_ci = {
         n: tuple(_percentile_ci(s[:, j], level) for j in range(n)) for n, s in seat_samples.items()
@@ -835,6 +1204,16 @@ def bootstrap_pl(
         theta_ci=theta_ci,
         seat_ci=seat_ci,
         los=los,
+        present=present,
+        raw_theta=raw_theta,
+        separation=_separation_of(games, problem.agents, np.array(list(fit.theta.values()))),
+        pair_separated=pair_separated,
+        agent_blocks={a: len({r.block for r in games if a in r.seats}) for a in problem.agents},
+        shared=shared_blocks(games),
+        seat_separated=seat_separation(games),
+        count_blocks={
+            n: len({r.block for r in games if r.num_players == n}) for n in problem.player_counts
+        },
     )
 
 

@@ -13,16 +13,21 @@ from scipy.stats import kendalltau
 
 from agents.stats.ratings import (
     ELO_PER_NAT,
+    MIN_BOOTSTRAP_BLOCKS,
     GameResult,
     InvalidResultError,
     _PLProblem,
     agent_summary,
     bootstrap_pl,
+    find_separation,
     fit_plackett_luce,
     head_to_head,
     load_results,
     openskill_ladder,
+    seat_separation,
     seat_table,
+    separation_bound,
+    shared_blocks,
     wilson_interval,
 )
 
@@ -511,3 +516,132 @@ def test_openskill_ladder_uses_game_id_order_and_handles_ties_and_self_play():
         game_id=0, seed=0, block=0, num_players=2, seats=("S", "S"), prestige=(3, 1), ranks=(1, 2)
     )
     assert openskill_ladder([mirror])["S"]["mu"] == pytest.approx(25.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Separation and honest intervals
+# --------------------------------------------------------------------------------------------------
+
+
+def duel_games(n_games: int, winner: str, loser: str, first: int = 0) -> list[GameResult]:
+    """2-player games in seat-swapped pairs (block = pair) that ``winner`` always wins."""
+    games = []
+    for g in range(first, first + n_games):
+        seats = (winner, loser) if g % 2 == 0 else (loser, winner)
+        ranks = (1.0, 2.0) if seats[0] == winner else (2.0, 1.0)
+        prestige = (30, 20) if ranks[0] == 1.0 else (20, 30)
+        games.append(GameResult(g, g // 2, g // 2, 2, seats, prestige, ranks))
+    return games
+
+
+def test_separation_finds_groups_that_never_lose_or_never_win():
+    rng = np.random.default_rng(3)
+    games = duel_games(60, "town", "random") + duel_games(60, "castle", "random", first=60)
+    for g in range(120, 240):  # castle and town beat each other: one group
+        seats = ("castle", "town") if g % 2 == 0 else ("town", "castle")
+        ranks = (1.0, 2.0) if rng.random() < 0.5 else (2.0, 1.0)
+        games.append(GameResult(g, g // 2, g // 2, 2, seats, (1, 0), ranks))
+    sep = find_separation(games)
+    assert sep.separated
+    assert sep.groups == (("castle", "town"), ("random",))
+    assert sep.order("town", "random") == 1 and sep.order("random", "castle") == -1
+    assert sep.order("town", "castle") == 0
+    assert not find_separation(games[120:]).separated
+    # Two pools that never met are not comparable at all.
+    apart = duel_games(4, "a", "b") + duel_games(4, "c", "d", first=4)
+    assert find_separation(apart).order("a", "c") is None
+    # A tie links two agents both ways.
+    tie = GameResult(99, 99, 99, 2, ("random", "town"), (5, 5), (1.5, 1.5))
+    assert not find_separation([*duel_games(10, "town", "random"), tie]).separated
+    # Seats: the first seat winning every game leaves the seat effect unbounded.
+    first_wins = [
+        GameResult(g, g, g, 2, ("x", "y")[:: 1 - 2 * (g % 2)], (2, 1), (1.0, 2.0))
+        for g in range(10)
+    ]
+    assert seat_separation(first_wins) == {2: True}
+    assert seat_separation(duel_games(10, "x", "y")) == {2: False}
+
+
+def test_never_winning_agent_gets_a_one_sided_bound_not_a_narrow_interval():
+    # The trial: town beat random in all 300 games (150 seat-swapped pairs) and was shown as
+    # 772 [740, 804]. The raw bootstrap interval is that narrow because every resample is
+    # separated too and the prior alone sets the value.
+    games = duel_games(300, "town", "random")
+    boot = bootstrap_pl(games, n_boot=60, seed=0, reference="random")
+    lo, hi = boot.elo_ci["town"]
+    assert hi - lo < 50  # the misleading raw interval
+    gap = boot.difference("town", "random")
+    assert gap.kind == "lower" and gap.hi is None
+    # 150 blocks: P(ahead)^150 = 2.5% gives p = 0.9757, about 641 Elo.
+    p_lo = 0.025 ** (1 / 150)
+    assert gap.lo == pytest.approx(math.log(p_lo / (1 - p_lo)))
+    assert ELO_PER_NAT * gap.lo == pytest.approx(641, abs=1)
+    assert "random never finished ahead of town (150 blocks)" in gap.note
+    back = boot.difference("random", "town")
+    assert back.kind == "upper" and back.hi == pytest.approx(-gap.lo)
+    assert shared_blocks(games) == {("town", "random"): 150, ("random", "town"): 150}
+    assert separation_bound(150) == pytest.approx(gap.lo)
+
+
+def test_few_games_never_give_a_zero_width_interval():
+    # The trial's 4-game run printed `castle 445.9 [445.9, 445.9]`.
+    four = duel_games(4, "castle", "random")
+    boot = bootstrap_pl(four, n_boot=50, seed=0, reference="random")
+    assert boot.theta_ci["castle"][0] == boot.theta_ci["castle"][1]  # the raw interval
+    gap = boot.difference("castle", "random")
+    assert gap.kind == "none" and gap.lo is None and gap.hi is None
+    assert gap.note.startswith("n/a (too few games)")
+    assert separation_bound(2) is None  # 2 blocks cannot even show castle is stronger
+    # Not separated, but below the minimum number of blocks.
+    mixed = simulate_two_player(2 * (MIN_BOOTSTRAP_BLOCKS - 1), gap=0.0, seat0=0.0, seed=1)
+    mixed = [dataclasses.replace(g, block=g.game_id // 2) for g in mixed]
+    small = bootstrap_pl(mixed, n_boot=50, seed=0, reference="lo")
+    assert not small.separation.separated
+    assert small.difference("hi", "lo").kind == "none"
+    assert small.seat_interval(2, 0).kind == "none"
+    # One block of two split games: every resample is identical, a zero-width interval.
+    split = [
+        GameResult(0, 0, 0, 2, ("p", "q"), (2, 1), (1.0, 2.0)),
+        GameResult(1, 0, 0, 2, ("q", "p"), (2, 1), (1.0, 2.0)),
+    ]
+    assert bootstrap_pl(split, n_boot=20).difference("q", "p").kind == "none"
+
+
+def test_resamples_that_separate_a_pair_give_no_interval():
+    # 12 pairs, "hi" wins 23 of 24 games: connected, but many resamples drop the one loss.
+    games = duel_games(24, "hi", "lo")
+    games[5] = dataclasses.replace(games[5], ranks=(1.0, 2.0), prestige=(30, 20))
+    boot = bootstrap_pl(games, n_boot=100, seed=2, reference="lo")
+    assert not boot.separation.separated
+    i, j = boot.fit.agents.index("hi"), boot.fit.agents.index("lo")
+    assert boot.pair_separated[i, j] == pytest.approx((11 / 12) ** 12, abs=0.12)
+    gap = boot.difference("hi", "lo")
+    assert gap.kind == "none" and "resamples separate them" in gap.note
+    # A clear but connected pool keeps its two-sided interval.
+    clear = simulate_two_player(400, gap=0.5, seat0=0.1, seed=3)
+    boot = bootstrap_pl(clear, n_boot=60, seed=0, reference="lo")
+    gap = boot.difference("hi", "lo")
+    assert gap.kind == "interval" and gap.lo < gap.estimate < gap.hi
+    assert gap.lo < 0.5 < gap.hi
+    seat = boot.seat_interval(2, 0)
+    assert seat.kind == "interval" and seat.lo < 0.1 < seat.hi
+    with pytest.raises(ValueError, match="not in the fit"):
+        boot.difference("hi", "nobody")
+
+
+def test_forfeit_reason_round_trips_and_is_validated():
+    data = {
+        "game_id": 7,
+        "seed": 1,
+        "num_players": 2,
+        "seats": ["a", "b"],
+        "prestige": [3, 9],
+        "ranks": [2, 1],
+        "forfeit": [True, False],
+        "forfeit_reason": ["timeout: act took 11 s", None],
+    }
+    game = GameResult.from_dict(data)
+    assert game.forfeit_reason == ("timeout: act took 11 s", None)
+    assert GameResult.from_dict(json.loads(json.dumps(game.to_dict()))) == game
+    with pytest.raises(InvalidResultError, match="forfeit_reason"):
+        GameResult.from_dict({**data, "forfeit_reason": [3, None]})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -12,10 +13,13 @@ from rich.console import Console
 
 from agents.stats.ratings import GameResult
 from agents.stats.report import (
+    HEAD_TO_HEAD_PLOT_FILE,
+    RATINGS_PLOT_FILE,
     build_summary,
     plot_head_to_head,
     plot_ratings,
     print_summary,
+    ratings_figure,
     write_markdown_report,
     write_summary_json,
 )
@@ -102,9 +106,20 @@ def test_summary_ratings_are_ordered_and_carry_intervals(summary):
     assert ratings["agents"]["greedy"]["elo"] == 0.0
     elos = [r["elo"] for r in ratings["agents"].values()]
     assert elos == sorted(elos, reverse=True)
-    for r in ratings["agents"].values():
-        lo, hi = r["elo_ci"]
-        assert lo <= r["elo"] <= hi
+    assert ratings["agents"]["greedy"]["elo_ci"] is None  # the reference is 0 by definition
+    assert ratings["agents"]["greedy"]["vs_reference"] is None
+    for agent, r in ratings["agents"].items():
+        if agent != "greedy":
+            lo, hi = r["elo_ci"]
+            assert lo <= r["elo"] <= hi
+            assert r["vs_reference"]["kind"] == "interval"
+    assert ratings["relative_to"] == "reference greedy = 0"
+    assert not ratings["separation"]["separated"]
+    diffs = ratings["differences"]
+    assert diffs["agents"] == list(ratings["agents"])
+    a, b = diffs["agents"].index("ppo-step-2000"), diffs["agents"].index("random")
+    cell = diffs["matrix"][a][b]
+    assert cell["kind"] == "interval" and cell["lo"] < cell["elo"] < cell["hi"]
     assert set(ratings["seat_effects"]) == {"2", "3"}
     assert sum(s["theta"] for s in ratings["seat_effects"]["3"]) == pytest.approx(0.0, abs=1e-9)
     assert ratings["los"]["agents"] == sorted(AGENTS)
@@ -198,3 +213,122 @@ def test_print_summary_renders_rich_tables(summary):
         assert agent in text
     for title in ("Ratings", "Agents", "Seats", "OpenSkill ladder", "Head-to-head"):
         assert title in text
+
+
+def separated_games() -> list[dict]:
+    """2-player pairs: town and castle split their games, random never wins (it also forfeits
+    one game)."""
+    rng = np.random.default_rng(5)
+    lines = []
+    for block in range(60):
+        pair = [("town", "castle"), ("town", "random"), ("castle", "random")][block % 3]
+        for k in range(2):
+            seats = pair if k == 0 else pair[::-1]
+            if "random" in seats:
+                prestige = [10 if a == "random" else 40 for a in seats]
+            else:
+                prestige = [int(30 + 10 * rng.gumbel()) for _ in seats]
+            lines.append(result_line(len(lines), block, seats, prestige))
+    lines[3]["forfeit"] = [True, False] if lines[3]["seats"][0] == "random" else [False, True]
+    lines[3]["forfeit_reason"] = [
+        "error: RuntimeError: boom" if f else None for f in lines[3]["forfeit"]
+    ]
+    return lines
+
+
+@pytest.fixture(scope="module")
+def separated() -> dict:
+    return build_summary(separated_games(), n_boot=40, seed=1, reference="random")
+
+
+def test_separated_agents_get_bounds_and_a_warning(separated, tmp_path):
+    ratings = separated["ratings"]
+    assert list(ratings["agents"])[-1] == "random"
+    assert ratings["separation"]["groups"][-1] == ["random"]
+    assert "never finished ahead of" in " ".join(ratings["separation"]["statements"])
+    for agent in ("town", "castle"):
+        vs_ref = ratings["agents"][agent]["vs_reference"]
+        assert vs_ref["kind"] == "lower" and vs_ref["separated"] and vs_ref["lo"] > 0
+        assert ratings["agents"][agent]["elo_ci"] is None  # no two-sided interval
+    # Between the two that did meet both ways, a real interval.
+    top, second = list(ratings["agents"])[:2]
+    assert ratings["agents"][top]["vs_next"]["kind"] == "interval"
+    assert ratings["agents"][second]["vs_next"]["kind"] == "lower"
+    path = tmp_path / "report.md"
+    write_markdown_report(separated, path)
+    text = path.read_text()
+    assert "**Warning.** Separation" in text
+    assert "relative to the reference `random` = 0" in text
+    assert f"> {ratings['agents']['town']['vs_reference']['lo']:.0f}" in text
+    assert "### Rating differences" in text
+    console = Console(record=True, width=250)
+    print_summary(separated, console=console)
+    out = console.export_text()
+    assert "relative to reference random = 0" in out
+    assert "warning: Separation" in out and "vs next" in out
+
+
+def test_ratings_plot_keeps_separated_agents_at_the_edge(separated):
+    # The reference is alone in its group, so the plot measures from the best agent and random
+    # becomes an arrow at the left edge; the axis spans only the connected agents.
+    fig = ratings_figure(separated)
+    ax = fig.axes[0]
+    left, right = ax.get_xlim()
+    assert "Elo difference to" in ax.get_xlabel() and "(anchor, = 0)" in ax.get_xlabel()
+    random_elo = separated["ratings"]["agents"]["random"]["elo"]
+    top = next(iter(separated["ratings"]["agents"]))
+    prior_gap = random_elo - separated["ratings"]["agents"][top]["elo"]
+    assert left > prior_gap / 2
+    assert right - left < 600
+    texts = [t.get_text() for t in ax.texts]
+    assert any("(separated)" in t and t.startswith("<") for t in texts)
+
+
+def test_report_links_plots_orders_agents_and_lists_forfeits(separated, tmp_path):
+    path = tmp_path / "report.md"
+    write_markdown_report(separated, path)
+    text = path.read_text()
+    assert f"[Ratings]({RATINGS_PLOT_FILE})" in text and f"({HEAD_TO_HEAD_PLOT_FILE})" in text
+    assert "Mean margin: a seat's prestige minus the best prestige among the other seats" in text
+    assert "A shared first place counts as a win for every tied seat" in text
+    agents_section = text.split("## Agents")[1].split("##")[0]
+    rows = [line.split("|")[1].strip() for line in agents_section.splitlines() if "|" in line]
+    assert rows[2:] == list(separated["ratings"]["agents"])
+    forfeit = separated["forfeits"]
+    assert forfeit == [
+        {
+            "game_id": 3,
+            "agent": "random",
+            "seat": forfeit[0]["seat"],
+            "reason": "error: RuntimeError: boom",
+        }
+    ]
+    assert "## Forfeits" in text
+    assert f"| 3 | random | {forfeit[0]['seat']} | error: RuntimeError: boom |" in text
+    write_markdown_report(separated, tmp_path / "bare.md", plots=())
+    assert ".png" not in (tmp_path / "bare.md").read_text()
+    quiet = build_summary(make_games(6), n_boot=0)
+    write_markdown_report(quiet, tmp_path / "quiet.md")
+    assert "No agent forfeited a game." in (tmp_path / "quiet.md").read_text()
+
+
+def test_head_to_head_cells_of_a_pair_add_up_to_100_percent(tmp_path):
+    # 200 games, "a" ahead in 67: shares 0.335 and 0.665 used to print as 0.34 and 0.67.
+    lines = [
+        result_line(
+            g,
+            g,
+            ("a", "b") if g % 2 else ("b", "a"),
+            [1, 0] if (g < 67) == (g % 2 == 1) else [0, 1],
+        )
+        for g in range(200)
+    ]
+    summary = build_summary(lines, n_boot=0)
+    h2h = summary["head_to_head"]
+    i, j = h2h["agents"].index("a"), h2h["agents"].index("b")
+    assert h2h["matrix"][i][j] == pytest.approx(0.335)
+    write_markdown_report(summary, tmp_path / "r.md", plots=())
+    text = (tmp_path / "r.md").read_text().split("## Head-to-head")[1]
+    cells = [int(c.split("%")[0]) for c in re.findall(r"\d+% \(200\)", text)]
+    assert len(cells) == 2 and sum(cells) == 100
+    assert sorted(cells) in ([33, 67], [34, 66])
