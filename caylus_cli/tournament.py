@@ -52,12 +52,21 @@ def tournament(
         int, typer.Option(help="Block-bootstrap resamples for the rating intervals.")
     ] = 200,
     progress: ProgressOption = True,
+    replay_forfeits: Annotated[
+        bool,
+        typer.Option(
+            "--replay-forfeits",
+            help="Play the games of --out that ended by a forfeit again and replace their "
+            "records (the reports use the new ones).",
+        ),
+    ] = False,
 ) -> None:
     """Play a seat-balanced tournament (resumable) and report ratings and statistics.
 
     Every seed is played in every seat rotation of its table (one block); with more agents than
     seats the tables cycle through balanced combinations. Running the same command again resumes
-    an interrupted run; other arguments on an existing --out are refused.
+    an interrupted run, and a larger --games extends it without replaying its games; other
+    arguments on an existing --out are refused.
     """
     from agents.tournament.runner import (
         TournamentError,
@@ -79,19 +88,17 @@ def tournament(
         plugins=tuple(plugin or ()),
     )
     try:
-        prepare_tournament(spec, out, workers=workers, backend=backend)
+        prepared = prepare_tournament(spec, out, workers=workers, backend=backend)
     except TournamentError as err:
         _bad_argument(err)
     try:
         run_tournament(
-            spec,
-            out,
-            workers=workers,
-            backend=backend,
+            prepared,
             ray_address=ray_address,
             progress=progress,
             console=_console(),
             n_boot=bootstrap,
+            replay_forfeits=replay_forfeits,
         )
     except TournamentError as err:  # e.g. the directory was locked by another run meanwhile
         _bad_argument(err)
@@ -142,8 +149,8 @@ def duel(
     H1: score = p1; prints the LLR trace, the decision, the games played and the score.
     """
     from agents.stats import elo_to_score
-    from agents.tournament.duel import DuelSpec, run_duel
-    from agents.tournament.runner import RunDir, TournamentError, check_execution
+    from agents.tournament.duel import DuelSpec, prepare_duel, run_duel
+    from agents.tournament.specs import TournamentError
 
     if elo0 is not None:
         p0 = elo_to_score(elo0)
@@ -164,21 +171,16 @@ def duel(
         plugins=tuple(plugin or ()),
     )
     try:
-        _, info = spec.build()
-        check_execution(workers, backend)
-        if out is not None:
-            RunDir(out).check(info)
+        prepared = prepare_duel(spec, out, workers=workers, backend=backend)
     except TournamentError as err:
         _bad_argument(err)
     try:
         run_duel(
-            spec,
-            out,
-            workers=workers,
-            backend=backend,
+            prepared,
             ray_address=ray_address,
             progress=progress,
             console=_console(),
+            duel_spec=spec,
         )
     except TournamentError as err:
         _bad_argument(err)

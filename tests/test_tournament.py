@@ -9,6 +9,7 @@ with SIGKILL, and the Ray test starts a Ray instance. The agents come from the r
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import itertools
 import json
@@ -516,3 +517,117 @@ def test_duel_rejects_bad_arguments():
 def test_run_dir_reads_nothing_from_a_fresh_directory(tmp_path):
     assert RunDir(tmp_path / "new").read_info() is None
     assert not (tmp_path / "new").exists()
+
+
+# --------------------------------------------------------------------------------------------------
+# Replaying forfeits, extending runs, cold compile caches
+# --------------------------------------------------------------------------------------------------
+
+
+def test_replay_forfeits_replaces_the_forfeited_records_in_place(tmp_path, monkeypatch):
+    from agents.tournament.testing import FLAKY_ENV
+
+    spec = TournamentSpec(("random", "test-flaky"), 2, 4, seed=6, plugins=(PLUGIN,))
+    out = tmp_path / "run"
+    monkeypatch.setenv(FLAKY_ENV, "1")  # the spawned workers inherit it: every game forfeits
+    first = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=0)
+    assert [r.final.end for r in first.records()] == ["forfeit"] * 4
+    monkeypatch.delenv(FLAKY_ENV)
+    resumed = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=0)
+    assert resumed.played == 0  # resuming alone does not replay forfeits
+    replayed = run_tournament(
+        spec, out, workers=2, progress=False, console=quiet(), n_boot=0, replay_forfeits=True
+    )
+    assert replayed.played == 4 and replayed.replayed == 4
+    lines_before = (out / "games.jsonl").read_bytes().count(b"\n")
+    records = sorted(read_jsonl(out / "games.jsonl"), key=lambda r: r.game_id)
+    assert lines_before == 4 and [r.game_id for r in records] == [0, 1, 2, 3]  # one per game
+    assert all(r.final.end == "terminated" for r in records)
+    clean = run_tournament(
+        spec, tmp_path / "clean", workers=1, progress=False, console=quiet(), report=False
+    )
+    assert [strip_timing(r) for r in records] == [strip_timing(r) for r in clean.records()]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["forfeited_games"] == 0
+    assert [r["end"] for r in replayed.results] == ["terminated"] * 4
+
+
+def test_a_run_extends_to_more_games_without_replaying_and_refuses_other_changes(tmp_path):
+    out = tmp_path / "run"
+    spec = TournamentSpec(("random", "test-first"), 2, 4, seed=2, plugins=(PLUGIN,))
+    run_tournament(spec, out, workers=1, progress=False, console=quiet(), report=False)
+    before = (out / "games.jsonl").read_bytes()
+    longer = dataclasses.replace(spec, games=8)
+    console = quiet()
+    extended = run_tournament(longer, out, workers=2, progress=False, console=console, n_boot=0)
+    assert extended.played == 4 and len(extended.results) == 8
+    assert (out / "games.jsonl").read_bytes().startswith(before)  # the first 4 untouched
+    assert "extending the run from 4 to 8 games" in console.file.getvalue()
+    assert json.loads((out / "run.json").read_text())["games"] == 8
+    fresh = run_tournament(
+        longer, tmp_path / "fresh", workers=1, progress=False, console=quiet(), report=False
+    )
+    assert [strip_timing(r) for r in extended.records()] == [
+        strip_timing(r) for r in fresh.records()
+    ]
+    snap = snapshot(out)
+    with pytest.raises(RunMismatchError) as err:  # fewer games is not an extension
+        run_tournament(spec, out, workers=1, progress=False, console=quiet())
+    assert set(err.value.differences) == {"games"}
+    other = dataclasses.replace(spec, games=12, seed=3)
+    with pytest.raises(RunMismatchError) as err:  # more games with another seed is refused
+        run_tournament(other, out, workers=1, progress=False, console=quiet())
+    assert {"seed", "games"} <= set(err.value.differences)
+    limit = dataclasses.replace(spec, games=12, move_time_limit=2.0)
+    with pytest.raises(RunMismatchError) as err:
+        run_tournament(limit, out, workers=1, progress=False, console=quiet())
+    assert set(err.value.differences) == {"move_time_limit"}
+    assert snapshot(out) == snap
+
+
+COLD_GAME = """
+import sys
+from agents.tournament.arena import compile_clock, play_game
+clock = compile_clock()
+record = play_game(["random", "random"], 2, 5, move_time_limit=0.05)
+assert clock.compiles > 0, "the cache was not cold"
+sys.stdout.write(record.to_json_line())
+"""
+
+
+def test_a_cold_compile_cache_changes_no_game_and_no_summary(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    # One game, compiled from scratch inside timed moves of 0.05 s: the timer must neither
+    # interrupt the compiler nor count its time, so the game is the warm game.
+    cold = subprocess.run(
+        [sys.executable, "-c", COLD_GAME], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert cold.returncode == 0, cold.stderr
+    assert "Exception ignored" not in cold.stderr
+    warm = play_game(["random", "random"], 2, 5, move_time_limit=0.05)
+    assert strip_timing(GameRecord.from_json(cold.stdout)) == strip_timing(warm)
+    assert warm.final.end == "terminated"
+
+    fresh_env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache-2")}
+    args = [
+        sys.executable, "-m", "caylus_cli", "tournament",
+        "--agents", "random,castle", "--players", "2", "--games", "6", "--seed", "1",
+        "--workers", "2", "--no-progress", "--bootstrap", "20", "--move-time-limit", "0.5",
+    ]  # fmt: skip
+    runs = {}
+    for name in ("cold", "warm"):
+        done = subprocess.run(
+            [*args, "--out", str(tmp_path / name)],
+            cwd=REPO,
+            env=fresh_env,
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
+        assert done.returncode == 0, done.stderr
+        runs[name] = done.stdout
+    assert "compiling kernels (first run only, about" in runs["cold"]
+    assert "compiling kernels" not in runs["warm"]
+    cold_summary = json.loads((tmp_path / "cold" / "summary.json").read_text())
+    assert cold_summary["run"]["forfeited_games"] == 0
+    assert cold_summary == json.loads((tmp_path / "warm" / "summary.json").read_text())

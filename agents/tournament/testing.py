@@ -11,7 +11,9 @@ the driver and in every worker:
 - ``test-illegal``: answers with an action that is not legal;
 - ``test-slow:SECONDS``: sleeps SECONDS once per game (on its first move), then plays like
   ``random``; slow enough to exceed a small move time limit, or to make a run last long enough
-  to be killed in a test.
+  to be killed in a test;
+- ``test-flaky``: raises while the environment variable `FLAKY_ENV` is set, else plays like
+  ``test-first``: a fault that a later run no longer has (for ``--replay-forfeits``).
 
 They live in the package, not in a test file, because spawned pool workers and Ray workers must
 be able to import them by module name. Importing the module registers nothing (so collecting it,
@@ -20,12 +22,14 @@ for doctests say, changes no registry); `register_agents` does, idempotently.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
 from agents.registry import register
 from caylus_env.engine import Game, string_to_action
 
+FLAKY_ENV = "CAYLUS_TEST_FLAKY"
 _PASS = string_to_action("pass")
 _DECLINE = string_to_action("decline")
 
@@ -71,6 +75,16 @@ class CrashAgent:
 
     def act(self, game: Game) -> int:
         raise RuntimeError("test-crash agent crashed on purpose")
+
+
+class FlakyAgent(FirstAgent):
+    """Raises while `FLAKY_ENV` is set in its process's environment, else the first legal
+    action."""
+
+    def act(self, game: Game) -> int:
+        if os.environ.get(FLAKY_ENV):
+            raise RuntimeError(f"test-flaky agent fails while {FLAKY_ENV} is set")
+        return super().act(game)
 
 
 class IllegalAgent:
@@ -125,8 +139,17 @@ def register_agents() -> None:
     register("test-pass", lambda spec, arg: PassAgent(spec))
     register("test-first", lambda spec, arg: FirstAgent(spec))
     register("test-crash", lambda spec, arg: CrashAgent(spec))
+    register("test-flaky", lambda spec, arg: FlakyAgent(spec))
     register("test-illegal", lambda spec, arg: IllegalAgent(spec))
     register("test-slow", _slow, needs_arg=True)
 
 
-__all__ = ["CrashAgent", "FirstAgent", "IllegalAgent", "PassAgent", "SlowAgent", "register_agents"]
+__all__ = [
+    "CrashAgent",
+    "FirstAgent",
+    "FlakyAgent",
+    "IllegalAgent",
+    "PassAgent",
+    "SlowAgent",
+    "register_agents",
+]

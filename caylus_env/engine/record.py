@@ -24,7 +24,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Any
@@ -96,9 +96,11 @@ def _keys(where: str, data: Any, required: Sequence[str], optional: Sequence[str
     allowed = ", ".join([*required, *optional])
     prefix = f"{where}." if where else ""
     if missing:
-        raise ValueError(f"record field {prefix}{missing[0]!r} is missing; required: {allowed}")
+        name = f"{prefix}{missing[0]}"
+        raise ValueError(f"record field {name!r} is missing; required: {allowed}")
     if unknown:
-        raise ValueError(f"record field {prefix}{unknown[0]!r} is unknown; allowed: {allowed}")
+        name = f"{prefix}{unknown[0]}"
+        raise ValueError(f"record field {name!r} is unknown; allowed: {allowed}")
 
 
 def _set(obj: Any, name: str, value: Any) -> None:
@@ -438,7 +440,7 @@ class GameRecord:
             return _from_legacy(data)
         if fmt != RECORD_FORMAT:
             raise _fail("format", fmt, f"{RECORD_FORMAT!r} or {LEGACY_FORMAT!r}")
-        names = [f.name for f in fields(cls)]
+        names = _RECORD_KEYS
         _keys("", data, names)
         values = {k: data[k] for k in names}
         for name, kind in _SECTIONS.items():
@@ -456,6 +458,24 @@ class GameRecord:
         except ValueError as err:
             raise ValueError(f"a game record must be valid JSON: {err}") from None
         return cls.from_dict(data)
+
+
+_RECORD_KEYS = (
+    "format",
+    "game",
+    "engine",
+    "options",
+    "seed",
+    "start_state",
+    "setup",
+    "actions",
+    "action_names",
+    "final",
+    "match",
+    "timings",
+    "env",
+)
+"""The keys of `GameRecord.to_dict`, in the order it writes them."""
 
 
 def _action(where: str, value: Any) -> int:
