@@ -211,14 +211,20 @@ def build_summary(
         [None if a == b else contrast_dict(difference(a, b), a, b) for b in order] for a in order
     ]
     groups = [list(g) for g in separation.groups]
+    # One sentence per top group ("never finished behind" the groups below it), then one per
+    # bottom group that no such sentence already names.
     statements = []
+    named: set[str] = set()
+    n_groups = len(groups)
     for gi, group in enumerate(groups):
         below = [m for gj, other in enumerate(groups) if separation.above[gi, gj] for m in other]
-        if below and not any(separation.above[gj, gi] for gj in range(len(groups))):
+        if below and not separation.above[:, gi].any():
             statements.append(f"{', '.join(group)} never finished behind {', '.join(below)}")
+            named.update(below)
     for gi, group in enumerate(groups):
         above = [m for gj, other in enumerate(groups) if separation.above[gj, gi] for m in other]
-        if above and not any(separation.above[gi, gj] for gj in range(len(groups))):
+        last = not any(separation.above[gi, gj] for gj in range(n_groups))
+        if above and last and not named.issuperset(group):
             statements.append(f"{', '.join(group)} never finished ahead of {', '.join(above)}")
     forfeits = [
         {
