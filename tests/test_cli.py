@@ -362,3 +362,27 @@ def test_play_estimates_the_kernels_its_agents_compile():
     assert _kernel_groups(["random", "random"]) == ["engine"]
     assert _kernel_groups(["random", "economy"]) == ["engine", "scripted"]
     assert _kernel_groups(["mcts:5", "random"]) == ["engine", "scripted", "mcts"]
+
+
+def test_tournament_command_replays_forfeits_and_extends_a_run(tmp_path, monkeypatch):
+    from agents.tournament.testing import FLAKY_ENV
+    from caylus_env.engine.record import load_records
+
+    out = tmp_path / "run"
+    args = ["tournament", "--agents", "random,test-flaky", "--plugin", PLUGIN, "--players", "2"]
+    common = ["--out", out, "--workers", "1", "--no-progress", "--bootstrap", "0"]
+    monkeypatch.setenv(FLAKY_ENV, "1")
+    first = invoke(*args, "--games", "2", *common)
+    assert first.exit_code == 0, first.output
+    assert "2 game(s) ended by a forfeit" in first.output
+    monkeypatch.delenv(FLAKY_ENV)
+    replayed = invoke(*args, "--games", "2", *common, "--replay-forfeits")
+    assert replayed.exit_code == 0, replayed.output
+    assert "replaying 2 forfeited game(s)" in replayed.output
+    assert [r.final.end for r in load_records(out / "games.jsonl")] == ["terminated"] * 2
+    longer = invoke(*args, "--games", "4", *common)
+    assert longer.exit_code == 0, longer.output
+    assert "extending the run from 2 to 4 games" in longer.output
+    assert sorted(r.game_id for r in load_records(out / "games.jsonl")) == [0, 1, 2, 3]
+    shorter = invoke(*args, "--games", "2", *common)
+    assert shorter.exit_code == 2 and "games: run.json has 4, now 2" in shorter.output
