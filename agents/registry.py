@@ -45,7 +45,7 @@ class AgentInfo:
     needs_arg: bool = False
 
 
-_SCRIPTED_COST = "about 0.03 ms a move, a whole 2-player game in about 0.02 s"
+_SCRIPTED_COST = "about 0.03 ms a move, a whole 2-player game in about 0.01 s"
 _SCRIPTED_PLAYS = {
     "castle": "castle batches and their favors first: produces food, builds a farm and a market",
     "town": "buildings: lawyer, mason, residences and prestige buildings on them",
@@ -69,8 +69,9 @@ _BUILTIN: dict[str, AgentInfo] = {
         "mcts",
         "mcts:SIMS[:ROLLOUT][:key=value...]",
         "UCT search with scripted rollouts and opponent models, beats economy about 3 games "
-        "in 4 at mcts:60; cost grows about linearly with SIMS: mcts:50 about 0.16 s a move, "
-        "a whole 2-player game (both seats searching) about 40 s",
+        "in 4 at mcts:60; cost grows about linearly with SIMS: mcts:50 about 0.16 s a move "
+        "(a 2-player game, both seats searching, about 40 s), mcts:200 about 0.6 s a move "
+        "(about 110 s a game)",
         "SIMS: simulations per move (int >= 1); ROLLOUT: "
         + "|".join(ROLLOUTS)
         + " (default castle); keys: "

@@ -175,9 +175,9 @@ def _load_plugins(plugins: list[str] | None) -> None:
 #: Seconds numba needs to compile, with a cold cache, the kernels of: the engine (set-up, legal
 #: actions, moves, a whole game), what the observation encoder adds (``env``), what the scripted
 #: bots add (their one-ply search) and what the MCTS search adds (its rollout and tree kernels).
-#: Measured on a shared 2-core development machine; ``compile_notice`` sums the parts a command
-#: will use.
-COMPILE_SECONDS = {"engine": 90, "env": 10, "scripted": 40, "mcts": 40}
+#: Measured as CPU time with an empty ``NUMBA_CACHE_DIR`` on a 2-core development machine (one
+#: run each); ``compile_notice`` sums the parts a command will use.
+COMPILE_SECONDS = {"engine": 20, "env": 2, "scripted": 13, "mcts": 7}
 
 
 @contextlib.contextmanager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -163,43 +162,26 @@ def play(
         typer.echo(line)
 
 
-def _read_records(path: Path) -> list[dict[str, Any]]:
-    """The records of a file: one JSON record, a JSON list of them, or JSON lines.
+def _read_records(path: Path) -> list[Any]:
+    """The `GameRecord`s of a file (one JSON record, a JSON list, or JSON lines), read by the
+    engine's one strict reader; fails (exit 2) naming the file, the line and the bad field."""
+    from caylus_env.engine.record import load_records
 
-    Fails (exit 2) naming the line on anything that is not a JSON object per record.
-    """
     try:
-        text = path.read_text(encoding="utf-8")
+        records = load_records(path)
     except (OSError, UnicodeDecodeError) as err:
         _fail(f"cannot read {path}: {err}")
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-        records = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except ValueError as err:
-                _fail(f"{path} line {lineno} is not valid JSON: {err}")
-            if not isinstance(item, dict):
-                _fail(f"{path} line {lineno} is not a JSON object (a game record)")
-            records.append(item)
-    if whole is not None:
-        records = whole if isinstance(whole, list) else [whole]
-        if not all(isinstance(r, dict) for r in records):
-            _fail(f"{path} does not hold game records (JSON objects)")
+    except ValueError as err:
+        _fail(f"not a game record file: {err}")
     if not records:
         _fail(f"{path} holds no game record")
     return records
 
 
-def _ids_held(records: list[dict[str, Any]]) -> str:
+def _ids_held(records: list[Any]) -> str:
     """The game ids a file holds, as a range when they are consecutive: ``it holds 12 games,
     ids 0 to 11``; otherwise the sorted ids, the middle elided past a dozen."""
-    ids = sorted({r["game_id"] for r in records if isinstance(r.get("game_id"), int)})
+    ids = sorted({r.match.game_id for r in records if r.match is not None})
     count = f"it holds {len(records)} game{'s' if len(records) != 1 else ''}"
     if not ids:
         return f"{count}, none with a game_id (leave out --game-id to replay the first)"
@@ -230,42 +212,37 @@ def replay(
     if game_id is None:
         record = records[0]
     else:
-        matches = [r for r in records if r.get("game_id") == game_id]
+        matches = [r for r in records if r.match is not None and r.match.game_id == game_id]
         if not matches:
             _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
         record = matches[0]
     with compile_notice("engine"):
-        try:
+        try:  # checks every action, and the recorded prestige, ranks and end
             game = replay_record(record)
-        except (ValueError, TypeError, KeyError) as err:
+        except ValueError as err:
             _fail(f"{file}: the record does not replay: {err}", code=1)
-    if "prestige" in record and record["prestige"] != game.prestige().tolist():
-        _fail(
-            f"{file}: replayed prestige {game.prestige().tolist()} differs from the record's "
-            f"{record['prestige']}",
-            code=1,
-        )
     n = game.num_players
-    seats = record.get("seats") or [f"player {p}" for p in range(n)]
+    match = record.match
+    seats = list(match.agents) if match is not None else [f"player {p}" for p in range(n)]
     if show:
-        if record.get("seed") is None:
-            walker = Game.from_state_dict(record["start_state"])
+        if record.seed is None:
+            walker = Game.from_state_dict(dict(record.start_state))
         else:
-            walker = Game(GameConfig.from_dict(record.get("options", {})), record["seed"])
-        for i, a in enumerate(record["actions"]):
+            walker = Game(GameConfig.from_dict(dict(record.options)), record.seed)
+        for i, a in enumerate(record.actions):
             p = walker.current_player()
             typer.echo(
                 f"{i + 1:4d}. turn {walker.turn} player {p} ({seats[p]}): {action_to_string(a)}"
             )
             walker.apply(a)
     typer.echo(_render(game))
-    label = f"game {record['game_id']}" if "game_id" in record else "record"
-    end = record.get("end", "terminated" if game.is_terminal() else "unfinished")
-    typer.echo(f"{label} replayed: {len(record['actions'])} actions, end: {end}")
-    for p, reason in enumerate(record.get("forfeit_reason") or []):
+    label = f"game {match.game_id}" if match is not None else "record"
+    end = record.final.end if record.final is not None else "unfinished"
+    typer.echo(f"{label} replayed: {len(record.actions)} actions, end: {end}")
+    for p, reason in enumerate(match.forfeits if match is not None else ()):
         if reason:
             typer.echo(f"  player {p} ({seats[p]}) forfeited: {reason}")
-    ranks = record.get("ranks") or game.ranks().tolist()
+    ranks = list(record.final.ranks) if record.final is not None else game.ranks().tolist()
     prestige = game.prestige().tolist()
     for p in range(n):
         typer.echo(f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}")

@@ -57,13 +57,13 @@ def test_play_runs_a_game_to_the_end_and_prints_the_result():
     expected = play_game(["random", "random"], 2, 3, agent_seeds=[3, 4])
     lines = result.output.splitlines()
     decisions = [line for line in lines if line.startswith("turn ") and " -> " in line]
-    assert len(decisions) == len(expected["actions"])
-    assert [line.split(" -> ")[1] for line in decisions] == expected["action_names"]
+    assert len(decisions) == len(expected.actions)
+    assert [line.split(" -> ")[1] for line in decisions] == list(expected.action_names)
     assert "player 0 (random)" in decisions[0] or "player 1 (random)" in decisions[0]
     for p in range(2):
         assert (
-            f"player {p} (random): prestige {expected['prestige'][p]}, "
-            f"rank {expected['ranks'][p]:g}" in result.output
+            f"player {p} (random): prestige {expected.final.prestige[p]}, "
+            f"rank {expected.final.ranks[p]:g}" in result.output
         )
     assert "Game over" in result.output
 
@@ -89,19 +89,19 @@ def test_play_rejects_bad_arguments():
 def test_replay_checks_and_shows_a_record(tmp_path):
     record = play_game(["random", "random", "random"], 3, 6, game_id=0)
     single = tmp_path / "game.json"
-    single.write_text(json.dumps(record))
+    single.write_text(json.dumps(record.to_dict()))
     result = invoke("replay", single, "--show")
     assert result.exit_code == 0, result.output
     assert "game 0 replayed" in result.output
     listed = [line for line in result.output.splitlines() if LISTED.match(line)]
-    assert len(listed) == len(record["actions"])
-    assert listed[0].split(": ", 1)[1] == record["action_names"][0]
+    assert len(listed) == len(record.actions)
+    assert listed[0].split(": ", 1)[1] == record.action_names[0]
     quiet = invoke("replay", single, "--quiet")
     assert quiet.exit_code == 0 and len(quiet.output) < len(result.output)
 
     ledger = tmp_path / "games.jsonl"
     others = [play_game(["random", "random"], 2, s, game_id=s) for s in (10, 11)]
-    ledger.write_text("".join(json.dumps(r) + "\n" for r in others))
+    ledger.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in others))
     picked = invoke("replay", ledger, "--game-id", "11")
     assert picked.exit_code == 0 and "game 11 replayed" in picked.output
     missing = invoke("replay", ledger, "--game-id", "99")
@@ -112,15 +112,16 @@ def test_replay_checks_and_shows_a_record(tmp_path):
 def test_replay_refuses_malformed_and_tampered_records(tmp_path):
     broken = tmp_path / "broken.jsonl"
     good = play_game(["random", "random"], 2, 1)
-    broken.write_text(json.dumps(good) + "\n" + '{"game_id": 1, "actions": [1, 2\n')
+    broken.write_text(json.dumps(good.to_dict()) + "\n" + '{"game_id": 1, "actions": [1, 2\n')
     result = invoke("replay", broken)
-    assert result.exit_code == 2 and "line 2 is not valid JSON" in result.output
+    assert result.exit_code == 2, result.output
+    assert "line 2" in result.output and "valid JSON" in result.output
     not_records = tmp_path / "list.json"
     not_records.write_text("[1, 2, 3]")
     assert invoke("replay", not_records).exit_code == 2
     assert invoke("replay", tmp_path / "absent.json").exit_code == 2
-    tampered = dict(good, prestige=[p + 1 for p in good["prestige"]])
-    tampered["final"] = {"prestige": tampered["prestige"], "ranks": good["ranks"]}
+    tampered = good.to_dict()
+    tampered["final"]["prestige"] = [p + 1 for p in good.final.prestige]
     bad = tmp_path / "tampered.json"
     bad.write_text(json.dumps(tampered))
     result = invoke("replay", bad)
