@@ -3,4 +3,4 @@
 from caylus_cli.app import app
 
 if __name__ == "__main__":
-    app()
+    app(prog_name="caylus")
