@@ -1,8 +1,7 @@
 """Statistics for the tournament harness: win rates, seat effects, ratings, SPRT gating, reports.
 
 Pure functions of finished-game results (`GameResult`, one line of ``games.jsonl``); nothing here
-imports the game engine. See shared/design/evaluation-datasets-scale.md, sections (a), (b) and the
-appendix, for why these statistics were chosen.
+imports the game engine.
 """
 
 from __future__ import annotations

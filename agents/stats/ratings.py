@@ -11,7 +11,7 @@ sequence of them this module computes:
   a likelihood-of-superiority matrix from a bootstrap over seed blocks (`bootstrap_pl`);
 - a live ladder with OpenSkill's Plackett–Luce model (`openskill_ladder`), for dashboards and
   matchmaking only: online ratings depend on game order and ignore seats, so final numbers should
-  come from the batch fit (see shared/design/evaluation-datasets-scale.md, section (b)).
+  come from the batch fit.
 
 Conventions used throughout:
 
