@@ -136,12 +136,40 @@ def _slow(spec: str, arg: str | None) -> SlowAgent:
 
 def register_agents() -> None:
     """Register the ``test-*`` agents (called by the harness when this plugin is loaded)."""
-    register("test-pass", lambda spec, arg: PassAgent(spec))
-    register("test-first", lambda spec, arg: FirstAgent(spec))
-    register("test-crash", lambda spec, arg: CrashAgent(spec))
-    register("test-flaky", lambda spec, arg: FlakyAgent(spec))
-    register("test-illegal", lambda spec, arg: IllegalAgent(spec))
-    register("test-slow", _slow, needs_arg=True)
+    register(
+        "test-pass",
+        lambda spec, arg: PassAgent(spec),
+        description="harness check: passes or declines whenever it may (weaker than random); "
+        "under 1 ms a move",
+    )
+    register(
+        "test-first",
+        lambda spec, arg: FirstAgent(spec),
+        description="harness check: always the first legal action; under 1 ms a move",
+    )
+    register(
+        "test-crash",
+        lambda spec, arg: CrashAgent(spec),
+        description="harness check: raises on its first move (forfeits); under 1 ms a move",
+    )
+    register(
+        "test-flaky",
+        lambda spec, arg: FlakyAgent(spec),
+        description=f"harness check: raises while {FLAKY_ENV} is set, else the first legal "
+        "action; under 1 ms a move",
+    )
+    register(
+        "test-illegal",
+        lambda spec, arg: IllegalAgent(spec),
+        description="harness check: answers an illegal action (forfeits); under 1 ms a move",
+    )
+    register(
+        "test-slow",
+        _slow,
+        needs_arg=True,
+        description="harness check: sleeps ARG s on its first move, then plays randomly; "
+        "under 1 ms a move after that",
+    )
 
 
 __all__ = [
