@@ -172,14 +172,6 @@ def _load_plugins(plugins: list[str] | None) -> None:
         )
 
 
-#: Seconds numba needs to compile, with a cold cache, the kernels of: the engine (set-up, legal
-#: actions, moves, a whole game), what the observation encoder adds (``env``), what the scripted
-#: bots add (their one-ply search) and what the MCTS search adds (its rollout and tree kernels).
-#: Measured as CPU time with an empty ``NUMBA_CACHE_DIR`` on a 2-core development machine (one
-#: run each); ``compile_notice`` sums the parts a command will use.
-COMPILE_SECONDS = {"engine": 20, "env": 2, "scripted": 13, "mcts": 7}
-
-
 @contextlib.contextmanager
 def compile_notice(*parts: str) -> Iterator[None]:
     """Say on stderr, once, when numba starts compiling kernels, instead of a silent pause.
@@ -187,14 +179,17 @@ def compile_notice(*parts: str) -> Iterator[None]:
     numba raises its ``numba:compile`` event only when a kernel is not in its on-disk cache
     (a cache hit loads the machine code and raises none), so the message appears exactly on a
     cold or stale cache: the first run after installing or after the engine changed. ``parts``
-    name the entries of ``COMPILE_SECONDS`` the command will compile, for the estimate.
+    name the kernel families (``agents.tournament.backends.COLD_COMPILE_SECONDS``, the one table
+    of the estimates) the command will compile.
     """
     from numba.core import event
 
-    unknown = [part for part in parts if part not in COMPILE_SECONDS]
+    from agents.tournament.backends import COLD_COMPILE_SECONDS
+
+    unknown = [part for part in parts if part not in COLD_COMPILE_SECONDS]
     if unknown:
-        raise ValueError(f"unknown kernel groups {unknown}; known: {sorted(COMPILE_SECONDS)}")
-    estimate = sum(COMPILE_SECONDS[part] for part in parts)
+        raise ValueError(f"unknown kernel groups {unknown}; known: {sorted(COLD_COMPILE_SECONDS)}")
+    estimate = sum(COLD_COMPILE_SECONDS[part] for part in parts)
 
     class _FirstCompile(event.Listener):
         said = False

@@ -70,19 +70,11 @@ def _seat_count(specs: list[str], players: int | None) -> int:
 
 
 def _kernel_groups(seats: list[str]) -> list[str]:
-    """The compiled kernel groups (``COMPILE_SECONDS``) a game between ``seats`` will use.
+    """The compiled kernel families a game between ``seats`` uses (MCTS also runs the scripted
+    bots, in its rollouts and move ordering)."""
+    from agents.tournament.backends import kernel_families
 
-    MCTS also runs the scripted bots (its rollouts and move ordering).
-    """
-    from agents.scripted import STRATEGIES
-
-    heads = {spec.partition(":")[0] for spec in seats}
-    groups = ["engine"]
-    if heads & {*STRATEGIES, "mcts"}:
-        groups.append("scripted")
-    if "mcts" in heads:
-        groups.append("mcts")
-    return groups
+    return kernel_families(seats)
 
 
 @app.command()

@@ -35,9 +35,13 @@ from agents.tournament.arena import (
     warm_up,
 )
 
-COLD_COMPILE_SECONDS = {"engine": 23.0, "scripted": 18.0, "mcts": 90.0}
-"""Seconds to compile each family of numba kernels from scratch, measured on one core of the
-development machine (a game of ``random``: 23 s; of ``castle``: 41 s; of ``mcts:20``: 113 s)."""
+COLD_COMPILE_SECONDS = {"engine": 23.0, "env": 2.0, "scripted": 18.0, "mcts": 90.0}
+"""Seconds to compile each family of numba kernels from scratch (and, for ``mcts``, to play the
+short warm-up game that compiles it), measured with an empty ``NUMBA_CACHE_DIR`` on one core of
+the 2-core development machine: the engine (a game of ``random``: 23 s), what the observation
+encoder adds (``env``: 2 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
+what MCTS adds (a game of ``mcts:20``: 113 s in all). The one table of these estimates: the CLI
+sums the families a command uses."""
 AGENT_KERNELS = {
     "agents.scripted.bots": ("scripted",),
     "agents.mcts": ("scripted", "mcts"),
@@ -45,13 +49,18 @@ AGENT_KERNELS = {
 """Kernel families an agent class compiles besides the engine's, by the class's module."""
 
 
-def cold_compile_estimate(specs: list[str]) -> float:
-    """About how long compiling the run's kernels from scratch takes (`COLD_COMPILE_SECONDS`)."""
+def kernel_families(specs: list[str]) -> list[str]:
+    """The kernel families (keys of `COLD_COMPILE_SECONDS`) a game between ``specs`` compiles."""
     families = {"engine"}
     for spec in specs:
         with contextlib.suppress(Exception):  # unknown agents compile what they compile
             families.update(AGENT_KERNELS.get(type(make_agent(spec)).__module__, ()))
-    return sum(COLD_COMPILE_SECONDS[f] for f in families)
+    return sorted(families)
+
+
+def cold_compile_estimate(specs: list[str]) -> float:
+    """About how long compiling the run's kernels from scratch takes (`COLD_COMPILE_SECONDS`)."""
+    return sum(COLD_COMPILE_SECONDS[f] for f in kernel_families(specs))
 
 
 def prewarm(settings: Mapping[str, Any], console: Console) -> WarmUp:
@@ -192,6 +201,7 @@ __all__ = [
     "COLD_COMPILE_SECONDS",
     "Backend",
     "cold_compile_estimate",
+    "kernel_families",
     "open_backend",
     "prewarm",
 ]
