@@ -4,6 +4,8 @@ Public surface:
 - ``GameConfig`` (options), ``Game`` (one game: legal actions, apply, clone,
   records, state dicts), ``replay`` (a record back into a game),
   ``IllegalActionError``;
+- ``GameRecord`` (the one typed game record) and ``load_records`` (its reader for
+  ``.json`` / ``.jsonl`` files);
 - the action codec ``NUM_ACTIONS``, ``ACTION_NAMES``, ``action_to_string``,
   ``string_to_action``;
 - the compiled kernel surface ``caylus_env.engine.kernels`` for search, bots, batched
@@ -25,7 +27,8 @@ from caylus_env.engine.actions import (
     string_to_action,
 )
 from caylus_env.engine.config import GameConfig
-from caylus_env.engine.game import Decision, Game, IllegalActionError, rank_of, replay
+from caylus_env.engine.game import Decision, Game, IllegalActionError, replay
+from caylus_env.engine.record import GameRecord, load_records, rank_of
 
 __all__ = [
     "ACTION_NAMES",
@@ -34,8 +37,10 @@ __all__ = [
     "Decision",
     "Game",
     "GameConfig",
+    "GameRecord",
     "IllegalActionError",
     "action_to_string",
+    "load_records",
     "rank_of",
     "replay",
     "string_to_action",

@@ -29,6 +29,8 @@ from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from caylus_env.engine.actions import NUM_ACTIONS
 from caylus_env.engine.config import GameConfig
 
@@ -548,6 +550,19 @@ def _from_legacy(data: Mapping[str, Any]) -> GameRecord:
     )
 
 
+def rank_of(prestige: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Ranks (1 = best); tied players share the average of their ranks (rules 8.21).
+
+    Example:
+        >>> rank_of([10, 3, 10]).tolist()
+        [1.5, 3.0, 1.5]
+    """
+    prestige = np.asarray(prestige)
+    better = (prestige[None, :] > prestige[:, None]).sum(axis=1)
+    tied = (prestige[None, :] == prestige[:, None]).sum(axis=1) - 1
+    return 1.0 + better + tied / 2.0
+
+
 def forfeit_ranks(prestige: Sequence[int], loser: int) -> list[float]:
     """Ranks after a forfeit: the loser is last, the others by prestige with ties averaged.
 
@@ -557,8 +572,6 @@ def forfeit_ranks(prestige: Sequence[int], loser: int) -> list[float]:
         >>> forfeit_ranks([5, 5, 1], loser=2)
         [1.5, 1.5, 3.0]
     """
-    from caylus_env.engine.game import rank_of  # game.py imports this module
-
     n = len(prestige)
     others = [s for s in range(n) if s != loser]
     ranks = [0.0] * n
@@ -613,4 +626,5 @@ __all__ = [
     "Timings",
     "forfeit_ranks",
     "load_records",
+    "rank_of",
 ]
