@@ -11,10 +11,11 @@ A rollout plays a copied state forward and returns one value per seat in [-1, 1]
   seat's through ``tanh((v_i - v_j) / scale)`` and averaged, which tends to the
   rank return as the margins grow.
 
-Policies: ``POLICY_RANDOM`` (uniform, as ``rules.random_playout``),
+Policies: ``POLICY_RANDOM`` (uniform, as ``kernels.random_playout``),
 ``POLICY_HEURISTIC`` (``light_choice``: cheap rules of thumb, no lookahead) and
 ``POLICY_BOT`` (the scripted bots' one-ply search, one weight row per seat, so
-each seat may follow a different bot; strong but about sixty times slower). All randomness comes from numba's generator (``rules.seed_playouts``).
+each seat may follow a different bot; strong but about sixty times slower). All randomness
+comes from numba's generator (``kernels.seed_playouts``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from agents.scripted import _kernels as SK
-from caylus_env.engine import rules
+from caylus_env.engine import kernels as ek
 from caylus_env.engine.actions import (
     ACT_BATCH,
     ACT_BUILD,
@@ -50,57 +51,21 @@ from caylus_env.engine.board import (
     TARGET_TRADING_POST,
 )
 from caylus_env.engine.buildings import (
+    ANY_NON_GOLD,
     B_EFFECT,
     B_OPTIONS,
     B_PRESTIGE,
+    OPTION_CUBE_COUNT,
+    OPTION_CUBE_KIND,
+    OPTION_DENIERS,
     BuildingId,
+    Effect,
 )
-from caylus_env.engine.layout import (
-    NUM_PASSED,
-    NUM_PLAYERS,
-    P_CUBES,
-    P_MONEY,
-    P_PRESTIGE,
-    PHASE,
-    PLAYER_STRIDE,
-    PLAYERS,
-    PROVOST,
-    ROAD_OWNER,
-    ROAD_TILE,
-    STACK,
-    STACK_ENTRY,
-    STACK_SIZE,
-)
-from caylus_env.engine.rules import (  # the engine's int constants, shared with its kernels
-    CLOTH,
-    D_ALCHEMIST_PAY,
-    D_BUILD,
-    D_CASTLE,
-    D_FAVOR_COLUMN,
-    D_FAVOR_GIVE,
-    D_GUILD,
-    D_INN,
-    D_JOUST,
-    D_LAWYER,
-    D_MARKET,
-    D_OPTION,
-    D_PAY_ANY,
-    D_PEDDLER,
-    D_PLACE,
-    D_PROVOST,
-    E_BUILD_PRESTIGE,
-    E_BUILD_STONE,
-    E_BUILD_WOOD,
-    E_LAWYER,
-    E_MARKET,
-    E_OPTIONS,
-    E_PEDDLER,
-    E_PRODUCE,
-    FOOD,
-    GOLD,
-    PH_GAME_OVER,
-    STONE,
-    WOOD,
+from caylus_env.engine.constants import (
+    NUM_RESOURCES,
+    SUBSEQUENT_PLACEMENT_FLOOR,
+    DecisionKind,
+    Resource,
 )
 
 POLICY_RANDOM = 0
@@ -108,46 +73,20 @@ POLICY_HEURISTIC = 1
 POLICY_BOT = 2
 
 
-RESIDENCE = SK.RESIDENCE
-GOLD_MINE = int(BuildingId.GOLD_MINE)
 GOLD_MINE_BONUS = 1.0
 PASS_SCORE = 0.6
 PRICE_WEIGHT = 0.6
 TEMPERATURE = 0.6  # Gumbel noise scale of the placement choice
 RANDOM_SHARE = 0.05  # share of fully random choices (exploration in rollouts)
-
-
-@njit(cache=True)
-def _cube(s, p, r):
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_CUBES + r])
-
-
-@njit(cache=True)
-def _money(s, p):
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_MONEY])
-
-
-@njit(cache=True)
-def rank_returns(s, ret):
-    """Write ``Game.returns('rank')`` of a finished game into ``ret`` (one per seat)."""
-    n = np.int64(s[NUM_PLAYERS])
-    for i in range(n):
-        pi = s[PLAYERS + i * PLAYER_STRIDE + P_PRESTIGE]
-        acc = 0.0
-        for j in range(n):
-            if j != i:
-                pj = s[PLAYERS + j * PLAYER_STRIDE + P_PRESTIGE]
-                if pi > pj:
-                    acc += 1.0
-                elif pi < pj:
-                    acc -= 1.0
-        ret[i] = acc / (n - 1)
+# Phase 2 price of a worker on another's building: this base plus 1 per passed player (the
+# rule of thumb ignores the 2-player price). No name in ``constants`` yet (reported).
+BRIDGE_BASE_PRICE = 1.0
 
 
 @njit(cache=True)
 def soft_returns(s, w, scale, ret):
     """Soft rank returns from estimated final prestige (for cut-off rollouts)."""
-    n = np.int64(s[NUM_PLAYERS])
+    n = ek.num_players(s)
     v = np.empty(n)
     for i in range(n):
         v[i] = SK.player_value(s, i, w)
@@ -164,9 +103,9 @@ def final_returns(s, margin, scale, w, ret):
     """Returns of a finished game: ``(1 - margin)`` times the rank returns plus ``margin``
     times their soft version (``tanh`` of the prestige differences over ``scale``), which
     also rewards winning by more and losing by less."""
-    rank_returns(s, ret)
+    ek.returns(s, ret)
     if margin > 0.0:
-        n = np.int64(s[NUM_PLAYERS])
+        n = ek.num_players(s)
         soft = np.empty(n)
         soft_returns(s, w, scale, soft)
         for i in range(n):
@@ -180,15 +119,16 @@ def _gumbel():
 
 
 @njit(cache=True)
-def _holds_batch(s, p):
-    if _cube(s, p, FOOD) < 1:
+def _batches_held(s, p):
+    """Castle batches (phase 6) the cubes of ``p`` can form."""
+    if not ek.holds_batch(s, p):
         return 0
     return SK.batches_formable(
-        _cube(s, p, FOOD),
-        _cube(s, p, WOOD),
-        _cube(s, p, STONE),
-        _cube(s, p, CLOTH),
-        _cube(s, p, GOLD),
+        ek.cube(s, p, Resource.FOOD),
+        ek.cube(s, p, Resource.WOOD),
+        ek.cube(s, p, Resource.STONE),
+        ek.cube(s, p, Resource.CLOTH),
+        ek.cube(s, p, Resource.GOLD),
     )
 
 
@@ -196,14 +136,12 @@ def _holds_batch(s, p):
 def _place_score(s, p, a):
     """Rule-of-thumb worth of a phase-2 choice (pass, or a worker on a target)."""
     if a == ACT_PASS:
-        return PASS_SCORE + (0.5 if s[NUM_PASSED] == 0 else 0.0)
+        return PASS_SCORE + (0.5 if ek.num_passed(s) == 0 else 0.0)
     t = a - ACT_PLACE
-    money = _money(s, p)
-    cubes = 0
-    for r in range(5):
-        cubes += _cube(s, p, r)
+    money = ek.money(s, p)
+    cubes = ek.all_cubes(s, p)
     if t == TARGET_CASTLE:
-        b = _holds_batch(s, p)
+        b = _batches_held(s, p)
         return 3.5 + 1.5 * b if b > 0 else -3.0
     if t == TARGET_GATE:
         return 1.5
@@ -212,47 +150,49 @@ def _place_score(s, p, a):
     if t == TARGET_GUILD:
         return 0.8
     if t == TARGET_JOUST:
-        return 2.5 if _cube(s, p, CLOTH) >= 1 and money >= 3 else -1.0
+        return 2.5 if ek.cube(s, p, Resource.CLOTH) >= 1 and money >= 3 else -1.0
     if t == TARGET_STABLES:
         return 0.5
     if t == TARGET_INN:
         return 0.7
     k = t - ROAD_TARGET_BASE + 1
-    tile = s[ROAD_TILE + k]
+    tile = ek.road_tile(s, k)
     effect = B_EFFECT[tile]
     base = -1.0
-    if effect == E_PRODUCE:
+    if effect == Effect.PRODUCE:
         base = 2.0
-        if tile == GOLD_MINE:
+        if tile == BuildingId.GOLD_MINE:
             base += GOLD_MINE_BONUS
-    elif effect == E_BUILD_WOOD:
-        base = 3.0 if _cube(s, p, WOOD) >= 1 and cubes >= 2 else -1.0
-    elif effect == E_BUILD_STONE:
-        base = 3.0 if _cube(s, p, STONE) >= 1 and cubes >= 2 else -1.0
-    elif effect == E_BUILD_PRESTIGE:
-        owns = False
-        for kk in range(1, SK.ROAD + 1):
-            if s[ROAD_TILE + kk] == RESIDENCE and s[ROAD_OWNER + kk] == p:
-                owns = True
-        base = 4.0 if owns and _cube(s, p, GOLD) >= 1 and cubes >= 3 else -1.0
-    elif effect == E_LAWYER:
-        base = 2.5 if _cube(s, p, CLOTH) >= 1 and money >= 2 else -1.0
-    elif effect == E_MARKET:
+    elif effect == Effect.BUILD_WOOD:
+        base = 3.0 if ek.cube(s, p, Resource.WOOD) >= 1 and cubes >= 2 else -1.0
+    elif effect == Effect.BUILD_STONE:
+        base = 3.0 if ek.cube(s, p, Resource.STONE) >= 1 and cubes >= 2 else -1.0
+    elif effect == Effect.BUILD_PRESTIGE:
+        owns = ek.owns_residence(s, p)
+        base = 4.0 if owns and ek.cube(s, p, Resource.GOLD) >= 1 and cubes >= 3 else -1.0
+    elif effect == Effect.LAWYER:
+        base = 2.5 if ek.cube(s, p, Resource.CLOTH) >= 1 and money >= 2 else -1.0
+    elif effect == Effect.MARKET:
         base = 1.5 if cubes >= 3 else -1.0
-    elif effect == E_PEDDLER:
+    elif effect == Effect.PEDDLER:
         base = 1.5 if money >= 4 else -0.5
-    elif effect == E_OPTIONS:
-        ok = money >= B_OPTIONS[tile, 0, 0]
-        kind = B_OPTIONS[tile, 0, 1]
-        if kind == 5:
-            ok = ok and cubes - _cube(s, p, GOLD) >= B_OPTIONS[tile, 0, 2]
+    elif effect == Effect.OPTIONS:
+        # the first option only (the church-like buildings' cheaper one)
+        ok = money >= B_OPTIONS[tile, 0, OPTION_DENIERS]
+        kind = B_OPTIONS[tile, 0, OPTION_CUBE_KIND]
+        count = B_OPTIONS[tile, 0, OPTION_CUBE_COUNT]
+        if kind == ANY_NON_GOLD:
+            ok = ok and ek.non_gold_cubes(s, p) >= count
         elif kind >= 0:
-            ok = ok and _cube(s, p, kind) >= B_OPTIONS[tile, 0, 2]
+            ok = ok and ek.cube(s, p, kind) >= count
         base = 2.5 if ok else -1.0
-    d = k - s[PROVOST]
+    d = k - ek.provost(s)
     if d > 0:
         base *= 0.3 if d <= 2 else 0.05
-    price = 1.0 if s[ROAD_OWNER + k] == p else 1.0 + s[NUM_PASSED]
+    if ek.road_owner(s, k) == p:
+        price = float(SUBSEQUENT_PLACEMENT_FLOOR)
+    else:
+        price = BRIDGE_BASE_PRICE + ek.num_passed(s)
     return base - PRICE_WEIGHT * price
 
 
@@ -263,8 +203,8 @@ def _most_held(s, p, out, n, base):
     most = -1
     for i in range(n):
         r = out[i] - base
-        if 0 <= r < 5 and _cube(s, p, r) > most:
-            most = _cube(s, p, r)
+        if 0 <= r < NUM_RESOURCES and ek.cube(s, p, r) > most:
+            most = ek.cube(s, p, r)
             best = i
     return best
 
@@ -282,10 +222,9 @@ def light_choice(s, out, n):
         return 0
     if np.random.random() < RANDOM_SHARE:
         return np.random.randint(n)
-    o = STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY
-    kind = s[o]
-    p = s[o + 1]
-    if kind == D_PLACE:
+    kind = ek.decision_kind(s)
+    p = ek.decision_player(s)
+    if kind == DecisionKind.PLACE_WORKER:
         best = 0
         best_v = -1e18
         for i in range(n):
@@ -294,9 +233,9 @@ def light_choice(s, out, n):
                 best_v = v
                 best = i
         return best
-    if kind in (D_PROVOST, D_GUILD):
+    if kind in (DecisionKind.PROVOST, DecisionKind.GUILD):
         return 0 if np.random.random() < 0.85 else np.random.randint(n)
-    if kind == D_CASTLE:
+    if kind == DecisionKind.CASTLE:
         best = 0
         best_v = -1e18
         for i in range(n):
@@ -305,12 +244,12 @@ def light_choice(s, out, n):
             j = out[i] - ACT_BATCH
             a = BATCH_A[j]
             b = BATCH_B[j]
-            v = _cube(s, p, a) + _cube(s, p, b) - (3.0 if b == GOLD else 0.0)
+            v = ek.cube(s, p, a) + ek.cube(s, p, b) - (3.0 if b == Resource.GOLD else 0.0)
             if v > best_v:
                 best_v = v
                 best = i
         return best
-    if kind == D_BUILD:
+    if kind == DecisionKind.BUILD:
         best = 0
         best_v = -1e18
         for i in range(n):
@@ -321,26 +260,26 @@ def light_choice(s, out, n):
                 best_v = v
                 best = i
         return best
-    if kind in (D_OPTION, D_FAVOR_COLUMN):
+    if kind in (DecisionKind.OPTION, DecisionKind.FAVOR_COLUMN):
         return n - 1
-    if kind == D_JOUST:
+    if kind == DecisionKind.JOUST:
         for i in range(n):
             if out[i] == ACT_JOUST:
                 return i
         return 0
-    if kind == D_LAWYER:
+    if kind == DecisionKind.LAWYER:
         return 1 + np.random.randint(n - 1) if n > 1 else 0
-    if kind in (D_PAY_ANY, D_ALCHEMIST_PAY, D_FAVOR_GIVE):
+    if kind in (DecisionKind.PAY_ANY, DecisionKind.ALCHEMIST_PAY, DecisionKind.FAVOR_GIVE):
         return _most_held(s, p, out, n, ACT_PAY)
-    if kind == D_MARKET:
-        if _money(s, p) >= 4:
+    if kind == DecisionKind.MARKET:
+        if ek.money(s, p) >= 4:
             return 0
         return _most_held(s, p, out, n, ACT_PAY)
-    if kind == D_PEDDLER:
-        if _money(s, p) < 3:
+    if kind == DecisionKind.PEDDLER:
+        if ek.money(s, p) < 3:
             return 0
         return 1 + np.random.randint(n - 1)
-    if kind == D_INN:
+    if kind == DecisionKind.INN:
         return 0 if np.random.random() < 0.5 else 1
     return np.random.randint(n)
 
@@ -365,7 +304,7 @@ def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, margin
     Returns:
         The number of decisions taken.
     """
-    n = rules.advance(s, out)
+    n = ek.advance(s, out)
     count = 0
     noise = np.empty(NUM_ACTIONS)
     legal = np.empty(NUM_ACTIONS, np.int64)
@@ -375,15 +314,15 @@ def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, margin
         elif policy == POLICY_HEURISTIC:
             a = out[light_choice(s, out, n)]
         else:
-            p = rules.current_player(s)
+            p = ek.current_player(s)
             for i in range(n):
                 noise[i] = np.random.random()
                 legal[i] = out[i]
             a = legal[SK.choose(s, legal, n, weights[p], depth, noise)]
-        rules._apply(s, a)
-        n = rules.advance(s, out)
+        ek.apply(s, a)
+        n = ek.advance(s, out)
         count += 1
-    if s[PHASE] == PH_GAME_OVER:
+    if ek.is_terminal(s):
         final_returns(s, margin, scale, eval_w, ret)
     else:
         soft_returns(s, eval_w, scale, ret)
@@ -398,5 +337,5 @@ def expand(parent, action, child, out):
         The number of legal actions of ``child`` (written to ``out``; 0 at the end).
     """
     child[:] = parent
-    rules._apply(child, action)
-    return rules.advance(child, out)
+    ek.apply(child, action)
+    return ek.advance(child, out)

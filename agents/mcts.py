@@ -3,15 +3,15 @@
 Caylus has no hidden information after setup, so the search works directly on
 exact copies of the flat state array. Each tree node holds the position (its
 ``int16`` state, 700 bytes), the seat to move there (read with
-``rules.current_player``: the engine applies forced moves itself, so turns do not
+``kernels.current_player``: the engine applies forced moves itself, so turns do not
 alternate regularly), its legal actions, and per-seat sums of the returns that
 went through it. One simulation:
 
 1. *selection*: from the root, while a node may not grow (see widening), go to the
    child with the best UCT score **for the seat to move at that node** (max^n: every
    seat maximizes its own return; ``q + c * sqrt(ln N / n)``);
-2. *expansion*: add one untried action: copy the state, ``rules._apply`` +
-   ``rules.advance``. Actions are tried best first according to a scripted bot's
+2. *expansion*: add one untried action: copy the state, ``kernels.apply`` +
+   ``kernels.advance``. Actions are tried best first according to a scripted bot's
    one-ply values (``prior``), and with *progressive widening* a node visited ``n``
    times has at most ``ceil(widen * sqrt(n + 1))`` children, so the few simulations
    go to the moves a good player would consider;
@@ -19,7 +19,7 @@ went through it. One simulation:
    scripted bot (default ``castle``: every seat plays the bot's one-ply search,
    see below for opponents), ``heuristic`` (cheap rules of thumb that place workers
    where they produce, give batches and build; ~60 times faster per rollout) or
-   ``random`` (uniform, like ``rules.random_playout``). A rollout may be cut off
+   ``random`` (uniform, like ``kernels.random_playout``). A rollout may be cut off
    after ``max_rollout`` decisions and scored with the bots' value function;
 4. *backpropagation* of the per-seat returns: the game's rank-based returns in
    [-1, 1] (``Game.returns``), mixed (``margin``, default 0.5) with their soft version
@@ -57,7 +57,7 @@ scripted bot, ``economy``, in 44 of 60 games (73%, Wilson 95% interval 61-83%; 3
 the 44 were shared wins) and ``castle`` in 31 of 40 (78%, 63-88%).
 
 Determinism: ``reset(seed)`` seeds a ``random.Random``; every ``act`` draws from it
-the seed of numba's generator (``rules.seed_playouts``) and the expansion order, and
+the seed of numba's generator (``kernels.seed_playouts``) and the expansion order, and
 the opponent models depend only on the game, so the same seed and the same game give
 the same actions.
 """
@@ -73,7 +73,7 @@ import numpy as np
 from agents import _mcts_kernels as MK
 from agents.scripted import _kernels as SK
 from agents.scripted.bots import STRATEGIES
-from caylus_env.engine import Game, rules
+from caylus_env.engine import Game, kernels
 from caylus_env.engine.actions import NUM_ACTIONS
 
 ROLLOUTS = ("heuristic", "random", *STRATEGIES)
@@ -268,7 +268,7 @@ class MCTSAgent:
     # -- tree ------------------------------------------------------------------------------
     def _new_node(self, state: np.ndarray, n_legal: int, seats: int) -> _Node:
         """A node for ``state`` whose ``n_legal`` legal actions are in ``self._out``."""
-        player = int(rules.current_player(state))
+        player = int(kernels.current_player(state))
         order = list(range(n_legal))
         self._rng.shuffle(order)
         weights = self._prior_weights[player] if player >= 0 else None
@@ -371,7 +371,7 @@ class MCTSAgent:
         seats = game.num_players
         if self.model:
             self._update_models(game)
-        rules.seed_playouts(self._rng.getrandbits(31))
+        kernels.seed_playouts(self._rng.getrandbits(31))
         if self._buf is None or self._buf.shape != game.state.shape:
             self._buf = np.empty_like(game.state)
         root = self._reused_root(game)

@@ -1,7 +1,7 @@
 """Compiled evaluation shared by the scripted bots (and by MCTS's bot rollouts).
 
 The scripted bots all decide the same way: every legal action is tried on a copy
-of the state (``rules._apply`` + ``rules.advance``, so the automatic steps the
+of the state (``kernels.apply`` + ``kernels.advance``, so the automatic steps the
 engine takes after an action are included), and the resulting position is scored
 with a strategy-specific value function. When the next decision is a follow-up
 of the same player (a favor's row, then its column, a building's "any cube"
@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caylus_env.engine import rules
+from caylus_env.engine import kernels as ek
 from caylus_env.engine.actions import NUM_ACTIONS
 from caylus_env.engine.board import (
     ROAD_LEN,
@@ -68,12 +68,30 @@ from caylus_env.engine.buildings import (
     B_PEDDLER_PRICE,
     B_PRESTIGE,
     B_PRODUCE,
+    MAX_BUILDING_OPTIONS,
     NUM_BUILDINGS,
+    OPTION_CUBE_COUNT,
+    OPTION_CUBE_KIND,
+    OPTION_DENIERS,
+    OPTION_GOLD,
+    OPTION_PRESTIGE,
+    BuildingId,
+    BuildingKind,
+    Effect,
 )
 from caylus_env.engine.constants import (
+    BAILIFF_STEP,
+    BAILIFF_STEP_BEHIND_PROVOST,
     CASTLE_PENALTY,
+    FINAL_CUBES_PER_PRESTIGE,
+    FINAL_DENIERS_PER_PRESTIGE,
+    FINAL_PRESTIGE_PER_GOLD,
+    JOUST_COST_CLOTH,
     JOUST_COST_DENIERS,
-    MAX_PLAYERS,
+    JOUST_FAVORS,
+    LAWYER_COST_CLOTH,
+    LAWYER_COST_DENIERS,
+    LAWYER_PRESTIGE,
     NUM_CASTLE_SPOTS,
     NUM_FAVOR_ROWS,
     NUM_RESOURCES,
@@ -82,100 +100,53 @@ from caylus_env.engine.constants import (
     SIMPLIFIED_FAVOR_PRESTIGE,
     TRADING_POST_DENIERS,
     DecisionKind,
+    Phase,
+    Resource,
+    Section,
     Special,
 )
 from caylus_env.engine.layout import (
-    BAILIFF,
-    CASTLE_HOUSES,
     CASTLE_SPOTS,
-    CURSOR,
     INN_LEFT,
     INN_RIGHT,
-    NUM_PLAYERS,
     OPT_LAWYER_PRESTIGE,
     OPT_SIMPLIFIED_FAVORS,
-    P_CUBES,
-    P_FAVOR,
-    P_MONEY,
-    P_PRESTIGE,
-    PHASE,
-    PLAYER_STRIDE,
-    PLAYERS,
-    PROVOST,
     ROAD_LAWYER,
-    ROAD_OWNER,
-    ROAD_TILE,
-    ROAD_WORKER,
-    SCORED,
     SPECIAL_WORKER,
     STABLES,
-    STACK,
-    STACK_ENTRY,
-    STACK_SIZE,
     STATE_SIZE,
-    STOCK,
-)
-from caylus_env.engine.rules import (  # the engine's int constants, shared with its kernels
-    CLOTH,
-    D_CASTLE,
-    D_FAVOR_ROW,
-    D_PROVOST,
-    E_BUILD_PRESTIGE,
-    E_BUILD_STONE,
-    E_BUILD_WOOD,
-    E_LAWYER,
-    E_MARKET,
-    E_OPTIONS,
-    E_PEDDLER,
-    E_PRODUCE,
-    FOOD,
-    GOLD,
-    K_NEUTRAL,
-    K_PRESTIGE,
-    K_STONE,
-    K_WOOD,
-    LAWYER_TILE,
-    PH_ACTIVATION,
-    PH_CASTLE,
-    PH_GAME_OVER,
-    PH_PROVOST,
-    PH_SPECIAL,
-    RESIDENCE,
-    STONE,
-    WOOD,
 )
 
 # ---------------------------------------------------------------------------------------
 # Weight indices (see ``agents.scripted.bots.Strategy`` for their meaning).
 # ---------------------------------------------------------------------------------------
 W_MONEY = 0  # early value of one denier
-W_CUBE = 1  # + Resource: early value of one cube of that kind (5 entries)
-W_CUBE_CAP = 6  # cubes of one non-gold kind beyond this count are valued as at the end
-W_BATCH = 7  # bonus per castle batch the cubes can form
-W_FAVOR = 8  # value of one royal favor
-W_SECTION = 9  # multiplier of the castle-section standing
-W_BEST_BUILDER = 10  # share of a favor credited for giving at least one batch
-W_OWN_PRODUCE = 11  # per turn left: owning a production building
-W_OWN_OTHER = 12  # per turn left: owning another craft building
-W_RESIDENCE = 13  # flat value of a residence (architect base) besides its income
-W_TRACK = 14  # + FavorRow: value per favor-track column (4 entries)
-W_GATE = 18
-W_GUILD = 19
-W_STABLES = 20
-W_INN = 21
-W_OPPONENT = 22  # weight of the best opponent's value in the score
-W_HORIZON = 23  # turns over which early values fade to final-scoring values
-W_AFFINITY = 24  # + Effect: bonus when a worker's road effect is used (9 entries)
-W_CASTLE = 33  # bonus for a castle worker that gives at least one batch
-W_BUILD_BONUS = 34  # + BuildingId: bonus for owning a building (NUM_BUILDINGS entries)
+W_CUBE = 1  # + Resource: early value of one cube of that kind (NUM_RESOURCES entries)
+W_CUBE_CAP = W_CUBE + NUM_RESOURCES  # cubes of one non-gold kind beyond this count: end value
+W_BATCH = W_CUBE_CAP + 1  # bonus per castle batch the cubes can form
+W_FAVOR = W_BATCH + 1  # value of one royal favor
+W_SECTION = W_FAVOR + 1  # multiplier of the castle-section standing
+W_BEST_BUILDER = W_SECTION + 1  # share of a favor credited for giving at least one batch
+W_OWN_PRODUCE = W_BEST_BUILDER + 1  # per turn left: owning a production building
+W_OWN_OTHER = W_OWN_PRODUCE + 1  # per turn left: owning another craft building
+W_RESIDENCE = W_OWN_OTHER + 1  # flat value of a residence (architect base) besides its income
+W_TRACK = W_RESIDENCE + 1  # + FavorRow: value per favor-track column (NUM_FAVOR_ROWS entries)
+W_GATE = W_TRACK + NUM_FAVOR_ROWS
+W_GUILD = W_GATE + 1
+W_STABLES = W_GUILD + 1
+W_INN = W_STABLES + 1
+W_OPPONENT = W_INN + 1  # weight of the best opponent's value in the score
+W_HORIZON = W_OPPONENT + 1  # turns over which early values fade to final-scoring values
+W_AFFINITY = W_HORIZON + 1  # + Effect: bonus when a worker's road effect is used (per Effect)
+W_CASTLE = W_AFFINITY + len(Effect)  # bonus for a castle worker that gives at least one batch
+W_BUILD_BONUS = W_CASTLE + 1  # + BuildingId: bonus for owning a building (NUM_BUILDINGS entries)
 NUM_WEIGHTS = W_BUILD_BONUS + NUM_BUILDINGS
 
 MAX_DEPTH = 4  # levels of same-player follow-up decisions searched
 
 # ---------------------------------------------------------------------------------------
-# Engine constants as plain ints (numba freezes module globals).
+# Rule numbers the value function reads (numba freezes module globals).
 # ---------------------------------------------------------------------------------------
-N_MAX = int(MAX_PLAYERS)
 N_RES = int(NUM_RESOURCES)
 N_SEC = int(NUM_SECTIONS)
 N_ROWS = int(NUM_FAVOR_ROWS)
@@ -183,16 +154,15 @@ N_BUILDINGS = int(NUM_BUILDINGS)
 N_CASTLE = int(NUM_CASTLE_SPOTS)
 N_STABLES = int(NUM_STABLES_SPOTS)
 ROAD = int(ROAD_LEN)
-TOWERS_TRIGGER = int(SECTION_TRIGGER[2])
+TOWERS_TRIGGER = int(SECTION_TRIGGER[Section.TOWERS])
 SEC_SIZE = np.array(SECTION_SIZE, np.int64)
 SEC_PRESTIGE = np.array(SECTION_PRESTIGE, np.float64)
 SEC_PENALTY = np.array(SECTION_EMPTY_PENALTY, np.float64)
 SEC_FAVORS = np.array(SECTION_FAVORS, np.float64)
 SEC_FAVORS_CAP = SEC_FAVORS.shape[1] - 1
 
-
 # Follow-up decisions worth searching through when the same player answers them.
-FOLLOW_UP = np.zeros(32, np.int64)
+FOLLOW_UP = np.zeros(len(DecisionKind), np.int64)
 for _k in (
     DecisionKind.JOUST,
     DecisionKind.PRODUCE,
@@ -212,18 +182,29 @@ for _k in (
 ):
     FOLLOW_UP[int(_k)] = 1
 
-SP_GATE = int(Special.GATE)
-SP_TRADING_POST = int(Special.TRADING_POST)
-SP_GUILD = int(Special.MERCHANTS_GUILD)
-SP_JOUST = int(Special.JOUST_FIELD)
 TRADING_POST = float(TRADING_POST_DENIERS)
 JOUST_DENIERS = float(JOUST_COST_DENIERS)
+JOUST_CLOTH = float(JOUST_COST_CLOTH)
+LAWYER_DENIERS = float(LAWYER_COST_DENIERS)
+LAWYER_CLOTH = float(LAWYER_COST_CLOTH)
+LAWYER_GAIN = float(LAWYER_PRESTIGE)
 PENALTY = float(CASTLE_PENALTY)
 SIMPLE_FAVOR = float(SIMPLIFIED_FAVOR_PRESTIGE)
 
 # Final-scoring values (4.8), what early values fade to.
-FINAL_CUBE = np.array([1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 3.0])
-FINAL_DENIER = 0.25
+FINAL_CUBE = np.array(
+    [
+        FINAL_PRESTIGE_PER_GOLD if r == Resource.GOLD else 1.0 / FINAL_CUBES_PER_PRESTIGE
+        for r in Resource
+    ],
+    np.float64,
+)
+FINAL_DENIER = 1.0 / FINAL_DENIERS_PER_PRESTIGE
+# The bailiff walks BAILIFF_STEP or BAILIFF_STEP_BEHIND_PROVOST spaces a turn (phase 7):
+# on average half way between.
+BAILIFF_MEAN_STEP = (BAILIFF_STEP + BAILIFF_STEP_BEHIND_PROVOST) / 2.0
+# Bot estimate, not a rule: houses the players add to the towers in one turn.
+TOWERS_HOUSES_PER_TURN = 3.0
 # Road certainty while the provost can still move (phases 2-4), by (space - provost).
 CERTAINTY = np.array([1.0, 0.9, 0.8, 0.45, 0.3, 0.15])  # <= -2, -1, 0, +1, +2, +3
 # Projected cube arrays use slots 0-4 for cubes, then these.
@@ -234,11 +215,48 @@ EPS = 1e-9
 
 
 # ---------------------------------------------------------------------------------------
-# Reading the state.
+# Reading the state: the public accessors (``caylus_env.engine.kernels``), and these
+# readers of option and occupant fields that have no public accessor yet.
 # ---------------------------------------------------------------------------------------
 @njit(cache=True)
-def _pf(p, field):
-    return PLAYERS + p * PLAYER_STRIDE + field
+def _simplified_favors(s):
+    """Whether every favor is worth ``SIMPLIFIED_FAVOR_PRESTIGE`` (rules 6)."""
+    return s[OPT_SIMPLIFIED_FAVORS] != 0
+
+
+@njit(cache=True)
+def _lawyer_tile_prestige(s):
+    """Prestige of the lawyer tile, an option (rules 8.2)."""
+    return float(s[OPT_LAWYER_PRESTIGE])
+
+
+@njit(cache=True)
+def _special_worker(s, special):
+    """Occupant of a single-worker special building (gate .. joust field), -1 if none."""
+    return s[SPECIAL_WORKER + special]
+
+
+@njit(cache=True)
+def _stables_worker(s, i):
+    return s[STABLES + i]
+
+
+@njit(cache=True)
+def _inn_worker(s, resident):
+    """Occupant of the inn's left (entry) spot, or its right (resident) spot."""
+    return s[INN_RIGHT] if resident else s[INN_LEFT]
+
+
+@njit(cache=True)
+def _castle_worker(s, i):
+    """Castle worker ``i`` in arrival order (phase 6 order), -1 if none."""
+    return s[CASTLE_SPOTS + i]
+
+
+@njit(cache=True)
+def _road_lawyer(s, k):
+    """Player whose paid lawyer transformation waits on road space ``k`` (8.6), -1 if none."""
+    return s[ROAD_LAWYER + k]
 
 
 @njit(cache=True)
@@ -248,28 +266,18 @@ def turns_left(s):
     The bailiff walks 1-2 spaces a turn towards the towers trigger (24); once the
     walls are scored, a nearly full towers section can also end the game.
     """
-    if s[SCORED + 2] == 1 or s[PHASE] == PH_GAME_OVER:
+    if ek.is_scored(s, Section.TOWERS) or ek.is_terminal(s):
         return 0.0
-    t = (TOWERS_TRIGGER - 1 - float(s[BAILIFF])) / 1.5
-    if s[SCORED + 1] == 1:
-        fill = 0
-        for p in range(N_MAX):
-            fill += s[CASTLE_HOUSES + 2 * N_MAX + p]
-        t = min(t, (SEC_SIZE[2] - fill) / 3.0)
+    t = (TOWERS_TRIGGER - 1 - float(ek.bailiff(s))) / BAILIFF_MEAN_STEP
+    if ek.is_scored(s, Section.WALLS):
+        fill = ek.section_fill(s, Section.TOWERS)
+        t = min(t, (SEC_SIZE[Section.TOWERS] - fill) / TOWERS_HOUSES_PER_TURN)
     return max(t, 0.0)
 
 
 @njit(cache=True)
-def _section_fill(s, sec):
-    total = 0
-    for p in range(N_MAX):
-        total += s[CASTLE_HOUSES + sec * N_MAX + p]
-    return total
-
-
-@njit(cache=True)
 def _favor_value(s, w):
-    if s[OPT_SIMPLIFIED_FAVORS]:
+    if _simplified_favors(s):
         return SIMPLE_FAVOR
     return w[W_FAVOR]
 
@@ -277,14 +285,13 @@ def _favor_value(s, w):
 @njit(cache=True)
 def _certainty(s, k):
     """How sure it is that a worker on road space ``k`` will be activated (phase 5)."""
-    phase = s[PHASE]
-    provost = np.int64(s[PROVOST])
-    if phase >= PH_ACTIVATION:
+    phase = ek.phase(s)
+    provost = ek.provost(s)
+    if phase >= Phase.ACTIVATION:
         return 1.0 if k <= provost else 0.0
-    if phase == PH_PROVOST:
-        n = np.int64(s[NUM_PLAYERS])
-        remaining = n - np.int64(s[CURSOR])
-        if s[STACK_SIZE] > 0 and s[STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY] == D_PROVOST:
+    if phase == Phase.PROVOST:
+        remaining = ek.num_players(s) - ek.cursor(s)
+        if ek.decision_kind(s) == DecisionKind.PROVOST:
             remaining += 1
         if remaining <= 0:
             return 1.0 if k <= provost else 0.0
@@ -306,7 +313,7 @@ def _cube_values(s, w, h, out):
 @njit(cache=True)
 def _marginal(res, r, vcube, w):
     """Value of one more cube of kind ``r`` given the projected holdings ``res``."""
-    if r != GOLD and res[r] + 0.5 > w[W_CUBE_CAP]:
+    if r != Resource.GOLD and res[r] + 0.5 > w[W_CUBE_CAP]:
         return FINAL_CUBE[r]
     return vcube[r]
 
@@ -314,7 +321,7 @@ def _marginal(res, r, vcube, w):
 @njit(cache=True)
 def _spent(res, r, vcube, w):
     """Value lost by paying one cube of kind ``r``."""
-    if r != GOLD and res[r] - 0.5 > w[W_CUBE_CAP]:
+    if r != Resource.GOLD and res[r] - 0.5 > w[W_CUBE_CAP]:
         return FINAL_CUBE[r]
     return vcube[r]
 
@@ -334,32 +341,12 @@ def batches_formable(food, wood, stone, cloth, gold):
 @njit(cache=True)
 def _formable(res):
     return batches_formable(
-        max(int(res[FOOD] + 0.3), 0),
-        max(int(res[WOOD] + 0.3), 0),
-        max(int(res[STONE] + 0.3), 0),
-        max(int(res[CLOTH] + 0.3), 0),
-        max(int(res[GOLD] + 0.3), 0),
+        max(int(res[Resource.FOOD] + 0.3), 0),
+        max(int(res[Resource.WOOD] + 0.3), 0),
+        max(int(res[Resource.STONE] + 0.3), 0),
+        max(int(res[Resource.CLOTH] + 0.3), 0),
+        max(int(res[Resource.GOLD] + 0.3), 0),
     )
-
-
-@njit(cache=True)
-def _owns_residence(s, p):
-    found = False
-    for k in range(1, ROAD + 1):
-        if s[ROAD_TILE + k] == RESIDENCE and s[ROAD_OWNER + k] == p:
-            found = True
-            break
-    return found
-
-
-@njit(cache=True)
-def _free_space(s):
-    found = False
-    for k in range(1, ROAD + 1):
-        if s[ROAD_TILE + k] < 0:
-            found = True
-            break
-    return found
 
 
 @njit(cache=True)
@@ -367,10 +354,10 @@ def _ownership(s, b, w, t, vmoney):
     """Value of owning building ``b`` for the ``t`` turns left (income, use, bonus)."""
     kind = B_KIND[b]
     v = w[W_BUILD_BONUS + b] + B_INCOME[b] * vmoney * t
-    if b == RESIDENCE:
+    if b == BuildingId.RESIDENCE:
         v += w[W_RESIDENCE]
-    elif kind in (K_WOOD, K_STONE):
-        if B_EFFECT[b] == E_PRODUCE:
+    elif kind in (BuildingKind.WOOD, BuildingKind.STONE):
+        if B_EFFECT[b] == Effect.PRODUCE:
             v += w[W_OWN_PRODUCE] * t
         else:
             v += w[W_OWN_OTHER] * t
@@ -379,8 +366,8 @@ def _ownership(s, b, w, t, vmoney):
 
 @njit(cache=True)
 def _building_prestige(s, b):
-    if b == LAWYER_TILE:
-        return float(s[OPT_LAWYER_PRESTIGE])
+    if b == BuildingId.LAWYER:
+        return _lawyer_tile_prestige(s)
     return float(B_PRESTIGE[b])
 
 
@@ -398,13 +385,13 @@ def _best_build(s, p, kind, res, w, t, vcube, vmoney, fv):
     best = -1
     best_gain = 0.0
     best_reward = 0.0
-    if kind == K_PRESTIGE:
-        if not _owns_residence(s, p):
+    if kind == BuildingKind.PRESTIGE:
+        if not ek.owns_residence(s, p):
             return best, best_reward
-    elif not _free_space(s):
+    elif ek.lowest_empty_space(s) < 0:
         return best, best_reward
     for b in range(N_BUILDINGS):
-        if B_KIND[b] != kind or s[STOCK + b] <= 0:
+        if B_KIND[b] != kind or ek.stock(s, b) <= 0:
             continue
         ok = True
         cost = 0.0
@@ -425,8 +412,8 @@ def _best_build(s, p, kind, res, w, t, vcube, vmoney, fv):
         if B_COST_ANY[b] > 0:
             cost += B_COST_ANY[b] * (spare_min if spare_min < 1e8 else 1.0)
         reward = _building_prestige(s, b) + B_FAVORS[b] * fv + _ownership(s, b, w, t, vmoney)
-        if kind == K_PRESTIGE:
-            reward -= _ownership(s, RESIDENCE, w, t, vmoney)
+        if kind == BuildingKind.PRESTIGE:
+            reward -= _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
         if reward - cost > best_gain:
             best_gain = reward - cost
             best_reward = reward
@@ -440,8 +427,8 @@ def _pay_cost(res, b, c):
     for r in range(N_RES):
         res[r] -= c * B_COST[b, r]
     for _ in range(B_COST_ANY[b]):
-        most = FOOD
-        for r in range(N_RES - 1):
+        most = Resource.FOOD
+        for r in range(Resource.GOLD):
             if res[r] > res[most]:
                 most = r
         res[most] -= c
@@ -450,10 +437,10 @@ def _pay_cost(res, b, c):
 @njit(cache=True)
 def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
     """Apply, to ``res``, ``c`` times the effect the worker of ``p`` on space ``k`` would use."""
-    b = s[ROAD_TILE + k]
+    b = ek.road_tile(s, k)
     effect = B_EFFECT[b]
     used = True
-    if effect == E_PRODUCE:
+    if effect == Effect.PRODUCE:
         j = 0
         if B_NUM_PRODUCE[b] == 2:
             v0 = 0.0
@@ -465,35 +452,35 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
                 j = 1
         for r in range(N_RES):
             res[r] += c * B_PRODUCE[b, j, r]
-    elif effect in (E_BUILD_WOOD, E_BUILD_STONE, E_BUILD_PRESTIGE):
-        kind = K_WOOD
-        if effect == E_BUILD_STONE:
-            kind = K_STONE
-        elif effect == E_BUILD_PRESTIGE:
-            kind = K_PRESTIGE
+    elif effect in (Effect.BUILD_WOOD, Effect.BUILD_STONE, Effect.BUILD_PRESTIGE):
+        kind = BuildingKind.WOOD
+        if effect == Effect.BUILD_STONE:
+            kind = BuildingKind.STONE
+        elif effect == Effect.BUILD_PRESTIGE:
+            kind = BuildingKind.PRESTIGE
         nb, reward = _best_build(s, p, kind, res, w, t, vcube, vmoney, fv)
         if nb >= 0:
             _pay_cost(res, nb, c)
             res[R_VALUE] += c * reward
         else:
             used = False
-    elif effect == E_LAWYER:
+    elif effect == Effect.LAWYER:
         used = False
-        if res[CLOTH] >= 0.7 and res[R_MONEY] >= 1.0:
+        if res[Resource.CLOTH] >= LAWYER_CLOTH - 0.3 and res[R_MONEY] >= LAWYER_DENIERS:
             target = False
             for kk in range(1, ROAD + 1):
-                tile = s[ROAD_TILE + kk]
-                if tile >= 0 and B_KIND[tile] == K_NEUTRAL and s[ROAD_LAWYER + kk] < 0:
+                tile = ek.road_tile(s, kk)
+                if tile >= 0 and B_KIND[tile] == BuildingKind.NEUTRAL and _road_lawyer(s, kk) < 0:
                     target = True
                     break
-            gain = 2.0 + _ownership(s, RESIDENCE, w, t, vmoney)
-            gain -= _spent(res, CLOTH, vcube, w) + vmoney
-            if target and gain > 0.0:
-                res[CLOTH] -= c
-                res[R_MONEY] -= c
-                res[R_VALUE] += c * (2.0 + _ownership(s, RESIDENCE, w, t, vmoney))
+            reward = LAWYER_GAIN + _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
+            cost = LAWYER_CLOTH * _spent(res, Resource.CLOTH, vcube, w) + LAWYER_DENIERS * vmoney
+            if target and reward - cost > 0.0:
+                res[Resource.CLOTH] -= c * LAWYER_CLOTH
+                res[R_MONEY] -= c * LAWYER_DENIERS
+                res[R_VALUE] += c * reward
                 used = True
-    elif effect == E_MARKET:
+    elif effect == Effect.MARKET:
         best = -1
         best_gain = 0.0
         for r in range(N_RES):
@@ -507,7 +494,7 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
             res[R_MONEY] += c * B_MARKET_PRICE[b]
         else:
             used = False
-    elif effect == E_PEDDLER:
+    elif effect == Effect.PEDDLER:
         used = False
         price = float(B_PEDDLER_PRICE[b])
         for _ in range(B_PEDDLER_MAX[b]):
@@ -515,7 +502,7 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
                 break
             best = -1
             best_gain = 0.0
-            for r in range(GOLD):
+            for r in range(Resource.GOLD):
                 gain = _marginal(res, r, vcube, w) - price * vmoney
                 if gain > best_gain:
                     best_gain = gain
@@ -525,22 +512,23 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
             res[best] += c
             res[R_MONEY] -= c * price
             used = True
-    elif effect == E_OPTIONS:
+    elif effect == Effect.OPTIONS:
         best = -1
         best_gain = 0.0
-        for j in range(2):
-            deniers = float(B_OPTIONS[b, j, 0])
-            kind = B_OPTIONS[b, j, 1]
-            count = B_OPTIONS[b, j, 2]
+        for j in range(MAX_BUILDING_OPTIONS):
+            deniers = float(B_OPTIONS[b, j, OPTION_DENIERS])
+            kind = B_OPTIONS[b, j, OPTION_CUBE_KIND]
+            count = B_OPTIONS[b, j, OPTION_CUBE_COUNT]
             if res[R_MONEY] + 0.3 < deniers:
                 continue
             pay = 0.0
             if kind == ANY_NON_GOLD:
-                held = res[FOOD] + res[WOOD] + res[STONE] + res[CLOTH]
+                held = res[Resource.FOOD] + res[Resource.WOOD] + res[Resource.STONE]
+                held += res[Resource.CLOTH]
                 if held + 0.3 < count:
                     continue
                 cheapest = 1e9
-                for r in range(GOLD):
+                for r in range(Resource.GOLD):
                     if res[r] >= 0.7:
                         cheapest = min(cheapest, _spent(res, r, vcube, w))
                 pay = count * cheapest
@@ -548,20 +536,21 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
                 if res[kind] + 0.3 < count:
                     continue
                 pay = count * _spent(res, kind, vcube, w)
-            gain = B_OPTIONS[b, j, 3] + B_OPTIONS[b, j, 4] * vcube[GOLD] - deniers * vmoney - pay
+            gold = B_OPTIONS[b, j, OPTION_GOLD] * vcube[Resource.GOLD]
+            gain = B_OPTIONS[b, j, OPTION_PRESTIGE] + gold - deniers * vmoney - pay
             if gain > best_gain:
                 best_gain = gain
                 best = j
         if best >= 0:
-            res[R_MONEY] -= c * B_OPTIONS[b, best, 0]
-            res[R_VALUE] += c * B_OPTIONS[b, best, 3]
-            res[GOLD] += c * B_OPTIONS[b, best, 4]
-            kind = B_OPTIONS[b, best, 1]
-            count = B_OPTIONS[b, best, 2]
+            res[R_MONEY] -= c * B_OPTIONS[b, best, OPTION_DENIERS]
+            res[R_VALUE] += c * B_OPTIONS[b, best, OPTION_PRESTIGE]
+            res[Resource.GOLD] += c * B_OPTIONS[b, best, OPTION_GOLD]
+            kind = B_OPTIONS[b, best, OPTION_CUBE_KIND]
+            count = B_OPTIONS[b, best, OPTION_CUBE_COUNT]
             if kind == ANY_NON_GOLD:
                 for _ in range(count):
-                    most = FOOD
-                    for r in range(GOLD):
+                    most = Resource.FOOD
+                    for r in range(Resource.GOLD):
                         if res[r] > res[most]:
                             most = r
                     res[most] -= c
@@ -583,26 +572,27 @@ def _project_castle(s, p, res, houses, fill, given, w, vcube, fv):
     while True:
         sec = -1
         for x in range(N_SEC):
-            if s[SCORED + x] == 0 and fill[x] < SEC_SIZE[x]:
+            if not ek.is_scored(s, x) and fill[x] < SEC_SIZE[x]:
                 sec = x
                 break
-        if sec < 0 or res[FOOD] < 0.7:
+        if sec < 0 or res[Resource.FOOD] < 0.7:
             break
         # food + the two other kinds held most (gold last: it scores 3 at the end)
         a = -1
         b = -1
-        for r in range(WOOD, N_RES):
+        for r in range(Resource.WOOD, N_RES):
             if res[r] < 0.7:
                 continue
-            key = res[r] - (2.0 if r == GOLD else 0.0)
-            if a < 0 or key > res[a] - (2.0 if a == GOLD else 0.0):
+            key = res[r] - (2.0 if r == Resource.GOLD else 0.0)
+            if a < 0 or key > res[a] - (2.0 if a == Resource.GOLD else 0.0):
                 b = a
                 a = r
-            elif b < 0 or key > res[b] - (2.0 if b == GOLD else 0.0):
+            elif b < 0 or key > res[b] - (2.0 if b == Resource.GOLD else 0.0):
                 b = r
         if b < 0:
             break
-        cost = _spent(res, FOOD, vcube, w) + _spent(res, a, vcube, w) + _spent(res, b, vcube, w)
+        cost = _spent(res, Resource.FOOD, vcube, w) + _spent(res, a, vcube, w)
+        cost += _spent(res, b, vcube, w)
         h = int(houses[sec])
         hh = min(h + 1, SEC_FAVORS_CAP)
         before = -SEC_PENALTY[sec] if h == 0 else SEC_FAVORS[sec, min(h, SEC_FAVORS_CAP)] * fv
@@ -611,7 +601,7 @@ def _project_castle(s, p, res, houses, fill, given, w, vcube, fv):
             gain += PENALTY + w[W_CASTLE] + w[W_BEST_BUILDER] * fv
         if gain <= cost:
             break
-        res[FOOD] -= 1.0
+        res[Resource.FOOD] -= 1.0
         res[a] -= 1.0
         res[b] -= 1.0
         res[R_VALUE] += SEC_PRESTIGE[sec]
@@ -630,9 +620,9 @@ def _project_castle(s, p, res, houses, fill, given, w, vcube, fv):
 @njit(cache=True)
 def player_value(s, p, w):
     """Estimated final prestige of player ``p`` (PP), see the module docstring."""
-    phase = s[PHASE]
-    prestige = float(s[_pf(p, P_PRESTIGE)])
-    if phase == PH_GAME_OVER:
+    phase = ek.phase(s)
+    prestige = float(ek.prestige(s, p))
+    if phase == Phase.GAME_OVER:
         return prestige
     t = turns_left(s)
     h = min(1.0, t / w[W_HORIZON])
@@ -643,43 +633,44 @@ def player_value(s, p, w):
 
     res = np.zeros(R_SIZE)
     for r in range(N_RES):
-        res[r] = float(s[_pf(p, P_CUBES + r)])
-    res[R_MONEY] = float(s[_pf(p, P_MONEY)])
+        res[r] = float(ek.cube(s, p, r))
+    res[R_MONEY] = float(ek.money(s, p))
     res[R_VALUE] = prestige
 
     # Phase 3: special buildings not yet resolved (their occupant is cleared when done).
-    if phase <= PH_SPECIAL:
-        if s[SPECIAL_WORKER + SP_GATE] == p:
+    if phase <= Phase.SPECIAL:
+        if _special_worker(s, Special.GATE) == p:
             res[R_VALUE] += w[W_GATE]
-        if s[SPECIAL_WORKER + SP_TRADING_POST] == p:
+        if _special_worker(s, Special.TRADING_POST) == p:
             res[R_MONEY] += TRADING_POST
-        if s[SPECIAL_WORKER + SP_GUILD] == p:
+        if _special_worker(s, Special.MERCHANTS_GUILD) == p:
             res[R_VALUE] += w[W_GUILD]
-        joust_cost = _spent(res, CLOTH, vcube, w) + JOUST_DENIERS * vmoney
+        joust_cost = JOUST_CLOTH * _spent(res, Resource.CLOTH, vcube, w) + JOUST_DENIERS * vmoney
+        joust_gain = JOUST_FAVORS * fv
         if (
-            s[SPECIAL_WORKER + SP_JOUST] == p
-            and res[CLOTH] >= 1.0
+            _special_worker(s, Special.JOUST_FIELD) == p
+            and res[Resource.CLOTH] >= JOUST_CLOTH
             and res[R_MONEY] >= JOUST_DENIERS
-            and fv > joust_cost
+            and joust_gain > joust_cost
         ):
-            res[CLOTH] -= 1.0
+            res[Resource.CLOTH] -= JOUST_CLOTH
             res[R_MONEY] -= JOUST_DENIERS
-            res[R_VALUE] += fv
+            res[R_VALUE] += joust_gain
         for i in range(N_STABLES):
-            if s[STABLES + i] == p:
+            if _stables_worker(s, i) == p:
                 res[R_VALUE] += w[W_STABLES]
-        if s[INN_LEFT] == p:
+        if _inn_worker(s, False) == p:
             res[R_VALUE] += w[W_INN]
-    if s[INN_RIGHT] == p:
+    if _inn_worker(s, True) == p:
         res[R_VALUE] += w[W_INN] * min(1.0, t)
 
     # Phase 5: road workers up to the provost, in road order.
-    if phase <= PH_ACTIVATION:
+    if phase <= Phase.ACTIVATION:
         start = 1
-        if phase == PH_ACTIVATION and s[CURSOR] > 0:
-            start = np.int64(s[CURSOR])
+        if phase == Phase.ACTIVATION and ek.cursor(s) > 0:
+            start = ek.cursor(s)
         for k in range(start, ROAD + 1):
-            wk = s[ROAD_WORKER + k]
+            wk = ek.road_worker(s, k)
             if wk < 0:
                 continue
             c = _certainty(s, k)
@@ -687,8 +678,8 @@ def player_value(s, p, w):
                 continue
             if wk == p:
                 _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv)
-            elif s[ROAD_OWNER + k] == p and B_OWNER_BONUS[s[ROAD_TILE + k]] != 0:
-                bonus = B_OWNER_BONUS[s[ROAD_TILE + k]]
+            elif ek.road_owner(s, k) == p and B_OWNER_BONUS[ek.road_tile(s, k)] != 0:
+                bonus = B_OWNER_BONUS[ek.road_tile(s, k)]
                 best = -1
                 for r in range(N_RES):
                     if not (bonus >> r) & 1:
@@ -701,49 +692,46 @@ def player_value(s, p, w):
     houses = np.zeros(N_SEC)
     fill = np.zeros(N_SEC)
     for x in range(N_SEC):
-        houses[x] = s[CASTLE_HOUSES + x * N_MAX + p]
-        fill[x] = _section_fill(s, x)
-    if phase <= PH_CASTLE:
+        houses[x] = ek.section_houses(s, x, p)
+        fill[x] = ek.section_fill(s, x)
+    if phase <= Phase.CASTLE:
         spot = -1
         for i in range(N_CASTLE):
-            if s[CASTLE_SPOTS + i] == p:
+            if _castle_worker(s, i) == p:
                 spot = i
         if spot >= 0:
             given = -1
-            if phase < PH_CASTLE or spot >= s[CURSOR]:
+            if phase < Phase.CASTLE or spot >= ek.cursor(s):
                 given = 0
-            elif s[STACK_SIZE] > 0:
-                o = STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY
-                if s[o] == D_CASTLE and s[o + 1] == p:
-                    given = np.int64(s[o + 2])
+            elif ek.decision_kind(s) == DecisionKind.CASTLE and ek.decision_player(s) == p:
+                given = ek.decision_arg(s, 0)  # batches given so far this turn
             if given >= 0:
                 _project_castle(s, p, res, houses, fill, given, w, vcube, fv)
 
     # Favors still to be taken (a search cut-off can leave some on the stack).
-    for i in range(np.int64(s[STACK_SIZE])):
-        o = STACK + i * STACK_ENTRY
-        if s[o] == D_FAVOR_ROW and s[o + 1] == p:
-            res[R_VALUE] += s[o + 2] * fv
+    for i in range(ek.depth(s)):
+        if ek.entry_kind(s, i) == DecisionKind.FAVOR_ROW and ek.entry_player(s, i) == p:
+            res[R_VALUE] += ek.entry_arg(s, i, 0) * fv  # favors left to take
 
     # Material.
     v = res[R_VALUE] + res[R_MONEY] * vmoney
     for r in range(N_RES):
         n = max(res[r], 0.0)
-        if r == GOLD:
+        if r == Resource.GOLD:
             v += n * vcube[r]
         else:
             cap = w[W_CUBE_CAP]
             v += vcube[r] * min(n, cap) + FINAL_CUBE[r] * max(n - cap, 0.0)
     castle_open = False
     for x in range(N_SEC):
-        if s[SCORED + x] == 0 and fill[x] < SEC_SIZE[x]:
+        if not ek.is_scored(s, x) and fill[x] < SEC_SIZE[x]:
             castle_open = True
     if castle_open:
         v += w[W_BATCH] * h * _formable(res)
 
     # Castle standing in the sections not yet scored.
     for x in range(N_SEC):
-        if s[SCORED + x] == 0:
+        if not ek.is_scored(s, x):
             hx = int(houses[x])
             if hx == 0:
                 v -= w[W_SECTION] * SEC_PENALTY[x]
@@ -752,26 +740,26 @@ def player_value(s, p, w):
 
     # Buildings owned (and residences a paid lawyer will create).
     for k in range(1, ROAD + 1):
-        tile = s[ROAD_TILE + k]
+        tile = ek.road_tile(s, k)
         if tile < 0:
             continue
-        if s[ROAD_LAWYER + k] == p:
-            v += _ownership(s, RESIDENCE, w, t, vmoney)
-        elif s[ROAD_OWNER + k] == p:
+        if _road_lawyer(s, k) == p:
+            v += _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
+        elif ek.road_owner(s, k) == p:
             v += _ownership(s, tile, w, t, vmoney)
 
     # Favor tracks: better columns make the favors still to come worth more.
-    if s[OPT_SIMPLIFIED_FAVORS] == 0:
+    if not _simplified_favors(s):
         late = min(1.0, t / 5.0)
         for row in range(N_ROWS):
-            v += w[W_TRACK + row] * s[_pf(p, P_FAVOR + row)] * late
+            v += w[W_TRACK + row] * ek.favor_column(s, p, row) * late
     return v
 
 
 @njit(cache=True)
 def score(s, p, w):
     """``p``'s value minus ``opponent`` times the best opponent's value."""
-    n = np.int64(s[NUM_PLAYERS])
+    n = ek.num_players(s)
     mine = player_value(s, p, w)
     best = -1e18
     for q in range(n):
@@ -785,10 +773,10 @@ def score(s, p, w):
 # ---------------------------------------------------------------------------------------
 @njit(cache=True)
 def _current(s):
-    if s[PHASE] == PH_GAME_OVER or s[STACK_SIZE] == 0:
+    """Kind and player of the pending decision; ``(-1, -1)`` at the end."""
+    if ek.is_terminal(s):
         return -1, -1
-    o = STACK + (s[STACK_SIZE] - 1) * STACK_ENTRY
-    return np.int64(s[o]), np.int64(s[o + 1])
+    return ek.decision_kind(s), ek.decision_player(s)
 
 
 @njit(cache=True)
@@ -815,8 +803,8 @@ def _subtree_value(p, w, scratch, outs, counts, idx, best, max_depth):
             idx[d] += 1
             child = scratch[d + 1]
             child[:] = scratch[d]
-            rules._apply(child, a)
-            counts[d + 1] = rules.advance(child, outs[d + 1])
+            ek.apply(child, a)
+            counts[d + 1] = ek.advance(child, outs[d + 1])
             if _is_leaf(child, counts[d + 1], p, d + 1, max_depth):
                 best[d] = max(best[d], score(child, p, w))
             else:
@@ -843,8 +831,8 @@ def action_values(s, legal, n, w, max_depth, values):
     best = np.zeros(levels)
     for i in range(n):
         scratch[1][:] = s
-        rules._apply(scratch[1], legal[i])
-        counts[1] = rules.advance(scratch[1], outs[1])
+        ek.apply(scratch[1], legal[i])
+        counts[1] = ek.advance(scratch[1], outs[1])
         values[i] = _subtree_value(p, w, scratch, outs, counts, idx, best, max_depth)
 
 
@@ -866,22 +854,22 @@ def bot_playout(s, out, weights, max_depth, max_decisions):
     """Play to the end with every seat following the bot of its weights row.
 
     ``weights`` has one row per seat (the same row repeated for self-play).
-    Ties are broken with numba's generator (seed it with ``rules.seed_playouts``).
+    Ties are broken with numba's generator (seed it with ``kernels.seed_playouts``).
 
     Returns:
         The number of decisions taken.
     """
-    n = rules.advance(s, out)
+    n = ek.advance(s, out)
     count = 0
     noise = np.empty(NUM_ACTIONS)
     legal = np.empty(NUM_ACTIONS, np.int64)
     while n > 0 and count < max_decisions:
-        p = rules.current_player(s)
+        p = ek.current_player(s)
         for i in range(n):
             noise[i] = np.random.random()
             legal[i] = out[i]
         a = legal[choose(s, legal, n, weights[p], max_depth, noise)]
-        rules._apply(s, a)
-        n = rules.advance(s, out)
+        ek.apply(s, a)
+        n = ek.advance(s, out)
         count += 1
     return count
