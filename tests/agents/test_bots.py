@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agents import _mcts_kernels as MK
 from agents import available_agents, make_agent
 from agents.base import Agent
 from agents.mcts import MCTSAgent
@@ -201,6 +205,76 @@ def test_mcts_beats_the_best_scripted_bot_more_often_than_not():
         prestige = game.prestige()
         wins += int(prestige[seat] >= prestige[1 - seat])
     assert wins >= 5
+
+
+# -- the engine surface ----------------------------------------------------------------------
+AGENTS = Path(__file__).resolve().parents[2] / "agents"
+#: Engine modules the bots and the search may import: the compiled public surface, the
+#: declared data (rule numbers, tables, action ids, state layout) and the ``Game`` API.
+PUBLIC_ENGINE = {
+    "caylus_env.engine",
+    "caylus_env.engine.kernels",
+    "caylus_env.engine.actions",
+    "caylus_env.engine.board",
+    "caylus_env.engine.buildings",
+    "caylus_env.engine.constants",
+    "caylus_env.engine.layout",
+}
+
+
+def _is_module(name: str) -> bool:
+    """Whether ``name`` is a module (``from package import submodule``), not a plain name."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(
+    "path", ["scripted/_kernels.py", "scripted/bots.py", "_mcts_kernels.py", "mcts.py"]
+)
+def test_agent_code_imports_only_the_public_engine_surface(path):
+    """Bots and search call ``kernels`` (never the phases, the dispatcher or a private helper),
+    so the engine can be reorganised under them without breaking them."""
+    tree = ast.parse((AGENTS / path).read_text(encoding="utf-8"))
+    engine_imports = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("caylus_env"):
+            engine_imports += [(node.module, a.name) for a in node.names]
+        elif isinstance(node, ast.Import):
+            engine_imports += [(a.name, "") for a in node.names if a.name.startswith("caylus_env")]
+    assert engine_imports, f"{path}: no engine import found (the check would pass vacuously)"
+    bad = [
+        f"{module}.{name}" if name else module
+        for module, name in engine_imports
+        if name.startswith("_")
+        or module not in PUBLIC_ENGINE
+        or (name and _is_module(f"{module}.{name}") and f"{module}.{name}" not in PUBLIC_ENGINE)
+    ]
+    assert not bad, f"{path} imports engine internals: {bad}; allowed: {sorted(PUBLIC_ENGINE)}"
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_mcts_returns_of_a_finished_game(num_players):
+    """Without the margin term the search's returns are ``Game.returns('rank')``; with it they
+    stay zero-sum and keep the order of the final prestige."""
+    weights = STRATEGIES["castle"].to_array()
+    rng = random.Random(num_players)
+    for seed in range(6):
+        game = Game(GameConfig(num_players=num_players), seed=seed)
+        while not game.is_terminal():
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+        ret = np.zeros(num_players)
+        MK.final_returns(game.state, 0.0, 8.0, weights, ret)
+        np.testing.assert_allclose(ret, game.returns("rank"))
+        MK.final_returns(game.state, 0.5, 8.0, weights, ret)
+        assert abs(ret.sum()) < 1e-9
+        prestige = game.prestige()
+        for i in range(num_players):
+            for j in range(num_players):
+                if prestige[i] > prestige[j]:
+                    assert ret[i] > ret[j]
 
 
 # -- registry ---------------------------------------------------------------------------------------
