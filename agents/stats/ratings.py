@@ -270,16 +270,24 @@ def coerce_results(results: Iterable[GameResult | Mapping[str, Any]]) -> list[Ga
 def load_results(path: str | Path) -> list[GameResult]:
     """Read a ``games.jsonl`` file (one JSON object per line; blank lines are skipped).
 
+    A line is either a tournament's game record (``caylus_env.engine.record.GameRecord``, read
+    by its one strict reader) or a flat result (``GameResult.to_dict``).
+
     Raises:
         InvalidResultError: On malformed JSON or an invalid result; the message names the line.
     """
+    from caylus_env.engine.record import GameRecord
+
     out = []
     with open(path, encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                out.append(GameResult.from_dict(json.loads(line)))
+                data = json.loads(line)
+                if isinstance(data, Mapping) and "format" in data:
+                    data = GameRecord.from_dict(data).result()
+                out.append(GameResult.from_dict(data))
             except (ValueError, json.JSONDecodeError) as err:
                 raise InvalidResultError(f"{path}:{lineno}: {err}") from err
     return out

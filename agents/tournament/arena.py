@@ -395,22 +395,7 @@ def play_game(
 
 def result_of(record: GameRecord) -> dict[str, Any]:
     """The `RESULT_FIELDS` of a tournament record (one with ``match`` and ``final``)."""
-    match, final = record.match, record.final
-    if match is None or final is None:
-        raise ValueError("result_of needs a finished tournament record (match and final set)")
-    return {
-        "game_id": match.game_id,
-        "seed": record.seed,
-        "block": match.block,
-        "num_players": record.num_players,
-        "seats": list(match.agents),
-        "prestige": list(final.prestige),
-        "ranks": list(final.ranks),
-        "forfeit": [r is not None for r in match.forfeits],
-        "forfeit_reason": list(match.forfeits),
-        "end": final.end,
-        "wall_time_s": record.timings.wall_time_s if record.timings is not None else 0.0,
-    }
+    return record.result()
 
 
 # --------------------------------------------------------------------------------------------------

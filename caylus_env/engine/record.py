@@ -392,6 +392,26 @@ class GameRecord:
     def game_id(self) -> int | None:
         return None if self.match is None else self.match.game_id
 
+    def result(self) -> dict[str, Any]:
+        """The flat result of a finished tournament game (``match`` and ``final`` set): what the
+        statistics read (``agents.stats.GameResult.from_dict``)."""
+        match, final = self.match, self.final
+        if match is None or final is None:
+            raise ValueError("result() needs a finished tournament record (match and final set)")
+        return {
+            "game_id": match.game_id,
+            "seed": self.seed,
+            "block": match.block,
+            "num_players": self.num_players,
+            "seats": list(match.agents),
+            "prestige": list(final.prestige),
+            "ranks": list(final.ranks),
+            "forfeit": [r is not None for r in match.forfeits],
+            "forfeit_reason": list(match.forfeits),
+            "end": final.end,
+            "wall_time_s": self.timings.wall_time_s if self.timings is not None else 0.0,
+        }
+
     def without_timings(self) -> GameRecord:
         """This record without its timings: equal for two runs of the same game."""
         return replace(self, timings=None)

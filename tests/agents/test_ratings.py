@@ -645,3 +645,16 @@ def test_forfeit_reason_round_trips_and_is_validated():
     assert GameResult.from_dict(json.loads(json.dumps(game.to_dict()))) == game
     with pytest.raises(InvalidResultError, match="forfeit_reason"):
         GameResult.from_dict({**data, "forfeit_reason": [3, None]})
+
+
+def test_load_results_reads_the_game_records_a_tournament_writes(tmp_path):
+    from agents.tournament.arena import play_game
+
+    records = [play_game(["random", "castle"], seed=s, game_id=s, block=s) for s in range(3)]
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(r.to_json_line() + "\n" for r in records))
+    results = load_results(path)
+    assert [r.game_id for r in results] == [0, 1, 2]
+    for record, result in zip(records, results, strict=True):
+        assert list(result.prestige) == list(record.final.prestige)
+        assert list(result.seats) == ["random", "castle"]
