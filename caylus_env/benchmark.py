@@ -266,7 +266,8 @@ def print_report(results: dict[str, Any]) -> None:
     anchor_table.add_column("anchor")
     anchor_table.add_column("decisions/s", justify="right")
     for name, rate in anchors.items():
-        shown = "not installed (pip install caylus-env[bench])" if rate is None else f"{rate:,.0f}"
+        hint = 'not installed: pip install -e ".\\[bench]" (in the checkout)'
+        shown = hint if rate is None else f"{rate:,.0f}"
         anchor_table.add_row(name, shown)
     console.print(anchor_table)
     console.print(

@@ -92,7 +92,7 @@ def render_playthrough(
     Returns:
         The text and the list of action ids played.
     """
-    from caylus_env import __version__
+    from caylus_env._version import __version__
 
     game = Game(config, seed)
     rng = random.Random(policy_seed)

@@ -28,8 +28,6 @@ from agents.tournament.rundir import GAMES_FILE
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
-RATINGS_PLOT = "ratings.png"
-HEAD_TO_HEAD_PLOT = "head_to_head.png"
 DUEL_FILE = "duel.json"
 
 
@@ -77,8 +75,8 @@ def write_reports(
     summary["run"]["forfeited_games"] = forfeits
     stats.write_summary_json(summary, out_dir / SUMMARY_FILE)
     stats.write_markdown_report(summary, out_dir / REPORT_FILE)
-    stats.plot_ratings(summary, out_dir / RATINGS_PLOT)
-    stats.plot_head_to_head(summary, out_dir / HEAD_TO_HEAD_PLOT)
+    stats.plot_ratings(summary, out_dir / stats.RATINGS_PLOT_FILE)  # the files report.md links
+    stats.plot_head_to_head(summary, out_dir / stats.HEAD_TO_HEAD_PLOT_FILE)
     stats.print_summary(summary, console)
     if forfeits:
         console.print(
@@ -86,15 +84,14 @@ def write_reports(
             "(--replay-forfeits plays them again)"
         )
     console.print(
-        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {RATINGS_PLOT} and {HEAD_TO_HEAD_PLOT} in {out_dir}"
+        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {stats.RATINGS_PLOT_FILE} and "
+        f"{stats.HEAD_TO_HEAD_PLOT_FILE} in {out_dir}"
     )
     return summary
 
 
 __all__ = [
     "DUEL_FILE",
-    "HEAD_TO_HEAD_PLOT",
-    "RATINGS_PLOT",
     "REPORT_FILE",
     "SUMMARY_FILE",
     "progress_bar",

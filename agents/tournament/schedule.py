@@ -4,7 +4,7 @@ The schedule is a pure, deterministic function of its arguments, so a killed run
 (the same game ids mean the same games), two backends can be compared game by game, and a run's
 identity can be checked with one hash.
 
-Design (see shared/design/evaluation-datasets-scale.md, sections (a), (b) and (f)):
+Design (seat balance, blocks and seeds, as the tournament statistics need them):
 
 - A **block** is one seed and one table *composition* (the multiset of agents at the table),
   played in every distinct *seating* of that composition: every cyclic rotation by default, or

@@ -91,7 +91,7 @@ def check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
 
 
 def engine_version() -> str:
-    from caylus_env import __version__
+    from caylus_env._version import __version__
 
     return __version__
 
@@ -113,7 +113,7 @@ def check_execution(workers: Any, backend: str, executor: cf.Executor | None = N
             )
         if backend == "ray" and importlib.util.find_spec("ray") is None:
             raise TournamentError(
-                "backend", "backend 'ray' needs ray: pip install 'caylus-env[ray]'"
+                "backend", "backend 'ray' needs ray: pip install -e '.[ray]' (in the checkout)"
             )
     return workers
 
