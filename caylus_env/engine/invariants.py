@@ -301,8 +301,9 @@ def check_structure(s):
 @njit(cache=True)
 def check_tiles(s):
     """Each tile is in the stock or on the road (rules 3.2), never both, never lost: a
-    stocked building's stock plus its copies on the road equals its copies in the game; the
-    neutral and board buildings stand on the road at most once and are never in the stock."""
+    stocked building's stock plus its copies on the road equals its copies in the game;
+    nothing else is ever in the stock. (Scenario positions may repeat a neutral building
+    on the road, e.g. a sentinel worker's production; the engine runs those the same.)"""
     on_road = np.zeros(B_KIND.shape[0], np.int64)
     for k in range(1, ROAD_LEN + 1):
         if s[ROAD_TILE + k] >= 0:
@@ -314,7 +315,7 @@ def check_tiles(s):
                 copies = 1 if s[OPT_JEWELLER] != 0 else 0
             if s[STOCK + b] >= 0 and s[STOCK + b] + on_road[b] != copies:
                 return Broken.TILES_NOT_CONSERVED
-        elif s[STOCK + b] != 0 or (B_KIND[b] != BuildingKind.RESIDENTIAL and on_road[b] > 1):
+        elif s[STOCK + b] != 0:
             return Broken.TILES_NOT_CONSERVED
     return Broken.OK
 

@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 
 from caylus_env.engine import layout as L
-from caylus_env.engine.board import ROAD_LEN
+from caylus_env.engine.board import NUM_SINGLE_SPECIALS, ROAD_LEN
 from caylus_env.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
 from caylus_env.engine.constants import (
     FAVOR_ROW_NAMES,
+    HOUSE_CAP_VARIANT,
     MAX_PLAYERS,
     NUM_CASTLE_SPOTS,
     NUM_STABLES_SPOTS,
@@ -58,8 +59,9 @@ from caylus_env.engine.decisions import (
     entry_player,
     push,
 )
+from caylus_env.engine.validate import STATE_FORMAT, check_state, check_state_dict
 
-FORMAT = "caylus-state/1"
+FORMAT = STATE_FORMAT
 _SOURCE_NAMES = tuple(s.name.lower() for s in BuildSource)
 
 
@@ -67,19 +69,8 @@ def _who(v: int) -> int | None:
     return None if v < 0 else int(v)
 
 
-def _seat(v: Any, what: str) -> int:
-    if v is None:
-        return -1
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < MAX_PLAYERS:
-        raise ValueError(f"{what} must be a seat number 0-{MAX_PLAYERS - 1} or None, got {v!r}")
-    return v
-
-
-def _lookup(names: tuple[str, ...], v: Any, what: str) -> int:
-    try:
-        return names.index(v)
-    except ValueError:
-        raise ValueError(f"{what}={v!r} is not allowed; allowed: {list(names)}") from None
+def _seat(v: Any) -> int:
+    return -1 if v is None else int(v)
 
 
 def _encode_arg(codec: str, v: Any) -> Any:
@@ -96,20 +87,18 @@ def _encode_arg(codec: str, v: Any) -> Any:
     return int(v)
 
 
-def _decode_arg(codec: str, v: Any, what: str) -> int:
+def _decode_arg(codec: str, v: Any) -> int:
     if codec == CODEC_BUILDING:
-        return _lookup(BUILDING_NAMES, v, what)
+        return BUILDING_NAMES.index(v)
     if codec == CODEC_SOURCE:
-        return _lookup(_SOURCE_NAMES, v, what)
+        return _SOURCE_NAMES.index(v)
     if codec == CODEC_ROW:
-        return _lookup(FAVOR_ROW_NAMES, v, what)
+        return FAVOR_ROW_NAMES.index(v)
     if codec == CODEC_SECTION:
-        return _lookup(SECTION_NAMES, v, what)
+        return SECTION_NAMES.index(v)
     if codec == CODEC_MASK:
-        return sum(1 << _lookup(RESOURCE_NAMES, r, what) for r in v)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ValueError(f"{what} must be an int, got {v!r}")
-    return v
+        return sum(1 << RESOURCE_NAMES.index(r) for r in v)
+    return int(v)
 
 
 def state_to_dict(s: np.ndarray) -> dict[str, Any]:
@@ -140,7 +129,9 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         "scored": {name: bool(s[L.SCORED + i]) for i, name in enumerate(SECTION_NAMES)},
         "turn_order": [int(s[L.TURN_ORDER + i]) for i in range(n)],
         "passing_order": [int(s[L.PASS_ORDER + i]) for i in range(int(s[L.NUM_PASSED]))],
-        "special_workers": {SPECIAL_NAMES[i]: _who(int(s[L.SPECIAL_WORKER + i])) for i in range(4)},
+        "special_workers": {
+            SPECIAL_NAMES[i]: _who(int(s[L.SPECIAL_WORKER + i])) for i in range(NUM_SINGLE_SPECIALS)
+        },
         "stables": [_who(int(s[L.STABLES + i])) for i in range(NUM_STABLES_SPOTS)],
         "inn": {"left": _who(int(s[L.INN_LEFT])), "right": _who(int(s[L.INN_RIGHT]))},
         "castle_workers": [
@@ -188,123 +179,81 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
 def dict_to_state(d: dict[str, Any]) -> np.ndarray:
     """Rebuild the state array from ``state_to_dict`` output (or a hand-written dict).
 
+    The dict comes from outside, so it passes the whole validation layer first
+    (``caylus_env.engine.validate``: keys, exact types, domains, then the state's
+    consistency, the invariants and a bounded run of the engine on a copy).
+
     Raises:
-        ValueError: naming the first malformed key and what is allowed. Nothing is
-            returned for a malformed dict, so no half-built game can escape.
+        InvalidStateError: (a ``ValueError``) naming the first field that is wrong and what
+            is allowed. Nothing is returned for a bad dict, so no half-built game escapes.
     """
-    if not isinstance(d, dict):
-        raise ValueError(f"a state dict must be a dict, got {type(d).__name__}")
-    if d.get("format") != FORMAT:
-        raise ValueError(f"state dict format must be {FORMAT!r}, got {d.get('format')!r}")
-    try:
-        return _dict_to_state(d)
-    except KeyError as e:
-        raise ValueError(f"state dict is missing the key {e.args[0]!r}") from None
-    except (TypeError, AttributeError, IndexError) as e:
-        raise ValueError(f"state dict is malformed: {e}") from None
+    check_state_dict(d)
+    s = _decode(d)
+    check_state(s)
+    return s
 
 
-def _dict_to_state(d: dict[str, Any]) -> np.ndarray:
-    from caylus_env.engine.config import GameConfig
-
-    cfg = GameConfig(**d["options"])
-    n = cfg.num_players
+def _decode(d: dict[str, Any]) -> np.ndarray:
+    """The array of a dict that passed ``check_state_dict`` (every key, type and domain)."""
+    o = d["options"]
+    n = o["num_players"]
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
-    s[L.OPT_SIMPLIFIED_FAVORS] = cfg.simplified_favors
-    s[L.OPT_LAWYER_PRESTIGE] = cfg.lawyer_prestige
-    s[L.OPT_JEWELLER] = cfg.jeweller
-    s[L.OPT_HOUSE_CAP] = cfg.house_limit
-    s[L.TURN] = int(d["turn"])
-    s[L.PHASE] = _lookup(PHASE_NAMES, d["phase"], "phase")
-    s[L.CURSOR] = int(d["cursor"])
-    for key, at in (("provost", L.PROVOST), ("bailiff", L.BAILIFF)):
-        v = d[key]
-        if not isinstance(v, int) or not 1 <= v <= ROAD_LEN:
-            raise ValueError(f"{key} must be a road space 1-{ROAD_LEN}, got {v!r}")
-        s[at] = v
+    s[L.OPT_SIMPLIFIED_FAVORS] = o["simplified_favors"]
+    s[L.OPT_LAWYER_PRESTIGE] = o["lawyer_prestige"]
+    s[L.OPT_JEWELLER] = o["jeweller"]
+    s[L.OPT_HOUSE_CAP] = HOUSE_CAP_VARIANT if o["house_cap"] else 0
+    s[L.TURN] = d["turn"]
+    s[L.PHASE] = PHASE_NAMES.index(d["phase"])
+    s[L.CURSOR] = d["cursor"]
+    s[L.PROVOST] = d["provost"]
+    s[L.BAILIFF] = d["bailiff"]
     for i, name in enumerate(SECTION_NAMES):
-        s[L.SCORED + i] = bool(d["scored"][name])
+        s[L.SCORED + i] = d["scored"][name]
     order = d["turn_order"]
-    if sorted(order) != list(range(n)):
-        raise ValueError(f"turn_order must be a permutation of 0..{n - 1}, got {order!r}")
     passing = d["passing_order"]
-    if len(set(passing)) != len(passing) or not set(passing) <= set(range(n)):
-        raise ValueError(f"passing_order must list distinct seats 0..{n - 1}, got {passing!r}")
     for i in range(MAX_PLAYERS):
         s[L.TURN_ORDER + i] = order[i] if i < n else -1
         s[L.PASS_ORDER + i] = passing[i] if i < len(passing) else -1
     s[L.NUM_PASSED] = len(passing)
-    for i, name in enumerate(SPECIAL_NAMES[:4]):
-        s[L.SPECIAL_WORKER + i] = _seat(d["special_workers"][name], f"special_workers.{name}")
-    stables = d["stables"]
-    if len(stables) != NUM_STABLES_SPOTS:
-        raise ValueError(f"stables must list {NUM_STABLES_SPOTS} spots, got {stables!r}")
-    for i, v in enumerate(stables):
-        s[L.STABLES + i] = _seat(v, "stables")
-    s[L.INN_LEFT] = _seat(d["inn"]["left"], "inn.left")
-    s[L.INN_RIGHT] = _seat(d["inn"]["right"], "inn.right")
-    castle_workers = d["castle_workers"]
-    if len(castle_workers) > NUM_CASTLE_SPOTS:
-        raise ValueError(f"at most {NUM_CASTLE_SPOTS} castle workers, got {castle_workers!r}")
+    for i, name in enumerate(SPECIAL_NAMES[:NUM_SINGLE_SPECIALS]):
+        s[L.SPECIAL_WORKER + i] = _seat(d["special_workers"][name])
+    for i, v in enumerate(d["stables"]):
+        s[L.STABLES + i] = _seat(v)
+    s[L.INN_LEFT] = _seat(d["inn"]["left"])
+    s[L.INN_RIGHT] = _seat(d["inn"]["right"])
+    workers = d["castle_workers"]
     for i in range(NUM_CASTLE_SPOTS):
-        s[L.CASTLE_SPOTS + i] = (
-            _seat(castle_workers[i], "castle_workers") if i < len(castle_workers) else -1
-        )
+        s[L.CASTLE_SPOTS + i] = workers[i] if i < len(workers) else -1
     for name, count in d["stock"].items():
-        s[L.STOCK + _lookup(BUILDING_NAMES, name, "stock building")] = int(count)
-    road = d["road"]
-    if [r["space"] for r in road] != list(range(1, ROAD_LEN + 1)):
-        raise ValueError(f"road must list spaces 1..{ROAD_LEN} in order")
+        s[L.STOCK + BUILDING_NAMES.index(name)] = count
     s[L.ROAD_TILE] = s[L.ROAD_OWNER] = s[L.ROAD_WORKER] = s[L.ROAD_LAWYER] = -1
-    for r in road:
-        k = r["space"]
+    for k, r in enumerate(d["road"], start=1):
         b = r["building"]
-        s[L.ROAD_TILE + k] = -1 if b is None else _lookup(BUILDING_NAMES, b, f"road {k} building")
-        s[L.ROAD_OWNER + k] = _seat(r["owner"], f"road {k} owner")
-        s[L.ROAD_WORKER + k] = _seat(r["worker"], f"road {k} worker")
-        s[L.ROAD_LAWYER + k] = _seat(r["lawyer_pending"], f"road {k} lawyer_pending")
+        s[L.ROAD_TILE + k] = -1 if b is None else BUILDING_NAMES.index(b)
+        s[L.ROAD_OWNER + k] = _seat(r["owner"])
+        s[L.ROAD_WORKER + k] = _seat(r["worker"])
+        s[L.ROAD_LAWYER + k] = _seat(r["lawyer_pending"])
     for sec, name in enumerate(SECTION_NAMES):
-        houses = d["castle"][name]
-        if len(houses) != n:
-            raise ValueError(f"castle.{name} must list {n} players, got {houses!r}")
-        for p, h in enumerate(houses):
-            s[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p] = int(h)
-    players = d["players"]
-    if len(players) != n:
-        raise ValueError(f"players must list {n} players, got {len(players)}")
-    for p, pd in enumerate(players):
+        for p, h in enumerate(d["castle"][name]):
+            s[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p] = h
+    for p, pd in enumerate(d["players"]):
         o = L.PLAYERS + p * L.PLAYER_STRIDE
-        s[o + L.P_MONEY] = int(pd["money"])
+        s[o + L.P_MONEY] = pd["money"]
         for i, r in enumerate(RESOURCE_NAMES):
-            s[o + L.P_CUBES + i] = int(pd["cubes"][r])
-        s[o + L.P_PRESTIGE] = int(pd["prestige"])
-        s[o + L.P_WORKERS_OUT] = int(pd["workers_out"])
+            s[o + L.P_CUBES + i] = pd["cubes"][r]
+        s[o + L.P_PRESTIGE] = pd["prestige"]
+        s[o + L.P_WORKERS_OUT] = pd["workers_out"]
         for i, row in enumerate(FAVOR_ROW_NAMES):
-            s[o + L.P_FAVOR + i] = int(pd["favor_columns"][row])
-        s[o + L.P_PASSED] = bool(pd["passed"])
-        s[o + L.P_BATCHES] = int(pd["batches"])
-        s[o + L.P_ROWS_USED] = sum(
-            1 << _lookup(FAVOR_ROW_NAMES, r, "rows_used") for r in pd["rows_used"]
-        )
-        s[o + L.P_HOUSES] = int(pd["houses"])
-        for key in ("money", "prestige", "workers_out", "houses", "batches"):
-            if pd[key] < 0:
-                raise ValueError(f"players[{p}].{key} must be >= 0, got {pd[key]!r}")
-        if any(v < 0 for v in pd["cubes"].values()):
-            raise ValueError(f"players[{p}].cubes must be >= 0, got {pd['cubes']!r}")
-    pending = d["pending"]
-    if len(pending) > L.STACK_DEPTH:
-        raise ValueError(f"pending holds at most {L.STACK_DEPTH} entries, got {len(pending)}")
-    for i, e in enumerate(pending):
-        name = e["kind"]
-        if name not in ENTRY_OF_NAME:
-            raise ValueError(
-                f"pending[{i}].kind={name!r} is not allowed; allowed: {list(ENTRY_OF_NAME)}"
-            )
-        spec = ENTRY_OF_NAME[name]
+            s[o + L.P_FAVOR + i] = pd["favor_columns"][row]
+        s[o + L.P_PASSED] = pd["passed"]
+        s[o + L.P_BATCHES] = pd["batches"]
+        s[o + L.P_ROWS_USED] = sum(1 << FAVOR_ROW_NAMES.index(r) for r in pd["rows_used"])
+        s[o + L.P_HOUSES] = pd["houses"]
+    for e in d["pending"]:
+        spec = ENTRY_OF_NAME[e["kind"]]
         args = [0, 0]
         for j, arg in enumerate(spec.args):
-            args[j] = _decode_arg(arg.codec, e[arg.name], f"pending[{i}].{arg.name}")
-        push(s, int(spec.kind), _seat(e["player"], f"pending[{i}].player"), args[0], args[1])
+            args[j] = _decode_arg(arg.codec, e[arg.name])
+        push(s, int(spec.kind), _seat(e["player"]), args[0], args[1])
     return s
