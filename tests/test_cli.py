@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 import types
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,16 +24,7 @@ runner = CliRunner()
 LISTED = re.compile(r"^\s*\d+\. turn \d+ player \d+ \(")
 
 
-@pytest.fixture(autouse=True)
-def _private_registry() -> Iterator[None]:
-    """Keep the test agents registered here out of the registry seen by other test modules."""
-    before = set(registry.specs())
-    heads = {info.head for info in registry.describe()}
-    yield
-    for info in registry.describe():
-        if info.head not in heads:
-            registry.unregister(info.head)
-    assert set(registry.specs()) == before
+pytestmark = pytest.mark.usefixtures("private_registry")
 
 
 def invoke(*args: str):

@@ -45,12 +45,7 @@ PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def _private_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep the test agents registered here out of the registry seen by other test modules."""
-    for name, copy in (("_FACTORIES", dict), ("_NEEDS_ARG", set)):
-        if hasattr(registry, name):  # private to the registry: isolate when it is there
-            monkeypatch.setattr(registry, name, copy(getattr(registry, name)))
+pytestmark = pytest.mark.usefixtures("private_registry")
 
 
 def quiet() -> Console:
