@@ -16,9 +16,27 @@ def bench(
         str | None, typer.Option(help="Comma-separated player counts, e.g. 2,4.")
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="A short run for smoke tests.")] = False,
+    vector: Annotated[
+        bool,
+        typer.Option(
+            "--vector",
+            help="Also time the batched environment (caylus_env.vector) next to raw_env.",
+        ),
+    ] = False,
+    num_envs: Annotated[
+        int | None, typer.Option(help="Games in the batched environment (with --vector).")
+    ] = None,
 ) -> None:
     """Measure the engine's speed (delegates to caylus_env.benchmark)."""
     kwargs: dict[str, Any] = {"quick": quick}
+    if num_envs is not None and not vector:
+        _fail("--num-envs needs --vector: it sets the games of the batched environment")
+    if vector:
+        kwargs["vector"] = True
+        if num_envs is not None:
+            if num_envs < 1:
+                _fail(f"invalid value for --num-envs: must be >= 1, got {num_envs}")
+            kwargs["vector_envs"] = num_envs
     if repeats is not None:
         if repeats < 1:
             _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")

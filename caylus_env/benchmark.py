@@ -10,6 +10,10 @@ anchors 0 and 5), so the ratios stay meaningful on a loaded or slower machine:
 - engine, whole random games inside compiled code (``kernels.play_random_games``);
 - ``raw_env`` AEC loop with observations, and ``env()`` with PettingZoo's
   classic wrappers, vs PettingZoo connect four ``env()`` in the same loop;
+- with ``vector=True`` (``caylus bench --vector``): the batched environment
+  (``caylus_env.vector.VectorGames``, ``vector_envs`` games, 256 by default), every
+  decision with its observation and mask, one compiled call per batch step and the
+  actions drawn in NumPy from the legal lists, vs ``raw_env`` of the same run;
 - state size, clone time, and numba compile time cold and from its cache
   (each in a fresh subprocess).
 
@@ -40,7 +44,11 @@ TARGETS = {
     "engine_compiled": 2_000_000,
     "raw_env": 100_000,
     "env": 25_000,
+    "vector": 1_000_000,
 }
+#: The batched layer must beat ``raw_env`` of the same run by this factor at least.
+VECTOR_BAR_VS_RAW_ENV = 3.0
+VECTOR_ENVS = 256
 
 
 def _median_rate(run: Callable[[], tuple[int, float]], repeats: int) -> float:
@@ -112,6 +120,29 @@ def aec_rate(make_env: Callable[[], Any], decisions: int, repeats: int) -> float
                 continue
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             count += 1
+        return count, time.perf_counter() - t0
+
+    return _median_rate(run, repeats)
+
+
+def vector_rate(num_envs: int, num_players: int, decisions: int, repeats: int) -> float:
+    """Decisions/s of ``VectorGames``: each batch step is one compiled call that plays an
+    action in every game and writes its observation and mask; the actions are uniform
+    over the legal lists, drawn in NumPy (a policy's cost is not the env's)."""
+    from caylus_env.vector import VectorGames
+
+    games = VectorGames(num_envs, num_players)
+    rows = np.arange(num_envs)
+
+    def run() -> tuple[int, float]:
+        rng = np.random.default_rng(0)
+        b = games.reset(seed=0)
+        count = 0
+        t0 = time.perf_counter()
+        while count < decisions:
+            pick = (rng.random(num_envs) * b.num_legal).astype(np.int64)
+            b = games.step(b.legal[rows, pick])
+            count += num_envs
         return count, time.perf_counter() - t0
 
     return _median_rate(run, repeats)
@@ -210,12 +241,17 @@ def run_all(
     players: tuple[int, ...] = (2, 4),
     quick: bool = False,
     compile_check: bool = True,
+    vector: bool = False,
+    vector_envs: int = VECTOR_ENVS,
 ) -> dict[str, Any]:
     """Every measurement, as a dict of plain numbers (see the module docstring)."""
     scale = 0.2 if quick else 1.0
     calls = int(200_000 * scale)
     aec = int(50_000 * scale)
+    batched = int(2_000_000 * scale)
     results: dict[str, Any] = {"repeats": repeats, "players": list(players), "layers": {}}
+    if vector:
+        results["vector_envs"] = vector_envs
     from caylus_env import caylus_v0
 
     layers = results["layers"]
@@ -226,6 +262,8 @@ def run_all(
             lambda n=n: caylus_v0.raw_env(num_players=n), aec, repeats
         )
         layers[f"env_{n}p"] = aec_rate(lambda n=n: caylus_v0.env(num_players=n), aec, repeats)
+        if vector:
+            layers[f"vector_{n}p"] = vector_rate(vector_envs, n, batched, repeats)
     anchors = {
         "pettingzoo_connect_four_env": pettingzoo_connect_four_rate(aec, repeats),
         "openspiel_chess": openspiel_rate("chess", calls // 2, repeats),
@@ -256,9 +294,13 @@ def print_report(results: dict[str, Any]) -> None:
     for col in ("layer", "decisions/s", "target", "vs anchor"):
         table.add_column(col, justify="right" if col != "layer" else "left")
     for name, rate in results["layers"].items():
-        kind = name.rsplit("_", 1)[0]
+        kind, players = name.rsplit("_", 1)
         anchor = pz if kind in ("raw_env", "env") else chess if kind == "engine_call" else None
         anchor_name = "PZ connect four" if anchor is pz else "OpenSpiel chess"
+        if kind == "vector":  # the batched env against raw_env of the same run
+            anchor = results["layers"][f"raw_env_{players}"]
+            anchor_name = f"raw_env (bar {VECTOR_BAR_VS_RAW_ENV:g}x)"
+            name = f"{name} (N={results['vector_envs']})"
         ratio = f"{rate / anchor:.1f}x {anchor_name}" if anchor else "-"
         table.add_row(name, f"{rate:,.0f}", f">= {TARGETS[kind]:,}", ratio)
     console.print(table)
@@ -287,11 +329,16 @@ def main(
     quick: bool = False,
     json_path: str | None = None,
     compile_check: bool = True,
+    vector: bool = False,
+    vector_envs: int = VECTOR_ENVS,
 ) -> dict[str, Any]:
     """Run every benchmark, print the report, optionally write the figures as JSON.
 
+    ``vector`` adds the batched environment's layer (``vector_envs`` games).
+
     Raises:
-        ValueError: for a repeat count below 1 or player counts outside 2-5.
+        ValueError: for a repeat count below 1, player counts outside 2-5, or fewer
+            than one batched game.
     """
     players = [2, 4] if players is None else list(players)
     if repeats < 1:
@@ -299,7 +346,9 @@ def main(
     bad = [n for n in players if not 2 <= n <= 5]
     if bad or not players:
         raise ValueError(f"players must be in 2-5, got {players}")
-    results = run_all(repeats, tuple(players), quick, compile_check)
+    if vector_envs < 1:
+        raise ValueError(f"vector_envs must be >= 1, got {vector_envs}")
+    results = run_all(repeats, tuple(players), quick, compile_check, vector, vector_envs)
     print_report(results)
     if json_path:
         atomic_write_json(json_path, results)

@@ -507,3 +507,54 @@ def test_maskable_ppo_learns_on_it() -> None:
     obs = env.reset()
     actions, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[np.arange(8), actions].all()
+
+
+# ---------------------------------------------------------------------------------------
+# The benchmark layer (plumbing only: speed is read by people, never asserted)
+# ---------------------------------------------------------------------------------------
+def test_benchmark_vector_layer_and_report(capsys: pytest.CaptureFixture[str]) -> None:
+    from caylus_env import benchmark
+
+    rate = benchmark.vector_rate(num_envs=4, num_players=3, decisions=400, repeats=1)
+    assert rate > 0
+    results = {
+        "repeats": 1,
+        "players": [3],
+        "vector_envs": 4,
+        "layers": {"raw_env_3p": 50_000.0, "vector_3p": 200_000.0},
+        "anchors": {
+            "pettingzoo_connect_four_env": None,
+            "openspiel_chess": None,
+            "openspiel_connect_four": None,
+        },
+        "state_bytes": 700,
+        "state_copy_us": 0.1,
+        "game_clone_us": 1.0,
+    }
+    benchmark.print_report(results)
+    out = capsys.readouterr().out
+    assert "vector_3p (N=4)" in out and "4.0x raw_env" in out
+    with pytest.raises(ValueError, match="vector_envs must be >= 1"):
+        benchmark.main(vector=True, vector_envs=0)
+
+
+def test_cli_bench_vector_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from typer.testing import CliRunner
+
+    from caylus_cli.app import app
+
+    calls: list[dict[str, Any]] = []
+    fake = types.ModuleType("caylus_env.benchmark")
+    fake.main = lambda **kwargs: calls.append(kwargs)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "caylus_env.benchmark", fake)
+    monkeypatch.setattr(sys.modules["caylus_env"], "benchmark", fake, raising=False)
+    runner = CliRunner()
+    result = runner.invoke(app, ["bench", "--vector", "--num-envs", "64", "--quick"])
+    assert result.exit_code == 0, result.output
+    assert calls == [{"quick": True, "vector": True, "vector_envs": 64}]
+    assert runner.invoke(app, ["bench", "--num-envs", "64"]).exit_code == 2
+    assert runner.invoke(app, ["bench", "--vector", "--num-envs", "0"]).exit_code == 2
+    assert len(calls) == 1
