@@ -581,11 +581,16 @@ class _Games:
                 f"{a.dtype} and shape {a.shape}"
             )
         a = a.astype(np.int64, copy=False)
-        in_range = (a >= 0) & (a < NUM_ACTIONS)
-        legal = np.take(self._flat_mask, self._row_base + np.where(in_range, a, 0)) != 0
-        legal &= in_range
-        if not legal.all():
-            raise IllegalActionError(self._illegal_message(a, np.flatnonzero(~legal)))
+        # One comparison tests the range (a negative id wraps to a huge unsigned one), then
+        # one take reads every game's mask at its action.
+        if (
+            not (a.view(np.uint64) < NUM_ACTIONS).all()
+            or not np.take(self._flat_mask, self._row_base + a).all()
+        ):
+            in_range = (a >= 0) & (a < NUM_ACTIONS)
+            legal = np.take(self._flat_mask, self._row_base + np.where(in_range, a, 0)) != 0
+            bad = np.flatnonzero(~(legal & in_range))
+            raise IllegalActionError(self._illegal_message(a, bad))
         return a
 
     def _illegal_message(self, actions: np.ndarray, bad: np.ndarray) -> str:
