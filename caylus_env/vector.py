@@ -30,6 +30,9 @@ Usage::
         actions = out.legal[np.arange(games.num_envs), pick]
         out = games.step(actions)      # out.obs, out.mask, out.rewards, out.terminated, ...
 
+`caylus bench --vector` measures the batched decisions/s (N=256, every decision with
+its observation and mask) next to `raw_env` in the same run.
+
 ## Shapes and dtypes (`VectorGames.step` / `reset` return a `Batch` of these)
 
 | Field            | Shape                       | Dtype   | Meaning                                   |
