@@ -1,6 +1,7 @@
 """Run every throughput benchmark (the same as ``caylus bench``).
 
-Usage: ``python bench/run_bench.py [--repeats 3] [--players 2,4] [--quick] [--json out.json]``.
+Usage: ``python bench/run_bench.py [--repeats 3] [--players 2,4] [--quick] [--vector]
+[--json out.json]``.
 Run it alone on the machine: the two cores are not independent (performance
 anchors, section 0), so a second job skews every figure.
 """
@@ -18,6 +19,9 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="shorter runs (smoke check)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
+    parser.add_argument(
+        "--vector", action="store_true", help="also time the batched environment (N=256)"
+    )
     args = parser.parse_args()
     main(
         repeats=args.repeats,
@@ -25,4 +29,5 @@ if __name__ == "__main__":
         quick=args.quick,
         json_path=args.json,
         compile_check=not args.no_compile,
+        vector=args.vector,
     )

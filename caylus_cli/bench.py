@@ -58,5 +58,5 @@ def bench(
         from caylus_env import benchmark
     except ImportError as err:
         _fail(f"the benchmark module is not available: {err}", code=1)
-    with compile_notice("engine", "env"):
+    with compile_notice("engine", "env", *(["vector"] if vector else [])):
         benchmark.main(**kwargs)

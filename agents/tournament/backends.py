@@ -35,11 +35,11 @@ from agents.tournament.arena import (
     warm_up,
 )
 
-COLD_COMPILE_SECONDS = {"engine": 23.0, "env": 2.0, "scripted": 18.0, "mcts": 90.0}
+COLD_COMPILE_SECONDS = {"engine": 23.0, "env": 2.0, "vector": 12.5, "scripted": 18.0, "mcts": 90.0}
 """Seconds to compile each family of numba kernels from scratch (and, for ``mcts``, to play the
 short warm-up game that compiles it), measured with an empty ``NUMBA_CACHE_DIR`` on one core of
 the 2-core development machine: the engine (a game of ``random``: 23 s), what the observation
-encoder adds (``env``: 2 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
+encoder adds (``env``: 2 s), what the batched environment adds (``vector``: 12.5 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
 what MCTS adds (a game of ``mcts:20``: 113 s in all). The one table of these estimates: the CLI
 sums the families a command uses."""
 AGENT_KERNELS = {
