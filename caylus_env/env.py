@@ -319,9 +319,12 @@ class raw_env(AECEnv, EzPickle):
     def step(self, action: int | None) -> None:
         """Apply the current agent's action (``None`` for an agent that is done).
 
+        ``action`` is exactly an ``int`` or a NumPy integer scalar (``Game.apply``): a bool,
+        float, string, bytes or ``Decimal`` is refused, never rounded or parsed.
+
         Raises:
-            IllegalActionError: if the action is not legal; the game and the env's
-                bookkeeping (rewards, agent_selection) are unchanged.
+            IllegalActionError: if the action is not legal or not an int; the game and the
+                env's bookkeeping (rewards, agent_selection) are unchanged.
         """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -416,9 +419,13 @@ class raw_env(AECEnv, EzPickle):
     def load_state_dict(self, data: dict[str, Any]) -> None:
         """Play on from a position: every agent is live again and the one to act is selected.
 
+        Atomic: the new game is built and validated in full (``caylus_env.engine.validate``)
+        and the agent to act is found before anything of this env changes.
+
         Raises:
-            ValueError: if the dict is malformed or its options differ from this
-                env's; the env is then unchanged.
+            ValueError: (``InvalidStateError`` for a bad position) if the dict is not a
+                valid position or its options differ from this env's; the env is then
+                unchanged.
         """
         game = Game.from_state_dict(data)
         if game.config != self.config:
@@ -426,10 +433,13 @@ class raw_env(AECEnv, EzPickle):
                 f"the position's options {game.config.to_dict()} differ from this env's "
                 f"{self.config.to_dict()}; make an env with the position's options"
             )
+        player = game.current_player()
+        seats = len(self.possible_agents)
+        if not (player == -1 and game.is_terminal()) and not 0 <= player < seats:
+            raise ValueError(f"the position asks seat {player}, who is not at this table")
         self.game = game
         self.seed = None
         self._reset_bookkeeping()
-        player = game.current_player()
         if player < 0:
             self._finish()
         else:
