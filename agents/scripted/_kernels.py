@@ -215,48 +215,16 @@ EPS = 1e-9
 
 
 # ---------------------------------------------------------------------------------------
-# Reading the state: the public accessors (``caylus_env.engine.kernels``), and these
-# readers of option and occupant fields that have no public accessor yet.
+# Reading the state: the public accessors (``caylus_env.engine.kernels``), and ``_field``
+# for the option and occupant fields that have no public accessor yet: the options
+# ``OPT_SIMPLIFIED_FAVORS`` (rules 6) and ``OPT_LAWYER_PRESTIGE`` (8.2), the occupants
+# ``SPECIAL_WORKER`` (gate .. joust field), ``STABLES``, ``INN_LEFT``, ``INN_RIGHT``,
+# ``CASTLE_SPOTS`` (phase 6 order) and the waiting lawyers ``ROAD_LAWYER`` (8.6).
 # ---------------------------------------------------------------------------------------
 @njit(cache=True)
-def _simplified_favors(s):
-    """Whether every favor is worth ``SIMPLIFIED_FAVOR_PRESTIGE`` (rules 6)."""
-    return s[OPT_SIMPLIFIED_FAVORS] != 0
-
-
-@njit(cache=True)
-def _lawyer_tile_prestige(s):
-    """Prestige of the lawyer tile, an option (rules 8.2)."""
-    return float(s[OPT_LAWYER_PRESTIGE])
-
-
-@njit(cache=True)
-def _special_worker(s, special):
-    """Occupant of a single-worker special building (gate .. joust field), -1 if none."""
-    return s[SPECIAL_WORKER + special]
-
-
-@njit(cache=True)
-def _stables_worker(s, i):
-    return s[STABLES + i]
-
-
-@njit(cache=True)
-def _inn_worker(s, resident):
-    """Occupant of the inn's left (entry) spot, or its right (resident) spot."""
-    return s[INN_RIGHT] if resident else s[INN_LEFT]
-
-
-@njit(cache=True)
-def _castle_worker(s, i):
-    """Castle worker ``i`` in arrival order (phase 6 order), -1 if none."""
-    return s[CASTLE_SPOTS + i]
-
-
-@njit(cache=True)
-def _road_lawyer(s, k):
-    """Player whose paid lawyer transformation waits on road space ``k`` (8.6), -1 if none."""
-    return s[ROAD_LAWYER + k]
+def _field(s, offset, i):
+    """Entry ``i`` of the state field at layout offset ``offset`` (-1: nobody)."""
+    return s[offset + i]
 
 
 @njit(cache=True)
@@ -277,7 +245,7 @@ def turns_left(s):
 
 @njit(cache=True)
 def _favor_value(s, w):
-    if _simplified_favors(s):
+    if _field(s, OPT_SIMPLIFIED_FAVORS, 0) != 0:
         return SIMPLE_FAVOR
     return w[W_FAVOR]
 
@@ -367,7 +335,7 @@ def _ownership(s, b, w, t, vmoney):
 @njit(cache=True)
 def _building_prestige(s, b):
     if b == BuildingId.LAWYER:
-        return _lawyer_tile_prestige(s)
+        return float(_field(s, OPT_LAWYER_PRESTIGE, 0))
     return float(B_PRESTIGE[b])
 
 
@@ -470,7 +438,11 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
             target = False
             for kk in range(1, ROAD + 1):
                 tile = ek.road_tile(s, kk)
-                if tile >= 0 and B_KIND[tile] == BuildingKind.NEUTRAL and _road_lawyer(s, kk) < 0:
+                if (
+                    tile >= 0
+                    and B_KIND[tile] == BuildingKind.NEUTRAL
+                    and _field(s, ROAD_LAWYER, kk) < 0
+                ):
                     target = True
                     break
             reward = LAWYER_GAIN + _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
@@ -639,16 +611,16 @@ def player_value(s, p, w):
 
     # Phase 3: special buildings not yet resolved (their occupant is cleared when done).
     if phase <= Phase.SPECIAL:
-        if _special_worker(s, Special.GATE) == p:
+        if _field(s, SPECIAL_WORKER, Special.GATE) == p:
             res[R_VALUE] += w[W_GATE]
-        if _special_worker(s, Special.TRADING_POST) == p:
+        if _field(s, SPECIAL_WORKER, Special.TRADING_POST) == p:
             res[R_MONEY] += TRADING_POST
-        if _special_worker(s, Special.MERCHANTS_GUILD) == p:
+        if _field(s, SPECIAL_WORKER, Special.MERCHANTS_GUILD) == p:
             res[R_VALUE] += w[W_GUILD]
         joust_cost = JOUST_CLOTH * _spent(res, Resource.CLOTH, vcube, w) + JOUST_DENIERS * vmoney
         joust_gain = JOUST_FAVORS * fv
         if (
-            _special_worker(s, Special.JOUST_FIELD) == p
+            _field(s, SPECIAL_WORKER, Special.JOUST_FIELD) == p
             and res[Resource.CLOTH] >= JOUST_CLOTH
             and res[R_MONEY] >= JOUST_DENIERS
             and joust_gain > joust_cost
@@ -657,11 +629,11 @@ def player_value(s, p, w):
             res[R_MONEY] -= JOUST_DENIERS
             res[R_VALUE] += joust_gain
         for i in range(N_STABLES):
-            if _stables_worker(s, i) == p:
+            if _field(s, STABLES, i) == p:
                 res[R_VALUE] += w[W_STABLES]
-        if _inn_worker(s, False) == p:
+        if _field(s, INN_LEFT, 0) == p:
             res[R_VALUE] += w[W_INN]
-    if _inn_worker(s, True) == p:
+    if _field(s, INN_RIGHT, 0) == p:
         res[R_VALUE] += w[W_INN] * min(1.0, t)
 
     # Phase 5: road workers up to the provost, in road order.
@@ -697,7 +669,7 @@ def player_value(s, p, w):
     if phase <= Phase.CASTLE:
         spot = -1
         for i in range(N_CASTLE):
-            if _castle_worker(s, i) == p:
+            if _field(s, CASTLE_SPOTS, i) == p:
                 spot = i
         if spot >= 0:
             given = -1
@@ -743,13 +715,13 @@ def player_value(s, p, w):
         tile = ek.road_tile(s, k)
         if tile < 0:
             continue
-        if _road_lawyer(s, k) == p:
+        if _field(s, ROAD_LAWYER, k) == p:
             v += _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
         elif ek.road_owner(s, k) == p:
             v += _ownership(s, tile, w, t, vmoney)
 
     # Favor tracks: better columns make the favors still to come worth more.
-    if not _simplified_favors(s):
+    if _field(s, OPT_SIMPLIFIED_FAVORS, 0) == 0:
         late = min(1.0, t / 5.0)
         for row in range(N_ROWS):
             v += w[W_TRACK + row] * ek.favor_column(s, p, row) * late
