@@ -62,6 +62,7 @@ from caylus_env.engine.buildings import (
     Effect,
 )
 from caylus_env.engine.constants import (
+    BRIDGE_BASE_PRICE,
     NUM_RESOURCES,
     SUBSEQUENT_PLACEMENT_FLOOR,
     DecisionKind,
@@ -78,9 +79,6 @@ PASS_SCORE = 0.6
 PRICE_WEIGHT = 0.6
 TEMPERATURE = 0.6  # Gumbel noise scale of the placement choice
 RANDOM_SHARE = 0.05  # share of fully random choices (exploration in rollouts)
-# Phase 2 price of a worker on another's building: this base plus 1 per passed player (the
-# rule of thumb ignores the 2-player price). No name in ``constants`` yet (reported).
-BRIDGE_BASE_PRICE = 1.0
 
 
 @njit(cache=True)
@@ -192,7 +190,7 @@ def _place_score(s, p, a):
     if ek.road_owner(s, k) == p:
         price = float(SUBSEQUENT_PLACEMENT_FLOOR)
     else:
-        price = BRIDGE_BASE_PRICE + ek.num_passed(s)
+        price = BRIDGE_BASE_PRICE + ek.num_passed(s)  # the rule of thumb ignores the 2-player price
     return base - PRICE_WEIGHT * price
 
 

@@ -105,17 +105,7 @@ from caylus_env.engine.constants import (
     Section,
     Special,
 )
-from caylus_env.engine.layout import (
-    CASTLE_SPOTS,
-    INN_LEFT,
-    INN_RIGHT,
-    OPT_LAWYER_PRESTIGE,
-    OPT_SIMPLIFIED_FAVORS,
-    ROAD_LAWYER,
-    SPECIAL_WORKER,
-    STABLES,
-    STATE_SIZE,
-)
+from caylus_env.engine.layout import STATE_SIZE
 
 # ---------------------------------------------------------------------------------------
 # Weight indices (see ``agents.scripted.bots.Strategy`` for their meaning).
@@ -214,19 +204,6 @@ R_SIZE = N_RES + 2
 EPS = 1e-9
 
 
-# ---------------------------------------------------------------------------------------
-# Reading the state: the public accessors (``caylus_env.engine.kernels``), and ``_field``
-# for the option and occupant fields that have no public accessor yet: the options
-# ``OPT_SIMPLIFIED_FAVORS`` (rules 6) and ``OPT_LAWYER_PRESTIGE`` (8.2), the occupants
-# ``SPECIAL_WORKER`` (gate .. joust field), ``STABLES``, ``INN_LEFT``, ``INN_RIGHT``,
-# ``CASTLE_SPOTS`` (phase 6 order) and the waiting lawyers ``ROAD_LAWYER`` (8.6).
-# ---------------------------------------------------------------------------------------
-@njit(cache=True)
-def _field(s, offset, i):
-    """Entry ``i`` of the state field at layout offset ``offset`` (-1: nobody)."""
-    return s[offset + i]
-
-
 @njit(cache=True)
 def turns_left(s):
     """Estimated full turns after the current one (0 in the last turn).
@@ -245,7 +222,7 @@ def turns_left(s):
 
 @njit(cache=True)
 def _favor_value(s, w):
-    if _field(s, OPT_SIMPLIFIED_FAVORS, 0) != 0:
+    if ek.simplified_favors(s):
         return SIMPLE_FAVOR
     return w[W_FAVOR]
 
@@ -335,7 +312,7 @@ def _ownership(s, b, w, t, vmoney):
 @njit(cache=True)
 def _building_prestige(s, b):
     if b == BuildingId.LAWYER:
-        return float(_field(s, OPT_LAWYER_PRESTIGE, 0))
+        return float(ek.lawyer_prestige(s))
     return float(B_PRESTIGE[b])
 
 
@@ -438,11 +415,7 @@ def _project_road(s, p, k, c, res, w, t, vcube, vmoney, fv):
             target = False
             for kk in range(1, ROAD + 1):
                 tile = ek.road_tile(s, kk)
-                if (
-                    tile >= 0
-                    and B_KIND[tile] == BuildingKind.NEUTRAL
-                    and _field(s, ROAD_LAWYER, kk) < 0
-                ):
+                if tile >= 0 and B_KIND[tile] == BuildingKind.NEUTRAL and ek.road_lawyer(s, kk) < 0:
                     target = True
                     break
             reward = LAWYER_GAIN + _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
@@ -611,16 +584,16 @@ def player_value(s, p, w):
 
     # Phase 3: special buildings not yet resolved (their occupant is cleared when done).
     if phase <= Phase.SPECIAL:
-        if _field(s, SPECIAL_WORKER, Special.GATE) == p:
+        if ek.special_worker(s, Special.GATE) == p:
             res[R_VALUE] += w[W_GATE]
-        if _field(s, SPECIAL_WORKER, Special.TRADING_POST) == p:
+        if ek.special_worker(s, Special.TRADING_POST) == p:
             res[R_MONEY] += TRADING_POST
-        if _field(s, SPECIAL_WORKER, Special.MERCHANTS_GUILD) == p:
+        if ek.special_worker(s, Special.MERCHANTS_GUILD) == p:
             res[R_VALUE] += w[W_GUILD]
         joust_cost = JOUST_CLOTH * _spent(res, Resource.CLOTH, vcube, w) + JOUST_DENIERS * vmoney
         joust_gain = JOUST_FAVORS * fv
         if (
-            _field(s, SPECIAL_WORKER, Special.JOUST_FIELD) == p
+            ek.special_worker(s, Special.JOUST_FIELD) == p
             and res[Resource.CLOTH] >= JOUST_CLOTH
             and res[R_MONEY] >= JOUST_DENIERS
             and joust_gain > joust_cost
@@ -629,11 +602,11 @@ def player_value(s, p, w):
             res[R_MONEY] -= JOUST_DENIERS
             res[R_VALUE] += joust_gain
         for i in range(N_STABLES):
-            if _field(s, STABLES, i) == p:
+            if ek.stables_worker(s, i) == p:
                 res[R_VALUE] += w[W_STABLES]
-        if _field(s, INN_LEFT, 0) == p:
+        if ek.inn_entering(s) == p:
             res[R_VALUE] += w[W_INN]
-    if _field(s, INN_RIGHT, 0) == p:
+    if ek.inn_resident(s) == p:
         res[R_VALUE] += w[W_INN] * min(1.0, t)
 
     # Phase 5: road workers up to the provost, in road order.
@@ -669,7 +642,7 @@ def player_value(s, p, w):
     if phase <= Phase.CASTLE:
         spot = -1
         for i in range(N_CASTLE):
-            if _field(s, CASTLE_SPOTS, i) == p:
+            if ek.castle_worker(s, i) == p:
                 spot = i
         if spot >= 0:
             given = -1
@@ -715,13 +688,13 @@ def player_value(s, p, w):
         tile = ek.road_tile(s, k)
         if tile < 0:
             continue
-        if _field(s, ROAD_LAWYER, k) == p:
+        if ek.road_lawyer(s, k) == p:
             v += _ownership(s, BuildingId.RESIDENCE, w, t, vmoney)
         elif ek.road_owner(s, k) == p:
             v += _ownership(s, tile, w, t, vmoney)
 
     # Favor tracks: better columns make the favors still to come worth more.
-    if _field(s, OPT_SIMPLIFIED_FAVORS, 0) == 0:
+    if not ek.simplified_favors(s):
         late = min(1.0, t / 5.0)
         for row in range(N_ROWS):
             v += w[W_TRACK + row] * ek.favor_column(s, p, row) * late

@@ -18,6 +18,7 @@ NUM_WORKERS = 6  # rules 1.1: six workers per player, a hard limit
 INCOME_BASE = 2  # phase 1: 2 deniers each turn
 OWNER_PRESTIGE_PER_VISITOR = 1  # phase 2: a worker on another's building gives its owner 1
 PASS_BONUS = 1  # phase 2: first player to pass gains 1 denier
+BRIDGE_BASE_PRICE = 1  # phase 2: a worker costs 1 denier + 1 per player who passed
 TWO_PLAYER_PRICE = 3  # rules 1.4: after the opponent passed
 SUBSEQUENT_PLACEMENT_FLOOR = 1  # placing on one's own building, or as inn resident
 MAX_PROVOST_STEP = 3  # phase 4 and the merchants' guild: 1-3 spaces

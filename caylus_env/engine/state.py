@@ -22,10 +22,15 @@ from caylus_env.engine.constants import (
 from caylus_env.engine.layout import (
     BAILIFF,
     CASTLE_HOUSES,
+    CASTLE_SPOTS,
     CURSOR,
+    INN_LEFT,
+    INN_RIGHT,
     NUM_PASSED,
     NUM_PLAYERS,
     OPT_HOUSE_CAP,
+    OPT_LAWYER_PRESTIGE,
+    OPT_SIMPLIFIED_FAVORS,
     P_CUBES,
     P_FAVOR,
     P_HOUSES,
@@ -38,10 +43,13 @@ from caylus_env.engine.layout import (
     PLAYER_STRIDE,
     PLAYERS,
     PROVOST,
+    ROAD_LAWYER,
     ROAD_OWNER,
     ROAD_TILE,
     ROAD_WORKER,
     SCORED,
+    SPECIAL_WORKER,
+    STABLES,
     STOCK,
     TURN,
 )
@@ -73,6 +81,51 @@ def cursor(s):
 @njit(cache=True)
 def is_game_over(s):
     return s[PHASE] == Phase.GAME_OVER
+
+
+# -- the options (fixed at setup) --------------------------------------------------------
+@njit(cache=True)
+def simplified_favors(s):
+    """Whether every favor is 3 prestige instead of a step on the favor table (rules 6)."""
+    return s[OPT_SIMPLIFIED_FAVORS] != 0
+
+
+@njit(cache=True)
+def lawyer_prestige(s):
+    """Prestige of the lawyer tile in this game: 4 or 3 (rules 8.2)."""
+    return np.int64(s[OPT_LAWYER_PRESTIGE])
+
+
+# -- who stands where --------------------------------------------------------------------
+@njit(cache=True)
+def special_worker(s, i):
+    """Occupant of single-worker special building ``i`` (a ``Special`` from the gate to the
+    joust field), -1 for nobody."""
+    return np.int64(s[SPECIAL_WORKER + i])
+
+
+@njit(cache=True)
+def stables_worker(s, i):
+    """Occupant of stable spot ``i`` (0-2), -1 for nobody."""
+    return np.int64(s[STABLES + i])
+
+
+@njit(cache=True)
+def inn_entering(s):
+    """Occupant of the inn's left (entry) spot, -1 for nobody."""
+    return np.int64(s[INN_LEFT])
+
+
+@njit(cache=True)
+def inn_resident(s):
+    """Occupant of the inn's right (resident) spot, -1 for nobody."""
+    return np.int64(s[INN_RIGHT])
+
+
+@njit(cache=True)
+def castle_worker(s, i):
+    """The ``i``-th worker sent to the castle this turn (arrival order), -1 for none."""
+    return np.int64(s[CASTLE_SPOTS + i])
 
 
 # -- per-player fields -------------------------------------------------------------------
@@ -210,6 +263,13 @@ def road_owner(s, k):
 @njit(cache=True)
 def road_worker(s, k):
     return np.int64(s[ROAD_WORKER + k])
+
+
+@njit(cache=True)
+def road_lawyer(s, k):
+    """Player whose paid lawyer transformation waits on space ``k`` until its worker is done
+    (rules 8.6), -1 for none."""
+    return np.int64(s[ROAD_LAWYER + k])
 
 
 @njit(cache=True)

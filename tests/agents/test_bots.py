@@ -93,15 +93,6 @@ def test_scripted_bots_finish_games_of_every_player_count(num_players):
     assert game.prestige().max() > 20
 
 
-def test_bots_are_fast_enough():
-    import time
-
-    _play([make_scripted("castle"), make_scripted("town")], seed=0)  # compile
-    start = time.perf_counter()
-    _play([make_scripted("castle"), make_scripted("economy")], seed=1)
-    assert time.perf_counter() - start < 1.0
-
-
 # -- sensible choices -------------------------------------------------------------------------
 def test_scripted_bots_give_a_batch_when_they_hold_one(positions):
     castle_decisions = []

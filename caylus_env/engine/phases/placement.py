@@ -22,6 +22,7 @@ from caylus_env.engine.board import (
 )
 from caylus_env.engine.buildings import B_TAKES_WORKER
 from caylus_env.engine.constants import (
+    BRIDGE_BASE_PRICE,
     INN_RESIDENT_PRICE,
     NUM_CASTLE_SPOTS,
     NUM_STABLES_SPOTS,
@@ -63,7 +64,7 @@ def bridge_price(s, p):
         return INN_RESIDENT_PRICE
     if s[NUM_PLAYERS] == TWO_PLAYER_GAME and s[NUM_PASSED] > 0:
         return TWO_PLAYER_PRICE
-    return np.int64(s[NUM_PASSED]) + 1
+    return np.int64(s[NUM_PASSED]) + BRIDGE_BASE_PRICE
 
 
 @njit(cache=True)
