@@ -25,8 +25,7 @@ from caylus_env.engine.constants import (
     RESOURCE_NAMES,
     BuildSource,
 )
-from caylus_env.engine.decisions import DECISION_SCHEMA
-from caylus_env.engine.state_dict import dict_to_state
+from caylus_env.engine.decisions import DECISION_SCHEMA, depth, pop, push
 from caylus_env.observation import (
     BOUNDS,
     COUNT_SCALE,
@@ -101,44 +100,46 @@ def test_bounds_are_one_for_one_hots_and_inf_for_open_counts():
         assert (BOUNDS[sl] == expected).all(), name
 
 
-# One example value per argument codec, and the piece that must show it.
+# One example value per argument codec (as the state holds it), and the piece that must show it.
 _EXAMPLE_ARG = {
-    "building": ("marketplace", "decision_building"),
-    "source": ("favor_mason", "decision_source"),
-    "row": ("resources", "decision_row"),
+    "building": (BUILDING_NAMES.index("marketplace"), "decision_building"),
+    "source": (int(BuildSource.FAVOR_MASON), "decision_source"),
+    "row": (FAVOR_ROW_NAMES.index("resources"), "decision_row"),
     "int": (3, "decision_count"),
-    "mask": (["wood", "stone"], "decision_kinds"),
+    "mask": (
+        (1 << RESOURCE_NAMES.index("wood")) | (1 << RESOURCE_NAMES.index("stone")),
+        "decision_kinds",
+    ),
 }
 
 
 @pytest.mark.parametrize("entry", DECISION_SCHEMA, ids=lambda e: e.name)
 def test_every_declared_decision_argument_reaches_its_observation_piece(entry):
     """The observer sees each argument of the pending decision in the piece its codec
-    names (``decisions.SCHEMA``), and nothing in the context pieces it does not declare."""
-    d = Game(GameConfig(num_players=3), seed=2).state_dict()
-    top = {"kind": entry.name, "player": 1}
-    for arg in entry.args:
-        top[arg.name] = _EXAMPLE_ARG[arg.codec][0]
-    d["pending"] = [top]
+    names (``decisions.SCHEMA``), and nothing in the context pieces it does not declare.
+    The entry is pushed on the raw state: the encoder must show whatever the stack holds."""
+    state = Game(GameConfig(num_players=3), seed=2).state.copy()
+    while depth(state):
+        pop(state)
+    args = [0, 0]
+    for j, arg in enumerate(entry.args):
+        args[j] = _EXAMPLE_ARG[arg.codec][0]
+    push(state, int(entry.kind), 1, args[0], args[1])
     vec = np.empty(OBS_SIZE, np.float32)
-    encode(dict_to_state(d), 1, vec)
+    encode(state, 1, vec)
     pieces = observation_pieces(vec)
     assert pieces["decision"][int(entry.kind)] == 1.0
     shown = set()
     for arg in entry.args:
         value, piece = _EXAMPLE_ARG[arg.codec]
         shown.add(piece)
-        if arg.codec == "building":
-            assert pieces[piece][BUILDING_NAMES.index(value)] == 1.0
-        elif arg.codec == "source":
-            assert pieces[piece][[s.name.lower() for s in BuildSource].index(value)] == 1.0
-        elif arg.codec == "row":
-            assert pieces[piece][FAVOR_ROW_NAMES.index(value)] == 1.0
-        elif arg.codec == "int":
+        if arg.codec == "int":
             assert np.isclose(pieces[piece][0], value / COUNT_SCALE)
+        elif arg.codec == "mask":
+            kinds = [r for r in range(NUM_RESOURCES) if pieces[piece][r] == 1.0]
+            assert kinds == [r for r in range(NUM_RESOURCES) if (value >> r) & 1]
         else:
-            kinds = [RESOURCE_NAMES[r] for r in range(NUM_RESOURCES) if pieces[piece][r] == 1.0]
-            assert kinds == value
+            assert pieces[piece][value] == 1.0 and pieces[piece].sum() == 1.0
     for piece in {p for _, p in _EXAMPLE_ARG.values()} - shown:
         assert not pieces[piece].any(), piece
 

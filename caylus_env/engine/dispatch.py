@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import NUM_ACTIONS
 from caylus_env.engine.constants import DecisionKind, Phase, Procedure
 from caylus_env.engine.decisions import (
@@ -31,7 +32,6 @@ from caylus_env.engine.decisions import (
     decision_player,
     pop,
 )
-from caylus_env.engine.layout import NUM_PLAYERS, PHASE, STACK_SIZE, STATE_DTYPE, STATE_SIZE
 from caylus_env.engine.phases.activation import (
     apply_alchemist_pay,
     apply_market,
@@ -119,7 +119,7 @@ def legal_actions(s, out):
     Returns:
         How many ids were written (0 when the game is over).
     """
-    if s[STACK_SIZE] == 0 or s[PHASE] == Phase.GAME_OVER:
+    if s[L.STACK_SIZE] == 0 or s[L.PHASE] == Phase.GAME_OVER:
         return 0
     kind = decision_kind(s)
     p = decision_player(s)
@@ -225,7 +225,7 @@ def apply(s, action):
 @njit(cache=True)
 def drive(s):
     """Move the turn forward when no decision is pending: the current phase's driver."""
-    ph = s[PHASE]
+    ph = s[L.PHASE]
     if ph == Phase.INCOME:
         drive_income(s)
     elif ph == Phase.PLACEMENT:
@@ -275,9 +275,9 @@ def advance(s, out):
         The number of legal actions written to ``out`` (0 once the game is over).
     """
     for _ in range(MAX_AUTOMATIC_STEPS):
-        if s[PHASE] == Phase.GAME_OVER:
+        if s[L.PHASE] == Phase.GAME_OVER:
             return 0
-        if s[STACK_SIZE] == 0:
+        if s[L.STACK_SIZE] == 0:
             drive(s)
             continue
         kind = decision_kind(s)
@@ -326,7 +326,7 @@ def step(s, action, out):
 def new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_cap, seed):
     """Allocate a state, set it up from the options and seed, and advance to turn 1's first
     decision."""
-    s = np.zeros(STATE_SIZE, STATE_DTYPE)
+    s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     init_game(s, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap, seed)
     out = np.empty(NUM_ACTIONS, np.int64)
     advance(s, out)
@@ -336,7 +336,7 @@ def new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_c
 @njit(cache=True)
 def current_player(s):
     """The player who must act, or -1 once the game is over."""
-    if s[PHASE] == Phase.GAME_OVER or s[STACK_SIZE] == 0:
+    if s[L.PHASE] == Phase.GAME_OVER or s[L.STACK_SIZE] == 0:
         return -1
     return decision_player(s)
 
@@ -344,14 +344,14 @@ def current_player(s):
 @njit(cache=True)
 def is_terminal(s):
     """Whether the game is over (after the final scoring, rules 4.8)."""
-    return s[PHASE] == Phase.GAME_OVER
+    return s[L.PHASE] == Phase.GAME_OVER
 
 
 @njit(cache=True)
 def returns(s, ret):
     """Write the rank returns of a finished game into ``ret`` (one per seat): +1 for first
     to -1 for last, linear in the rank, ties averaged (rules 8.21; ``Game.returns``)."""
-    n = np.int64(s[NUM_PLAYERS])
+    n = np.int64(s[L.NUM_PLAYERS])
     for i in range(n):
         pi = prestige(s, i)
         acc = 0.0
@@ -408,7 +408,7 @@ def play_random_games(num_games, num_players, seed):
     """
     np.random.seed(seed)
     out = np.empty(NUM_ACTIONS, np.int64)
-    s = np.zeros(STATE_SIZE, STATE_DTYPE)
+    s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     total = 0
     for g in range(num_games):
         init_game(s, num_players, 0, DEFAULT_LAWYER_PRESTIGE, 0, 0, seed * PLAYOUT_SEED_STRIDE + g)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.board import (
     BAILIFF_START,
     FIXED_BUILDINGS,
@@ -27,31 +28,6 @@ from caylus_env.engine.constants import (
     START_DENIERS,
     START_DENIERS_TWO_PLAYERS,
     Phase,
-)
-from caylus_env.engine.layout import (
-    BAILIFF,
-    CASTLE_SPOTS,
-    INN_LEFT,
-    INN_RIGHT,
-    NUM_PLAYERS,
-    OPT_HOUSE_CAP,
-    OPT_JEWELLER,
-    OPT_LAWYER_PRESTIGE,
-    OPT_SIMPLIFIED_FAVORS,
-    P_CUBES,
-    P_MONEY,
-    PASS_ORDER,
-    PHASE,
-    PROVOST,
-    ROAD_LAWYER,
-    ROAD_OWNER,
-    ROAD_TILE,
-    ROAD_WORKER,
-    SPECIAL_WORKER,
-    STABLES,
-    STOCK,
-    TURN,
-    TURN_ORDER,
 )
 from caylus_env.engine.state import player_field
 
@@ -89,34 +65,34 @@ def init_game(s, num_players, simplified_favors, lawyer_prestige, jeweller, hous
     so the same seed gives the same setup under numba and under plain Python.
     """
     s[:] = 0
-    s[NUM_PLAYERS] = num_players
-    s[OPT_SIMPLIFIED_FAVORS] = simplified_favors
-    s[OPT_LAWYER_PRESTIGE] = lawyer_prestige
-    s[OPT_JEWELLER] = jeweller
-    s[OPT_HOUSE_CAP] = house_cap
-    s[TURN] = 1
-    s[PHASE] = Phase.INCOME
-    s[PROVOST] = PROVOST_START
-    s[BAILIFF] = BAILIFF_START
+    s[L.NUM_PLAYERS] = num_players
+    s[L.OPT_SIMPLIFIED_FAVORS] = simplified_favors
+    s[L.OPT_LAWYER_PRESTIGE] = lawyer_prestige
+    s[L.OPT_JEWELLER] = jeweller
+    s[L.OPT_HOUSE_CAP] = house_cap
+    s[L.TURN] = 1
+    s[L.PHASE] = Phase.INCOME
+    s[L.PROVOST] = PROVOST_START
+    s[L.BAILIFF] = BAILIFF_START
     for i in range(MAX_PLAYERS):
-        s[PASS_ORDER + i] = -1
-        s[TURN_ORDER + i] = -1
-        s[CASTLE_SPOTS + i] = -1
+        s[L.PASS_ORDER + i] = -1
+        s[L.TURN_ORDER + i] = -1
+        s[L.CASTLE_SPOTS + i] = -1
     for i in range(NUM_SINGLE_SPECIALS):
-        s[SPECIAL_WORKER + i] = -1
+        s[L.SPECIAL_WORKER + i] = -1
     for i in range(NUM_STABLES_SPOTS):
-        s[STABLES + i] = -1
-    s[INN_LEFT] = -1
-    s[INN_RIGHT] = -1
+        s[L.STABLES + i] = -1
+    s[L.INN_LEFT] = -1
+    s[L.INN_RIGHT] = -1
     for k in range(ROAD_LEN + 1):
-        s[ROAD_TILE + k] = -1
-        s[ROAD_OWNER + k] = -1
-        s[ROAD_WORKER + k] = -1
-        s[ROAD_LAWYER + k] = -1
+        s[L.ROAD_TILE + k] = -1
+        s[L.ROAD_OWNER + k] = -1
+        s[L.ROAD_WORKER + k] = -1
+        s[L.ROAD_LAWYER + k] = -1
     for b in range(B_COPIES.shape[0]):
-        s[STOCK + b] = STOCK_START[b]
+        s[L.STOCK + b] = STOCK_START[b]
     if jeweller:
-        s[STOCK + BuildingId.JEWELLER] = 1  # rules 8.1: the optional Jeweller tile
+        s[L.STOCK + BuildingId.JEWELLER] = 1  # rules 8.1: the optional Jeweller tile
 
     x = 1 + (seed % (SETUP_MODULUS - 1))
     x = (x + (seed // (SETUP_MODULUS - 1)) % (SETUP_MODULUS - 1)) % (SETUP_MODULUS - 1) + 1
@@ -130,9 +106,9 @@ def init_game(s, num_players, simplified_favors, lawyer_prestige, jeweller, hous
         neutral[i] = neutral[j]
         neutral[j] = t
     for i in range(NUM_NEUTRAL):
-        s[ROAD_TILE + 1 + i] = neutral[i]
+        s[L.ROAD_TILE + 1 + i] = neutral[i]
     for i in range(FIXED_SPACES.shape[0]):
-        s[ROAD_TILE + FIXED_SPACES[i]] = FIXED_TILES[i]
+        s[L.ROAD_TILE + FIXED_SPACES[i]] = FIXED_TILES[i]
     order = np.arange(num_players)
     for i in range(num_players - 1, 0, -1):
         x = setup_next(x)
@@ -142,9 +118,9 @@ def init_game(s, num_players, simplified_favors, lawyer_prestige, jeweller, hous
         order[j] = t
     for i in range(num_players):
         p = order[i]
-        s[TURN_ORDER + i] = p
-        s[player_field(p, P_MONEY)] = (
+        s[L.TURN_ORDER + i] = p
+        s[player_field(p, L.P_MONEY)] = (
             START_DENIERS_TWO_PLAYERS if num_players == 2 else START_DENIERS_ARR[i]
         )
         for r in range(NUM_RESOURCES):
-            s[player_field(p, P_CUBES + r)] = START_CUBES_ARR[r]
+            s[player_field(p, L.P_CUBES + r)] = START_CUBES_ARR[r]

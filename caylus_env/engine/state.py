@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.board import ROAD_LEN, SECTION_SIZE
 from caylus_env.engine.buildings import BuildingId
 from caylus_env.engine.constants import (
@@ -19,81 +20,47 @@ from caylus_env.engine.constants import (
     Phase,
     Resource,
 )
-from caylus_env.engine.layout import (
-    BAILIFF,
-    CASTLE_HOUSES,
-    CASTLE_SPOTS,
-    CURSOR,
-    INN_LEFT,
-    INN_RIGHT,
-    NUM_PASSED,
-    NUM_PLAYERS,
-    OPT_HOUSE_CAP,
-    OPT_LAWYER_PRESTIGE,
-    OPT_SIMPLIFIED_FAVORS,
-    P_CUBES,
-    P_FAVOR,
-    P_HOUSES,
-    P_MONEY,
-    P_PASSED,
-    P_PRESTIGE,
-    P_ROWS_USED,
-    P_WORKERS_OUT,
-    PHASE,
-    PLAYER_STRIDE,
-    PLAYERS,
-    PROVOST,
-    ROAD_LAWYER,
-    ROAD_OWNER,
-    ROAD_TILE,
-    ROAD_WORKER,
-    SCORED,
-    SPECIAL_WORKER,
-    STABLES,
-    STOCK,
-    TURN,
-)
 
 
 # -- the clock ---------------------------------------------------------------------------
 @njit(cache=True)
 def num_players(s):
-    return np.int64(s[NUM_PLAYERS])
+    return np.int64(s[L.NUM_PLAYERS])
 
 
 @njit(cache=True)
 def phase(s):
     """The current ``Phase`` (``Phase.GAME_OVER`` once the game has ended)."""
-    return np.int64(s[PHASE])
+    return np.int64(s[L.PHASE])
 
 
 @njit(cache=True)
 def turn(s):
-    return np.int64(s[TURN])
+    return np.int64(s[L.TURN])
 
 
 @njit(cache=True)
 def cursor(s):
     """Progress inside the phase (turn-order position, step or road space)."""
-    return np.int64(s[CURSOR])
+    return np.int64(s[L.CURSOR])
 
 
 @njit(cache=True)
 def is_game_over(s):
-    return s[PHASE] == Phase.GAME_OVER
+    return s[L.PHASE] == Phase.GAME_OVER
 
 
 # -- the options (fixed at setup) --------------------------------------------------------
 @njit(cache=True)
 def simplified_favors(s):
     """Whether every favor is 3 prestige instead of a step on the favor table (rules 6)."""
-    return s[OPT_SIMPLIFIED_FAVORS] != 0
+    return s[L.OPT_SIMPLIFIED_FAVORS] != 0
 
 
 @njit(cache=True)
 def lawyer_prestige(s):
     """Prestige of the lawyer tile in this game: 4 or 3 (rules 8.2)."""
-    return np.int64(s[OPT_LAWYER_PRESTIGE])
+    return np.int64(s[L.OPT_LAWYER_PRESTIGE])
 
 
 # -- who stands where --------------------------------------------------------------------
@@ -101,89 +68,89 @@ def lawyer_prestige(s):
 def special_worker(s, i):
     """Occupant of single-worker special building ``i`` (a ``Special`` from the gate to the
     joust field), -1 for nobody."""
-    return np.int64(s[SPECIAL_WORKER + i])
+    return np.int64(s[L.SPECIAL_WORKER + i])
 
 
 @njit(cache=True)
 def stables_worker(s, i):
     """Occupant of stable spot ``i`` (0-2), -1 for nobody."""
-    return np.int64(s[STABLES + i])
+    return np.int64(s[L.STABLES + i])
 
 
 @njit(cache=True)
 def inn_entering(s):
     """Occupant of the inn's left (entry) spot, -1 for nobody."""
-    return np.int64(s[INN_LEFT])
+    return np.int64(s[L.INN_LEFT])
 
 
 @njit(cache=True)
 def inn_resident(s):
     """Occupant of the inn's right (resident) spot, -1 for nobody."""
-    return np.int64(s[INN_RIGHT])
+    return np.int64(s[L.INN_RIGHT])
 
 
 @njit(cache=True)
 def castle_worker(s, i):
     """The ``i``-th worker sent to the castle this turn (arrival order), -1 for none."""
-    return np.int64(s[CASTLE_SPOTS + i])
+    return np.int64(s[L.CASTLE_SPOTS + i])
 
 
 # -- per-player fields -------------------------------------------------------------------
 @njit(cache=True)
 def player_field(p, field):
     """Offset of per-player field ``field`` (a ``layout.P_*`` value) of seat ``p``."""
-    return PLAYERS + p * PLAYER_STRIDE + field
+    return L.PLAYERS + p * L.PLAYER_STRIDE + field
 
 
 @njit(cache=True)
 def money(s, p):
     """Deniers of seat ``p``."""
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_MONEY])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_MONEY])
 
 
 @njit(cache=True)
 def cube(s, p, r):
     """Cubes of kind ``r`` (a ``Resource``) held by seat ``p``."""
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_CUBES + r])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_CUBES + r])
 
 
 @njit(cache=True)
 def prestige(s, p):
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_PRESTIGE])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_PRESTIGE])
 
 
 @njit(cache=True)
 def workers_out(s, p):
     """Workers of ``p`` not at home (the inn resident included)."""
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_WORKERS_OUT])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_WORKERS_OUT])
 
 
 @njit(cache=True)
 def favor_column(s, p, row):
     """Column of ``p``'s marker on favor row ``row`` (0: start position)."""
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_FAVOR + row])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_FAVOR + row])
 
 
 @njit(cache=True)
 def houses(s, p):
     """Houses of ``p`` on the board (buildings and castle)."""
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_HOUSES])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_HOUSES])
 
 
 @njit(cache=True)
 def has_passed(s, p):
-    return s[PLAYERS + p * PLAYER_STRIDE + P_PASSED] != 0
+    return s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_PASSED] != 0
 
 
 @njit(cache=True)
 def rows_used(s, p):
     """Bit set of favor rows ``p`` used in the current phase (rules 5.3)."""
-    return np.int64(s[PLAYERS + p * PLAYER_STRIDE + P_ROWS_USED])
+    return np.int64(s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_ROWS_USED])
 
 
 @njit(cache=True)
 def non_gold_cubes(s, p):
-    base = PLAYERS + p * PLAYER_STRIDE + P_CUBES
+    base = L.PLAYERS + p * L.PLAYER_STRIDE + L.P_CUBES
     return (
         np.int64(s[base + Resource.FOOD])
         + s[base + Resource.WOOD]
@@ -200,89 +167,89 @@ def all_cubes(s, p):
 @njit(cache=True)
 def has_house(s, p):
     """Whether ``p`` may put one more house on the board (rules 8.5, the optional cap)."""
-    cap = s[OPT_HOUSE_CAP]
-    return cap == 0 or s[PLAYERS + p * PLAYER_STRIDE + P_HOUSES] < cap
+    cap = s[L.OPT_HOUSE_CAP]
+    return cap == 0 or s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_HOUSES] < cap
 
 
 @njit(cache=True)
 def add_money(s, p, n):
-    s[PLAYERS + p * PLAYER_STRIDE + P_MONEY] += n
+    s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_MONEY] += n
 
 
 @njit(cache=True)
 def add_cube(s, p, r, n):
-    s[PLAYERS + p * PLAYER_STRIDE + P_CUBES + r] += n
+    s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_CUBES + r] += n
 
 
 @njit(cache=True)
 def add_prestige(s, p, n):
     """Add (or, for penalties, remove) prestige; prestige never drops below 0 (rules 4, 8.20)."""
-    o = PLAYERS + p * PLAYER_STRIDE + P_PRESTIGE
+    o = L.PLAYERS + p * L.PLAYER_STRIDE + L.P_PRESTIGE
     v = np.int64(s[o]) + n
     s[o] = v if v > 0 else 0
 
 
 @njit(cache=True)
 def add_houses(s, p, n):
-    s[PLAYERS + p * PLAYER_STRIDE + P_HOUSES] += n
+    s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_HOUSES] += n
 
 
 @njit(cache=True)
 def add_workers_out(s, p, n):
-    s[PLAYERS + p * PLAYER_STRIDE + P_WORKERS_OUT] += n
+    s[L.PLAYERS + p * L.PLAYER_STRIDE + L.P_WORKERS_OUT] += n
 
 
 # -- the road and the stock --------------------------------------------------------------
 @njit(cache=True)
 def provost(s):
-    return np.int64(s[PROVOST])
+    return np.int64(s[L.PROVOST])
 
 
 @njit(cache=True)
 def bailiff(s):
-    return np.int64(s[BAILIFF])
+    return np.int64(s[L.BAILIFF])
 
 
 @njit(cache=True)
 def num_passed(s):
     """Players who passed this turn (the bridge)."""
-    return np.int64(s[NUM_PASSED])
+    return np.int64(s[L.NUM_PASSED])
 
 
 @njit(cache=True)
 def road_tile(s, k):
     """``BuildingId`` on road space ``k`` (1-28), -1 when empty."""
-    return np.int64(s[ROAD_TILE + k])
+    return np.int64(s[L.ROAD_TILE + k])
 
 
 @njit(cache=True)
 def road_owner(s, k):
-    return np.int64(s[ROAD_OWNER + k])
+    return np.int64(s[L.ROAD_OWNER + k])
 
 
 @njit(cache=True)
 def road_worker(s, k):
-    return np.int64(s[ROAD_WORKER + k])
+    return np.int64(s[L.ROAD_WORKER + k])
 
 
 @njit(cache=True)
 def road_lawyer(s, k):
     """Player whose paid lawyer transformation waits on space ``k`` until its worker is done
     (rules 8.6), -1 for none."""
-    return np.int64(s[ROAD_LAWYER + k])
+    return np.int64(s[L.ROAD_LAWYER + k])
 
 
 @njit(cache=True)
 def stock(s, b):
     """Tiles of building ``b`` left in the stock."""
-    return np.int64(s[STOCK + b])
+    return np.int64(s[L.STOCK + b])
 
 
 @njit(cache=True)
 def lowest_empty_space(s):
     """New craft buildings go on the lowest empty road space (rules 5a); -1 if none (8.3)."""
     for k in range(1, ROAD_LEN + 1):
-        if s[ROAD_TILE + k] < 0:
+        if s[L.ROAD_TILE + k] < 0:
             return k
     return -1
 
@@ -290,7 +257,7 @@ def lowest_empty_space(s):
 @njit(cache=True)
 def owns_residence(s, p):
     for k in range(1, ROAD_LEN + 1):
-        if s[ROAD_TILE + k] == BuildingId.RESIDENCE and s[ROAD_OWNER + k] == p:
+        if s[L.ROAD_TILE + k] == BuildingId.RESIDENCE and s[L.ROAD_OWNER + k] == p:
             return True
     return False
 
@@ -299,12 +266,12 @@ def owns_residence(s, p):
 @njit(cache=True)
 def section_houses(s, sec, p):
     """Houses of ``p`` in castle section ``sec``."""
-    return np.int64(s[CASTLE_HOUSES + sec * MAX_PLAYERS + p])
+    return np.int64(s[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p])
 
 
 @njit(cache=True)
 def add_section_houses(s, sec, p, n):
-    s[CASTLE_HOUSES + sec * MAX_PLAYERS + p] += n
+    s[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p] += n
 
 
 @njit(cache=True)
@@ -312,19 +279,19 @@ def section_fill(s, sec):
     """Houses in castle section ``sec``, all players together."""
     total = 0
     for p in range(MAX_PLAYERS):
-        total += s[CASTLE_HOUSES + sec * MAX_PLAYERS + p]
+        total += s[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p]
     return total
 
 
 @njit(cache=True)
 def is_scored(s, sec):
-    return s[SCORED + sec] != 0
+    return s[L.SCORED + sec] != 0
 
 
 @njit(cache=True)
 def num_scored(s):
     """Sections scored so far (it opens favor columns, rules 5.2)."""
-    return np.int64(s[SCORED]) + s[SCORED + 1] + s[SCORED + 2]
+    return np.int64(s[L.SCORED]) + s[L.SCORED + 1] + s[L.SCORED + 2]
 
 
 @njit(cache=True)
@@ -335,7 +302,7 @@ def castle_target(s):
     section overflows into the next one, even before the previous is scored.
     """
     for sec in range(NUM_SECTIONS):
-        if s[SCORED + sec] == 0 and section_fill(s, sec) < SECTION_SIZE[sec]:
+        if s[L.SCORED + sec] == 0 and section_fill(s, sec) < SECTION_SIZE[sec]:
             return sec
     return -1
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import ACT_DECLINE, ACT_OPTION, ACT_PAY, ACT_TAKE
 from caylus_env.engine.board import ROAD_LEN
 from caylus_env.engine.buildings import (
@@ -41,15 +42,6 @@ from caylus_env.engine.constants import (
     Resource,
 )
 from caylus_env.engine.decisions import pop, push, set_top_arg
-from caylus_env.engine.layout import (
-    CURSOR,
-    P_WORKERS_OUT,
-    PROVOST,
-    ROAD_LAWYER,
-    ROAD_OWNER,
-    ROAD_TILE,
-    ROAD_WORKER,
-)
 from caylus_env.engine.phases.common import NON_GOLD_MASK, enter_phase, legal_kinds
 from caylus_env.engine.phases.construction import transform
 from caylus_env.engine.state import (
@@ -73,14 +65,14 @@ def gain(s, p, b, option):
 @njit(cache=True)
 def activate(s, k, w):
     """Resolve the building on space ``k`` for the worker of player ``w`` (phase 5)."""
-    b = s[ROAD_TILE + k]
+    b = s[L.ROAD_TILE + k]
     effect = B_EFFECT[b]
     if effect == Effect.PRODUCE:
         if B_NUM_PRODUCE[b] == 1:
             gain(s, w, b, 0)
         else:
             push(s, DecisionKind.PRODUCE, w, b, 0)
-        owner = s[ROAD_OWNER + k]
+        owner = s[L.ROAD_OWNER + k]
         if B_OWNER_BONUS[b] != 0 and owner >= 0 and owner != w:
             push(s, DecisionKind.OWNER_BONUS, owner, b, 0)
     elif effect == Effect.BUILD_WOOD:
@@ -102,11 +94,11 @@ def activate(s, k, w):
 @njit(cache=True)
 def send_home(s, k):
     """The worker on space ``k`` goes home; a waiting lawyer swap happens now (8.6)."""
-    w = s[ROAD_WORKER + k]
+    w = s[L.ROAD_WORKER + k]
     if w >= 0:
-        s[ROAD_WORKER + k] = -1
-        s[player_field(w, P_WORKERS_OUT)] -= 1
-    lawyer = s[ROAD_LAWYER + k]
+        s[L.ROAD_WORKER + k] = -1
+        s[player_field(w, L.P_WORKERS_OUT)] -= 1
+    lawyer = s[L.ROAD_LAWYER + k]
     if lawyer >= 0:
         transform(s, k, lawyer)
 
@@ -210,14 +202,14 @@ def apply_option(s, p, b, a):
 @njit(cache=True)
 def drive_activation(s):
     """Phase 5: road spaces 1..provost in order; workers beyond it go home unused."""
-    last = s[PROVOST]  # buildings beyond the provost are not activated
-    k = np.int64(s[CURSOR])
+    last = s[L.PROVOST]  # buildings beyond the provost are not activated
+    k = np.int64(s[L.CURSOR])
     if k == 0:
         k = 1
     while k <= ROAD_LEN:
-        w = s[ROAD_WORKER + k]
+        w = s[L.ROAD_WORKER + k]
         if w >= 0:
-            s[CURSOR] = k + 1
+            s[L.CURSOR] = k + 1
             if k > last:
                 send_home(s, k)
                 k += 1

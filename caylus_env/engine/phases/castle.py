@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import ACT_BATCH, ACT_DECLINE, BATCH_A, BATCH_B, NUM_BATCH_KINDS
 from caylus_env.engine.board import SECTION_PRESTIGE, SECTION_SIZE
 from caylus_env.engine.constants import (
@@ -22,13 +23,6 @@ from caylus_env.engine.constants import (
     Section,
 )
 from caylus_env.engine.decisions import pop, push, set_top_arg
-from caylus_env.engine.layout import (
-    CASTLE_SPOTS,
-    CURSOR,
-    P_BATCHES,
-    P_WORKERS_OUT,
-    SCORED,
-)
 from caylus_env.engine.phases.common import enter_phase, grant_favors
 from caylus_env.engine.state import (
     add_cube,
@@ -71,7 +65,9 @@ def apply_castle(s, p, given, a):
             # a valid batch. Otherwise a player who gave nothing loses 2 prestige.
             towers_full = section_fill(s, Section.TOWERS) >= SECTION_SIZE[Section.TOWERS]
             exempt = (
-                s[SCORED + Section.DUNGEON] == 1 and s[SCORED + Section.WALLS] == 1 and towers_full
+                s[L.SCORED + Section.DUNGEON] == 1
+                and s[L.SCORED + Section.WALLS] == 1
+                and towers_full
             )
             if not (exempt and holds_batch(s, p)):
                 add_prestige(s, p, -CASTLE_PENALTY)
@@ -84,33 +80,33 @@ def apply_castle(s, p, given, a):
     add_section_houses(s, sec, p, 1)
     add_houses(s, p, 1)
     add_prestige(s, p, SECTION_PRESTIGE[sec])
-    s[player_field(p, P_BATCHES)] += 1
+    s[player_field(p, L.P_BATCHES)] += 1
     set_top_arg(s, 0, given + 1)
 
 
 @njit(cache=True)
 def drive_castle(s):
     """Phase 6: castle workers in spot order, then the best builder, then home."""
-    i = np.int64(s[CURSOR])
-    if i < NUM_CASTLE_SPOTS and s[CASTLE_SPOTS + i] >= 0:
-        s[CURSOR] = i + 1
-        push(s, DecisionKind.CASTLE, s[CASTLE_SPOTS + i], 0, 0)
+    i = np.int64(s[L.CURSOR])
+    if i < NUM_CASTLE_SPOTS and s[L.CASTLE_SPOTS + i] >= 0:
+        s[L.CURSOR] = i + 1
+        push(s, DecisionKind.CASTLE, s[L.CASTLE_SPOTS + i], 0, 0)
         return
     if i <= NUM_CASTLE_SPOTS:
-        s[CURSOR] = NUM_CASTLE_SPOTS + 1
+        s[L.CURSOR] = NUM_CASTLE_SPOTS + 1
         best = -1
         most = 0
         for j in range(NUM_CASTLE_SPOTS):  # ties: the lowest castle spot wins
-            p = s[CASTLE_SPOTS + j]
-            if p >= 0 and s[player_field(p, P_BATCHES)] > most:
-                most = s[player_field(p, P_BATCHES)]
+            p = s[L.CASTLE_SPOTS + j]
+            if p >= 0 and s[player_field(p, L.P_BATCHES)] > most:
+                most = s[player_field(p, L.P_BATCHES)]
                 best = p
         if best >= 0:
             grant_favors(s, best, BEST_BUILDER_FAVORS)
         return
     for j in range(NUM_CASTLE_SPOTS):
-        p = s[CASTLE_SPOTS + j]
+        p = s[L.CASTLE_SPOTS + j]
         if p >= 0:
-            s[player_field(p, P_WORKERS_OUT)] -= 1
-            s[CASTLE_SPOTS + j] = -1
+            s[player_field(p, L.P_WORKERS_OUT)] -= 1
+            s[L.CASTLE_SPOTS + j] = -1
     enter_phase(s, Phase.END_OF_TURN)

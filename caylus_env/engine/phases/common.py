@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.constants import (
     NUM_RESOURCES,
     SIMPLIFIED_FAVOR_PRESTIGE,
@@ -16,7 +17,6 @@ from caylus_env.engine.constants import (
     Resource,
 )
 from caylus_env.engine.decisions import push
-from caylus_env.engine.layout import CURSOR, NUM_PLAYERS, OPT_SIMPLIFIED_FAVORS, P_ROWS_USED, PHASE
 from caylus_env.engine.state import add_prestige, cube, player_field
 
 #: Bit sets of ``Resource`` kinds, for cube-kind choices (``legal_kinds``).
@@ -28,10 +28,10 @@ WOOD_OR_STONE_MASK = (1 << Resource.WOOD) | (1 << Resource.STONE)
 @njit(cache=True)
 def enter_phase(s, phase):
     """Start a phase: favors of different phases may reuse rows (5.3)."""
-    s[PHASE] = phase
-    s[CURSOR] = 0
-    for p in range(s[NUM_PLAYERS]):
-        s[player_field(p, P_ROWS_USED)] = 0
+    s[L.PHASE] = phase
+    s[L.CURSOR] = 0
+    for p in range(s[L.NUM_PLAYERS]):
+        s[player_field(p, L.P_ROWS_USED)] = 0
 
 
 @njit(cache=True)
@@ -40,7 +40,7 @@ def grant_favors(s, p, n):
     variant (rules 6). Each favor is one ``FAVOR_ROW`` decision, taken before play goes on."""
     if n <= 0:
         return
-    if s[OPT_SIMPLIFIED_FAVORS]:
+    if s[L.OPT_SIMPLIFIED_FAVORS]:
         add_prestige(s, p, SIMPLIFIED_FAVOR_PRESTIGE * n)
     else:
         push(s, DecisionKind.FAVOR_ROW, p, n, 0)

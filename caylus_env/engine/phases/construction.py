@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import (
     ACT_BUILD,
     ACT_DECLINE,
@@ -39,15 +40,6 @@ from caylus_env.engine.constants import (
     Resource,
 )
 from caylus_env.engine.decisions import pop, push
-from caylus_env.engine.layout import (
-    OPT_LAWYER_PRESTIGE,
-    P_HOUSES,
-    ROAD_LAWYER,
-    ROAD_OWNER,
-    ROAD_TILE,
-    ROAD_WORKER,
-    STOCK,
-)
 from caylus_env.engine.phases.common import grant_favors
 from caylus_env.engine.state import (
     add_cube,
@@ -107,7 +99,7 @@ def source_kind(src):
 @njit(cache=True)
 def can_build(s, p, b, src):
     """Whether ``p`` may construct ``b`` now through ``src`` (5a, 5b, 5.1 row d, 8.3)."""
-    if s[STOCK + b] <= 0 or B_KIND[b] != source_kind(src):
+    if s[L.STOCK + b] <= 0 or B_KIND[b] != source_kind(src):
         return False
     if B_KIND[b] == BuildingKind.PRESTIGE:
         if not owns_residence(s, p):
@@ -152,10 +144,10 @@ def pay_building(s, p, b, src, any_kind):
 @njit(cache=True)
 def score_building(s, p, b):
     """Prestige and favors of a new building are scored at once (5a, 5b)."""
-    s[STOCK + b] -= 1
+    s[L.STOCK + b] -= 1
     pp = B_PRESTIGE[b]
     if b == BuildingId.LAWYER:
-        pp = s[OPT_LAWYER_PRESTIGE]
+        pp = s[L.OPT_LAWYER_PRESTIGE]
     add_prestige(s, p, pp)
     grant_favors(s, p, B_FAVORS[b])
 
@@ -164,9 +156,9 @@ def score_building(s, p, b):
 def construct_on_road(s, p, b):
     """A craft building goes on the lowest empty road space with a house of ``p`` (rules 5a)."""
     k = lowest_empty_space(s)
-    s[ROAD_TILE + k] = b
-    s[ROAD_OWNER + k] = p
-    s[player_field(p, P_HOUSES)] += 1
+    s[L.ROAD_TILE + k] = b
+    s[L.ROAD_OWNER + k] = p
+    s[player_field(p, L.P_HOUSES)] += 1
     score_building(s, p, b)
 
 
@@ -211,7 +203,7 @@ def legal_residence(s, p, out):
     """The road spaces of ``p``'s own residences: a prestige building replaces one (rules 5b)."""
     n = 0
     for k in range(1, ROAD_LEN + 1):
-        if s[ROAD_TILE + k] == BuildingId.RESIDENCE and s[ROAD_OWNER + k] == p:
+        if s[L.ROAD_TILE + k] == BuildingId.RESIDENCE and s[L.ROAD_OWNER + k] == p:
             out[n] = ACT_SPACE + k
             n += 1
     return n
@@ -223,15 +215,15 @@ def apply_residence(s, p, b, src, a):
     pop(s)
     k = a - ACT_SPACE
     pay_building(s, p, b, src, -1)
-    s[ROAD_TILE + k] = b
+    s[L.ROAD_TILE + k] = b
     score_building(s, p, b)
 
 
 @njit(cache=True)
 def is_lawyer_target(s, p, k):
     """Neutral tiles, or ``p``'s own craft tiles except the lawyer itself (5c)."""
-    tile = s[ROAD_TILE + k]
-    if tile < 0 or s[ROAD_LAWYER + k] >= 0:
+    tile = s[L.ROAD_TILE + k]
+    if tile < 0 or s[L.ROAD_LAWYER + k] >= 0:
         return False
     kind = B_KIND[tile]
     if kind == BuildingKind.NEUTRAL:
@@ -239,7 +231,7 @@ def is_lawyer_target(s, p, k):
     return (
         (kind == BuildingKind.WOOD or kind == BuildingKind.STONE)
         and tile != BuildingId.LAWYER
-        and s[ROAD_OWNER + k] == p
+        and s[L.ROAD_OWNER + k] == p
     )
 
 
@@ -279,12 +271,12 @@ def legal_lawyer(s, p, src, out):
 @njit(cache=True)
 def transform(s, k, p):
     """Replace the building on space ``k`` with a residence of ``p`` (5c)."""
-    tile = s[ROAD_TILE + k]
+    tile = s[L.ROAD_TILE + k]
     if B_KIND[tile] != BuildingKind.NEUTRAL:
-        s[STOCK + tile] += 1  # an own craft tile goes back to the stock
-    s[ROAD_TILE + k] = BuildingId.RESIDENCE
-    s[ROAD_OWNER + k] = p
-    s[ROAD_LAWYER + k] = -1
+        s[L.STOCK + tile] += 1  # an own craft tile goes back to the stock
+    s[L.ROAD_TILE + k] = BuildingId.RESIDENCE
+    s[L.ROAD_OWNER + k] = p
+    s[L.ROAD_LAWYER + k] = -1
 
 
 @njit(cache=True)
@@ -297,10 +289,10 @@ def apply_lawyer(s, p, src, a):
     add_cube(s, p, Resource.CLOTH, -LAWYER_COST_CLOTH)
     if src == BuildSource.LAWYER_TILE:
         add_money(s, p, -LAWYER_COST_DENIERS)
-    if B_KIND[s[ROAD_TILE + k]] == BuildingKind.NEUTRAL:
-        s[player_field(p, P_HOUSES)] += 1  # the residence needs a new house
+    if B_KIND[s[L.ROAD_TILE + k]] == BuildingKind.NEUTRAL:
+        s[player_field(p, L.P_HOUSES)] += 1  # the residence needs a new house
     add_prestige(s, p, LAWYER_PRESTIGE)
-    if s[ROAD_WORKER + k] >= 0:
-        s[ROAD_LAWYER + k] = p  # paid now, swapped once that worker is done (8.6)
+    if s[L.ROAD_WORKER + k] >= 0:
+        s[L.ROAD_LAWYER + k] = p  # paid now, swapped once that worker is done (8.6)
     else:
         transform(s, k, p)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.board import (
     SECTION_EMPTY_PENALTY,
     SECTION_FAVORS,
@@ -32,16 +33,6 @@ from caylus_env.engine.constants import (
     Section,
 )
 from caylus_env.engine.decisions import push
-from caylus_env.engine.layout import (
-    BAILIFF,
-    CURSOR,
-    NUM_PLAYERS,
-    PHASE,
-    PROVOST,
-    SCORED,
-    TURN,
-    TURN_ORDER,
-)
 from caylus_env.engine.phases.common import enter_phase, grant_favors
 from caylus_env.engine.state import (
     add_prestige,
@@ -61,11 +52,11 @@ STEP_END = STEP_FIRST_SECTION + NUM_SECTIONS
 def advance_bailiff(s):
     """The bailiff advances 1 space, or 2 when the provost is beyond it; the provost then
     moves to the bailiff's space (phase 7)."""
-    if s[PROVOST] > s[BAILIFF]:
-        s[BAILIFF] += BAILIFF_STEP_BEHIND_PROVOST
+    if s[L.PROVOST] > s[L.BAILIFF]:
+        s[L.BAILIFF] += BAILIFF_STEP_BEHIND_PROVOST
     else:
-        s[BAILIFF] += BAILIFF_STEP
-    s[PROVOST] = s[BAILIFF]
+        s[L.BAILIFF] += BAILIFF_STEP
+    s[L.PROVOST] = s[L.BAILIFF]
 
 
 @njit(cache=True)
@@ -75,8 +66,8 @@ def start_section_scoring(s, sec):
     Each player is scored in turn order by a ``SCORE_PLAYER`` procedure (favors are
     resolved one player at a time, 8.8), then ``SECTION_DONE`` opens favor columns.
     """
-    if s[SCORED + sec] == 0 and (
-        s[BAILIFF] >= SECTION_TRIGGER[sec] or section_fill(s, sec) >= SECTION_SIZE[sec]
+    if s[L.SCORED + sec] == 0 and (
+        s[L.BAILIFF] >= SECTION_TRIGGER[sec] or section_fill(s, sec) >= SECTION_SIZE[sec]
     ):
         push(s, Procedure.SECTION_DONE, -1, sec, 0)
         push(s, Procedure.SCORE_PLAYER, -1, sec, 0)
@@ -86,10 +77,10 @@ def start_section_scoring(s, sec):
 def run_score_player(s, sec, i):
     """Procedure: the section scoring of the player at turn-order position ``i``: no house
     costs prestige, 2+ houses earn favors (the phase 7 table)."""
-    if i >= s[NUM_PLAYERS]:
+    if i >= s[L.NUM_PLAYERS]:
         return
     push(s, Procedure.SCORE_PLAYER, -1, sec, i + 1)
-    p = s[TURN_ORDER + i]
+    p = s[L.TURN_ORDER + i]
     n = section_houses(s, sec, p)
     if n == 0:
         add_prestige(s, p, -SECTION_EMPTY_PENALTY[sec])
@@ -100,13 +91,13 @@ def run_score_player(s, sec, i):
 @njit(cache=True)
 def run_section_done(s, sec):
     """Procedure: the section is scored; more favor columns open from now on (5.2)."""
-    s[SCORED + sec] = 1
+    s[L.SCORED + sec] = 1
 
 
 @njit(cache=True)
 def final_scoring(s):
     """4.8: 3 prestige per gold, 1 per 3 other cubes, 1 per 4 deniers."""
-    for p in range(s[NUM_PLAYERS]):
+    for p in range(s[L.NUM_PLAYERS]):
         bonus = FINAL_PRESTIGE_PER_GOLD * cube(s, p, Resource.GOLD)
         bonus += non_gold_cubes(s, p) // FINAL_CUBES_PER_PRESTIGE
         bonus += money(s, p) // FINAL_DENIERS_PER_PRESTIGE
@@ -116,18 +107,18 @@ def final_scoring(s):
 @njit(cache=True)
 def drive_end_of_turn(s):
     """Phase 7, one step per call: bailiff, section scorings, end of game or next turn."""
-    step = np.int64(s[CURSOR])
-    s[CURSOR] = step + 1
+    step = np.int64(s[L.CURSOR])
+    s[L.CURSOR] = step + 1
     if step == STEP_BAILIFF:
         advance_bailiff(s)
     elif step < STEP_END:
         start_section_scoring(s, step - STEP_FIRST_SECTION)
-    elif s[SCORED + Section.TOWERS] == 1:
+    elif s[L.SCORED + Section.TOWERS] == 1:
         final_scoring(s)
-        s[PHASE] = Phase.GAME_OVER
-        s[CURSOR] = 0
+        s[L.PHASE] = Phase.GAME_OVER
+        s[L.CURSOR] = 0
     else:
-        if s[TURN] >= TURN_CAP:
+        if s[L.TURN] >= TURN_CAP:
             raise RuntimeError("caylus engine: turn cap exceeded (rules 8.22)")
-        s[TURN] += 1
+        s[L.TURN] += 1
         enter_phase(s, Phase.INCOME)

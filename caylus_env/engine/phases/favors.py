@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import ACT_COLUMN, ACT_FAVOR, ACT_PAY, ACT_TAKE
 from caylus_env.engine.board import COLUMNS_OPEN
 from caylus_env.engine.constants import (
@@ -26,7 +27,6 @@ from caylus_env.engine.constants import (
     ResourcesColumn,
 )
 from caylus_env.engine.decisions import decision_arg, pop, push, set_top_arg
-from caylus_env.engine.layout import P_FAVOR, P_ROWS_USED
 from caylus_env.engine.phases.common import (
     ALL_KINDS_MASK,
     NON_GOLD_MASK,
@@ -47,7 +47,7 @@ from caylus_env.engine.state import (
 @njit(cache=True)
 def legal_favor_row(s, p, out):
     """Rows not used by ``p`` in this phase; none left means the favor is lost (8.7)."""
-    used = s[player_field(p, P_ROWS_USED)]
+    used = s[player_field(p, L.P_ROWS_USED)]
     n = 0
     for row in range(NUM_FAVOR_ROWS):
         if not (used >> row) & 1:
@@ -68,8 +68,8 @@ def apply_favor_row(s, p, a):
     else:
         pop(s)
     row = a - ACT_FAVOR
-    s[player_field(p, P_ROWS_USED)] |= 1 << row
-    col_at = player_field(p, P_FAVOR + row)
+    s[player_field(p, L.P_ROWS_USED)] |= 1 << row
+    col_at = player_field(p, L.P_FAVOR + row)
     if s[col_at] < COLUMNS_OPEN[num_scored(s)]:
         s[col_at] += 1  # advancing is compulsory when possible (8.10)
     col = np.int64(s[col_at])
@@ -84,7 +84,7 @@ def apply_favor_row(s, p, a):
 @njit(cache=True)
 def legal_favor_column(s, p, row, out):
     """Columns up to the marker whose effect ``p`` can use now (rules 5.3, 8.11)."""
-    top = np.int64(s[player_field(p, P_FAVOR + row)])
+    top = np.int64(s[player_field(p, L.P_FAVOR + row)])
     n = 0
     for col in range(1, top + 1):
         ok = True

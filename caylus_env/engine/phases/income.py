@@ -9,20 +9,10 @@ from __future__ import annotations
 
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.board import ROAD_LEN
 from caylus_env.engine.buildings import B_INCOME
 from caylus_env.engine.constants import INCOME_BASE, TWO_PLAYER_GAME, Phase
-from caylus_env.engine.layout import (
-    NUM_PASSED,
-    NUM_PLAYERS,
-    P_BATCHES,
-    P_PASSED,
-    PASS_ORDER,
-    ROAD_OWNER,
-    ROAD_TILE,
-    TURN,
-    TURN_ORDER,
-)
 from caylus_env.engine.phases.common import enter_phase
 from caylus_env.engine.state import add_money, player_field
 
@@ -30,19 +20,19 @@ from caylus_env.engine.state import add_money, player_field
 @njit(cache=True)
 def drive_income(s):
     """Phase 1: 2 deniers + 1 per residence + library 1 + hotel 2 (B_INCOME)."""
-    n = s[NUM_PLAYERS]
-    if s[TURN] > 1 and n == TWO_PLAYER_GAME:
-        first = s[TURN_ORDER]  # 2 players: the order flips every turn (1.4)
-        s[TURN_ORDER] = s[TURN_ORDER + 1]
-        s[TURN_ORDER + 1] = first
+    n = s[L.NUM_PLAYERS]
+    if s[L.TURN] > 1 and n == TWO_PLAYER_GAME:
+        first = s[L.TURN_ORDER]  # 2 players: the order flips every turn (1.4)
+        s[L.TURN_ORDER] = s[L.TURN_ORDER + 1]
+        s[L.TURN_ORDER + 1] = first
     for p in range(n):
         add_money(s, p, INCOME_BASE)
-        s[player_field(p, P_PASSED)] = 0
-        s[player_field(p, P_BATCHES)] = 0
-        s[PASS_ORDER + p] = -1
+        s[player_field(p, L.P_PASSED)] = 0
+        s[player_field(p, L.P_BATCHES)] = 0
+        s[L.PASS_ORDER + p] = -1
     for k in range(1, ROAD_LEN + 1):
-        owner = s[ROAD_OWNER + k]
+        owner = s[L.ROAD_OWNER + k]
         if owner >= 0:
-            add_money(s, owner, B_INCOME[s[ROAD_TILE + k]])
-    s[NUM_PASSED] = 0
+            add_money(s, owner, B_INCOME[s[L.ROAD_TILE + k]])
+    s[L.NUM_PASSED] = 0
     enter_phase(s, Phase.PLACEMENT)

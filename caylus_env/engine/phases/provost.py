@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import (
     ACT_DECLINE,
     ACT_GUILD,
@@ -21,7 +22,6 @@ from caylus_env.engine.actions import (
 from caylus_env.engine.board import ROAD_LEN
 from caylus_env.engine.constants import PROVOST_COST_PER_SPACE, DecisionKind, Phase
 from caylus_env.engine.decisions import pop, push
-from caylus_env.engine.layout import CURSOR, NUM_PLAYERS, PASS_ORDER, PROVOST
 from caylus_env.engine.phases.common import enter_phase
 from caylus_env.engine.state import add_money, money
 
@@ -35,7 +35,7 @@ def legal_provost_moves(s, p, free, first, base, out):
     have = money(s, p)
     for i in range(NUM_PROVOST_MOVES):
         d = DELTAS[i]
-        dest = s[PROVOST] + d
+        dest = s[L.PROVOST] + d
         if 1 <= dest <= ROAD_LEN and (free or have >= abs(d) * PROVOST_COST_PER_SPACE):
             out[n] = base + i
             n += 1
@@ -53,7 +53,7 @@ def apply_provost(s, p, a):
     pop(s)
     if a != ACT_PASS:
         d = DELTAS[a - ACT_PROVOST]
-        s[PROVOST] += d
+        s[L.PROVOST] += d
         add_money(s, p, -abs(d) * PROVOST_COST_PER_SPACE)
 
 
@@ -67,15 +67,15 @@ def legal_guild(s, p, out):
 def apply_guild(s, p, a):
     pop(s)
     if a != ACT_DECLINE:
-        s[PROVOST] += DELTAS[a - ACT_GUILD]
+        s[L.PROVOST] += DELTAS[a - ACT_GUILD]
 
 
 @njit(cache=True)
 def drive_provost(s):
     """Phase 4: each player, in passing order, is asked once."""
-    i = np.int64(s[CURSOR])
-    if i >= s[NUM_PLAYERS]:
+    i = np.int64(s[L.CURSOR])
+    if i >= s[L.NUM_PLAYERS]:
         enter_phase(s, Phase.ACTIVATION)
         return
-    s[CURSOR] = i + 1
-    push(s, DecisionKind.PROVOST, s[PASS_ORDER + i], 0, 0)
+    s[L.CURSOR] = i + 1
+    push(s, DecisionKind.PROVOST, s[L.PASS_ORDER + i], 0, 0)

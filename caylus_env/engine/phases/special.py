@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.engine import layout as L
 from caylus_env.engine.actions import ACT_DECLINE, ACT_INN_LEAVE, ACT_INN_STAY, ACT_JOUST
 from caylus_env.engine.constants import (
     JOUST_COST_CLOTH,
@@ -27,15 +28,6 @@ from caylus_env.engine.constants import (
     Special,
 )
 from caylus_env.engine.decisions import pop, push
-from caylus_env.engine.layout import (
-    CURSOR,
-    INN_LEFT,
-    INN_RIGHT,
-    NUM_PLAYERS,
-    SPECIAL_WORKER,
-    STABLES,
-    TURN_ORDER,
-)
 from caylus_env.engine.phases.common import enter_phase, grant_favors
 from caylus_env.engine.state import add_cube, add_money, add_workers_out, cube, money
 
@@ -43,10 +35,10 @@ from caylus_env.engine.state import add_cube, add_money, add_workers_out, cube, 
 @njit(cache=True)
 def resolve_single_special(s, step):
     """Trading post, merchants' guild or joust field: the worker goes home, then its effect."""
-    p = s[SPECIAL_WORKER + step]
+    p = s[L.SPECIAL_WORKER + step]
     if p < 0:
         return
-    s[SPECIAL_WORKER + step] = -1
+    s[L.SPECIAL_WORKER + step] = -1
     add_workers_out(s, p, -1)
     if step == Special.TRADING_POST:
         add_money(s, p, TRADING_POST_DENIERS)
@@ -60,43 +52,43 @@ def resolve_single_special(s, step):
 def resolve_stables(s):
     """3e: stable workers take the first turn-order places in their order; the other players
     keep their relative order behind them; the stable workers go home."""
-    n = s[NUM_PLAYERS]
+    n = s[L.NUM_PLAYERS]
     old = np.empty(MAX_PLAYERS, np.int64)
     for i in range(MAX_PLAYERS):
-        old[i] = s[TURN_ORDER + i]
+        old[i] = s[L.TURN_ORDER + i]
     pos = 0
     for i in range(NUM_STABLES_SPOTS):
-        p = s[STABLES + i]
+        p = s[L.STABLES + i]
         if p >= 0:
-            s[TURN_ORDER + pos] = p
+            s[L.TURN_ORDER + pos] = p
             pos += 1
     for i in range(n):
         p = old[i]
         in_stables = False
         for j in range(NUM_STABLES_SPOTS):
-            if s[STABLES + j] == p:
+            if s[L.STABLES + j] == p:
                 in_stables = True
         if not in_stables:
-            s[TURN_ORDER + pos] = p
+            s[L.TURN_ORDER + pos] = p
             pos += 1
     for i in range(NUM_STABLES_SPOTS):
-        p = s[STABLES + i]
+        p = s[L.STABLES + i]
         if p >= 0:
             add_workers_out(s, p, -1)
-            s[STABLES + i] = -1
+            s[L.STABLES + i] = -1
 
 
 @njit(cache=True)
 def resolve_inn(s):
     """3f: an entering worker becomes the resident (evicting the old one, even one's own);
     a resident alone is asked whether to stay."""
-    entering = s[INN_LEFT]
-    resident = s[INN_RIGHT]
+    entering = s[L.INN_LEFT]
+    resident = s[L.INN_RIGHT]
     if entering >= 0:
         if resident >= 0:
             add_workers_out(s, resident, -1)  # evicted, even one's own
-        s[INN_RIGHT] = entering
-        s[INN_LEFT] = -1
+        s[L.INN_RIGHT] = entering
+        s[L.INN_LEFT] = -1
     elif resident >= 0:
         push(s, DecisionKind.INN, resident, 0, 0)
 
@@ -104,13 +96,13 @@ def resolve_inn(s):
 @njit(cache=True)
 def drive_special(s):
     """Phase 3: the special buildings in order (gate ... inn), one step per call."""
-    step = np.int64(s[CURSOR])
+    step = np.int64(s[L.CURSOR])
     if step >= NUM_SPECIALS:
         enter_phase(s, Phase.PROVOST)
         return
-    s[CURSOR] = step + 1
+    s[L.CURSOR] = step + 1
     if step == Special.GATE:
-        p = s[SPECIAL_WORKER + Special.GATE]
+        p = s[L.SPECIAL_WORKER + Special.GATE]
         if p >= 0:
             push(s, DecisionKind.GATE, p, 0, 0)
     elif step <= Special.JOUST_FIELD:
@@ -152,5 +144,5 @@ def legal_inn(s, p, out):
 def apply_inn(s, p, a):
     pop(s)
     if a == ACT_INN_LEAVE:
-        s[INN_RIGHT] = -1
+        s[L.INN_RIGHT] = -1
         add_workers_out(s, p, -1)
