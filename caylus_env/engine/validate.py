@@ -46,6 +46,7 @@ from caylus_env.engine.board import (
     FIXED_BUILDINGS,
     ROAD_LEN,
     SECTION_SIZE,
+    SECTION_TRIGGER,
 )
 from caylus_env.engine.buildings import (
     ANY_NON_GOLD,
@@ -705,6 +706,9 @@ def _check_phase(s: np.ndarray) -> str | None:
     for p in range(n):
         if cap and s[_pf(p, L.P_HOUSES)] > cap:
             return f"players[{p}].houses={int(s[_pf(p, L.P_HOUSES)])} is above the cap {cap}"
+    message = _check_clock(s, phase, cursor, entries)
+    if message:
+        return message
     message = _check_road(s, phase)
     if message:
         return message
@@ -782,11 +786,46 @@ def _check_phase(s: np.ndarray) -> str | None:
     elif phase == Phase.CASTLE and entries:
         kind, p = entries[0][:2]
         spots = [int(s[L.CASTLE_SPOTS + i]) for i in range(NUM_CASTLE_SPOTS)]
-        if kind == DecisionKind.CASTLE and (cursor < 1 or spots[cursor - 1] != p):
+        asked = spots[cursor - 1] if 1 <= cursor <= NUM_CASTLE_SPOTS else None
+        if kind == DecisionKind.CASTLE and asked != p:
             return f"castle for player {p}; allowed: castle worker {cursor - 1} (the cursor's)"
         if kind != DecisionKind.CASTLE and (cursor != NUM_CASTLE_SPOTS + 1 or p not in spots):
             return "a favor in phase castle goes to a castle worker, after the last one gave"
     return _check_chain(s, entries, base, phase)
+
+
+def _check_clock(s: np.ndarray, phase: int, cursor: int, entries: list[Entry]) -> str | None:
+    """The bailiff against the turn and the scorings (rules 4 phase 7, 4.7, 4.8): it moves
+    1 or 2 spaces at every end of turn, so by turn t it has moved at least t - 1 times; a
+    section whose trigger it reached is scored at that end of turn; the towers' scoring
+    ends the game. So a loaded game always ends long before the turn cap (rules 8.22)."""
+    bailiff = int(s[L.BAILIFF])
+    moved = int(s[L.TURN]) - 1
+    if (phase == Phase.END_OF_TURN and cursor >= 1) or phase == Phase.GAME_OVER:
+        moved += 1
+    if bailiff < BAILIFF_START + moved:
+        return (
+            f"bailiff={bailiff} in turn {int(s[L.TURN])} ({PHASE_NAMES[phase]}) is not allowed; "
+            f"allowed: at least {BAILIFF_START + moved} (it moves at every end of turn)"
+        )
+    scoring = entries[0][2] if entries and entries[0][0] == Procedure.SECTION_DONE else -1
+    for sec in range(NUM_SECTIONS):
+        due = phase != Phase.END_OF_TURN or (cursor > _STEP_FIRST_SECTION + sec and sec != scoring)
+        if due and bailiff >= SECTION_TRIGGER[sec] and not s[L.SCORED + sec]:
+            return (
+                f"bailiff={bailiff} reached the {SECTION_NAMES[sec]} trigger "
+                f"({int(SECTION_TRIGGER[sec])}) but scored.{SECTION_NAMES[sec]} is False"
+            )
+    towers = bool(s[L.SCORED + NUM_SECTIONS - 1])
+    if (
+        towers
+        and phase != Phase.GAME_OVER
+        and not (phase == Phase.END_OF_TURN and cursor > _STEP_FIRST_SECTION + NUM_SECTIONS - 1)
+    ):
+        return f"scored.towers is True in phase {PHASE_NAMES[phase]}: the towers' scoring ends the game"
+    if phase == Phase.GAME_OVER and not towers:
+        return "phase game_over comes only after the towers' scoring (rules 4.8)"
+    return None
 
 
 def _check_road(s: np.ndarray, phase: int) -> str | None:

@@ -283,3 +283,14 @@ def test_invariant_checker_never_indexes_with_garbage():
         s[idx] = rng.integers(-32768, 32767, size=4, dtype=np.int16)
         code = check_invariants(s)
         assert 0 <= code < len(Broken)
+
+
+def test_a_castle_decision_after_the_last_castle_spot_is_refused():
+    d = base(n=2)
+    d["phase"] = "castle"
+    d["passing_order"] = list(d["turn_order"])
+    for p in d["players"]:
+        p["passed"] = True
+    d["cursor"] = 6
+    d["pending"] = [{"kind": "castle", "player": 0, "batches_given": 0}]
+    refused(d, "castle for player 0")
