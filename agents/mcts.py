@@ -67,6 +67,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+from typing import NamedTuple
 
 import numpy as np
 
@@ -398,39 +399,68 @@ class MCTSAgent:
         return int(action)
 
 
-#: spec option -> (``MCTSAgent`` argument, kind of value)
-_OPTIONS: dict[str, tuple[str, str]] = {
-    "c": ("c", "FLOAT"),
-    "cutoff": ("max_rollout", "INT"),
-    "scale": ("scale", "FLOAT"),
-    "margin": ("margin", "FLOAT"),
-    "widen": ("widen", "FLOAT"),
-    "power": ("widen_power", "FLOAT"),
-    "prior": ("prior", "BOT"),
-    "depth": ("bot_depth", "INT"),
-    "scaled": ("scaled", "0|1"),
-    "model": ("model", "0|1"),
+MAX_SIMS = 100_000
+"""Most simulations per decision a spec may ask for: ``mcts:200`` takes about 0.6 s a move, so
+100,000 is several minutes a move, past any sensible move time limit; a larger count is a
+typo (and one that would hold a worker for hours)."""
+
+
+class _Option(NamedTuple):
+    """One ``key=value`` option of an mcts spec: the ``MCTSAgent`` argument it sets, the kind of
+    its value and, for numbers, the closed range allowed (NaN and infinities never are)."""
+
+    field: str
+    kind: str
+    lo: float = 0.0
+    hi: float = 0.0
+
+    def allowed(self) -> str:
+        if self.kind in ("FLOAT", "INT"):
+            return f"{self.kind} in [{self.lo:g}, {self.hi:g}]"
+        return self.kind
+
+
+#: spec option -> its `_Option`. The ranges keep every value where the search means something:
+#: returns lie in [-1, 1] (so ``c`` beyond 100 is pure exploration), ``margin`` is a weight,
+#: ``scale`` divides prestige margins (0 would divide by zero), a game has under 2,000
+#: decisions (``cutoff``), the scripted bots search ``depth`` follow-up levels (each level
+#: multiplies the cost; their own default is 4).
+_OPTIONS: dict[str, _Option] = {
+    "c": _Option("c", "FLOAT", 0.0, 100.0),
+    "cutoff": _Option("max_rollout", "INT", 1, 100_000),
+    "scale": _Option("scale", "FLOAT", 0.01, 1000.0),
+    "margin": _Option("margin", "FLOAT", 0.0, 1.0),
+    "widen": _Option("widen", "FLOAT", 0.0, 100.0),
+    "power": _Option("widen_power", "FLOAT", 0.0, 2.0),
+    "prior": _Option("prior", "BOT"),
+    "depth": _Option("bot_depth", "INT", 0, 8),
+    "scaled": _Option("scaled", "0|1"),
+    "model": _Option("model", "0|1"),
 }
 
 
-def _parse_option(spec: str, key: str, value: str, kind: str) -> object:
-    """The value of one ``key=value`` option of an mcts spec."""
+def _parse_option(spec: str, key: str, value: str, option: _Option) -> object:
+    """The value of one ``key=value`` option of an mcts spec, inside its allowed range."""
+    kind = option.kind
+    number: float | None = None
     with contextlib.suppress(ValueError):  # an unparsable number falls through to the error
         if kind == "FLOAT":
-            return float(value)
-        if kind == "INT":
-            return int(value)
-        if kind == "0|1" and value in ("0", "1"):
+            number = float(value)
+        elif kind == "INT":
+            number = int(value)
+        elif kind == "0|1" and value in ("0", "1"):
             return value == "1"
-        if kind == "BOT" and (value in STRATEGIES or value == "none"):
+        elif kind == "BOT" and (value in STRATEGIES or value == "none"):
             return value
-    allowed = ", ".join((*STRATEGIES, "none")) if kind == "BOT" else kind
+    if number is not None and math.isfinite(number) and option.lo <= number <= option.hi:
+        return number
+    allowed = ", ".join((*STRATEGIES, "none")) if kind == "BOT" else option.allowed()
     raise ValueError(f"mcts spec {spec!r}: bad value {value!r} for {key}; allowed: {allowed}")
 
 
 def make_mcts(spec: str, arg: str | None) -> MCTSAgent:
     """Build an ``MCTSAgent`` from ``mcts:SIMS[:ROLLOUT][:key=value...]`` (``arg`` = after
-    the first colon).
+    the first colon). SIMS is 1 to `MAX_SIMS`; each option's range is in `_OPTIONS`.
 
     Raises:
         ValueError: naming the bad part and what is allowed.
@@ -440,10 +470,10 @@ def make_mcts(spec: str, arg: str | None) -> MCTSAgent:
         sims = int(parts[0])
     except ValueError:
         raise ValueError(
-            f"mcts spec {spec!r}: SIMS must be a positive int, e.g. 'mcts:200'"
+            f"mcts spec {spec!r}: SIMS must be an int from 1 to {MAX_SIMS}, e.g. 'mcts:200'"
         ) from None
-    if sims < 1:
-        raise ValueError(f"mcts spec {spec!r}: SIMS must be a positive int, got {sims}")
+    if not 1 <= sims <= MAX_SIMS:
+        raise ValueError(f"mcts spec {spec!r}: SIMS={sims}; allowed: 1 to {MAX_SIMS}")
     kwargs: dict[str, object] = {}
     rest = parts[1:]
     if rest and "=" not in rest[0]:
@@ -456,8 +486,8 @@ def make_mcts(spec: str, arg: str | None) -> MCTSAgent:
     for part in rest:
         key, _, value = part.partition("=")
         if key not in _OPTIONS or not value:
-            allowed = ", ".join(f"{k}={kind}" for k, (_, kind) in _OPTIONS.items())
+            allowed = ", ".join(f"{k}={o.allowed()}" for k, o in _OPTIONS.items())
             raise ValueError(f"mcts spec {spec!r}: bad option {part!r}; allowed: {allowed}")
-        field, kind = _OPTIONS[key]
-        kwargs[field] = _parse_option(spec, key, value, kind)
+        option = _OPTIONS[key]
+        kwargs[option.field] = _parse_option(spec, key, value, option)
     return MCTSAgent(spec, sims, **kwargs)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from agents.base import Agent
 from agents.mcts import _OPTIONS as MCTS_OPTIONS
+from agents.mcts import MAX_SIMS as MCTS_MAX_SIMS
 from agents.mcts import ROLLOUTS, make_mcts
 from agents.random_agent import RandomAgent
 from agents.scripted import STRATEGIES, make_scripted
@@ -72,10 +73,10 @@ _BUILTIN: dict[str, AgentInfo] = {
         "in 4 at mcts:60; cost grows about linearly with SIMS: mcts:50 about 0.16 s a move "
         "(a 2-player game, both seats searching, about 40 s), mcts:200 about 0.6 s a move "
         "(about 110 s a game)",
-        "SIMS: simulations per move (int >= 1); ROLLOUT: "
+        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
         + "|".join(ROLLOUTS)
         + " (default castle); keys: "
-        + ", ".join(f"{key}={kind}" for key, (_, kind) in MCTS_OPTIONS.items()),
+        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
         needs_arg=True,
     ),
 }

@@ -161,9 +161,9 @@ def _read_records(path: Path) -> list[Any]:
 
     try:
         records = load_records(path)
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         _fail(f"cannot read {path}: {err}")
-    except ValueError as err:
+    except ValueError as err:  # load_records turns every malformed input into one
         _fail(f"not a game record file: {err}")
     if not records:
         _fail(f"{path} holds no game record")
@@ -196,7 +196,12 @@ def replay(
         bool, typer.Option("--show/--quiet", help="List every action with its player.")
     ] = False,
 ) -> None:
-    """Re-run a game record, checking every action and the final scores, and show it."""
+    """Re-run a game record, checking every action and the final scores, and show it.
+
+    The record is verified in full (every step replayed, its action names, the final prestige,
+    ranks and end reason compared) before anything is printed: a file that is not a record
+    exits 2, a record that does not replay exits 1, each with one line on stderr.
+    """
     from caylus_env.engine import Game, GameConfig, action_to_string
     from caylus_env.engine import replay as replay_record
 
@@ -213,6 +218,8 @@ def replay(
             game = replay_record(record)
         except ValueError as err:
             _fail(f"{file}: the record does not replay: {err}", code=1)
+        except Exception as err:  # an engine fault on a hostile record: one line, no traceback
+            _fail(f"{file}: the record does not replay: {type(err).__name__}: {err}", code=1)
     n = game.num_players
     match = record.match
     seats = list(match.agents) if match is not None else [f"player {p}" for p in range(n)]

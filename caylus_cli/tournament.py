@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -32,7 +31,9 @@ def tournament(
     ],
     players: Annotated[int, typer.Option(help="Players per game, 2 to 5.")],
     games: Annotated[int, typer.Option(help="Total games, rounded up to whole blocks.")],
-    out: Annotated[Path, typer.Option(help="Run directory (games.jsonl, run.json, reports).")],
+    out: Annotated[
+        str, typer.Option(help="Run directory (games.jsonl, run.json, reports); not empty.")
+    ],
     seed: SeedOption = 0,
     workers: WorkersOption = None,
     backend: BackendOption = "local",
@@ -136,7 +137,7 @@ def duel(
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
     out: Annotated[
-        Path | None, typer.Option(help="Write games.jsonl and duel.json here (resumable).")
+        str | None, typer.Option(help="Write games.jsonl and duel.json here (resumable).")
     ] = None,
     move_time_limit: TimeLimitOption = 10.0,
     option: OptionsOption = None,

@@ -63,8 +63,13 @@ class InfoMismatchError(LedgerError):
         )
 
 
-def _parse_json(raw: bytes) -> Any:
-    return json.loads(raw)
+def _parse_json(raw: bytes | str) -> Any:
+    """``json.loads`` whose failures are all ``ValueError`` s (JSON nested too deeply for the
+    parser raises ``RecursionError`` otherwise)."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to parse") from None
 
 
 class Ledger:
@@ -108,7 +113,7 @@ class Ledger:
                 )
             return None
         try:
-            info = json.loads(self.info_path.read_text(encoding="utf-8"))
+            info = _parse_json(self.info_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise LedgerError(f"cannot read {self.info_path}: {err}") from None
         if not isinstance(info, dict) or (
@@ -190,17 +195,28 @@ class Ledger:
 
     # -- records -------------------------------------------------------------------------------
     def read(
-        self, parse: Callable[[bytes], T] = _parse_json, *, repair: bool = True
+        self,
+        parse: Callable[[bytes], Any] = _parse_json,
+        *,
+        repair: bool = True,
+        check: Callable[[int, Any], T] | None = None,
     ) -> tuple[list[tuple[int, T]], bool]:
         """Every record as ``(line number, parse(line))``, and whether a torn line was dropped.
 
-        ``parse`` turns one line into what is kept (a small summary of a big record, say) and
-        raises ``ValueError`` for a malformed line. A last line that is unterminated or does not
-        parse is what a kill during a write leaves: with ``repair`` it is removed by rewriting
-        the file atomically (hold `locked` meanwhile), otherwise just skipped.
+        ``parse`` turns one line into a value and raises ``ValueError`` for a malformed line. A
+        last line that is unterminated or does not parse is what a kill during a write leaves:
+        with ``repair`` it is removed by rewriting the file atomically (hold `locked`
+        meanwhile), otherwise just skipped.
+
+        ``check(line number, parsed value)``, when given, verifies every complete line that
+        parsed (against the run's arguments, by replaying it, ...) and returns what is kept (a
+        small summary of a big record, say, so that a long ledger fits in memory). A line it
+        refuses with a ``ValueError`` is refused wherever it is: a line that parsed whole was
+        written whole, so it is not torn, it was changed.
 
         Raises:
-            LedgerError: for a malformed line before the last one, naming it.
+            LedgerError: for a malformed line before the last one, or a line ``check`` refuses,
+                naming it.
         """
         if not self.records_path.exists():
             return [], False
@@ -209,12 +225,12 @@ class Ledger:
         body, tail = lines[:-1], lines[-1]
         keep_bytes = len(data) - len(tail)
         torn = bool(tail)
-        out: list[tuple[int, T]] = []
+        out: list[tuple[int, Any]] = []
         for i, raw in enumerate(body):
             if not raw.strip():
                 continue
             try:
-                out.append((i + 1, parse(raw)))
+                value = parse(raw)
             except ValueError as err:
                 if i == len(body) - 1 and not tail:
                     torn = True
@@ -224,6 +240,16 @@ class Ledger:
                     f"{self.records_path} line {i + 1} is corrupt ({err}) and is not a torn "
                     "final line; repair or remove the file"
                 ) from None
+            if check is not None:
+                try:
+                    value = check(i + 1, value)
+                except ValueError as err:
+                    raise LedgerError(
+                        f"{self.records_path} line {i + 1} was changed after it was written: "
+                        f"{err}; remove that line (its game is then played again) or choose "
+                        "another directory"
+                    ) from None
+            out.append((i + 1, value))
         if torn and repair:
             atomic_write_bytes(self.records_path, data[:keep_bytes])
         return out, torn

@@ -34,6 +34,7 @@ from agents.tournament.specs import (
     PreparedRun,
     TournamentError,
     check_execution,
+    check_out_dir,
     common_info,
     schedule_of,
     worker_settings,
@@ -146,6 +147,7 @@ def prepare_duel(
     Raises:
         TournamentError: naming the bad argument.
     """
+    check_out_dir(out_dir)
     schedule, info = spec.build()
     workers = check_execution(workers, backend, executor)
     resumes = RunDir(out_dir).check(info) if out_dir is not None else False
@@ -278,7 +280,7 @@ def run_duel(
             if not run_dir.check(info):
                 run_dir.write_info(info)
             jobs = {job.game_id: job for job in schedule.jobs}
-            lines, _ = run_dir.load_games(jobs)
+            lines, _ = run_dir.load_games(jobs, info)
             done = {gid: result for gid, (_, result) in lines.items()}
             for pair in blocks:
                 if sprt.decision is not None or not all(j.game_id in done for j in pair):

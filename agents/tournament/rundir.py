@@ -29,6 +29,7 @@ from agents.tournament.specs import (
     RunMismatchError,
     TournamentError,
 )
+from caylus_env.engine import replay
 from caylus_env.engine.record import GameRecord
 from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
 
@@ -38,21 +39,64 @@ EXTENSIBLE_FIELDS = ("games", "scheduled_games", "blocks", "schedule_hash")
 """What may differ when a tournament is extended to more games (and nothing else)."""
 
 
-def _summary(raw: bytes) -> tuple[dict[str, Any], tuple[int, ...]]:
-    """A ledger line as its `result_of` plus its agent seeds (what resuming checks)."""
+def _finished(raw: bytes) -> GameRecord:
+    """A ledger line as a finished tournament record (what a torn line fails to be)."""
     record = GameRecord.from_json(raw)
     if record.match is None or record.final is None:
         raise ValueError("not a finished tournament game (no match or final section)")
-    return result_of(record), record.match.agent_seeds
+    return record
 
 
-def _matches(result: Mapping[str, Any], seeds: Sequence[int], job: GameJob) -> bool:
-    return (
-        result["block"] == job.block
-        and result["seed"] == job.seed
-        and tuple(result["seats"]) == job.seats
-        and tuple(seeds) == job.agent_seeds
-    )
+def _first_difference(pairs: Sequence[tuple[str, Any, Any]]) -> str | None:
+    """``"field: the ledger has X, the schedule says Y"`` for the first differing pair."""
+    for name, held, wanted in pairs:
+        if held != wanted:
+            return f"{name}: the ledger has {held!r}, {RUN_FILE} and the schedule say {wanted!r}"
+    return None
+
+
+def verify_record(
+    record: GameRecord, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Check one ledger record against the run before resuming trusts it; returns its
+    `result_of`.
+
+    A ledger is a file anybody can edit, and a resumed run's statistics are computed from its
+    lines without playing them again, so every line is checked: its game id is one of the
+    schedule, its seed, block, seats and agent seeds are that game's, its engine version and
+    game options are the run's (``info``), and it replays exactly with the engine (every
+    action legal and named as recorded, the final prestige, ranks and end reason as recorded:
+    ``caylus_env.engine.replay``). What cannot be checked this way is what a game does not
+    determine: the forfeit reason texts and the timings.
+
+    Raises:
+        ValueError: naming the first field that differs and both values.
+    """
+    match = record.match
+    if match is None or record.final is None:
+        raise ValueError("not a finished tournament game (no match or final section)")
+    job = jobs.get(match.game_id)
+    if job is None:
+        raise ValueError(f"game_id {match.game_id} is not a game of the schedule in {RUN_FILE}")
+    pairs: list[tuple[str, Any, Any]] = [
+        ("seed", record.seed, job.seed),
+        ("match.block", match.block, job.block),
+        ("match.agents", match.agents, job.seats),
+        ("match.agent_seeds", match.agent_seeds, job.agent_seeds),
+    ]
+    if info is not None:
+        options = {**info["game_options"], "num_players": job.num_players}
+        pairs.append(("engine", record.engine, info["engine"]))
+        pairs += [(f"options.{k}", record.options.get(k), v) for k, v in options.items()]
+        pairs += [(f"options.{k}", v, None) for k, v in record.options.items() if k not in options]
+    differs = _first_difference(pairs)
+    if differs is not None:
+        raise ValueError(f"game_id {match.game_id}: {differs}")
+    try:
+        replay(record)
+    except ValueError as err:
+        raise ValueError(f"game_id {match.game_id} does not replay: {err}") from None
+    return result_of(record)
 
 
 def read_records(path: str | os.PathLike[str]) -> list[GameRecord]:
@@ -133,29 +177,28 @@ class RunDir:
         self.ledger.write_info(info)
 
     def load_games(
-        self, jobs: Mapping[int, GameJob]
+        self, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None = None
     ) -> tuple[dict[int, tuple[int, dict[str, Any]]], bool]:
         """The finished games as ``{game_id: (ledger line, result_of)}``, and whether a torn
         last line was dropped.
 
+        Every line is verified (`verify_record`: the scheduled game, the run's engine and game
+        options from ``info``, an exact replay) before it is trusted. Replaying costs about
+        a millisecond per game, far less than playing it.
+
         Raises:
-            TournamentError: for a corrupt line before the end, a duplicate game, or a game
-                that is not the scheduled one.
+            TournamentError: for a corrupt line before the end, a line changed after it was
+                written (naming the line and what differs), or a duplicate game.
         """
         try:
-            lines, torn = self.ledger.read(_summary)
+            lines, torn = self.ledger.read(
+                _finished, check=lambda _, record: verify_record(record, jobs, info)
+            )
         except LedgerError as err:
             raise TournamentError("out", str(err)) from None
         out: dict[int, tuple[int, dict[str, Any]]] = {}
-        for lineno, (result, seeds) in lines:
+        for lineno, result in lines:
             game_id = result["game_id"]
-            job = jobs.get(game_id)
-            if job is None or not _matches(result, seeds, job):
-                raise TournamentError(
-                    "out",
-                    f"{self.games_path} line {lineno} (game_id {game_id}) is not a game of the "
-                    f"schedule in {RUN_FILE}",
-                )
             if game_id in out:
                 raise TournamentError(
                     "out", f"{self.games_path} holds game_id {game_id} twice (line {lineno})"
@@ -195,4 +238,11 @@ def _is_extension(stored: Mapping[str, Any], info: Mapping[str, Any], schedule: 
     return old.hash() == stored.get("schedule_hash") and schedule.jobs[: old.games] == old.jobs
 
 
-__all__ = ["EXTENSIBLE_FIELDS", "GAMES_FILE", "RUN_FILE", "RunDir", "read_records"]
+__all__ = [
+    "EXTENSIBLE_FIELDS",
+    "GAMES_FILE",
+    "RUN_FILE",
+    "RunDir",
+    "read_records",
+    "verify_record",
+]

@@ -32,6 +32,7 @@ from agents.tournament.specs import (
     TournamentError,
     TournamentSpec,
     check_execution,
+    check_out_dir,
     worker_settings,
 )
 from caylus_env.engine.record import GameRecord
@@ -78,6 +79,7 @@ def prepare_tournament(
         TournamentError: naming the bad argument (``RunMismatchError`` for a directory started
             with different arguments, other than more games).
     """
+    check_out_dir(out_dir)
     schedule, info = spec.build()
     workers = check_execution(workers, backend, executor)
     resumes, extends = RunDir(out_dir).extends(info, schedule)
@@ -146,7 +148,7 @@ def run_tournament(
         resumes, extends = run_dir.extends(info, schedule)  # under the lock this time
         if not resumes or extends is not None:
             run_dir.write_info(info)
-        done, repaired = run_dir.load_games(jobs)
+        done, repaired = run_dir.load_games(jobs, info)
         results = {gid: result for gid, (_, result) in done.items()}
         console.print(schedule.describe())
         if repaired:

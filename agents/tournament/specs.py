@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import importlib.util
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,14 +68,48 @@ def normal_game_options(players: int, options: Mapping[str, Any] | None) -> dict
     return out
 
 
+MIN_MOVE_TIME_LIMIT = 0.01
+"""Shortest per-move limit: below it the limit measures timer and scheduler noise (one Python
+call of a fast bot takes about 0.01 ms, but a preempted process loses several ms), and every
+game would end in a forfeit that says nothing about the agents."""
+MAX_MOVE_TIME_LIMIT = 3600.0
+"""Longest per-move limit (one hour): a longer one is a typo, and the worker watchdog
+(``backends.move_watchdog_seconds``) waits a multiple of it before killing a hung move."""
+MAX_WORKERS = 256
+"""Most parallel games of one run: above it a local pool spends its time starting processes
+(each loads NumPy and numba and warms the agents) and a Ray run is bounded by its cluster's
+CPUs anyway; Windows' process pools stop at 61."""
+
+
 def check_time_limit(value: Any) -> float | None:
+    """The per-move limit in seconds; 0 or None mean no limit.
+
+    Raises:
+        TournamentError: for a non-number, NaN, infinity, a negative value, or one outside
+            [`MIN_MOVE_TIME_LIMIT`, `MAX_MOVE_TIME_LIMIT`].
+    """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+    allowed = f"allowed: 0 (no limit) or {MIN_MOVE_TIME_LIMIT:g} to {MAX_MOVE_TIME_LIMIT:g} seconds"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TournamentError("move_time_limit", f"move_time_limit={value!r}; {allowed}")
+    if value == 0:
+        return None
+    if not MIN_MOVE_TIME_LIMIT <= value <= MAX_MOVE_TIME_LIMIT:
+        raise TournamentError("move_time_limit", f"move_time_limit={value!r}; {allowed}")
+    return float(value)
+
+
+def check_out_dir(out_dir: Any) -> None:
+    """An output directory must be named: an empty string would write into the current one.
+
+    Raises:
+        TournamentError: for an empty or blank path string.
+    """
+    if isinstance(out_dir, str) and not out_dir.strip():
         raise TournamentError(
-            "move_time_limit", f"move_time_limit must be a number >= 0, got {value!r}"
+            "out", f"out={out_dir!r} is empty; allowed: a directory path (use . explicitly)"
         )
-    return float(value) or None
 
 
 def check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
@@ -104,8 +139,11 @@ def check_execution(workers: Any, backend: str, executor: cf.Executor | None = N
     """
     if workers is None:
         workers = os.cpu_count() or 1
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise TournamentError("workers", f"workers must be an integer >= 1, got {workers!r}")
+        workers = min(workers, MAX_WORKERS)
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise TournamentError(
+            "workers", f"workers={workers!r} is not allowed; allowed: 1 to {MAX_WORKERS}"
+        )
     if executor is None:
         if backend not in BACKENDS:
             raise TournamentError(
@@ -237,6 +275,9 @@ class PreparedRun:
 __all__ = [
     "BACKENDS",
     "DERIVED_FIELDS",
+    "MAX_MOVE_TIME_LIMIT",
+    "MAX_WORKERS",
+    "MIN_MOVE_TIME_LIMIT",
     "RUN_FORMAT",
     "PreparedRun",
     "RunMismatchError",
@@ -244,6 +285,7 @@ __all__ = [
     "TournamentSpec",
     "check_agents_exist",
     "check_execution",
+    "check_out_dir",
     "check_time_limit",
     "common_info",
     "engine_version",

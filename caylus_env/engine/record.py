@@ -43,8 +43,17 @@ END_REASONS = ("terminated", "forfeit")
 """How a recorded game ended: the rules' end (rules 8.21 scoring done) or an agent's forfeit."""
 
 
+MAX_RECORD_FILE_BYTES = 64 * 2**20
+"""Largest record file `load_records` reads (64 MiB, about 60,000 tournament records of
+2-player games between fast bots): a bigger file is refused before it is read, so a stray
+multi-gigabyte file cannot exhaust memory. Split bigger runs into several files."""
+
+
 def _fail(where: str, value: Any, allowed: str) -> ValueError:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:  # a deeply nested value: its repr would not help anyway
+        text = f"a {type(value).__name__} nested too deeply to show"
     if len(text) > 120:
         text = text[:117] + "..."
     return ValueError(f"record field {where!r} is {text}; allowed: {allowed}")
@@ -329,7 +338,7 @@ class GameRecord:
         try:
             options = GameConfig.from_dict(dict(self.options)).to_dict()
         except (TypeError, ValueError) as err:
-            raise ValueError(f"record field 'options' is {dict(self.options)!r}: {err}") from None
+            raise _fail("options", dict(self.options), f"GameConfig options ({err})") from None
         _set(self, "options", MappingProxyType(options))
         n = options["num_players"]
         if self.seed is None:
@@ -474,12 +483,14 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameRecord:
-        """Parse one JSON record (a ``games.jsonl`` line or a ``.json`` file's text)."""
-        try:
-            data = json.loads(text)
-        except ValueError as err:
-            raise ValueError(f"a game record must be valid JSON: {err}") from None
-        return cls.from_dict(data)
+        """Parse one JSON record (a ``games.jsonl`` line or a ``.json`` file's text).
+
+        Raises:
+            ValueError: for text that is not JSON (bad UTF-8 included), JSON nested too deeply
+                for Python's parser (a ``RecursionError`` there, turned into this), or a record
+                that `from_dict` refuses.
+        """
+        return cls.from_dict(_parse_json(text))
 
 
 _RECORD_KEYS = (
@@ -498,6 +509,19 @@ _RECORD_KEYS = (
     "env",
 )
 """The keys of `GameRecord.to_dict`, in the order it writes them."""
+
+
+def _parse_json(text: str | bytes) -> Any:
+    """``json.loads`` whose every failure is a ``ValueError`` naming what is wrong."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(
+            "a game record must be valid JSON: it is nested too deeply to parse (a record "
+            "nests a few levels only)"
+        ) from None
+    except ValueError as err:  # JSONDecodeError and UnicodeDecodeError
+        raise ValueError(f"a game record must be valid JSON: {err}") from None
 
 
 def _action(where: str, value: Any) -> int:
@@ -604,16 +628,32 @@ def forfeit_ranks(prestige: Sequence[int], loser: int) -> list[float]:
 def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
     """Every record of a file: one JSON record, a JSON list of records, or JSON lines.
 
+    The file is untrusted: one larger than `MAX_RECORD_FILE_BYTES` is refused before it is
+    read, and bad UTF-8, JSON nested too deeply to parse, and any field the strict reader
+    refuses are ``ValueError`` s, never other exceptions.
+
     Raises:
-        ValueError: naming the file, the line (for JSON lines) and what is wrong.
+        ValueError: naming the file, the record or line and what is wrong.
+        OSError: when the file cannot be opened or read.
     """
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    size = os.stat(path).st_size
+    if size > MAX_RECORD_FILE_BYTES:
+        raise ValueError(
+            f"{path} is {size} bytes; allowed: record files up to {MAX_RECORD_FILE_BYTES} bytes "
+            f"({MAX_RECORD_FILE_BYTES // 2**20} MiB): split it"
+        )
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_RECORD_FILE_BYTES + 1)
     try:
-        whole = json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not UTF-8 text: {err}") from None
+    missing = object()
+    try:
+        whole = _parse_json(text)
     except ValueError:
-        whole = None
-    if whole is not None:
+        whole = missing
+    if whole is not missing:
         items = whole if isinstance(whole, list) else [whole]
         out = []
         for i, item in enumerate(items):
@@ -637,6 +677,7 @@ __all__ = [
     "END_REASONS",
     "GAME_NAME",
     "LEGACY_FORMAT",
+    "MAX_RECORD_FILE_BYTES",
     "RECORD_FORMAT",
     "EnvInfo",
     "FinalResult",
