@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env._version import __version__
 from caylus_env.engine import kernels
 from caylus_env.engine import layout as L
 from caylus_env.engine.actions import NUM_ACTIONS, action_to_string
@@ -29,10 +30,16 @@ from caylus_env.engine.board import NUM_NEUTRAL
 from caylus_env.engine.buildings import BUILDING_NAMES
 from caylus_env.engine.config import GameConfig
 from caylus_env.engine.constants import PHASE_NAMES
-from caylus_env.engine.record import FinalResult, GameRecord, Setup, forfeit_ranks
+from caylus_env.engine.record import (
+    RECORD_FORMAT,
+    FinalResult,
+    GameRecord,
+    Setup,
+    forfeit_ranks,
+    rank_of,
+)
 from caylus_env.engine.state_dict import dict_to_state, state_to_dict
 
-RECORD_FORMAT = "caylus-record/1"
 REWARD_KINDS = ("rank", "margin")
 MAX_SEED = 2**63
 
@@ -56,14 +63,6 @@ def _check_seed(seed: Any) -> int:
     if not 0 <= int(seed) < MAX_SEED:
         raise ValueError(f"seed must be in [0, 2**63), got {seed}")
     return int(seed)
-
-
-def rank_of(prestige: np.ndarray) -> np.ndarray:
-    """Ranks (1 = best); tied players share the average of their ranks (8.21)."""
-    prestige = np.asarray(prestige)
-    better = (prestige[None, :] > prestige[:, None]).sum(axis=1)
-    tied = (prestige[None, :] == prestige[:, None]).sum(axis=1) - 1
-    return 1.0 + better + tied / 2.0
 
 
 class Game:
@@ -98,12 +97,16 @@ class Game:
     def from_state_dict(cls, data: dict[str, Any]) -> Game:
         """A game starting from any position (see ``state_dict``); runs to its next decision.
 
+        The dict is untrusted input: it passes the whole validation layer
+        (``caylus_env.engine.validate``) before any kernel runs it.
+
         Raises:
-            ValueError: if the dict is malformed (nothing is built then).
+            InvalidStateError: (a ``ValueError``) naming the first field that is wrong and
+                what is allowed; nothing is built then.
         """
         state = dict_to_state(data)
         game = cls.__new__(cls)
-        game.config = GameConfig(**data["options"])
+        game.config = GameConfig.from_dict(data["options"])
         game.seed = None
         game.state = state
         game.history = []
@@ -193,16 +196,22 @@ class Game:
     def apply(self, action: int) -> None:
         """Apply one action of the current player, then run to the next decision.
 
+        ``action`` is exactly an ``int`` or a NumPy integer scalar (what a policy's argmax
+        gives); a ``bool``, a float, a string, bytes or a ``Decimal`` is refused, never
+        rounded or parsed.
+
         Raises:
-            IllegalActionError: naming the action, the decision and the legal actions;
-                the game is left unchanged.
+            IllegalActionError: naming the action, the decision and the legal actions (or
+                the allowed type); the game is left unchanged.
         """
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an int id, got {action!r}") from None
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"action {action!r} of type {type(action).__name__} is not allowed; allowed: "
+                f"an int (or numpy integer) action id 0..{NUM_ACTIONS - 1}"
+            )
+        a = int(action)
         if not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(f"action {a} is out of range; allowed: 0..{NUM_ACTIONS - 1}")
+            raise IllegalActionError(self._illegal_message(a))
         n = kernels.step(self.state, a, self._legal)
         if n < 0:
             self._num_legal = kernels.legal_actions(self.state, self._legal)
@@ -211,13 +220,13 @@ class Game:
         self.history.append(a)
 
     def _illegal_message(self, a: int) -> str:
+        name = f"{a} ({action_to_string(a)})" if 0 <= a < NUM_ACTIONS else f"{a} (no such id)"
         if self.is_terminal():
-            return f"action {a} ({action_to_string(a)}) is illegal: the game is over"
+            return f"action {name} is illegal: the game is over"
         d = self.decision()
-        legal = ", ".join(action_to_string(x) for x in self.legal_actions())
+        legal = ", ".join(f"{x} ({action_to_string(x)})" for x in self.legal_actions())
         return (
-            f"action {a} ({action_to_string(a)}) is illegal for decision {d.kind!r} of "
-            f"player {d.player}; legal: {legal}"
+            f"action {name} is illegal for decision {d.kind!r} of player {d.player}; legal: {legal}"
         )
 
     # -- records -------------------------------------------------------------------------------
@@ -229,7 +238,8 @@ class Game:
         """Replace this game's position; the history restarts from it.
 
         Raises:
-            ValueError: if the dict is malformed; the game is then unchanged.
+            InvalidStateError: (a ``ValueError``) if the dict is not a valid position; the
+                game is then unchanged (the new game is built and validated in full first).
         """
         other = Game.from_state_dict(data)
         self.__dict__.update(other.__dict__)
@@ -263,8 +273,6 @@ class Game:
     def record(self) -> GameRecord:
         """The typed record (``caylus_env.engine.record``) that ``replay`` turns back into this
         exact game; ``final`` is set once the game is over (rules 8.21: ranks by prestige)."""
-        from caylus_env import __version__
-
         final = None
         if self.is_terminal():
             prestige = self.prestige().tolist()
