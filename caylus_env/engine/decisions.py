@@ -174,7 +174,12 @@ SCHEMA: tuple[EntryKind, ...] = (
         False,
         (
             Arg("section", CODEC_SECTION, 0, NUM_SECTIONS - 1, "section being scored"),
-            _count("turn_order_index", 0, MAX_PLAYERS - 1, "turn-order position scored next"),
+            _count(
+                "turn_order_index",
+                0,
+                MAX_PLAYERS,
+                "turn-order position scored next (num_players once all are scored)",
+            ),
         ),
         "phase 7: one player's result of a section scoring",
     ),

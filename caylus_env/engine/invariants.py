@@ -174,7 +174,7 @@ def _entry_tables() -> tuple[np.ndarray, ...]:
             low[k, j] = arg.low
             # The scoring procedure waits with index num_players once every player is scored
             # (phases/end_of_turn pushes i + 1 before granting player i's favors).
-            high[k, j] = MAX_PLAYERS if arg.name == "turn_order_index" else arg.high
+            high[k, j] = arg.high
     for a in (known, decision, num_args, low, high):
         a.setflags(write=False)
     return known, decision, num_args, low, high
