@@ -83,14 +83,20 @@ def test_special_buildings_inn_castle_workers_and_lawyer_marks():
     d["stables"] = [3, None, None]
     d["inn"] = {"left": 1, "right": 2}
     d["castle_workers"] = [1, 3]
-    d["road"][8]["lawyer_pending"] = 3  # space 9
-    game = Game.from_state_dict(d)
+    d["road"][0]["worker"] = 0  # space 1 (a neutral building) ...
+    d["road"][0]["lawyer_pending"] = 3  # ... which player 3's paid lawyer turns into a residence
+    d["players"][3]["houses"] += 1  # the residence's house is placed when the lawyer is paid
+    for p in range(4):  # two workers each on the board above; everyone passed: phase 3 starts
+        d["players"][p].update(workers_out=2, passed=True)
+    d["passing_order"] = list(d["turn_order"])
+    d["phase"], d["cursor"], d["pending"] = "special_buildings", 0, []
+    game = Game.from_state_dict(d)  # runs to the gate worker's decision
     text = render_text(game)
     assert "gate: p2" in text and "joust_field: p0" in text and "trading_post: -" in text
     assert "stables: p3 - -" in text
     assert "inn: left p1, right p2" in text
     assert "castle workers: p1 p3" in text
-    assert "lawyer:p3" in _road_line(text, 9)
+    assert "lawyer:p3" in _road_line(text, 1)
     assert "loaded position" in text
 
 

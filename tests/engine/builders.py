@@ -62,6 +62,15 @@ def build_on(d: dict[str, Any], k: int, building: str, owner: int | None) -> Non
         d["players"][owner]["houses"] += 1
 
 
+def set_castle(d: dict[str, Any], section: str, houses: list[int]) -> None:
+    """Put ``houses[p]`` houses of each player in castle ``section``; each player's house
+    count (buildings + castle houses) follows, so the position stays consistent."""
+    old = d["castle"][section]
+    for p, n in enumerate(houses):
+        d["players"][p]["houses"] += n - old[p]
+    d["castle"][section] = list(houses)
+
+
 def put_worker(d: dict[str, Any], p: int, where: int | str) -> None:
     """A worker of ``p`` on road space ``where`` or on a special/castle target name."""
     d["players"][p]["workers_out"] += 1

@@ -46,7 +46,7 @@ def test_batches_are_given_one_at_a_time_until_the_player_stops():
 
 def test_a_full_section_overflows_into_the_next_one_scoring_its_value():
     d = castle()
-    d["castle"]["dungeon"] = [3, 2, 0]
+    B.set_castle(d, "dungeon", [3, 2, 0])
     d["players"][0]["houses"] = 3
     d["players"][1]["houses"] = 2
     rich(d, 2)
@@ -82,7 +82,7 @@ def test_full_towers_exempt_a_player_holding_a_valid_batch_from_the_penalty():
     """8.27: towers under construction and full, and the player shows a valid batch."""
     d = castle()
     d["scored"]["dungeon"] = d["scored"]["walls"] = True
-    d["castle"]["towers"] = [14, 0, 0]
+    B.set_castle(d, "towers", [14, 0, 0])
     B.set_player(d, 0, houses=14, prestige=9)
     B.set_player(d, 1, prestige=9, food=1, wood=1, stone=1)
     B.set_player(d, 2, prestige=9, food=1, wood=0, stone=0)
@@ -98,7 +98,9 @@ def test_full_towers_exempt_a_player_holding_a_valid_batch_from_the_penalty():
 
 def test_penalty_applies_when_towers_are_full_but_not_under_construction():
     d = castle()
-    d["castle"] = {"dungeon": [6, 0, 0], "walls": [10, 0, 0], "towers": [14, 0, 0]}
+    B.set_castle(d, "dungeon", [6, 0, 0])
+    B.set_castle(d, "walls", [10, 0, 0])
+    B.set_castle(d, "towers", [14, 0, 0])
     B.set_player(d, 1, prestige=9, food=1, wood=1, stone=1)
     B.put_worker(d, 1, "castle")
     g = B.start(d)
@@ -145,7 +147,7 @@ def test_bailiff_moves_one_space_when_the_provost_is_not_beyond_him():
 def test_bailiff_moves_two_spaces_and_reaches_the_dungeon_trigger():
     """T11: bailiff 10, provost 11 -> 12: the dungeon is scored."""
     d = end_of_turn(bailiff=10, provost=11)
-    d["castle"]["dungeon"] = [0, 1, 2]
+    B.set_castle(d, "dungeon", [0, 1, 2])
     B.set_player(d, 0, prestige=5)
     g = B.start(d)
     # Turn order 0, 1, 2: player 0 loses 2, player 1 nothing, player 2 gets a favor.
@@ -156,7 +158,7 @@ def test_bailiff_moves_two_spaces_and_reaches_the_dungeon_trigger():
 
 def test_a_section_completed_this_turn_is_scored_before_its_trigger():
     d = end_of_turn(bailiff=7, provost=7)
-    d["castle"]["dungeon"] = [3, 3, 0]
+    B.set_castle(d, "dungeon", [3, 3, 0])
     B.set_player(d, 2, prestige=4)
     g = B.start(d)
     assert g.decision().kind == "favor_row" and g.current_player() == 0
@@ -177,8 +179,8 @@ def test_an_already_scored_section_is_not_scored_again_at_its_trigger():
 def test_two_sections_completed_in_one_turn_are_both_scored_in_section_order():
     """8.14: dungeon and walls full: both scored; walls favors may reach column 4."""
     d = end_of_turn(bailiff=8, provost=8)
-    d["castle"]["dungeon"] = [6, 0, 0]
-    d["castle"]["walls"] = [5, 5, 0]
+    B.set_castle(d, "dungeon", [6, 0, 0])
+    B.set_castle(d, "walls", [5, 5, 0])
     g = B.start(d)
     # Dungeon: player 0 (6 houses) 1 favor; players 1 and 2 nothing / -2.
     assert g.current_player() == 0 and g.decision().args["favors"] == 1
@@ -220,7 +222,7 @@ def test_section_scoring_table(section, houses, favors, penalty):
         if earlier == section:
             break
         d["scored"][earlier] = True
-    d["castle"][section] = [houses, 0, 0]
+    B.set_castle(d, section, [houses, 0, 0])
     B.set_player(d, 0, prestige=10, money=0, food=0, wood=0)
     g = B.start(d)
     if favors:
@@ -232,7 +234,7 @@ def test_section_scoring_table(section, houses, favors, penalty):
 def test_favors_won_at_the_dungeon_scoring_reach_only_column_two():
     """5.2 (the example of Orange): column 3 opens only once the dungeon scoring is over."""
     d = end_of_turn(bailiff=11, provost=11)
-    d["castle"]["dungeon"] = [2, 0, 0]
+    B.set_castle(d, "dungeon", [2, 0, 0])
     d["players"][0]["favor_columns"]["prestige"] = 2
     g = B.start(d)
     B.play(g, "favor:prestige")
@@ -244,7 +246,7 @@ def test_towers_scoring_ends_the_game_with_the_final_bonus():
     """T22 and 4.8: 2 gold, 7 other cubes, 11 deniers: +6 +2 +2 = +10 prestige."""
     d = end_of_turn(bailiff=23, provost=23)
     d["scored"]["dungeon"] = d["scored"]["walls"] = True
-    d["castle"]["towers"] = [1, 1, 1]
+    B.set_castle(d, "towers", [1, 1, 1])
     B.set_player(d, 0, prestige=20, gold=2, food=3, wood=2, stone=1, cloth=1, money=11)
     g = B.start(d)
     assert g.is_terminal() and g.phase == "game_over"

@@ -206,8 +206,8 @@ def test_simplified_favors_are_worth_three_prestige_each_without_a_cap():
     d = B.position(3, phase="end_of_turn", simplified_favors=True)
     B.all_passed(d)
     d["bailiff"] = d["provost"] = 8
-    d["castle"]["dungeon"] = [6, 0, 0]
-    d["castle"]["walls"] = [10, 0, 0]
+    B.set_castle(d, "dungeon", [6, 0, 0])
+    B.set_castle(d, "walls", [10, 0, 0])
     g = B.start(d)
     # dungeon 6 houses: 1 favor; walls 10 houses: 3 favors -> 4 favors x 3 prestige.
     assert B.player(g, 0)["prestige"] == 12 and B.player(g, 0)["favor_columns"]["prestige"] == 0
@@ -243,16 +243,22 @@ def test_jeweller_options_turn_gold_into_prestige():
 
 
 def test_house_cap_stops_construction_and_batches_at_twenty_houses():
-    d = B.position(3, phase="castle", house_cap=True)
-    B.all_passed(d)
-    B.set_player(d, 0, houses=20, food=2, wood=2, stone=2)
-    B.put_worker(d, 0, "castle")
+    def twenty_houses(**options):
+        """Player 0 has 20 houses in the castle (dungeon and walls full, 4 in the towers)."""
+        d = B.position(3, phase="castle", **options)
+        B.all_passed(d)
+        B.set_castle(d, "dungeon", [6, 0, 0])
+        B.set_castle(d, "walls", [10, 0, 0])
+        B.set_castle(d, "towers", [4, 0, 0])
+        B.set_player(d, 0, food=2, wood=2, stone=2)
+        B.put_worker(d, 0, "castle")
+        return d
+
+    d = twenty_houses(house_cap=True)
+    assert d["players"][0]["houses"] == 20
     g = B.start(d)
     assert B.player(g, 0)["batches"] == 0  # could not give a batch: penalty applied
-    d = B.position(3, phase="castle")
-    B.all_passed(d)
-    B.set_player(d, 0, houses=20, food=2, wood=2, stone=2)
-    B.put_worker(d, 0, "castle")
+    d = twenty_houses()
     g = B.start(d)
     assert "batch:food+wood+stone" in B.legal_names(g)
 

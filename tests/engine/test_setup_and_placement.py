@@ -181,7 +181,8 @@ def test_two_player_turn_order_alternates_every_turn():
 
 def test_player_without_workers_must_pass():
     d = B.position(3)
-    B.set_player(d, 0, workers_out=6)
+    for k in range(1, 7):  # all six workers of player 0 already placed
+        B.put_worker(d, 0, k)
     g = B.start(d)
     # The only legal action (pass) is applied automatically: player 1 acts first.
     assert B.player(g, 0)["passed"] and g.current_player() == 1
@@ -189,7 +190,9 @@ def test_player_without_workers_must_pass():
 
 def test_player_who_cannot_pay_must_pass():
     d = B.position(3)
-    B.set_player(d, 0, money=1, workers_out=5)
+    B.set_player(d, 0, money=1)
+    for k in range(1, 6):  # five workers placed: one left, but the bridge price is too high
+        B.put_worker(d, 0, k)
     B.all_passed(d, [1, 2])  # the bridge price is now 3
     d["players"][0]["passed"] = False
     g = B.start(d)
