@@ -26,7 +26,9 @@ the timings (see `play_game`); it replays exactly with ``caylus_env.engine.repla
 
 from __future__ import annotations
 
+import ctypes
 import importlib
+import multiprocessing.context
 import os
 import signal
 import sys
@@ -37,6 +39,7 @@ from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Any
 
+import numpy as np
 from numba.core import event as numba_event
 
 from agents.base import Agent
@@ -118,12 +121,17 @@ class CompileClock(numba_event.Listener):
         local.depth += 1
         if local.depth == 1:
             local.since = time.perf_counter()
+            if _SLOT is not None:
+                _SLOT.compiling(True, 0.0)
 
     def on_end(self, event: Any) -> None:
         local = self._state()
         local.depth -= 1
         if local.depth == 0:
-            local.total += time.perf_counter() - local.since
+            spent = time.perf_counter() - local.since
+            local.total += spent
+            if _SLOT is not None:
+                _SLOT.compiling(False, spent)
 
     def compiling(self) -> bool:
         """Whether this thread is inside numba's compiler now."""
@@ -164,6 +172,181 @@ def compile_clock() -> CompileClock:
             numba_event.register("numba:compile", _CompileCounter(clock))
             _CLOCK = clock
     return _CLOCK
+
+
+# --------------------------------------------------------------------------------------------------
+# The move slot: what a pool worker is doing, in shared memory, for the driver's watchdog
+# --------------------------------------------------------------------------------------------------
+
+MAX_SLOT_ACTIONS = 8192
+"""Actions a move slot holds: far more than a game has (games end by turn 18, rules 8.22;
+random 2-5 player games measured at most 312 decisions), so the driver can always rebuild
+the game that a killed worker was playing."""
+
+_I_PID, _I_TOKEN, _I_GAME, _I_SEAT, _I_COMPILING, _I_COUNT, _I_ACTIONS = range(7)
+_F_MOVE_START, _F_GAME_START, _F_MOVE_TIME = range(3)
+_INTS_PER_SLOT = _I_ACTIONS + MAX_SLOT_ACTIONS
+_FLOATS_PER_SLOT = _F_MOVE_TIME + 5  # five seats at most (rules 1.1)
+NO_SEAT = -1
+
+
+@dataclass(frozen=True)
+class HungMove:
+    """What a worker was doing when the watchdog found one ``act`` call running too long.
+
+    Attributes:
+        pid: The worker process.
+        token: The chunk it was playing (`MoveSlots` tokens are chosen by the driver).
+        game_id: The game.
+        seat: The seat whose ``act`` was running.
+        actions: The actions applied in that game so far.
+        move_time: ``act`` seconds per seat so far in that game (the hung call included).
+        thinking: Seconds the hung call had run (compile time excluded).
+        game_seconds: Seconds since the game started.
+    """
+
+    pid: int
+    token: int
+    game_id: int
+    seat: int
+    actions: tuple[int, ...]
+    move_time: tuple[float, ...]
+    thinking: float
+    game_seconds: float
+
+
+class MoveSlots:
+    """One shared-memory slot per pool worker, written by the worker and read by the driver.
+
+    The worker stores its pid, the chunk token and game it plays, the actions applied so far,
+    the ``act`` seconds per seat, and, while an ``act`` call runs, the seat it waits on and
+    when the call started (numba compile time is added to that start when a compilation ends,
+    and the slot says while one runs, so compiling is never a hung move). Plain stores, no
+    lock: the driver kills a worker before it reads its slot for good (`read`), so what it
+    reads is what the worker had written. A worker claims the next free slot when it starts.
+
+    Created in the driver before the pool, and handed to the workers through the pool's
+    initializer arguments (shared memory is inherited at spawn, never pickled by value).
+    """
+
+    def __init__(self, count: int, ctx: multiprocessing.context.BaseContext) -> None:
+        self.count = count
+        self.ints_raw = ctx.RawArray(ctypes.c_int64, count * _INTS_PER_SLOT)
+        self.floats_raw = ctx.RawArray(ctypes.c_double, count * _FLOATS_PER_SLOT)
+        self.next_free = ctx.Value(ctypes.c_int64, 0)
+        self._views()
+        self.ints[:, _I_SEAT] = NO_SEAT
+
+    def _views(self) -> None:
+        ints = np.frombuffer(self.ints_raw, dtype=np.int64)
+        floats = np.frombuffer(self.floats_raw, dtype=np.float64)
+        self.ints = ints.reshape(self.count, _INTS_PER_SLOT)
+        self.floats = floats.reshape(self.count, _FLOATS_PER_SLOT)
+
+    def shared(self) -> tuple[Any, Any, Any, int]:
+        """What a worker needs to attach (the pool's initializer arguments)."""
+        return self.ints_raw, self.floats_raw, self.next_free, self.count
+
+    @classmethod
+    def attach(cls, ints_raw: Any, floats_raw: Any, next_free: Any, count: int) -> MoveSlots:
+        slots = cls.__new__(cls)
+        slots.count, slots.ints_raw, slots.floats_raw = count, ints_raw, floats_raw
+        slots.next_free = next_free
+        slots._views()
+        return slots
+
+    def claim(self) -> _WorkerSlot | None:
+        """This worker's slot (None when every slot is taken, which a pool never does)."""
+        with self.next_free.get_lock():
+            index = int(self.next_free.value)
+            self.next_free.value = index + 1
+        if index >= self.count:
+            return None
+        self.ints[index, _I_PID] = os.getpid()
+        return _WorkerSlot(self.ints[index], self.floats[index])
+
+    def overdue(self, budget: float) -> list[int]:
+        """Slots whose ``act`` call has run for more than ``budget`` seconds (not compiling)."""
+        now = time.monotonic()
+        busy = (self.ints[:, _I_SEAT] != NO_SEAT) & (self.ints[:, _I_COMPILING] == 0)
+        late = now - self.floats[:, _F_MOVE_START] > budget
+        return [int(i) for i in np.flatnonzero(busy & late)]
+
+    def read(self, index: int) -> HungMove | None:
+        """The slot's hung move, or None when no ``act`` call is running there."""
+        ints, floats = self.ints[index], self.floats[index]
+        seat, count = int(ints[_I_SEAT]), int(ints[_I_COUNT])
+        if seat == NO_SEAT:
+            return None
+        if not 0 <= count <= MAX_SLOT_ACTIONS:
+            raise RuntimeError(f"worker slot {index} holds {count} actions, over its capacity")
+        now = time.monotonic()
+        thinking = now - float(floats[_F_MOVE_START])
+        move_time = [float(t) for t in floats[_F_MOVE_TIME:]]
+        move_time[seat] += thinking
+        return HungMove(
+            pid=int(ints[_I_PID]),
+            token=int(ints[_I_TOKEN]),
+            game_id=int(ints[_I_GAME]),
+            seat=seat,
+            actions=tuple(int(a) for a in ints[_I_ACTIONS : _I_ACTIONS + count]),
+            move_time=tuple(move_time),
+            thinking=thinking,
+            game_seconds=now - float(floats[_F_GAME_START]),
+        )
+
+    def move_start(self, index: int) -> float:
+        """When the slot's current ``act`` call started (compile time added)."""
+        return float(self.floats[index, _F_MOVE_START])
+
+
+class _WorkerSlot:
+    """A worker's own view of its slot (see `MoveSlots`)."""
+
+    def __init__(self, ints: np.ndarray, floats: np.ndarray) -> None:
+        self.ints = ints
+        self.floats = floats
+
+    def chunk(self, token: int) -> None:
+        self.ints[_I_TOKEN] = token
+
+    def game(self, game_id: int, actions: Sequence[int]) -> None:
+        self.ints[_I_SEAT] = NO_SEAT
+        self.ints[_I_GAME] = game_id
+        self.ints[_I_COUNT] = 0
+        for a in actions:
+            self.action(a)
+        self.floats[_F_MOVE_TIME:] = 0.0
+        self.floats[_F_GAME_START] = time.monotonic()
+
+    def move(self, seat: int) -> None:
+        """An ``act`` call of ``seat`` starts (its start time first, then the seat)."""
+        self.floats[_F_MOVE_START] = time.monotonic()
+        self.ints[_I_SEAT] = seat
+
+    def moved(self, seat: int, seconds: float) -> None:
+        """The ``act`` call returned; ``seconds`` is the seat's total so far."""
+        self.ints[_I_SEAT] = NO_SEAT
+        self.floats[_F_MOVE_TIME + seat] = seconds
+
+    def action(self, action: int) -> None:
+        """An action was applied (stored before the count grows, so the count is exact)."""
+        count = int(self.ints[_I_COUNT])
+        if count < MAX_SLOT_ACTIONS:
+            self.ints[_I_ACTIONS + count] = action
+        self.ints[_I_COUNT] = count + 1
+
+    def compiling(self, started: bool, seconds: float) -> None:
+        self.ints[_I_COMPILING] = int(started)
+        if not started:
+            self.floats[_F_MOVE_START] += seconds
+
+    def idle(self) -> None:
+        self.ints[_I_SEAT] = NO_SEAT
+
+
+_SLOT: _WorkerSlot | None = None
+"""This process's slot when it is a local pool worker (see `init_pool_worker`)."""
 
 
 class _MoveTimeout(BaseException):
@@ -267,6 +450,7 @@ def _play_moves(
     ``reasons``). Returns the game, which is a rebuilt object if an agent tampered with it."""
     limit = deadline.seconds
     moves = list(game.history)  # our own copy: an agent could rewrite game.history
+    slot = _SLOT
     while not game.is_terminal():
         p = game.current_player()
         legal = game.legal_actions()
@@ -275,6 +459,8 @@ def _play_moves(
         action: Any = None
         try:
             deadline.arm()
+            if slot is not None:
+                slot.move(p)
             try:
                 action = agents[p].act(game)
             finally:
@@ -285,6 +471,8 @@ def _play_moves(
             reason = f"error: {_describe_error(err)}"
         elapsed = deadline.thinking()
         move_time[p] += elapsed
+        if slot is not None:
+            slot.moved(p, move_time[p])
         if reason is None and limit is not None and elapsed > limit:
             reason = f"timeout: act took {elapsed:.3f} s, the move time limit is {limit:g} s"
         if len(game.history) != len(moves) or game.state.tobytes() != snapshot:
@@ -299,6 +487,8 @@ def _play_moves(
             try:
                 game.apply(int(action))
                 moves.append(int(action))
+                if slot is not None:
+                    slot.action(int(action))
             except IllegalActionError as err:  # the legal list and the engine disagree
                 reason = f"illegal action: {err}"
         if reason is not None:
@@ -376,6 +566,8 @@ def play_game(
         agents.append(agent)
 
     if not any(reasons):
+        if _SLOT is not None:
+            _SLOT.game(int(game_id), game.history)
         with _Deadline(limit) as deadline:
             game = _play_moves(game, agents, deadline, move_time, reasons)
 
@@ -522,34 +714,98 @@ def init_worker(
     )
 
 
-def play_jobs(jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any]) -> list[GameRecord]:
+PARENT_POLL_SECONDS = 0.5
+"""How often a pool worker's watch thread checks that the driver is still its parent."""
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_POOL_SLOT: _WorkerSlot | None = None
+"""A local pool worker's slot, reported to only while it plays a chunk's games (`play_jobs`),
+never during the warm-up, so the watchdog judges timed moves only."""
+
+
+def die_with_parent() -> None:
+    """Make this worker process end when the process that started it (the driver) dies.
+
+    A SIGKILLed driver runs no clean-up, and its pool workers would otherwise live on (one
+    busy in a long game, or idle forever). On Linux the kernel sends SIGKILL to this process
+    when its parent dies (``prctl(PR_SET_PDEATHSIG)``, through ctypes; it fires even while the
+    worker runs compiled code holding the GIL). Everywhere, a daemon thread also checks every
+    `PARENT_POLL_SECONDS` that the parent is still the same process (an orphan is re-parented)
+    and ends the process if not. The resource tracker the driver started then exits by itself:
+    it ends when the last process holding its pipe (the driver and the workers) is gone.
+    """
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no usable libc: the thread below still works
+            pass
+    if os.getppid() != parent:  # the driver died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="caylus-parent-watch", daemon=True).start()
+
+
+def init_pool_worker(
+    plugins: Sequence[str],
+    settings: Mapping[str, Any] | None,
+    slots: tuple[Any, Any, Any, int] | None = None,
+) -> WarmUp | None:
+    """Initializer of a local pool worker: die with the driver (`die_with_parent`), claim a
+    `MoveSlots` slot for the driver's watchdog, then `init_worker` (plugins, warm-up)."""
+    global _POOL_SLOT
+    die_with_parent()
+    if slots is not None:
+        _POOL_SLOT = MoveSlots.attach(*slots).claim()
+    return init_worker(plugins, settings)
+
+
+def play_jobs(
+    jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any], token: int = 0
+) -> list[GameRecord]:
     """Play a chunk of scheduled games (plain dicts in, records out): the unit of remote work.
 
     Args:
         jobs: ``GameJob.to_dict()`` entries.
         settings: ``num_players``, ``game_options``, ``move_time_limit``, ``plugins`` and
             ``agents`` (every spec of the run, warmed before the first game of a process).
+        token: The driver's id of this chunk, written to this worker's `MoveSlots` slot (in a
+            local pool) so that its watchdog knows which chunk a hung move belongs to.
     """
+    global _SLOT
     init_worker(settings.get("plugins", ()), settings)
     out = []
-    for job in jobs:
-        out.append(
-            play_game(
-                job["seats"],
-                settings["num_players"],
-                job["seed"],
-                settings.get("game_options") or {},
-                game_id=job["game_id"],
-                block=job["block"],
-                agent_seeds=job["agent_seeds"],
-                move_time_limit=settings.get("move_time_limit", DEFAULT_MOVE_TIME_LIMIT),
+    if _POOL_SLOT is not None:
+        _POOL_SLOT.chunk(token)
+    _SLOT = _POOL_SLOT
+    try:
+        for job in jobs:
+            out.append(
+                play_game(
+                    job["seats"],
+                    settings["num_players"],
+                    job["seed"],
+                    settings.get("game_options") or {},
+                    game_id=job["game_id"],
+                    block=job["block"],
+                    agent_seeds=job["agent_seeds"],
+                    move_time_limit=settings.get("move_time_limit", DEFAULT_MOVE_TIME_LIMIT),
+                )
             )
-        )
+    finally:
+        _SLOT = None
+        if _POOL_SLOT is not None:
+            _POOL_SLOT.idle()
     return out
 
 
 def play_chunk(
-    jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any]
+    jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any], token: int = 0
 ) -> list[tuple[bytes, dict[str, Any]]]:
     """`play_jobs`, returning each record as its ledger line plus its `result_of`.
 
@@ -557,18 +813,68 @@ def play_chunk(
     and the driver only writes bytes and keeps small dicts, so the driver's cost per game stays
     far below a game's.
     """
-    return [(r.to_json_line().encode("utf-8"), result_of(r)) for r in play_jobs(jobs, settings)]
+    records = play_jobs(jobs, settings, token)
+    return [(r.to_json_line().encode("utf-8"), result_of(r)) for r in records]
+
+
+def hung_move_record(
+    job: Mapping[str, Any], settings: Mapping[str, Any], hung: HungMove, budget: float
+) -> GameRecord:
+    """The record of a game whose worker the driver killed while ``hung.seat``'s ``act`` ran.
+
+    The driver rebuilds the game from the actions the worker reported (`MoveSlots`) and
+    records a forfeit of the seat whose move was running (an agent that keeps a worker in
+    compiled code, where the per-move alarm cannot interrupt it, loses like one that is
+    interrupted): the same record ``play_game`` gives for a timeout, except its reason.
+
+    Raises:
+        RuntimeError: when the reported actions do not rebuild a game waiting on that seat
+            (a fault of the harness, not of an agent).
+    """
+    n = int(settings["num_players"])
+    options = dict(settings.get("game_options") or {})
+    game = Game(GameConfig(num_players=n, **options), int(job["seed"]))
+    for a in hung.actions:
+        game.apply(a)
+    if game.is_terminal() or game.current_player() != hung.seat:
+        raise RuntimeError(
+            f"game {job['game_id']}: the worker reported seat {hung.seat} thinking after "
+            f"{len(hung.actions)} actions, but the engine waits on seat {game.current_player()}"
+        )
+    limit = settings.get("move_time_limit")
+    reasons: list[str | None] = [None] * n
+    reasons[hung.seat] = (
+        f"timeout: act ran {hung.thinking:.1f} s without returning (move time limit "
+        f"{limit:g} s; the alarm cannot interrupt compiled code), so the driver's watchdog "
+        f"killed the worker after {budget:g} s"
+    )
+    prestige = [int(x) for x in game.prestige()]
+    return replace(
+        game.record(),
+        final=FinalResult(prestige, forfeit_ranks(prestige, hung.seat), "forfeit"),
+        match=MatchInfo(
+            int(job["game_id"]), int(job["block"]), job["seats"], job["agent_seeds"], reasons
+        ),
+        timings=Timings([round(t, 6) for t in hung.move_time[:n]], round(hung.game_seconds, 6)),
+    )
 
 
 __all__ = [
     "DEFAULT_MOVE_TIME_LIMIT",
+    "MAX_SLOT_ACTIONS",
+    "PARENT_POLL_SECONDS",
     "RESULT_FIELDS",
     "THREAD_ENV_VARS",
     "TIMING_FIELDS",
     "CompileClock",
+    "HungMove",
+    "MoveSlots",
     "WarmUp",
     "compile_clock",
+    "die_with_parent",
     "forfeit_ranks",
+    "hung_move_record",
+    "init_pool_worker",
     "init_worker",
     "load_plugins",
     "play_chunk",

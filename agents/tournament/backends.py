@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import itertools
 import multiprocessing.context
 import os
+import signal
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +30,14 @@ from rich.console import Console
 
 from agents.registry import make_agent
 from agents.tournament.arena import (
+    HungMove,
+    MoveSlots,
     WarmUp,
     compile_clock,
-    init_worker,
+    hung_move_record,
+    init_pool_worker,
     play_chunk,
+    result_of,
     single_thread_env,
     warm_up,
 )
@@ -128,15 +135,128 @@ class _WorkerContext(multiprocessing.context.SpawnContext):
     Process = _WorkerProcess
 
 
+WATCHDOG_FACTOR = 2.0
+WATCHDOG_SLACK_SECONDS = 5.0
+"""The driver's watchdog kills a local worker whose ``act`` call has run for more than
+``WATCHDOG_FACTOR * move_time_limit + WATCHDOG_SLACK_SECONDS`` (`move_watchdog_seconds`),
+numba compile time excluded. The worker's own alarm interrupts a Python agent at 1 to 1.25
+limits, so only an agent that the alarm cannot reach (compiled code, a blocking C call) gets
+that far; the slack absorbs a loaded machine's scheduling delays."""
+WATCHDOG_POLL_SECONDS = 0.5
+"""How often the driver looks at the workers' move slots while it waits for chunks."""
+
+
+def move_watchdog_seconds(move_time_limit: float | None) -> float | None:
+    """Seconds one ``act`` call may run before the watchdog kills its worker (see
+    `WATCHDOG_FACTOR`); None without a move time limit (moves may then take any time)."""
+    if not move_time_limit:
+        return None
+    return WATCHDOG_FACTOR * float(move_time_limit) + WATCHDOG_SLACK_SECONDS
+
+
+@dataclass
+class Watchdog:
+    """What the driver needs to end hung moves (local backend only, see `_LocalPool`).
+
+    Attributes:
+        budget: `move_watchdog_seconds` of the run.
+        poll: Seconds between two looks (`WATCHDOG_POLL_SECONDS`).
+        kill_hung: Kills every worker whose move is over the budget and returns the hung
+            moves it confirmed (re-read after the kill: a move that ended meanwhile is not
+            one); None when no worker was killed. A kill breaks the pool: every chunk in
+            flight fails and must be submitted again after `restart`.
+        record: ``(job dict, hung move) -> (ledger line, result)``: the forfeit record.
+        restart: Replace the broken pool with a fresh one.
+    """
+
+    budget: float
+    poll: float
+    kill_hung: Callable[[], list[HungMove] | None]
+    record: Callable[[dict[str, Any], HungMove], tuple[bytes, dict[str, Any]]]
+    restart: Callable[[], None]
+
+
 @dataclass
 class Backend:
     """Where chunks of games run: ``submit(jobs)`` returns a future of their records; ``slots``
     is how many run at once (the driver keeps twice as many in flight); ``close`` abandons
-    queued work on errors."""
+    queued work on errors; ``watchdog`` ends moves that never return (local backend with a
+    move time limit; None elsewhere)."""
 
     submit: Callable[[list[dict[str, Any]]], cf.Future]
     slots: int
     close: Callable[[], None]
+    watchdog: Watchdog | None = None
+
+
+class _LocalPool:
+    """The local backend: a process pool of spawned workers, their `MoveSlots`, a watchdog.
+
+    Each worker dies with the driver (``arena.die_with_parent``) and reports what it plays in
+    its slot; `kill_hung` SIGKILLs a worker stuck in one ``act`` call past the watchdog budget,
+    which breaks the ``ProcessPoolExecutor`` (it fails every pending future and stops the
+    other workers), so `restart` builds a new pool (whose workers warm up again).
+    """
+
+    def __init__(self, workers: int, settings: dict[str, Any]) -> None:
+        self.workers = workers
+        self.settings = settings
+        self.budget = move_watchdog_seconds(settings.get("move_time_limit"))
+        self._tokens = itertools.count(1)
+        self._start()
+
+    def _start(self) -> None:
+        ctx = _WorkerContext()
+        self.slots = MoveSlots(self.workers, ctx)
+        self.pool = cf.ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=ctx,
+            initializer=init_pool_worker,
+            initargs=(tuple(self.settings["plugins"]), self.settings, self.slots.shared()),
+        )
+
+    def submit(self, jobs: list[dict[str, Any]]) -> cf.Future:
+        return self.pool.submit(play_chunk, jobs, self.settings, next(self._tokens))
+
+    def kill_hung(self) -> list[HungMove] | None:
+        if self.budget is None:
+            return None
+        late = self.slots.overdue(self.budget)
+        if not late:
+            return None
+        before = {i: self.slots.move_start(i) for i in late}
+        for i in late:
+            hung = self.slots.read(i)
+            if hung is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(hung.pid, signal.SIGKILL)
+        time.sleep(WATCHDOG_POLL_SECONDS / 10)  # let the kills land before the final read
+        confirmed = []
+        for i in late:
+            hung = self.slots.read(i)
+            if hung is not None and self.slots.move_start(i) == before[i]:
+                confirmed.append(hung)
+        return confirmed
+
+    def record(self, job: dict[str, Any], hung: HungMove) -> tuple[bytes, dict[str, Any]]:
+        assert self.budget is not None  # only called for a move kill_hung returned
+        record = hung_move_record(job, self.settings, hung, self.budget)
+        return record.to_json_line().encode("utf-8"), result_of(record)
+
+    def restart(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self._start()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def backend(self) -> Backend:
+        watchdog = None
+        if self.budget is not None:
+            watchdog = Watchdog(
+                self.budget, WATCHDOG_POLL_SECONDS, self.kill_hung, self.record, self.restart
+            )
+        return Backend(self.submit, self.workers, self.close, watchdog)
 
 
 @contextlib.contextmanager
@@ -161,20 +281,11 @@ def open_backend(
         )
         return
     if backend == "local":
-        pool = cf.ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=_WorkerContext(),
-            initializer=init_worker,
-            initargs=(tuple(settings["plugins"]), settings),
-        )
+        local = _LocalPool(workers, settings)
         try:
-            yield Backend(
-                lambda jobs: pool.submit(play_chunk, jobs, settings),
-                workers,
-                lambda: pool.shutdown(wait=False, cancel_futures=True),
-            )
+            yield local.backend()
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            local.pool.shutdown(wait=True, cancel_futures=True)
         return
     import ray  # optional dependency: imported only when asked for
 
@@ -199,9 +310,14 @@ def open_backend(
 __all__ = [
     "AGENT_KERNELS",
     "COLD_COMPILE_SECONDS",
+    "WATCHDOG_FACTOR",
+    "WATCHDOG_POLL_SECONDS",
+    "WATCHDOG_SLACK_SECONDS",
     "Backend",
+    "Watchdog",
     "cold_compile_estimate",
     "kernel_families",
+    "move_watchdog_seconds",
     "open_backend",
     "prewarm",
 ]

@@ -13,7 +13,10 @@ the driver and in every worker:
   ``random``; slow enough to exceed a small move time limit, or to make a run last long enough
   to be killed in a test;
 - ``test-flaky``: raises while the environment variable `FLAKY_ENV` is set, else plays like
-  ``test-first``: a fault that a later run no longer has (for ``--replay-forfeits``).
+  ``test-first``: a fault that a later run no longer has (for ``--replay-forfeits``);
+- ``test-spin:SECONDS``: on its first move of a game, spins SECONDS in a compiled (``@njit``)
+  busy loop that holds the GIL, so no signal handler, and so no move alarm, runs until it
+  returns; then plays like ``test-first``. What the driver's watchdog is for.
 
 They live in the package, not in a test file, because spawned pool workers and Ray workers must
 be able to import them by module name. Importing the module registers nothing (so collecting it,
@@ -25,6 +28,8 @@ from __future__ import annotations
 import os
 import random
 import time
+
+import numba
 
 from agents.registry import register
 from caylus_env.engine import Game, string_to_action
@@ -122,16 +127,69 @@ class SlowAgent:
         return legal[self._rng.randrange(len(legal))]
 
 
-def _slow(spec: str, arg: str | None) -> SlowAgent:
+@numba.njit(cache=True)
+def _spin(iterations: int) -> int:
+    """A busy loop in compiled code: an xorshift that the compiler cannot shorten, returned so
+    that it is not removed. No Python bytecode runs meanwhile, so signals wait until it ends."""
+    x = 88172645463325252
+    for _ in range(iterations):
+        x ^= x << 13
+        x ^= x >> 7
+        x ^= x << 17
+    return x
+
+
+_SPIN_RATE: list[float] = []
+"""Iterations of `_spin` per second in this process, measured once (`_spin_rate`)."""
+_SPIN_PROBE = 2_000_000
+
+
+def _spin_rate() -> float:
+    if not _SPIN_RATE:
+        _spin(1)  # compile (or load from the cache) outside the measurement
+        start = time.perf_counter()
+        _spin(_SPIN_PROBE)
+        _SPIN_RATE.append(_SPIN_PROBE / max(time.perf_counter() - start, 1e-9))
+    return _SPIN_RATE[0]
+
+
+class SpinAgent(FirstAgent):
+    """Spins ``seconds`` in `_spin` on its first move of each game, then the first legal
+    action. ``warm_up`` compiles the loop and measures its speed, outside any move clock."""
+
+    def __init__(self, name: str, seconds: float) -> None:
+        super().__init__(name)
+        self.seconds = seconds
+        self._spun = False
+
+    def reset(self, seed: int | None = None) -> None:
+        self._spun = False
+
+    def warm_up(self) -> None:
+        _spin_rate()
+
+    def act(self, game: Game) -> int:
+        if not self._spun:
+            self._spun = True
+            _spin(int(self.seconds * _spin_rate()))
+        return super().act(game)
+
+
+def _seconds(spec: str, arg: str | None) -> float:
     try:
         seconds = float(arg or "")
     except ValueError:
         raise ValueError(
-            f"test-slow needs a number of seconds, e.g. 'test-slow:0.5', got {spec!r}"
+            f"{spec.partition(':')[0]} needs a number of seconds, e.g. "
+            f"'{spec.partition(':')[0]}:0.5', got {spec!r}"
         ) from None
-    if not seconds >= 0:
-        raise ValueError(f"test-slow needs a non-negative number of seconds, got {spec!r}")
-    return SlowAgent(spec, seconds)
+    if not 0 <= seconds <= 3600:
+        raise ValueError(f"{spec!r}: the seconds must be from 0 to 3600")
+    return seconds
+
+
+def _slow(spec: str, arg: str | None) -> SlowAgent:
+    return SlowAgent(spec, _seconds(spec, arg))
 
 
 def register_agents() -> None:
@@ -170,6 +228,13 @@ def register_agents() -> None:
         description="harness check: sleeps ARG s on its first move, then plays randomly; "
         "under 1 ms a move after that",
     )
+    register(
+        "test-spin",
+        lambda spec, arg: SpinAgent(spec, _seconds(spec, arg)),
+        needs_arg=True,
+        description="harness check: spins ARG s in compiled code (no alarm can interrupt it) "
+        "on its first move, then the first legal action; under 1 ms a move after that",
+    )
 
 
 __all__ = [
@@ -179,5 +244,6 @@ __all__ = [
     "IllegalAgent",
     "PassAgent",
     "SlowAgent",
+    "SpinAgent",
     "register_agents",
 ]
