@@ -382,3 +382,64 @@ def test_tournament_command_replays_forfeits_and_extends_a_run(tmp_path, monkeyp
     assert sorted(r.game_id for r in load_records(out / "games.jsonl")) == [0, 1, 2, 3]
     shorter = invoke(*args, "--games", "2", *common)
     assert shorter.exit_code == 2 and "games: run.json has 4, now 2" in shorter.output
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "needle"),
+    [
+        (b"null", 2, "record field '' is None"),
+        (b"[" * 100_000 + b"]" * 100_000, 2, "nested too deeply"),
+        (b"\xff\xfe", 2, "is not UTF-8 text"),
+        ("prestige", 1, "replayed final prestige"),
+        ("action", 1, "record step 3: action"),
+    ],
+)
+def test_replay_verifies_before_printing_and_fails_with_one_line(tmp_path, content, code, needle):
+    good = play_game(["random", "random"], 2, 1).to_dict()
+    if content == "prestige":
+        good["final"]["prestige"][1] += 1
+        content = json.dumps(good).encode()
+    elif content == "action":
+        good["actions"][3] = (good["actions"][3] + 1) % 100
+        content = json.dumps(good).encode()
+    path = tmp_path / "hostile.json"
+    path.write_bytes(content)
+    result = invoke("replay", path, "--show")
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:") and needle in lines[0], lines
+    assert isinstance(result.exception, SystemExit)  # no traceback
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--out", ""), "invalid value for --out: out='' is empty"),
+        (("--out", "o", "--games", "10000000"), "--games: games=10000000 is too many"),
+        (("--out", "o", "--workers", "100000"), "--workers: workers=100000 is not allowed"),
+        (("--out", "o", "--move-time-limit", "1e-9"), "--move-time-limit: move_time_limit=1e-09"),
+        (("--out", "o", "--move-time-limit", "nan"), "--move-time-limit: move_time_limit=nan"),
+        (("--out", "o", "--move-time-limit", "inf"), "--move-time-limit: move_time_limit=inf"),
+        (("--out", "o", "--move-time-limit", "7200"), "allowed: 0 (no limit) or 0.01 to 3600"),
+        (("--out", "o", "--agents", "random,mcts:10:c=nan"), "bad value 'nan' for c"),
+        (("--out", "o", "--agents", "random,mcts:10000000"), "SIMS=10000000; allowed: 1 to"),
+        (("--out", "o", "--agents", "random,mcts:10:depth=99"), "for depth; allowed: INT"),
+    ],
+)
+def test_tournament_bounds_exit_2_with_one_line_naming_the_option_before_any_work(
+    tmp_path, monkeypatch, args, needle
+):
+    monkeypatch.chdir(tmp_path)
+    agents = ("--agents", "random") if "--agents" not in args else ()
+    result = invoke("tournament", *agents, "--players", "2", "--games", "2", *args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:") and needle in lines[0], lines
+    assert os.listdir(tmp_path) == []  # nothing written, not even into the current directory
+
+
+def test_duel_refuses_an_empty_out_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("duel", "random", "castle", "--out", "", "--max-pairs", "2", "--min-pairs", "1")
+    assert result.exit_code == 2 and "invalid value for --out: out='' is empty" in result.output
+    assert os.listdir(tmp_path) == []

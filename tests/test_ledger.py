@@ -178,3 +178,30 @@ def test_sigkill_of_a_writer_mid_append_then_resume_loses_nothing_acknowledged(t
         append([line(count, 3)])
     again, repaired = ledger.read()
     assert not repaired and [r["i"] for _, r in again] == list(range(count + 1))
+
+
+def test_check_refuses_a_changed_line_anywhere_naming_it_and_keeps_its_summary(tmp_path):
+    ledger = Ledger(tmp_path)
+    ledger.records_path.write_text(line(0) + line(1) + line(2))
+
+    def check(lineno: int, record: dict) -> int:
+        if record["i"] != lineno - 1:
+            raise ValueError(f"i is {record['i']}, expected {lineno - 1}")
+        return record["i"] * 10  # what is kept: a summary, not the record
+
+    assert ledger.read(check=check) == ([(1, 0), (2, 10), (3, 20)], False)
+    for bad in (0, 2):  # the last line too: it parsed, so it is changed, not torn
+        lines = [line(i) for i in range(3)]
+        lines[bad] = line(7)
+        ledger.records_path.write_text("".join(lines))
+        before = ledger.records_path.read_bytes()
+        with pytest.raises(LedgerError, match=rf"line {bad + 1} was changed .*i is 7, expected"):
+            ledger.read(check=check)
+        assert ledger.records_path.read_bytes() == before
+
+
+def test_json_nested_too_deeply_is_a_corrupt_line_not_a_recursion_error(tmp_path):
+    ledger = Ledger(tmp_path)
+    ledger.records_path.write_bytes(b"[" * 100_000 + b"\n" + line(1).encode())
+    with pytest.raises(LedgerError, match=r"line 1 is corrupt \(JSON nested too deeply"):
+        ledger.read()
