@@ -7,10 +7,15 @@ forfeiting seat is ranked last, the others keep their order by current prestige 
 the reason is recorded, and the tournament goes on (Kaggle-style agent statuses; design doc (f),
 goal 13). Errors of the engine itself are not an agent's fault and propagate.
 
-The time limit is enforced twice: a ``SIGALRM`` interval timer interrupts an agent that runs past
-the limit (when the arena runs in a process's main thread on a POSIX system, as pool and Ray
+The time limit is enforced three times: a ``SIGALRM`` interval timer interrupts an agent that runs
+past the limit (when the arena runs in a process's main thread on a POSIX system, as pool and Ray
 workers do), and the measured time of every ``act`` call is checked afterwards, which also
-catches agents that swallow the interruption or run where no timer can be armed.
+catches agents that swallow the interruption or run where no timer can be armed. A signal
+handler only runs between Python bytecodes, so an agent inside compiled code (a numba loop)
+cannot be interrupted at all: local pool workers report the move they are waiting on in shared
+memory (`MoveSlots`), and the driver's watchdog (``backends.move_watchdog_seconds``) kills a
+worker stuck past its budget and records the game as a forfeit of that seat
+(`hung_move_record`). Pool workers also die with the driver (`die_with_parent`).
 
 Compiling numba kernels is not the agent's time. It is measured (`CompileClock`) and left out of
 the move clock, and the timer never interrupts a compilation: an exception raised inside numba's

@@ -6,6 +6,12 @@ native thread pools pinned to one thread), ``ray`` (``ray.remote`` tasks on a lo
 cluster; ray is an optional dependency imported only here), or any ``concurrent.futures.Executor``
 passed in (a Dask client's ``get_executor()``, for instance).
 
+The local backend's workers die with the driver and report the move they are waiting on in
+shared memory; its `Watchdog` kills a worker whose move has run past `move_watchdog_seconds`
+(an agent in compiled code, which no alarm interrupts), and the pool is rebuilt (see
+``chunks.run_chunks``). Ray and executor backends have no watchdog: their schedulers own their
+workers.
+
 Before the first timed game, the driver compiles every agent of the run once (`prewarm`), which
 fills numba's on-disk cache, so workers load kernels instead of compiling them N times at once;
 every worker then warms the agents itself (``arena.warm_up``, in its initializer or before its

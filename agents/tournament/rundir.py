@@ -10,7 +10,9 @@ The driver owns the directory (design doc (d), "the driver owns the ledger"):
 - ``games.jsonl``: one `GameRecord` per line, one line per game id, appended as workers return
   them. A torn last line left by a kill is dropped and its game played again, which reproduces
   it exactly (a game is a pure function of its scheduled job). Replayed games (``tournament
-  --replay-forfeits``) replace their line in one atomic rewrite.
+  --replay-forfeits``) replace their line in one atomic rewrite. A resume trusts no line it
+  has not checked (`verify_record`: the scheduled game, the run's engine and options, an exact
+  replay, about 1.3 ms a game on top of reading it): an edited line is refused, naming it.
 """
 
 from __future__ import annotations
