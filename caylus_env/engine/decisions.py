@@ -278,6 +278,19 @@ def entry_arg(s, i, j):
 
 
 @njit(cache=True)
+def read_top(s):
+    """``(kind, player, arg_a, arg_b)`` of the top entry, read once (the stack must not be
+    empty): the dispatchers' one read of the pending decision."""
+    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
+    return (
+        np.int64(s[o + E_KIND]),
+        np.int64(s[o + E_PLAYER]),
+        np.int64(s[o + E_ARG_A]),
+        np.int64(s[o + E_ARG_B]),
+    )
+
+
+@njit(cache=True)
 def decision_kind(s):
     """Kind of the top entry (a ``DecisionKind`` at a decision point), -1 if the stack is empty."""
     if s[STACK_SIZE] == 0:

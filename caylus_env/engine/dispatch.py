@@ -27,10 +27,9 @@ from caylus_env.engine.actions import NUM_ACTIONS
 from caylus_env.engine.constants import DecisionKind, Phase, Procedure
 from caylus_env.engine.decisions import (
     PROCEDURE_BASE,
-    decision_arg,
-    decision_kind,
     decision_player,
     pop,
+    read_top,
 )
 from caylus_env.engine.phases.activation import (
     apply_alchemist_pay,
@@ -121,10 +120,7 @@ def legal_actions(s, out):
     """
     if s[L.STACK_SIZE] == 0 or s[L.PHASE] == Phase.GAME_OVER:
         return 0
-    kind = decision_kind(s)
-    p = decision_player(s)
-    a = decision_arg(s, 0)
-    b = decision_arg(s, 1)
+    kind, p, a, b = read_top(s)
     if kind == DecisionKind.PLACE_WORKER:
         return legal_place_worker(s, p, out)
     if kind == DecisionKind.GATE:
@@ -174,10 +170,7 @@ def legal_actions(s, out):
 def apply(s, action):
     """Apply ``action`` to the pending decision. **No legality check**: an illegal id
     corrupts the state. Call ``advance`` after it (``step`` does both, checked)."""
-    kind = decision_kind(s)
-    p = decision_player(s)
-    a = decision_arg(s, 0)
-    b = decision_arg(s, 1)
+    kind, p, a, b = read_top(s)
     if kind == DecisionKind.PLACE_WORKER:
         apply_place_worker(s, p, action)
     elif kind == DecisionKind.GATE:
@@ -247,9 +240,7 @@ def drive(s):
 @njit(cache=True)
 def run_procedure(s):
     """Pop the procedure on top of the stack and run it."""
-    kind = decision_kind(s)
-    a = decision_arg(s, 0)
-    b = decision_arg(s, 1)
+    kind, _, a, b = read_top(s)
     pop(s)
     if kind == Procedure.FINISH_SPACE:
         run_finish_space(s, a)
@@ -280,7 +271,7 @@ def advance(s, out):
         if s[L.STACK_SIZE] == 0:
             drive(s)
             continue
-        kind = decision_kind(s)
+        kind = read_top(s)[0]
         if kind >= PROCEDURE_BASE:
             run_procedure(s)
             continue
