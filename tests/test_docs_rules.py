@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from caylus_env.engine.board import (
+    FAVOR_DENIERS,
+    FAVOR_PRESTIGE,
     SECTION_EMPTY_PENALTY,
     SECTION_FAVORS,
     SECTION_PRESTIGE,
@@ -28,8 +30,6 @@ from caylus_env.engine.board import (
 from caylus_env.engine.buildings import BUILDINGS, BuildingKind, BuildingSpec
 from caylus_env.engine.constants import (
     DECISION_NAMES,
-    FAVOR_DENIERS,
-    FAVOR_PRESTIGE,
     LAWYER_COST_CLOTH,
     LAWYER_COST_DENIERS,
     MAX_PLAYERS,

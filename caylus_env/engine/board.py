@@ -61,6 +61,9 @@ SECTION_FAVORS = _table(
     )
 )
 SECTION_FAVORS_CAP = SECTION_FAVORS.shape[1] - 1  # more houses earn no more favors
+# The favor table (rules 5.1), by column 1-5 (index 0: the start position).
+FAVOR_PRESTIGE = _table((0, 1, 2, 3, 4, 5))  # prestige row: prestige gained
+FAVOR_DENIERS = _table((0, 3, 4, 5, 6, 7))  # deniers row: deniers gained
 # Favor columns open after each scoring (rules 5.2): 2, then 4, then 5.
 COLUMNS_OPEN = _table((2, 4, 5, 5))  # indexed by the number of sections scored
 

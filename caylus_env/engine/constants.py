@@ -101,9 +101,6 @@ class FavorRow(IntEnum):
 
 NUM_FAVOR_ROWS = 4
 NUM_FAVOR_COLUMNS = 5
-# The favor table (rules 5.1), by column 1-5 (index 0: the start position).
-FAVOR_PRESTIGE = (0, 1, 2, 3, 4, 5)  # prestige row: prestige gained
-FAVOR_DENIERS = (0, 3, 4, 5, 6, 7)  # deniers row: deniers gained
 FAVOR_SWAP_TAKE = 2  # resources row column 4: give 1 cube, take 2 non-gold ones
 
 

@@ -13,10 +13,8 @@ from numba import njit
 
 from caylus_env.engine import layout as L
 from caylus_env.engine.actions import ACT_COLUMN, ACT_FAVOR, ACT_PAY, ACT_TAKE
-from caylus_env.engine.board import COLUMNS_OPEN
+from caylus_env.engine.board import COLUMNS_OPEN, FAVOR_DENIERS, FAVOR_PRESTIGE
 from caylus_env.engine.constants import (
-    FAVOR_DENIERS,
-    FAVOR_PRESTIGE,
     FAVOR_SWAP_TAKE,
     NUM_FAVOR_ROWS,
     BuildingsColumn,
