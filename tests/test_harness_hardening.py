@@ -210,7 +210,7 @@ def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_it
         seat = record.match.agents.index(f"test-spin:{SPIN_SECONDS}")
         assert record.final.end == "forfeit" and record.match.loser == seat
         reason = record.match.forfeits[seat]
-        assert "driver's watchdog killed the worker" in reason and f"{budget:g} s" in reason
+        assert "driver's watchdog killed the worker" in reason and f"{budget:g} s" in reason, reason
         assert record.timings.move_time_s[seat] >= budget
         replay(record)  # the rebuilt game is exactly the one the worker was playing
     again = run_tournament(

@@ -19,6 +19,9 @@ pending-decision schema), ``state`` / ``layout`` (the flat state), ``buildings``
 ``board`` / ``constants`` (the rule data, each number once).
 """
 
+# First, before any kernel is defined: importing ``_cache`` points numba's cache at the
+# directory of this source version, so an edit in one module never leaves a stale kernel.
+from caylus_env.engine import _cache  # noqa: F401
 from caylus_env.engine.actions import (
     ACTION_NAMES,
     BLOCKS,

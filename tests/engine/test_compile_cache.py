@@ -1,0 +1,63 @@
+"""The kernels' on-disk cache follows the sources: an edit anywhere gives a fresh cache.
+
+numba invalidates a cached function only when its own file changes, while a compiled
+kernel embeds every kernel it calls from other modules; ``caylus_env.engine._cache`` keys
+the whole cache directory by a digest of the sources instead.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from caylus_env.engine import _cache
+
+
+def _tree(root: Path, body: str) -> Path:
+    pkg = root / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "rules.py").write_text(body)
+    return pkg
+
+
+def test_the_digest_changes_with_any_source_edit_and_only_then(tmp_path):
+    pkg = _tree(tmp_path, "X = 1\n")
+    before = _cache.source_digest([pkg])
+    assert _cache.source_digest([pkg]) == before  # stable
+    (pkg / "sub" / "rules.py").write_text("X = 2\n")  # an edit deep in a subpackage
+    assert _cache.source_digest([pkg]) != before
+    (pkg / "sub" / "rules.py").write_text("X = 1\n")
+    assert _cache.source_digest([pkg]) == before
+
+
+def test_kernels_are_cached_under_the_directory_of_this_source_version(tmp_path):
+    script = (
+        "import os, numba\n"
+        "from caylus_env.engine import _cache, kernels\n"
+        "kernels.play_random_games(1, 2, 1)\n"
+        "print(os.environ['NUMBA_CACHE_DIR'], numba.config.CACHE_DIR, _cache.CACHE_DIR)\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    env_dir, config_dir, chosen = done.stdout.split()
+    assert env_dir == config_dir == chosen
+    chosen = Path(chosen)
+    assert chosen.parent == tmp_path and chosen.name.startswith(_cache.PREFIX)
+    assert chosen.name == _cache.PREFIX + _cache.source_digest(_cache._package_roots())
+    assert any(chosen.rglob("*.nbi")), "the kernels were not cached there"
+    # A worker process started with the chosen directory keeps it (no nested digest).
+    again = subprocess.run(
+        [sys.executable, "-c", script],
+        env=dict(os.environ, NUMBA_CACHE_DIR=str(chosen)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split()[0] == str(chosen)
