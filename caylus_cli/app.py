@@ -123,7 +123,11 @@ RayAddressOption = Annotated[
 ]
 TimeLimitOption = Annotated[
     float,
-    typer.Option(help="Seconds an agent may think per move before it forfeits (0: no limit)."),
+    typer.Option(
+        help="Seconds an agent may think per move before it forfeits: 0.01 to 3600, or 0 for "
+        "no limit. A move stuck in compiled code past twice the limit plus 5 s gets its "
+        "worker killed by the driver's watchdog (a forfeit)."
+    ),
 ]
 ProgressOption = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
 
