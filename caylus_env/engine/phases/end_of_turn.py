@@ -48,7 +48,7 @@ STEP_FIRST_SECTION = 1
 STEP_END = STEP_FIRST_SECTION + NUM_SECTIONS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance_bailiff(s):
     """The bailiff advances 1 space, or 2 when the provost is beyond it; the provost then
     moves to the bailiff's space (phase 7)."""
@@ -59,7 +59,7 @@ def advance_bailiff(s):
     s[L.PROVOST] = s[L.BAILIFF]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_section_scoring(s, sec):
     """Score section ``sec`` if the bailiff reached its trigger or it is full (4.7).
 
@@ -73,7 +73,7 @@ def start_section_scoring(s, sec):
         push(s, Procedure.SCORE_PLAYER, -1, sec, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def run_score_player(s, sec, i):
     """Procedure: the section scoring of the player at turn-order position ``i``: no house
     costs prestige, 2+ houses earn favors (the phase 7 table)."""

@@ -159,7 +159,7 @@ def apply_place_worker(s, p, a):
     s[L.CURSOR] = (s[L.CURSOR] + 1) % s[L.NUM_PLAYERS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_gate(s, p, out):
     """Stay home, or any target (but the gate) that can take a worker of ``p`` (phase 3a)."""
     out[0] = ACT_DECLINE
@@ -171,7 +171,7 @@ def legal_gate(s, p, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_gate(s, p, a):
     """The gate worker moves to a free target, for free, or goes home (phase 3a)."""
     pop(s)
@@ -182,7 +182,7 @@ def apply_gate(s, p, a):
         put_worker(s, p, a - ACT_GATE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def drive_placement(s):
     """Phase 2: ask the next player in turn order who has not passed, until all passed."""
     n = np.int64(s[L.NUM_PLAYERS])

@@ -26,7 +26,7 @@ from caylus_env.engine.phases.common import enter_phase
 from caylus_env.engine.state import add_money, money
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_provost_moves(s, p, free, first, base, out):
     """``first`` (pass or decline), then ``base + i`` for each move ``DELTAS[i]`` that stays
     on the road and, unless ``free``, that ``p`` can pay."""
@@ -42,13 +42,13 @@ def legal_provost_moves(s, p, free, first, base, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_provost(s, p, out):
     """Pass, or a paid move of 1-3 spaces (phase 4)."""
     return legal_provost_moves(s, p, False, ACT_PASS, ACT_PROVOST, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_provost(s, p, a):
     pop(s)
     if a != ACT_PASS:
@@ -57,20 +57,20 @@ def apply_provost(s, p, a):
         add_money(s, p, -abs(d) * PROVOST_COST_PER_SPACE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_guild(s, p, out):
     """Do not move, or a free move of 1-3 spaces (the merchants' guild, phase 3c)."""
     return legal_provost_moves(s, p, True, ACT_DECLINE, ACT_GUILD, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_guild(s, p, a):
     pop(s)
     if a != ACT_DECLINE:
         s[L.PROVOST] += DELTAS[a - ACT_GUILD]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def drive_provost(s):
     """Phase 4: each player, in passing order, is asked once."""
     i = np.int64(s[L.CURSOR])

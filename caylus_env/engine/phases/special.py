@@ -32,7 +32,7 @@ from caylus_env.engine.phases.common import enter_phase, grant_favors
 from caylus_env.engine.state import add_cube, add_money, add_workers_out, cube, money
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def resolve_single_special(s, step):
     """Trading post, merchants' guild or joust field: the worker goes home, then its effect."""
     p = s[L.SPECIAL_WORKER + step]
@@ -48,7 +48,7 @@ def resolve_single_special(s, step):
         push(s, DecisionKind.JOUST, p, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def resolve_stables(s):
     """3e: stable workers take the first turn-order places in their order; the other players
     keep their relative order behind them; the stable workers go home."""
@@ -78,7 +78,7 @@ def resolve_stables(s):
             s[L.STABLES + i] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def resolve_inn(s):
     """3f: an entering worker becomes the resident (evicting the old one, even one's own);
     a resident alone is asked whether to stay."""
@@ -113,7 +113,7 @@ def drive_special(s):
         resolve_inn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_joust(s, p, out):
     """Decline, or pay 1 denier + 1 cloth for a favor if ``p`` can (3d)."""
     out[0] = ACT_DECLINE
@@ -123,7 +123,7 @@ def legal_joust(s, p, out):
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_joust(s, p, a):
     pop(s)
     if a == ACT_JOUST:
@@ -132,7 +132,7 @@ def apply_joust(s, p, a):
         grant_favors(s, p, JOUST_FAVORS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_inn(s, p, out):
     """The lone resident stays (and keeps the cheap placement) or leaves (3f)."""
     out[0] = ACT_INN_STAY
@@ -140,7 +140,7 @@ def legal_inn(s, p, out):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_inn(s, p, a):
     pop(s)
     if a == ACT_INN_LEAVE:
