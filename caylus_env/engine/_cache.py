@@ -8,9 +8,13 @@ kernel built on it) running the old rule: a stale cache would silently play othe
 
 So, before any kernel is defined, the cache directory is set to
 ``<base>/caylus-<digest>``, where ``digest`` hashes the sources of this project's compiled
-code (the ``caylus_env`` package and, when present beside it, ``agents`` and ``training``)
-and the numba version. Any edit gives a fresh directory and a cold compile; an unchanged
-tree reuses its cache. ``base`` is ``NUMBA_CACHE_DIR`` when set, else the user cache folder
+code and the numba version. The compiled code is every module of the ``caylus_env.engine``
+package (its kernels read the constant tables of modules that do not import numba
+themselves) and every other module of ``caylus_env``, ``agents`` and ``training`` that
+mentions numba: a kernel embeds only code and globals from those (they import from each
+other and from the engine, never from plain Python modules). Any edit to them gives a fresh
+directory and a cold compile; an edit to a plain Python module (the CLI, the viewer, the
+trainer) keeps the cache, and an unchanged tree reuses it. ``base`` is ``NUMBA_CACHE_DIR`` when set, else the user cache folder
 (``$XDG_CACHE_HOME/caylus-env/numba``, default ``~/.cache/caylus-env/numba``). The chosen
 directory is also written to ``NUMBA_CACHE_DIR`` so that numba's config reloads and worker
 processes agree with it. Importing this module configures the cache (the engine package
@@ -31,14 +35,22 @@ PACKAGES = ("caylus_env", "agents", "training")
 PREFIX = "caylus-"
 
 
+def is_compiled_source(relative: Path, text: bytes) -> bool:
+    """Whether a module's code can end up inside a compiled kernel (see the module doc)."""
+    return relative.parts[:2] == ("caylus_env", "engine") or b"numba" in text
+
+
 def source_digest(roots: list[Path]) -> str:
-    """Short hash of every ``.py`` file under ``roots`` (path and content) and of numba's
-    version: equal for equal sources, different after any edit."""
+    """Short hash of the compiled modules under ``roots`` (path and content) and of numba's
+    version: equal for equal sources, different after any edit to one of them."""
     h = hashlib.sha256(numba.__version__.encode())
     for root in roots:
         for path in sorted(root.rglob("*.py")):
-            h.update(str(path.relative_to(root.parent)).encode())
-            h.update(path.read_bytes())
+            relative = path.relative_to(root.parent)
+            text = path.read_bytes()
+            if is_compiled_source(relative, text):
+                h.update(str(relative).encode())
+                h.update(text)
     return h.hexdigest()[:16]
 
 

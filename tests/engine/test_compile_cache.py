@@ -23,14 +23,26 @@ def _tree(root: Path, body: str) -> Path:
     return pkg
 
 
-def test_the_digest_changes_with_any_source_edit_and_only_then(tmp_path):
-    pkg = _tree(tmp_path, "X = 1\n")
+def test_the_digest_changes_with_any_compiled_source_edit_and_only_then(tmp_path):
+    pkg = _tree(tmp_path, "from numba import njit\nX = 1\n")
+    (pkg / "cli.py").write_text("print('plain python')\n")
     before = _cache.source_digest([pkg])
     assert _cache.source_digest([pkg]) == before  # stable
-    (pkg / "sub" / "rules.py").write_text("X = 2\n")  # an edit deep in a subpackage
+    (pkg / "sub" / "rules.py").write_text("from numba import njit\nX = 2\n")  # deep edit
     assert _cache.source_digest([pkg]) != before
-    (pkg / "sub" / "rules.py").write_text("X = 1\n")
+    (pkg / "sub" / "rules.py").write_text("from numba import njit\nX = 1\n")
     assert _cache.source_digest([pkg]) == before
+    (pkg / "cli.py").write_text("print('edited')\n")  # no kernel can embed this module
+    assert _cache.source_digest([pkg]) == before
+
+
+def test_every_engine_module_is_covered_even_without_numba(tmp_path):
+    engine = tmp_path / "caylus_env" / "engine"
+    engine.mkdir(parents=True)
+    (engine / "constants.py").write_text("PRESTIGE = 1\n")
+    before = _cache.source_digest([tmp_path / "caylus_env"])
+    (engine / "constants.py").write_text("PRESTIGE = 2\n")  # a table a kernel reads
+    assert _cache.source_digest([tmp_path / "caylus_env"]) != before
 
 
 def test_kernels_are_cached_under_the_directory_of_this_source_version(tmp_path):
