@@ -29,6 +29,8 @@ preallocated buffer and writes the pieces from the flat state array directly.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from numba import njit
 
@@ -190,6 +192,15 @@ PIECE_SLICES: dict[str, slice] = _slices()
 PIECE_SHAPES: dict[str, tuple[int, ...]] = dict(PIECES)
 OBS_SIZE: int = max(s.stop for s in PIECE_SLICES.values())
 assert len(PIECE_SLICES) == len(PIECES), "piece names must be unique"
+
+#: Raise when a piece keeps its name and shape but changes encoding (a scale, an order).
+OBSERVATION_REVISION = 1
+#: The observation a trained policy was made for: the revision and a digest of the pieces'
+#: names and shapes (so a new, removed or resized piece changes it by itself). Checkpoints
+#: store it and ``policy:PATH`` refuses another one, naming both.
+OBSERVATION_VERSION = (
+    f"{OBSERVATION_REVISION}-" + hashlib.sha256(repr(PIECES).encode()).hexdigest()[:8]
+)
 
 #: Pieces that hold counts with no fixed ceiling (bounded by ``inf`` in ``BOUNDS``).
 UNBOUNDED_PIECES = (

@@ -35,6 +35,8 @@ within an env version.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from caylus_env.engine.board import NUM_TARGETS, ROAD_LEN, TARGET_NAMES
@@ -96,6 +98,16 @@ def _layout() -> tuple[dict[str, tuple[int, int]], list[str]]:
 BLOCKS, _NAMES = _layout()
 ACTION_NAMES: tuple[str, ...] = tuple(_NAMES)
 NUM_ACTIONS = len(ACTION_NAMES)
+
+#: Raise when an id keeps its name but changes meaning (never within an env version).
+ACTION_SPACE_REVISION = 1
+#: The action space a trained policy or a dataset was made for: the revision and a digest of
+#: every id's name, so any renamed, added or moved id changes it without anyone remembering
+#: to. Checkpoints and datasets store it; loaders refuse another one (naming both).
+ACTION_SPACE_VERSION = (
+    f"{ACTION_SPACE_REVISION}-"
+    + hashlib.sha256("\n".join(ACTION_NAMES).encode()).hexdigest()[:8]
+)
 _NAME_TO_ID = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 ACT_PASS = BLOCKS["PASS"][0]
