@@ -8,8 +8,9 @@ exit with code 1.
 Heavy modules (the tournament runner and its statistics and plotting stack, the renderer, the
 benchmark) are imported inside the commands: worker processes started by ``spawn`` re-import the
 main module, and ``caylus agents`` should answer at once. The commands live in one module per
-group (:mod:`caylus_cli.tournament`, :mod:`caylus_cli.games`, :mod:`caylus_cli.bench`,
-:mod:`caylus_cli.agents`), imported at the end of this module so that each registers on ``app``.
+group (:mod:`caylus_cli.tournament`, :mod:`caylus_cli.games`, :mod:`caylus_cli.replay`,
+:mod:`caylus_cli.bench`, :mod:`caylus_cli.agents`), imported at the end of this module so that
+each registers on ``app``.
 """
 
 from __future__ import annotations
@@ -221,7 +222,7 @@ def _bad_argument(err: Exception) -> NoReturn:
 
 #: The command modules, in the order ``caylus --help`` lists them. Each registers its commands on
 #: ``app`` when imported and imports the helpers above, so they are imported last.
-COMMAND_MODULES = ("tournament", "games", "bench", "agents")
+COMMAND_MODULES = ("tournament", "games", "replay", "bench", "agents")
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"caylus_cli.{_name}")

@@ -1,4 +1,4 @@
-"""``caylus play`` and ``caylus replay``: watch agents play one game, re-run a game record."""
+"""``caylus play``: watch agents play one game in the terminal, and save it as a replay page."""
 
 from __future__ import annotations
 
@@ -99,11 +99,20 @@ def play(
     ] = True,
     option: OptionsOption = None,
     plugin: PluginsOption = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the game as a self-contained HTML replay page to this file "
+            "(see caylus replay --html)."
+        ),
+    ] = None,
 ) -> None:
     """Watch agents play one game in the terminal, decision by decision."""
     from agents.registry import make_agent
+    from caylus_cli.replay import check_html_out, write_html
     from caylus_env.engine import Game, GameConfig, action_to_string
 
+    check_html_out(html)
     specs = _split_agents(agents)
     if not specs:
         _fail("invalid value for --agents: give at least one agent spec")
@@ -152,96 +161,5 @@ def play(
     typer.echo(f"Game over after {len(game.history)} decisions. Final prestige and ranks:")
     for line in _final_lines(game, seats):
         typer.echo(line)
-
-
-def _read_records(path: Path) -> list[Any]:
-    """The `GameRecord`s of a file (one JSON record, a JSON list, or JSON lines), read by the
-    engine's one strict reader; fails (exit 2) naming the file, the line and the bad field."""
-    from caylus_env.engine.record import load_records
-
-    try:
-        records = load_records(path)
-    except OSError as err:
-        _fail(f"cannot read {path}: {err}")
-    except ValueError as err:  # load_records turns every malformed input into one
-        _fail(f"not a game record file: {err}")
-    if not records:
-        _fail(f"{path} holds no game record")
-    return records
-
-
-def _ids_held(records: list[Any]) -> str:
-    """The game ids a file holds, as a range when they are consecutive: ``it holds 12 games,
-    ids 0 to 11``; otherwise the sorted ids, the middle elided past a dozen."""
-    ids = sorted({r.match.game_id for r in records if r.match is not None})
-    count = f"it holds {len(records)} game{'s' if len(records) != 1 else ''}"
-    if not ids:
-        return f"{count}, none with a game_id (leave out --game-id to replay the first)"
-    if ids == list(range(ids[0], ids[-1] + 1)):
-        shown = f"id {ids[0]}" if len(ids) == 1 else f"ids {ids[0]} to {ids[-1]}"
-    elif len(ids) <= 12:
-        shown = "ids " + ", ".join(map(str, ids))
-    else:
-        shown = f"ids {', '.join(map(str, ids[:6]))}, ..., {', '.join(map(str, ids[-6:]))}"
-    return f"{count}, {shown}"
-
-
-@app.command()
-def replay(
-    file: Annotated[Path, typer.Argument(help="A record (.json) or a games.jsonl file.")],
-    game_id: Annotated[
-        int | None, typer.Option(help="Which game of a games.jsonl (default: the first).")
-    ] = None,
-    show: Annotated[
-        bool, typer.Option("--show/--quiet", help="List every action with its player.")
-    ] = False,
-) -> None:
-    """Re-run a game record, checking every action and the final scores, and show it.
-
-    The record is verified in full (every step replayed, its action names, the final prestige,
-    ranks and end reason compared) before anything is printed: a file that is not a record
-    exits 2, a record that does not replay exits 1, each with one line on stderr.
-    """
-    from caylus_env.engine import Game, GameConfig, action_to_string
-    from caylus_env.engine import replay as replay_record
-
-    records = _read_records(file)
-    if game_id is None:
-        record = records[0]
-    else:
-        matches = [r for r in records if r.match is not None and r.match.game_id == game_id]
-        if not matches:
-            _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
-        record = matches[0]
-    with compile_notice("engine"):
-        try:  # checks every action, and the recorded prestige, ranks and end
-            game = replay_record(record)
-        except ValueError as err:
-            _fail(f"{file}: the record does not replay: {err}", code=1)
-        except Exception as err:  # an engine fault on a hostile record: one line, no traceback
-            _fail(f"{file}: the record does not replay: {type(err).__name__}: {err}", code=1)
-    n = game.num_players
-    match = record.match
-    seats = list(match.agents) if match is not None else [f"player {p}" for p in range(n)]
-    if show:
-        if record.seed is None:
-            walker = Game.from_state_dict(dict(record.start_state))
-        else:
-            walker = Game(GameConfig.from_dict(dict(record.options)), record.seed)
-        for i, a in enumerate(record.actions):
-            p = walker.current_player()
-            typer.echo(
-                f"{i + 1:4d}. turn {walker.turn} player {p} ({seats[p]}): {action_to_string(a)}"
-            )
-            walker.apply(a)
-    typer.echo(_render(game))
-    label = f"game {match.game_id}" if match is not None else "record"
-    end = record.final.end if record.final is not None else "unfinished"
-    typer.echo(f"{label} replayed: {len(record.actions)} actions, end: {end}")
-    for p, reason in enumerate(match.forfeits if match is not None else ()):
-        if reason:
-            typer.echo(f"  player {p} ({seats[p]}) forfeited: {reason}")
-    ranks = list(record.final.ranks) if record.final is not None else game.ranks().tolist()
-    prestige = game.prestige().tolist()
-    for p in range(n):
-        typer.echo(f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}")
+    if html is not None:
+        write_html(game.record(), html, seats)
