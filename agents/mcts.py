@@ -214,6 +214,7 @@ class MCTSAgent:
         self._root: _Node | None = None
         self._history_len = -1
         self.last_simulations = 0
+        self._distribution: tuple[tuple[int, ...], tuple[float, ...]] | None = None
         # Per seat: rollout weights (one row each) and expansion-order weights (or None).
         self._bot_weights = np.tile(self._eval_weights, (5, 1))
         self._prior_weights: list[np.ndarray | None] = [
@@ -365,9 +366,15 @@ class MCTSAgent:
         share = min(max(math.sqrt(n_legal / 8.0), 0.25), 2.0)
         return max(1, round(self.sims * share))
 
+    def action_distribution(self) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+        """The root visit counts of the last search, normalised (one-hot for a decision with
+        one legal action, which is not searched); None before any ``act``."""
+        return self._distribution
+
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
         if len(legal) == 1:
+            self._distribution = ((legal[0],), (1.0,))
             return legal[0]
         seats = game.num_players
         if self.model:
@@ -394,6 +401,11 @@ class MCTSAgent:
             key=lambda i: (root.kids[i].n, root.kids[i].w[root.player] / root.kids[i].n),
         )
         action = root.kid_actions[best]
+        visits = sum(kid.n for kid in root.kids)
+        self._distribution = (
+            tuple(int(a) for a in root.kid_actions),
+            tuple(kid.n / visits for kid in root.kids),
+        )
         self._root = root.kids[best]
         self._history_len = len(game.history) + 1
         return int(action)

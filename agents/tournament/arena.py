@@ -444,12 +444,20 @@ def _check_action(action: Any, legal: list[int]) -> str | None:
     return f"illegal action: {a} ({name}) is not among the {len(legal)} legal actions"
 
 
+DecisionHook = Callable[[Game, int, int, Agent], None]
+"""``hook(game, seat, action, agent)``: called once per accepted move, after ``agent.act``
+returned ``action`` (checked legal) and before it is applied, outside the move clock; the
+game is the position the agent was shown. How a self-play dataset (``caylus_env.datasets``)
+records every decision, and an agent's policy target, on the tournament's own game loop."""
+
+
 def _play_moves(
     game: Game,
     agents: list[Agent],
     deadline: _Deadline,
     move_time: list[float],
     reasons: list[str | None],
+    on_decision: DecisionHook | None = None,
 ) -> Game:
     """Ask the agents for moves until the game ends or one forfeits (its reason set in
     ``reasons``). Returns the game, which is a rebuilt object if an agent tampered with it."""
@@ -488,6 +496,8 @@ def _play_moves(
             reason = reason or "error: the agent modified the game it was given"
         if reason is None:
             reason = _check_action(action, legal)
+        if reason is None and on_decision is not None:
+            on_decision(game, p, int(action), agents[p])
         if reason is None:
             try:
                 game.apply(int(action))
@@ -515,6 +525,7 @@ def play_game(
     agent_seeds: Sequence[int] | None = None,
     move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
     agent_factory: Callable[[str], Agent] = make_agent,
+    on_decision: DecisionHook | None = None,
 ) -> GameRecord:
     """Play one game to its end (or to the first forfeit) and return its record.
 
@@ -532,6 +543,7 @@ def play_game(
         agent_seeds: Seed per seat for ``agent.reset``; defaults to ``seed + seat``.
         move_time_limit: Seconds per ``act`` call; None or 0 disables the limit.
         agent_factory: Creates an agent from its spec (the registry by default).
+        on_decision: Called at every accepted move (`DecisionHook`); None in tournaments.
 
     Returns:
         ``game.record()`` with ``match`` (game id, block, agents, agent seeds, forfeit reason
@@ -574,7 +586,7 @@ def play_game(
         if _SLOT is not None:
             _SLOT.game(int(game_id), game.history)
         with _Deadline(limit) as deadline:
-            game = _play_moves(game, agents, deadline, move_time, reasons)
+            game = _play_moves(game, agents, deadline, move_time, reasons, on_decision)
 
     record = game.record()
     loser = next((s for s, r in enumerate(reasons) if r is not None), None)
@@ -771,16 +783,21 @@ def init_pool_worker(
 
 
 def play_jobs(
-    jobs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any], token: int = 0
+    jobs: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+    token: int = 0,
+    on_decision_for: Callable[[Mapping[str, Any]], DecisionHook | None] | None = None,
 ) -> list[GameRecord]:
     """Play a chunk of scheduled games (plain dicts in, records out): the unit of remote work.
 
     Args:
-        jobs: ``GameJob.to_dict()`` entries.
-        settings: ``num_players``, ``game_options``, ``move_time_limit``, ``plugins`` and
-            ``agents`` (every spec of the run, warmed before the first game of a process).
+        jobs: ``GameJob.to_dict()`` entries; a game has as many players as its job's seats.
+        settings: ``num_players`` (of the warm-up games), ``game_options``,
+            ``move_time_limit``, ``plugins`` and ``agents`` (every spec of the run, warmed
+            before the first game of a process).
         token: The driver's id of this chunk, written to this worker's `MoveSlots` slot (in a
             local pool) so that its watchdog knows which chunk a hung move belongs to.
+        on_decision_for: Given a job, the `DecisionHook` of its game (None: no hook).
     """
     global _SLOT
     init_worker(settings.get("plugins", ()), settings)
@@ -793,13 +810,14 @@ def play_jobs(
             out.append(
                 play_game(
                     job["seats"],
-                    settings["num_players"],
+                    len(job["seats"]),
                     job["seed"],
                     settings.get("game_options") or {},
                     game_id=job["game_id"],
                     block=job["block"],
                     agent_seeds=job["agent_seeds"],
                     move_time_limit=settings.get("move_time_limit", DEFAULT_MOVE_TIME_LIMIT),
+                    on_decision=None if on_decision_for is None else on_decision_for(job),
                 )
             )
     finally:
@@ -818,8 +836,12 @@ def play_chunk(
     and the driver only writes bytes and keeps small dicts, so the driver's cost per game stays
     far below a game's.
     """
-    records = play_jobs(jobs, settings, token)
-    return [(r.to_json_line().encode("utf-8"), result_of(r)) for r in records]
+    return [ledger_item(r) for r in play_jobs(jobs, settings, token)]
+
+
+def ledger_item(record: GameRecord) -> tuple[bytes, dict[str, Any]]:
+    """A tournament record as `play_chunk` returns it: its ledger line and its `result_of`."""
+    return record.to_json_line().encode("utf-8"), result_of(record)
 
 
 def hung_move_record(
@@ -836,7 +858,7 @@ def hung_move_record(
         RuntimeError: when the reported actions do not rebuild a game waiting on that seat
             (a fault of the harness, not of an agent).
     """
-    n = int(settings["num_players"])
+    n = len(job["seats"])
     options = dict(settings.get("game_options") or {})
     game = Game(GameConfig(num_players=n, **options), int(job["seed"]))
     for a in hung.actions:
@@ -872,6 +894,7 @@ __all__ = [
     "THREAD_ENV_VARS",
     "TIMING_FIELDS",
     "CompileClock",
+    "DecisionHook",
     "HungMove",
     "MoveSlots",
     "WarmUp",
@@ -881,6 +904,7 @@ __all__ = [
     "hung_move_record",
     "init_pool_worker",
     "init_worker",
+    "ledger_item",
     "load_plugins",
     "play_chunk",
     "play_game",

@@ -42,11 +42,15 @@ from agents.tournament.arena import (
     compile_clock,
     hung_move_record,
     init_pool_worker,
+    ledger_item,
     play_chunk,
-    result_of,
     single_thread_env,
     warm_up,
 )
+from caylus_env.engine.record import GameRecord
+
+ChunkTask = Callable[[list[dict[str, Any]], dict[str, Any], int], list[tuple[Any, dict[str, Any]]]]
+"""What a backend runs: ``task(jobs, settings, token)``, one ``(payload, result)`` per game."""
 
 COLD_COMPILE_SECONDS = {"engine": 23.0, "env": 2.0, "vector": 12.5, "scripted": 18.0, "mcts": 90.0}
 """Seconds to compile each family of numba kernels from scratch (and, for ``mcts``, to play the
@@ -204,9 +208,17 @@ class _LocalPool:
     other workers), so `restart` builds a new pool (whose workers warm up again).
     """
 
-    def __init__(self, workers: int, settings: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        workers: int,
+        settings: dict[str, Any],
+        task: ChunkTask = play_chunk,
+        item: Callable[[GameRecord], tuple[Any, dict[str, Any]]] = ledger_item,
+    ) -> None:
         self.workers = workers
         self.settings = settings
+        self.task = task
+        self.item = item
         self.budget = move_watchdog_seconds(settings.get("move_time_limit"))
         self._tokens = itertools.count(1)
         self._start()
@@ -222,7 +234,7 @@ class _LocalPool:
         )
 
     def submit(self, jobs: list[dict[str, Any]]) -> cf.Future:
-        return self.pool.submit(play_chunk, jobs, self.settings, next(self._tokens))
+        return self.pool.submit(self.task, jobs, self.settings, next(self._tokens))
 
     def kill_hung(self) -> list[HungMove] | None:
         if self.budget is None:
@@ -244,10 +256,9 @@ class _LocalPool:
                 confirmed.append(hung)
         return confirmed
 
-    def record(self, job: dict[str, Any], hung: HungMove) -> tuple[bytes, dict[str, Any]]:
+    def record(self, job: dict[str, Any], hung: HungMove) -> tuple[Any, dict[str, Any]]:
         assert self.budget is not None  # only called for a move kill_hung returned
-        record = hung_move_record(job, self.settings, hung, self.budget)
-        return record.to_json_line().encode("utf-8"), result_of(record)
+        return self.item(hung_move_record(job, self.settings, hung, self.budget))
 
     def restart(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -272,8 +283,17 @@ def open_backend(
     settings: dict[str, Any],
     ray_address: str | None,
     executor: cf.Executor | None,
+    *,
+    task: ChunkTask = play_chunk,
+    item: Callable[[GameRecord], tuple[Any, dict[str, Any]]] = ledger_item,
 ) -> Iterator[Backend]:
     """Start the backend for one run and stop it afterwards.
+
+    ``task(jobs, settings, token)`` plays a chunk and returns one ``(payload, result_of)``
+    pair per game (`arena.play_chunk`: the ledger line; a self-play dataset's task returns
+    its decision columns instead, ``caylus_env.datasets``); ``item`` turns the record of a
+    game that the watchdog ended into such a pair. Both are plain module-level functions, so
+    that spawned and Ray workers import them by name.
 
     Local workers warm every agent in their initializer; Ray and executor workers before their
     first chunk (``arena.play_jobs``). For Ray, an instance that is already initialised (a
@@ -282,12 +302,10 @@ def open_backend(
     with ``workers`` CPUs) and shut down at the end.
     """
     if executor is not None:
-        yield Backend(
-            lambda jobs: executor.submit(play_chunk, jobs, settings), workers, lambda: None
-        )
+        yield Backend(lambda jobs: executor.submit(task, jobs, settings), workers, lambda: None)
         return
     if backend == "local":
-        local = _LocalPool(workers, settings)
+        local = _LocalPool(workers, settings, task, item)
         try:
             yield local.backend()
         finally:
@@ -303,9 +321,7 @@ def open_backend(
         ray.init(address=ray_address, **kwargs)
         started = True
     try:
-        remote = ray.remote(num_cpus=1)(play_chunk).options(
-            runtime_env={"env_vars": single_thread_env()}
-        )
+        remote = ray.remote(num_cpus=1)(task).options(runtime_env={"env_vars": single_thread_env()})
         slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
         yield Backend(lambda jobs: remote.remote(jobs, settings).future(), slots, lambda: None)
     finally:

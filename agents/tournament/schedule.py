@@ -44,7 +44,7 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -365,36 +365,12 @@ def build_schedule(
         raise ScheduleError(
             "seating", f"seating={seating!r} is not allowed; allowed: {', '.join(SEATINGS)}"
         )
-    k = len(specs)
-    if k <= n:
-        cycle: list[tuple[str, ...]] | None = _fill_compositions(specs, n)
-    elif math.comb(k, n) <= MAX_COMBINATIONS:
-        cycle = _balanced_combinations(specs, n)
-    else:
-        cycle = None
-    cycle_blocks = len(cycle) if cycle is not None else k
-
+    cycle_blocks, blocks = _block_stream(specs, n, master, seating)
     jobs: list[GameJob] = []
-    block = 0
-    while len(jobs) < games:
-        if cycle is not None:
-            comp = cycle[block % len(cycle)]
-        else:
-            comp = _window_composition(specs, n, master, block)
-        seats_list = _seatings(comp, seating)
-        game_seed, agent_seeds = _block_seeds(master, block, len(seats_list) * n)
-        for r, seats in enumerate(seats_list):
-            jobs.append(
-                GameJob(
-                    game_id=len(jobs),
-                    block=block,
-                    seed=game_seed,
-                    seats=seats,
-                    agent_seeds=tuple(agent_seeds[r * n : (r + 1) * n]),
-                    seating=r,
-                )
-            )
-        block += 1
+    for block_jobs in blocks:
+        jobs.extend(block_jobs)
+        if len(jobs) >= games:
+            break
     return Schedule(
         agents=specs,
         players=n,
@@ -404,6 +380,66 @@ def build_schedule(
         cycle_blocks=cycle_blocks,
         jobs=tuple(jobs),
     )
+
+
+def _block_stream(
+    specs: tuple[str, ...], n: int, master: int, seating: str
+) -> tuple[int, Iterator[list[GameJob]]]:
+    """``(cycle_blocks, the blocks one after another)``, games numbered from 0 in that order."""
+    k = len(specs)
+    if k <= n:
+        cycle: list[tuple[str, ...]] | None = _fill_compositions(specs, n)
+    elif math.comb(k, n) <= MAX_COMBINATIONS:
+        cycle = _balanced_combinations(specs, n)
+    else:
+        cycle = None
+    cycle_blocks = len(cycle) if cycle is not None else k
+
+    def blocks() -> Iterator[list[GameJob]]:
+        first = 0
+        for block in itertools.count():
+            if cycle is not None:
+                comp = cycle[block % len(cycle)]
+            else:
+                comp = _window_composition(specs, n, master, block)
+            seats_list = _seatings(comp, seating)
+            game_seed, agent_seeds = _block_seeds(master, block, len(seats_list) * n)
+            jobs = [
+                GameJob(
+                    game_id=first + r,
+                    block=block,
+                    seed=game_seed,
+                    seats=seats,
+                    agent_seeds=tuple(agent_seeds[r * n : (r + 1) * n]),
+                    seating=r,
+                )
+                for r, seats in enumerate(seats_list)
+            ]
+            first += len(jobs)
+            yield jobs
+
+    return cycle_blocks, blocks()
+
+
+def iter_blocks(
+    agents: Sequence[str], players: int, seed: int = 0, seating: str = "rotations"
+) -> Iterator[list[GameJob]]:
+    """The blocks of `build_schedule`'s schedule one at a time, without end, in memory that
+    does not grow with their number (what a run longer than `MAX_GAMES` needs: self-play
+    datasets, ``caylus_env.datasets``). Block ``b``'s jobs are those of every schedule of these
+    arguments that reaches block ``b``, game ids included.
+
+    Raises:
+        ScheduleError: naming the offending argument.
+    """
+    specs = check_agents(agents)
+    n = check_players(players)
+    master = check_seed(seed)
+    if seating not in SEATINGS:
+        raise ScheduleError(
+            "seating", f"seating={seating!r} is not allowed; allowed: {', '.join(SEATINGS)}"
+        )
+    return _block_stream(specs, n, master, seating)[1]
 
 
 __all__ = [
@@ -417,4 +453,5 @@ __all__ = [
     "check_agents",
     "check_players",
     "check_seed",
+    "iter_blocks",
 ]

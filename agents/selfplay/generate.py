@@ -1,0 +1,584 @@
+"""``caylus dataset generate``: self-play games written as Parquet shards, resumably.
+
+One engine for tournaments and datasets: the games are the tournament's (``schedule`` blocks,
+seat rotations, seeds), played by its backends (local process pool with the watchdog, Ray, any
+executor) through ``arena.play_jobs`` with a decision hook (``worker``). What differs is what
+the driver keeps: instead of a JSON line per game it writes shards
+(``caylus_env.datasets.format.ShardWriter``) and records each finished shard in a ledger.
+
+Schedule. With several player counts, each count ``n`` plays the first
+``ceil(games / counts)`` games (rounded up to whole blocks) of the tournament schedule
+``caylus tournament --players n --seed S`` with the same agents, seed and seating (so a
+dataset of one player count holds exactly that tournament's games); the counts' blocks are
+interleaved in turn (2, 3, 4, 5, 2, 3, ...) while a count still needs games, and dataset game
+ids number the games in that order. Blocks come from ``schedule.iter_blocks``, one at a time,
+so memory does not grow with the number of games.
+
+Directory. ``run.json`` holds the arguments (`DatasetSpec.build`): starting again with the same
+ones resumes, other ones are refused naming every differing field (``caylus_env.ledger``).
+``shards.jsonl`` holds one line per finished shard (its range, counts and file digests),
+appended only after both of its files were renamed into place and fsynced. A kill loses the
+shards being written (their ``.tmp`` files are removed at the next start) and nothing else;
+a shard is a pure function of its games, so the rerun writes the same bytes.
+``manifest.json`` is written last, atomically, once every shard is in.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import itertools
+import json
+import math
+import os
+import shlex
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agents.selfplay.worker import play_dataset_chunk, rows_item
+from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
+from agents.tournament.backends import open_backend, prewarm
+from agents.tournament.chunks import run_chunks
+from agents.tournament.reports import progress_bar
+from agents.tournament.schedule import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    GameJob,
+    ScheduleError,
+    iter_blocks,
+)
+from agents.tournament.specs import (
+    RunMismatchError,
+    TournamentError,
+    check_agents_exist,
+    check_execution,
+    check_out_dir,
+    check_time_limit,
+    engine_version,
+    normal_game_options,
+)
+from caylus_env.datasets.format import (
+    DECISIONS_DIR,
+    DEFAULT_SHARD_GAMES,
+    GAMES_DIR,
+    GAMES_SCHEMA,
+    MANIFEST_FILE,
+    GameRows,
+    ShardWriter,
+    decisions_schema,
+    remove_partial_shards,
+    shard_paths,
+    totals,
+    versions,
+)
+from caylus_env.fileio import atomic_write_json
+from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
+
+RUN_FORMAT = "caylus-dataset-run/1"
+RUN_FILE = "run.json"
+SHARDS_FILE = "shards.jsonl"
+DERIVED_FIELDS = ("scheduled_games", "shards")
+MAX_DATASET_GAMES = 100_000_000
+"""Most games one dataset may ask for: a hundred million games of scripted bots is about a
+terabyte and years of CPU time on one core (README, "Datasets"); more is a typo."""
+MAX_SHARD_GAMES = 1_000_000
+"""Largest shard: a shard is the unit a kill loses, and a million games of 5-player bots take
+several CPU days."""
+GROUP_GAMES = 8192
+"""Games handed to the chunk runner at once (whole shards): enough to keep every worker busy
+between two calls, few enough that the pending jobs stay small."""
+
+
+def parse_players(text: str | int | Sequence[int]) -> tuple[int, ...]:
+    """Player counts from ``"3"``, ``"2-5"``, ``"2,4"`` (or ints), sorted, each 2 to 5.
+
+    Raises:
+        TournamentError: (field ``players``) naming what is wrong and what is allowed.
+    """
+    allowed = f"allowed: counts from {MIN_PLAYERS} to {MAX_PLAYERS} as N, A-B or A,B,..."
+    if isinstance(text, bool):
+        raise TournamentError("players", f"players={text!r}; {allowed}")
+    if isinstance(text, int):
+        values = [text]
+    elif isinstance(text, str):
+        values = []
+        try:
+            for part in text.split(","):
+                lo, sep, hi = part.strip().partition("-")
+                if sep:
+                    if int(hi) < int(lo):
+                        raise ValueError
+                    values += list(range(int(lo), int(hi) + 1))
+                else:
+                    values.append(int(lo))
+        except ValueError:
+            raise TournamentError(
+                "players", f"players={text!r} cannot be read; {allowed}"
+            ) from None
+    else:
+        values = list(text)
+    if not values or any(
+        isinstance(v, bool) or not isinstance(v, int) or not MIN_PLAYERS <= v <= MAX_PLAYERS
+        for v in values
+    ):
+        raise TournamentError("players", f"players={text!r}; {allowed}")
+    return tuple(sorted(set(values)))
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Everything that determines a dataset's content (not how fast it is made).
+
+    Attributes:
+        agents: Distinct agent specs (``agents.registry.make_agent``).
+        players: Player counts (`parse_players` reads ``"2-5"``).
+        games: Games wanted in all; each count plays ``ceil(games / len(players))`` of them,
+            rounded up to whole blocks.
+        seed: Master seed.
+        seating: ``"rotations"`` or ``"permutations"`` (see ``schedule``).
+        move_time_limit: Seconds per ``act`` call before a forfeit; None disables it.
+        game_options: ``GameConfig`` options other than the player count.
+        plugins: Modules imported in the driver and every worker to register more agents.
+        policy_targets: Store each acting agent's action distribution.
+        shard_games: Games per shard.
+    """
+
+    agents: tuple[str, ...]
+    players: tuple[int, ...] | str | int
+    games: int
+    seed: int = 0
+    seating: str = "rotations"
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    plugins: tuple[str, ...] = ()
+    policy_targets: bool = False
+    shard_games: int = DEFAULT_SHARD_GAMES
+
+    def build(self) -> tuple[DatasetSchedule, dict[str, Any]]:
+        """Validate everything; return the schedule and the ``run.json`` content.
+
+        Raises:
+            TournamentError: naming the offending argument.
+        """
+        players = parse_players(self.players)
+        for name, value, hi in (
+            ("games", self.games, MAX_DATASET_GAMES),
+            ("shard_games", self.shard_games, MAX_SHARD_GAMES),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
+                raise TournamentError(name, f"{name}={value!r}; allowed: 1 to {hi}")
+        if not isinstance(self.policy_targets, bool):
+            raise TournamentError("policy_targets", "policy_targets must be True or False")
+        try:
+            for n in players:  # checks agents, seed and seating
+                next(iter_blocks(self.agents, n, self.seed, self.seating))
+        except ScheduleError as err:
+            raise TournamentError(err.field, str(err)) from None
+        limit = check_time_limit(self.move_time_limit)
+        options = normal_game_options(players[0], self.game_options)
+        plugins = tuple(self.plugins)
+        agents = tuple(a.strip() for a in self.agents)
+        check_agents_exist(agents, plugins)
+        schedule = DatasetSchedule(agents, players, self.games, self.seed, self.seating)
+        scheduled = schedule.count()
+        now = versions()
+        info = {
+            "format": RUN_FORMAT,
+            "kind": "dataset",
+            "agents": list(agents),
+            "players": list(players),
+            "games": self.games,
+            "seed": self.seed,
+            "seating": self.seating,
+            "move_time_limit": limit,
+            "game_options": options,
+            "plugins": list(plugins),
+            "policy_targets": self.policy_targets,
+            "shard_games": self.shard_games,
+            "engine": engine_version(),
+            "state_version": now["state_version"],
+            "action_space_version": now["action_space_version"],
+            "scheduled_games": scheduled,
+            "shards": math.ceil(scheduled / self.shard_games),
+        }
+        return schedule, info
+
+    def command(self, out: str | os.PathLike[str]) -> str:
+        """The ``caylus dataset generate`` command line that makes this dataset."""
+        players = parse_players(self.players)
+        if len(players) > 1 and list(players) == list(range(players[0], players[-1] + 1)):
+            text = f"{players[0]}-{players[-1]}"
+        else:
+            text = ",".join(str(p) for p in players)
+        args = [
+            "caylus", "dataset", "generate",
+            "--agents", ",".join(self.agents),
+            "--players", text,
+            "--games", str(self.games),
+            "--out", str(out),
+            "--seed", str(self.seed),
+            "--shard-games", str(self.shard_games),
+            "--move-time-limit", f"{self.move_time_limit or 0:g}",
+        ]  # fmt: skip
+        if self.seating == "permutations":
+            args.append("--permutations")
+        if self.policy_targets:
+            args.append("--policy-targets")
+        for key, value in sorted(self.game_options.items()):
+            args += ["--option", f"{key}={_json(value)}"]
+        for plugin in self.plugins:
+            args += ["--plugin", plugin]
+        return shlex.join(args)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class DatasetSchedule:
+    """The dataset's games in game id order (see the module docstring), generated lazily."""
+
+    agents: tuple[str, ...]
+    players: tuple[int, ...]
+    games: int
+    seed: int
+    seating: str
+
+    @property
+    def per_count(self) -> int:
+        return math.ceil(self.games / len(self.players))
+
+    def jobs(self) -> Iterator[GameJob]:
+        """Every job, with its dataset game id, in order."""
+        streams = {n: iter_blocks(self.agents, n, self.seed, self.seating) for n in self.players}
+        played = dict.fromkeys(self.players, 0)
+        game_id = 0
+        while True:
+            active = [n for n in self.players if played[n] < self.per_count]
+            if not active:
+                return
+            for n in active:
+                block = next(streams[n])
+                played[n] += len(block)
+                for job in block:
+                    yield replace(job, game_id=game_id)
+                    game_id += 1
+
+    def count(self) -> int:
+        """Scheduled games: one pass over the schedule (about 15 µs a game), keeping nothing."""
+        return sum(1 for _ in self.jobs())
+
+
+@dataclass
+class DatasetResult:
+    """What a generate call produced.
+
+    Attributes:
+        out_dir: The dataset directory.
+        manifest: The manifest written.
+        played: Games played by this call (the others were in finished shards already).
+        shards_written: Shards written by this call.
+        removed_partial: Temporary files of a killed run that were removed.
+    """
+
+    out_dir: Path
+    manifest: dict[str, Any]
+    played: int
+    shards_written: int
+    removed_partial: int
+
+
+@dataclass(frozen=True)
+class PreparedDataset:
+    """A validated generate call (`prepare_dataset`)."""
+
+    spec: DatasetSpec
+    schedule: DatasetSchedule
+    info: dict[str, Any]
+    settings: dict[str, Any]
+    workers: int
+    backend: str
+    executor: cf.Executor | None
+    out_dir: Path
+
+
+def _ledger(out_dir: Path) -> Ledger:
+    return Ledger(out_dir, records=SHARDS_FILE, info=RUN_FILE, info_format=RUN_FORMAT)
+
+
+def _check_dir(out_dir: Path, info: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The stored run.json if the directory holds this dataset; None for a fresh one."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise TournamentError("out", f"{out_dir} exists and is not a directory")
+    ledger = _ledger(out_dir)
+    if not ledger.info_path.exists():
+        stray = [
+            name for name in (MANIFEST_FILE, GAMES_DIR, DECISIONS_DIR) if (out_dir / name).exists()
+        ]
+        if stray:
+            raise TournamentError(
+                "out",
+                f"{out_dir} holds {', '.join(stray)} but no {RUN_FILE}, so it cannot be matched "
+                "to arguments; choose another directory",
+            )
+    try:
+        return ledger.check_info(info, derived=DERIVED_FIELDS)
+    except InfoMismatchError as err:
+        raise RunMismatchError(err) from None
+    except LedgerError as err:
+        raise TournamentError("out", str(err)) from None
+
+
+def prepare_dataset(
+    spec: DatasetSpec,
+    out_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    executor: cf.Executor | None = None,
+) -> PreparedDataset:
+    """Check every argument and the directory without writing anything.
+
+    Raises:
+        TournamentError: naming the bad argument (``RunMismatchError`` for a directory made
+            with other arguments, naming every differing field).
+    """
+    check_out_dir(out_dir)
+    schedule, info = spec.build()
+    workers = check_execution(workers, backend, executor)
+    path = Path(out_dir)
+    _check_dir(path, info)
+    settings = {
+        "num_players": schedule.players[0],
+        "game_options": info["game_options"],
+        "move_time_limit": info["move_time_limit"],
+        "plugins": info["plugins"],
+        "agents": list(info["agents"]),
+        "policy_targets": info["policy_targets"],
+    }
+    return PreparedDataset(spec, schedule, info, settings, workers, backend, executor, path)
+
+
+def _check_entry(out_dir: Path, entry: Any, info: Mapping[str, Any]) -> dict[str, Any]:
+    """One ``shards.jsonl`` line, checked against the run and the files on disk (sizes)."""
+    if not isinstance(entry, dict):
+        raise ValueError("not a shard entry")
+    index = entry.get("shard")
+    shards, size = int(info["shards"]), int(info["shard_games"])
+    if not isinstance(index, int) or not 0 <= index < shards:
+        raise ValueError(f"shard {index!r} is not one of the {shards} shards of {RUN_FILE}")
+    first = index * size
+    games = min(size, int(info["scheduled_games"]) - first)
+    if entry.get("first_game") != first or entry.get("games") != games:
+        raise ValueError(f"shard {index} should hold games {first} to {first + games - 1}")
+    expected = {p.relative_to(out_dir).as_posix() for p in shard_paths(out_dir, index)}
+    files = entry.get("files")
+    if not isinstance(files, dict) or set(files) != expected:
+        raise ValueError(f"shard {index} should list the files {sorted(expected)}")
+    for name, digest in files.items():
+        path = out_dir / name
+        if not path.is_file() or path.stat().st_size != digest.get("bytes"):
+            raise ValueError(
+                f"{name} is missing or not the {digest.get('bytes')} bytes the ledger says"
+            )
+    return entry
+
+
+def generate_dataset(
+    prepared: PreparedDataset,
+    *,
+    ray_address: str | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+    command: str | None = None,
+) -> DatasetResult:
+    """Generate (or resume) a dataset into ``prepared.out_dir`` and write its manifest.
+
+    Args:
+        prepared: From `prepare_dataset`.
+        ray_address: Ray cluster address for ``backend="ray"`` (None: ``RAY_ADDRESS`` or a
+            new local instance).
+        progress: Show a progress bar.
+        console: Where to print.
+        command: The command line stored in the manifest (default: `DatasetSpec.command`).
+
+    Raises:
+        TournamentError: for a directory that is locked, made with other arguments, or whose
+            ledger names a shard file that is missing or changed.
+    """
+    console = console or Console()
+    run, info, out_dir = prepared, prepared.info, prepared.out_dir
+    ledger = _ledger(out_dir)
+    start = time.perf_counter()
+    played = 0
+    written = 0
+    with _locked(ledger):
+        if _check_dir(out_dir, info) is None:
+            ledger.write_info(info)
+        try:
+            lines, _ = ledger.read(check=lambda _, e: _check_entry(out_dir, e, info))
+        except LedgerError as err:
+            raise TournamentError("out", str(err)) from None
+        done = {int(e["shard"]): e for _, e in lines}
+        removed = remove_partial_shards(out_dir)
+        if removed:
+            console.print(f"removed {len(removed)} partial shard file(s) of an interrupted run")
+        shard_games, total, shards = info["shard_games"], info["scheduled_games"], info["shards"]
+        console.print(
+            f"{total} games in {shards} shard(s) of up to {shard_games} games "
+            f"({len(run.schedule.players)} player count(s): "
+            f"{', '.join(str(n) for n in run.schedule.players)}; seed {info['seed']})"
+        )
+        done_games = sum(int(e["games"]) for e in done.values())
+        if done:
+            console.print(f"resuming: {len(done)} of {shards} shards already written")
+        todo = [s for s in range(shards) if s not in done]
+        if todo:
+            prewarm(run.settings, console)
+            with (
+                ledger.appender() as append,
+                progress_bar(console, progress) as bar,
+                open_backend(
+                    run.backend,
+                    run.workers,
+                    run.settings,
+                    ray_address,
+                    run.executor,
+                    task=play_dataset_chunk,
+                    item=rows_item,
+                ) as backend,
+            ):
+                task = bar.add_task("games", total=total, completed=done_games)
+                for group, jobs in _groups(run.schedule.jobs(), todo, shard_games, total):
+                    writers = {
+                        s: ShardWriter(
+                            out_dir,
+                            s,
+                            s * shard_games,
+                            min(shard_games, total - s * shard_games),
+                            info["policy_targets"],
+                        )
+                        for s in group
+                    }
+
+                    def on_records(
+                        chunk: list[tuple[GameRows, dict[str, Any]]],
+                        writers: dict[int, ShardWriter] = writers,
+                    ) -> bool:
+                        for rows, _ in chunk:
+                            shard = int(rows.game["game_id"]) // shard_games
+                            writer = writers[shard]
+                            writer.add(rows)
+                            if writer.done:
+                                entry = writer.finish()
+                                del writers[shard]
+                                append([_line(entry)])
+                        bar.advance(task, len(chunk))
+                        return False
+
+                    try:
+                        run_chunks(backend, jobs, on_records)
+                    finally:
+                        for writer in writers.values():
+                            writer.abandon()
+                    if writers:
+                        raise RuntimeError(f"shards {sorted(writers)} did not receive every game")
+                    played += len(jobs)
+                    written += len(group)
+        lines, _ = ledger.read(repair=False)
+        entries = sorted((e for _, e in lines), key=lambda e: e["shard"])
+        seconds = time.perf_counter() - start
+        manifest = _manifest(run, entries, command, seconds, played)
+        atomic_write_json(out_dir / MANIFEST_FILE, manifest)
+    counts = manifest["counts"]
+    console.print(
+        f"wrote {out_dir}: {counts['games']} games, {counts['decisions']} decisions, "
+        f"{counts['bytes']} bytes ({manifest['bytes_per_decision']:.1f} bytes a decision)"
+    )
+    return DatasetResult(out_dir, manifest, played, written, len(removed))
+
+
+@contextlib.contextmanager
+def _locked(ledger: Ledger) -> Iterator[None]:
+    """The ledger's directory lock, its refusal as a `TournamentError` on ``out``."""
+    try:
+        with ledger.locked():
+            yield
+    except LedgerError as err:
+        raise TournamentError("out", str(err)) from None
+
+
+def _line(entry: Mapping[str, Any]) -> bytes:
+    return (json.dumps(entry, separators=(",", ":"), sort_keys=True) + "\n").encode("utf-8")
+
+
+def _groups(
+    jobs: Iterator[GameJob], todo: Sequence[int], shard_games: int, total: int
+) -> Iterator[tuple[list[int], list[GameJob]]]:
+    """Consecutive shards still to write, about `GROUP_GAMES` games at a time, with their
+    jobs (the jobs of finished shards are skipped without being kept)."""
+    todo_set = set(todo)
+    group: list[int] = []
+    batch: list[GameJob] = []
+    for shard, shard_jobs in itertools.groupby(jobs, key=lambda j: j.game_id // shard_games):
+        if shard not in todo_set:
+            for _ in shard_jobs:
+                pass
+            continue
+        group.append(shard)
+        batch.extend(shard_jobs)
+        if len(batch) >= GROUP_GAMES:
+            yield group, batch
+            group, batch = [], []
+    if group:
+        yield group, batch
+
+
+def _manifest(
+    run: PreparedDataset,
+    entries: list[dict[str, Any]],
+    command: str | None,
+    seconds: float,
+    played: int,
+) -> dict[str, Any]:
+    count = totals(entries)
+    return {
+        **versions(),
+        "command": command or run.spec.command(run.out_dir),
+        "run": run.info,
+        "counts": {**count, "shards": len(entries)},
+        "bytes_per_decision": count["bytes"] / max(1, count["decisions"]),
+        "columns": {
+            "games": GAMES_SCHEMA.names,
+            "decisions": decisions_schema(run.info["policy_targets"]).names,
+        },
+        "shards": entries,
+        "generation": {
+            "seconds": round(seconds, 3),
+            "games_played": played,
+            "games_per_second": round(played / seconds, 3) if played and seconds > 0 else None,
+            "workers": run.workers,
+            "backend": run.backend if run.executor is None else "executor",
+        },
+    }
+
+
+__all__ = [
+    "MAX_DATASET_GAMES",
+    "MAX_SHARD_GAMES",
+    "RUN_FORMAT",
+    "SHARDS_FILE",
+    "DatasetResult",
+    "DatasetSchedule",
+    "DatasetSpec",
+    "PreparedDataset",
+    "generate_dataset",
+    "parse_players",
+    "prepare_dataset",
+]

@@ -1,0 +1,499 @@
+"""The on-disk format of a self-play dataset: its Parquet schemas, its manifest, its shard writer.
+
+A dataset directory (``docs/datasets.md`` documents every column)::
+
+    DIR/manifest.json               schema and engine versions, the command, counts, checksums
+    DIR/games/part-00000.parquet    one row per game (GAMES_SCHEMA)
+    DIR/decisions/part-00000.parquet one row per decision (DECISIONS_SCHEMA)
+    DIR/run.json, DIR/shards.jsonl  the generator's resumable ledger (caylus_env.ledger)
+
+Shard ``k`` holds the games with ids ``k * shard_games`` to ``(k + 1) * shard_games - 1``, in
+game id order, and their decisions in (game id, ply) order; its row groups end at game
+boundaries chosen from the content alone (`ROW_GROUP_DECISIONS`). Nothing in a shard depends
+on time, on the worker that played a game or on the order games finished in, so the same
+arguments give byte-identical shards with any number of workers and any backend (with the same
+pyarrow version, which is named in the files' ``created_by``). Timings live in the manifest.
+
+The state column is the engine's flat ``int16`` state (``caylus_env.engine.layout``, 700
+bytes, little-endian) at the moment the agent was asked; consecutive states of a game differ in
+a few entries, which zstd finds, so a decision costs about 20 bytes on disk. Observations are
+not stored: the loader encodes states with the environment's own observation encoder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from caylus_env._version import __version__
+from caylus_env.engine import layout as L
+from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
+from caylus_env.engine.constants import DECISION_NAMES
+
+DATASET_FORMAT = "caylus-dataset/1"
+"""Schema version of the manifest and both tables: bump it when a column is added, removed or
+changes meaning."""
+MANIFEST_FILE = "manifest.json"
+GAMES_DIR = "games"
+DECISIONS_DIR = "decisions"
+STATE_BYTES = L.STATE_SIZE * np.dtype(L.STATE_DTYPE).itemsize
+"""Bytes of one stored state (700)."""
+MASK_BYTES = (NUM_ACTIONS + 7) // 8
+"""Bytes of one bit-packed legal mask (21): bit ``a % 8`` of byte ``a // 8`` is action ``a``
+(``numpy.packbits(mask, bitorder="little")``)."""
+STATE_VERSION = hashlib.sha256(
+    repr([(f.name, f.offset, f.size) for f in L.FIELDS] + list(L.PLAYER_FIELDS)).encode()
+).hexdigest()[:8]
+"""Digest of the state layout (every field's name, offset and size): a stored state means
+something only to an engine with the same layout; loaders refuse another one."""
+KIND_NAMES: tuple[str, ...] = tuple(DECISION_NAMES)
+"""Decision kind names by ``kind_id`` (``caylus_env.engine.constants.DECISION_NAMES``)."""
+COMPRESSION = "zstd"
+COMPRESSION_LEVEL = 3
+"""zstd level 3: measured 21 bytes a decision at 0.3 ms of compression per 415-decision
+game; level 9 saves 3 bytes for five times the time."""
+ROW_GROUP_DECISIONS = 65_536
+"""A row group is closed at the first game boundary after this many decisions (about 45 MB of
+uncompressed states), which bounds the writer's memory and keeps row groups large enough for
+fast scans."""
+DEFAULT_SHARD_GAMES = 10_000
+
+_LE_STATE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
+
+GAMES_SCHEMA = pa.schema(
+    [
+        pa.field("game_id", pa.int64(), nullable=False),
+        pa.field("block", pa.int64(), nullable=False),
+        pa.field("seed", pa.int64(), nullable=False),
+        pa.field("num_players", pa.int8(), nullable=False),
+        pa.field("options", pa.string(), nullable=False),
+        pa.field("agents", pa.list_(pa.string()), nullable=False),
+        pa.field("agent_seeds", pa.list_(pa.int64()), nullable=False),
+        pa.field("prestige", pa.list_(pa.int16()), nullable=False),
+        pa.field("ranks", pa.list_(pa.float32()), nullable=False),
+        pa.field("returns", pa.list_(pa.float32()), nullable=False),
+        pa.field("decisions", pa.int32(), nullable=False),
+        pa.field("end", pa.string(), nullable=False),
+        pa.field("forfeit_seat", pa.int8(), nullable=False),
+        pa.field("forfeits", pa.list_(pa.string()), nullable=False),
+    ]
+)
+"""One row per game (see ``docs/datasets.md``)."""
+
+_DECISION_FIELDS = [
+    pa.field("game_id", pa.int64(), nullable=False),
+    pa.field("ply", pa.int16(), nullable=False),
+    pa.field("seat", pa.int8(), nullable=False),
+    pa.field("num_players", pa.int8(), nullable=False),
+    pa.field("kind_id", pa.int8(), nullable=False),
+    pa.field("kind", pa.string(), nullable=False),
+    pa.field("action", pa.int16(), nullable=False),
+    pa.field("num_legal", pa.int16(), nullable=False),
+    pa.field("legal", pa.binary(MASK_BYTES), nullable=False),
+    pa.field("state", pa.binary(STATE_BYTES), nullable=False),
+    pa.field("ret", pa.float32(), nullable=False),
+    pa.field("rank", pa.float32(), nullable=False),
+    pa.field("agent", pa.string(), nullable=False),
+]
+POLICY_FIELDS = [
+    pa.field("policy_actions", pa.list_(pa.int16())),
+    pa.field("policy_probs", pa.list_(pa.float32())),
+]
+"""With ``--policy-targets``: the acting agent's distribution, sparse (null for a game whose
+worker was killed by the watchdog, whose search results died with it)."""
+
+
+def decisions_schema(policy_targets: bool) -> pa.Schema:
+    """One row per decision (see ``docs/datasets.md``)."""
+    return pa.schema(_DECISION_FIELDS + (POLICY_FIELDS if policy_targets else []))
+
+
+def returns_of(ranks: Sequence[float]) -> list[float]:
+    """Zero-sum returns per seat from ranks: +1 for first to -1 for last, ties averaged
+    (``Game.returns("rank")``; after a forfeit the forfeit ranks, the forfeiting seat last)."""
+    n = len(ranks)
+    return [(n + 1 - 2 * float(r)) / (n - 1) for r in ranks]
+
+
+# --------------------------------------------------------------------------------------------------
+# What a worker sends per game
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRows:
+    """One game as its games row and its decision columns (what a worker returns).
+
+    Attributes:
+        game: The games row (``GAMES_SCHEMA`` keys).
+        agents: Agent spec per seat.
+        states: ``(D, STATE_SIZE)`` int16, the state at each decision.
+        legal: ``(D, MASK_BYTES)`` uint8, bit-packed legal masks.
+        actions: ``(D,)`` int16.
+        seats, kinds: ``(D,)`` int8.
+        num_legal: ``(D,)`` int16.
+        policy: Per decision ``(actions, probabilities)``, or None (no targets asked, or lost).
+    """
+
+    game: dict[str, Any]
+    states: np.ndarray
+    legal: np.ndarray
+    actions: np.ndarray
+    seats: np.ndarray
+    kinds: np.ndarray
+    num_legal: np.ndarray
+    policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None
+
+
+def _fixed_binary(values: np.ndarray, width: int) -> pa.Array:
+    data = np.ascontiguousarray(values)
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())]
+    )
+
+
+def games_table(rows: Sequence[GameRows]) -> pa.Table:
+    return pa.Table.from_pylist([r.game for r in rows], schema=GAMES_SCHEMA)
+
+
+def decisions_table(rows: Sequence[GameRows], policy_targets: bool) -> pa.Table:
+    """The decision rows of ``rows``' games, in their order (ply order within a game)."""
+    schema = decisions_schema(policy_targets)
+    counts = [len(r.actions) for r in rows]
+    total = sum(counts)
+    if total == 0:
+        return schema.empty_table()
+    game_ids = np.repeat([r.game["game_id"] for r in rows], counts).astype(np.int64)
+    ply = np.concatenate([np.arange(c, dtype=np.int16) for c in counts])
+    seats = np.concatenate([r.seats for r in rows]).astype(np.int8)
+    kinds = np.concatenate([r.kinds for r in rows]).astype(np.int8)
+    n = np.repeat([r.game["num_players"] for r in rows], counts).astype(np.int8)
+    ret = np.concatenate([np.asarray(r.game["returns"], np.float32)[r.seats] for r in rows])
+    rank = np.concatenate([np.asarray(r.game["ranks"], np.float32)[r.seats] for r in rows])
+    offsets = np.cumsum([0] + [len(r.game["agents"]) for r in rows[:-1]])
+    agent_index = np.concatenate(
+        [np.asarray(r.seats, np.int64) + off for r, off in zip(rows, offsets, strict=True)]
+    )
+    all_agents = pa.array([a for r in rows for a in r.game["agents"]], pa.string())
+    columns: dict[str, pa.Array] = {
+        "game_id": pa.array(game_ids),
+        "ply": pa.array(ply),
+        "seat": pa.array(seats),
+        "num_players": pa.array(n),
+        "kind_id": pa.array(kinds),
+        "kind": pa.array(np.asarray(KIND_NAMES, dtype=object)[kinds], pa.string()),
+        "action": pa.array(np.concatenate([r.actions for r in rows]).astype(np.int16)),
+        "num_legal": pa.array(np.concatenate([r.num_legal for r in rows]).astype(np.int16)),
+        "legal": _fixed_binary(
+            np.concatenate([r.legal for r in rows]).astype(np.uint8), MASK_BYTES
+        ),
+        "state": _fixed_binary(
+            np.concatenate([r.states for r in rows]).astype(_LE_STATE), STATE_BYTES
+        ),
+        "ret": pa.array(ret),
+        "rank": pa.array(rank),
+        "agent": all_agents.take(pa.array(agent_index)),
+    }
+    if policy_targets:
+        p_actions: list[Any] = []
+        p_probs: list[Any] = []
+        for r, c in zip(rows, counts, strict=True):
+            if r.policy is None:
+                p_actions += [None] * c
+                p_probs += [None] * c
+            else:
+                p_actions += [list(a) for a, _ in r.policy]
+                p_probs += [list(p) for _, p in r.policy]
+        columns["policy_actions"] = pa.array(p_actions, pa.list_(pa.int16()))
+        columns["policy_probs"] = pa.array(p_probs, pa.list_(pa.float32()))
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
+# --------------------------------------------------------------------------------------------------
+# Shards
+# --------------------------------------------------------------------------------------------------
+
+
+def shard_name(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+def shard_paths(root: Path, index: int) -> tuple[Path, Path]:
+    """``(games file, decisions file)`` of shard ``index``."""
+    return root / GAMES_DIR / shard_name(index), root / DECISIONS_DIR / shard_name(index)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp")
+
+
+def remove_partial_shards(root: Path) -> list[Path]:
+    """Delete what a killed writer left (``.part-*.parquet.tmp``); returns what was removed."""
+    removed = []
+    for sub in (GAMES_DIR, DECISIONS_DIR):
+        folder = root / sub
+        if folder.is_dir():
+            for path in sorted(folder.glob(".part-*.parquet.tmp")):
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+def file_digest(path: Path) -> dict[str, Any]:
+    """``{"bytes": size, "sha256": hex}`` of a file, read in blocks."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            h.update(block)
+            size += len(block)
+    return {"bytes": size, "sha256": h.hexdigest()}
+
+
+class ShardWriter:
+    """Writes one shard (its games file and its decisions file) from games arriving in any
+    order: each game waits until every lower game id of the shard has been written, so rows
+    are in game id order, and row groups end where the content says (`ROW_GROUP_DECISIONS`).
+
+    The files grow as ``.part-NNNNN.parquet.tmp`` and are renamed into place, fsynced, by
+    `finish` once the last game is in: a kill leaves temporary files only (removed by
+    `remove_partial_shards` at the next start) or whole shards.
+
+    Args:
+        root: The dataset directory.
+        index: The shard number.
+        first: Its first game id.
+        count: Its number of games.
+        policy_targets: Whether decisions carry the policy columns.
+    """
+
+    def __init__(
+        self, root: Path, index: int, first: int, count: int, policy_targets: bool
+    ) -> None:
+        self.root = root
+        self.index = index
+        self.first = first
+        self.count = count
+        self.policy_targets = policy_targets
+        self.next = first
+        self.pending: dict[int, GameRows] = {}
+        self.batch: list[GameRows] = []
+        self.batch_decisions = 0
+        self.decisions = 0
+        self.games_path, self.decisions_path = shard_paths(root, index)
+        for path in (self.games_path, self.decisions_path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._games = pq.ParquetWriter(_tmp(self.games_path), GAMES_SCHEMA, **_WRITE_OPTIONS)
+        self._decisions = pq.ParquetWriter(
+            _tmp(self.decisions_path), decisions_schema(policy_targets), **_WRITE_OPTIONS
+        )
+
+    @property
+    def done(self) -> bool:
+        return self.next == self.first + self.count
+
+    def add(self, rows: GameRows) -> None:
+        gid = int(rows.game["game_id"])
+        if not self.first <= gid < self.first + self.count or gid < self.next:
+            raise ValueError(f"shard {self.index}: game {gid} is not one it is waiting for")
+        self.pending[gid] = rows
+        while self.next in self.pending:
+            game = self.pending.pop(self.next)
+            self.batch.append(game)
+            self.batch_decisions += len(game.actions)
+            self.next += 1
+            if self.batch_decisions >= ROW_GROUP_DECISIONS or self.done:
+                self._flush()
+
+    def _flush(self) -> None:
+        if not self.batch:
+            return
+        self._games.write_table(games_table(self.batch), row_group_size=len(self.batch))
+        table = decisions_table(self.batch, self.policy_targets)
+        self._decisions.write_table(table, row_group_size=max(1, table.num_rows))
+        self.decisions += table.num_rows
+        self.batch, self.batch_decisions = [], 0
+
+    def finish(self) -> dict[str, Any]:
+        """Close both files, move them into place, and return the shard's ledger entry."""
+        if not self.done:
+            raise RuntimeError(f"shard {self.index} is missing game {self.next}")
+        self._flush()
+        self._games.close()
+        self._decisions.close()
+        files = {}
+        for path in (self.games_path, self.decisions_path):
+            tmp = _tmp(path)
+            with open(tmp, "rb+") as handle:
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+            _fsync_dir(path.parent)
+            files[path.relative_to(self.root).as_posix()] = file_digest(path)
+        return {
+            "shard": self.index,
+            "first_game": self.first,
+            "games": self.count,
+            "decisions": self.decisions,
+            "files": files,
+        }
+
+    def abandon(self) -> None:
+        """Close the temporary files (an interrupted run); the next start removes them."""
+        for writer in (self._games, self._decisions):
+            # a writer that already failed is left: its temporary file goes at the restart
+            with contextlib.suppress(Exception):
+                writer.close()
+
+
+_WRITE_OPTIONS: dict[str, Any] = {
+    "compression": COMPRESSION,
+    "compression_level": COMPRESSION_LEVEL,
+    "use_dictionary": ["kind", "agent", "end", "options", "forfeits", "agents"],
+    "write_statistics": ["game_id", "seat", "num_players", "kind_id", "ret", "rank", "agent"],
+}
+"""Dictionary encoding for the repeated strings only (the states and masks are unique bytes:
+a dictionary would only cost time); statistics for the columns that filters read, so a
+filtered scan skips row groups."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Manifest
+# --------------------------------------------------------------------------------------------------
+
+
+def versions() -> dict[str, Any]:
+    """What the stored data means, for the loader to check (`check_versions`)."""
+    from caylus_env.observation import OBS_SIZE, OBSERVATION_VERSION
+
+    return {
+        "format": DATASET_FORMAT,
+        "engine": __version__,
+        "state_version": STATE_VERSION,
+        "state_size": L.STATE_SIZE,
+        "action_space_version": ACTION_SPACE_VERSION,
+        "num_actions": NUM_ACTIONS,
+        "observation_version": OBSERVATION_VERSION,
+        "observation_size": OBS_SIZE,
+        "decision_kinds": list(KIND_NAMES),
+    }
+
+
+class DatasetError(ValueError):
+    """A dataset directory that cannot be read as asked (missing, unfinished, another format)."""
+
+
+def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of a finished dataset.
+
+    Raises:
+        DatasetError: when ``root`` is not a finished dataset (no manifest: still being
+            generated or killed) or the manifest is unreadable or of another format.
+    """
+    path = Path(root) / MANIFEST_FILE
+    if not path.is_file():
+        hint = (
+            "it is being generated or was interrupted: run the same generate command again"
+            if (Path(root) / "run.json").is_file()
+            else "generate one with: caylus dataset generate --out DIR ..."
+        )
+        raise DatasetError(f"{root} is not a finished dataset (no {MANIFEST_FILE}); {hint}")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise DatasetError(f"cannot read {path}: {err}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        raise DatasetError(f"{path} has format {found!r}; this version reads {DATASET_FORMAT!r}")
+    return manifest
+
+
+def check_versions(manifest: Mapping[str, Any], *, observations: bool = True) -> None:
+    """Refuse a dataset whose states or actions mean something else to this engine.
+
+    The state layout and the action space must match (`STATE_VERSION`,
+    ``ACTION_SPACE_VERSION``); the observation version may differ, since observations are
+    encoded from the states at load time, by the encoder of this build.
+
+    Raises:
+        DatasetError: naming the version that differs and both values.
+    """
+    now = versions()
+    for key in ("state_version", "action_space_version", "decision_kinds"):
+        if manifest.get(key) != now[key]:
+            raise DatasetError(
+                f"the dataset has {key} {manifest.get(key)!r} but this engine has {now[key]!r}; "
+                f"read it with caylus-env {manifest.get('engine')!r} or generate it again"
+            )
+
+
+def shard_files(manifest: Mapping[str, Any], root: Path, table: str) -> list[str]:
+    """The Parquet files of one table (``games`` or ``decisions``), in shard order."""
+    if table not in (GAMES_DIR, DECISIONS_DIR):
+        raise ValueError(f"table={table!r}; allowed: {GAMES_DIR!r}, {DECISIONS_DIR!r}")
+    out = []
+    for shard in manifest["shards"]:
+        for name in shard["files"]:
+            if name.startswith(f"{table}/"):
+                out.append(str(root / name))
+    return out
+
+
+def totals(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    games = decisions = size = 0
+    for e in entries:
+        games += int(e["games"])
+        decisions += int(e["decisions"])
+        size += sum(int(f["bytes"]) for f in e["files"].values())
+    return {"games": games, "decisions": decisions, "bytes": size}
+
+
+__all__ = [
+    "COMPRESSION",
+    "COMPRESSION_LEVEL",
+    "DATASET_FORMAT",
+    "DECISIONS_DIR",
+    "DEFAULT_SHARD_GAMES",
+    "GAMES_DIR",
+    "GAMES_SCHEMA",
+    "KIND_NAMES",
+    "MANIFEST_FILE",
+    "MASK_BYTES",
+    "POLICY_FIELDS",
+    "ROW_GROUP_DECISIONS",
+    "STATE_BYTES",
+    "STATE_VERSION",
+    "DatasetError",
+    "GameRows",
+    "ShardWriter",
+    "check_versions",
+    "decisions_schema",
+    "decisions_table",
+    "file_digest",
+    "games_table",
+    "read_manifest",
+    "remove_partial_shards",
+    "returns_of",
+    "shard_files",
+    "shard_name",
+    "shard_paths",
+    "totals",
+    "versions",
+]

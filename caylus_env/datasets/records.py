@@ -1,0 +1,128 @@
+"""Between game records and dataset rows: what a worker stores, and what `verify` recomputes.
+
+A dataset row is a function of the game: its ``GameRecord`` (seed, options, actions, result,
+match fields) determines every stored state, mask, decision kind and return. `decision_rows`
+turns the states an agent was shown into the stored columns, `game_row` turns a record into
+its games row, and `rows_from_record` replays a record with the engine to produce both (what
+the generator stores for a game whose worker was killed, and what ``verify`` compares with).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from caylus_env.datasets.format import GameRows, returns_of
+from caylus_env.engine import Game, GameConfig
+from caylus_env.engine import layout as L
+from caylus_env.engine.actions import NUM_ACTIONS
+from caylus_env.engine.record import GameRecord
+
+_KIND_OFFSET = 0  # the kind is the first value of a pending-decision entry (decisions.E_KIND)
+
+
+def kinds_of(states: np.ndarray) -> np.ndarray:
+    """The pending decision's kind id in each ``(D, STATE_SIZE)`` state (top of the stack)."""
+    if len(states) == 0:
+        return np.zeros(0, np.int8)
+    top = L.STACK + (states[:, L.STACK_SIZE].astype(np.int64) - 1) * L.STACK_ENTRY
+    return states[np.arange(len(states)), top + _KIND_OFFSET].astype(np.int8)
+
+
+def pack_masks(masks: np.ndarray) -> np.ndarray:
+    """``(D, NUM_ACTIONS)`` 0/1 masks as ``(D, MASK_BYTES)`` bytes, little bit order."""
+    return np.packbits(masks.astype(bool), axis=1, bitorder="little")
+
+
+def unpack_masks(packed: np.ndarray) -> np.ndarray:
+    """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool."""
+    return np.unpackbits(packed, axis=1, count=NUM_ACTIONS, bitorder="little").astype(bool)
+
+
+def game_row(record: GameRecord, decisions: int) -> dict[str, Any]:
+    """The games row of a finished record with match fields (``GAMES_SCHEMA``)."""
+    match, final = record.match, record.final
+    if match is None or final is None or record.seed is None:
+        raise ValueError("a dataset game needs a finished record with a seed and match fields")
+    loser = match.loser
+    options = {k: v for k, v in record.options.items() if k != "num_players"}
+    return {
+        "game_id": match.game_id,
+        "block": match.block,
+        "seed": record.seed,
+        "num_players": record.num_players,
+        "options": json.dumps(options, sort_keys=True, separators=(",", ":")),
+        "agents": list(match.agents),
+        "agent_seeds": list(match.agent_seeds),
+        "prestige": list(final.prestige),
+        "ranks": list(final.ranks),
+        "returns": returns_of(final.ranks),
+        "decisions": decisions,
+        "end": final.end,
+        "forfeit_seat": -1 if loser is None else loser,
+        "forfeits": [r or "" for r in match.forfeits],
+    }
+
+
+def decision_rows(
+    record: GameRecord,
+    states: Sequence[np.ndarray] | np.ndarray,
+    masks: Sequence[np.ndarray] | np.ndarray,
+    seats: Sequence[int],
+    policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None,
+) -> GameRows:
+    """A game's rows from the states, masks and seats of its decisions (one per action)."""
+    d = len(record.actions)
+    st = np.asarray(states, dtype=L.STATE_DTYPE).reshape(d, L.STATE_SIZE)
+    mk = np.asarray(masks).reshape(d, NUM_ACTIONS)
+    return GameRows(
+        game=game_row(record, d),
+        states=st,
+        legal=pack_masks(mk),
+        actions=np.asarray(record.actions, np.int16),
+        seats=np.asarray(seats, np.int8),
+        kinds=kinds_of(st),
+        num_legal=mk.astype(bool).sum(axis=1).astype(np.int16),
+        policy=policy,
+    )
+
+
+def replay_decisions(record: GameRecord) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(states, masks, seats)`` of every decision of a record, replayed with the engine.
+
+    Raises:
+        ValueError: when an action is not legal where the record says it was played.
+    """
+    options = dict(record.options)
+    game = Game(GameConfig.from_dict(options), int(record.seed))
+    d = len(record.actions)
+    states = np.empty((d, L.STATE_SIZE), L.STATE_DTYPE)
+    masks = np.zeros((d, NUM_ACTIONS), np.int8)
+    seats = np.empty(d, np.int8)
+    for i, a in enumerate(record.actions):
+        states[i] = game.state
+        game.legal_mask(masks[i])
+        seats[i] = game.current_player()
+        game.apply(a)
+    return states, masks, seats
+
+
+def rows_from_record(record: GameRecord) -> GameRows:
+    """A game's rows computed from its record alone (no policy targets: only the agents
+    that played knew them)."""
+    states, masks, seats = replay_decisions(record)
+    return decision_rows(record, states, masks, seats, None)
+
+
+__all__ = [
+    "decision_rows",
+    "game_row",
+    "kinds_of",
+    "pack_masks",
+    "replay_decisions",
+    "rows_from_record",
+    "unpack_masks",
+]
