@@ -17,7 +17,6 @@ _NAMES = {
     "open_dataset": "loader",
     "iter_batches": "loader",
     "read_games": "loader",
-    "read_records": "loader",
     "DecisionDataset": "loader",
     "BATCH_KEYS": "loader",
     "verify_dataset": "verify",

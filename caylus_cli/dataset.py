@@ -1,0 +1,227 @@
+"""``caylus dataset``: generate self-play datasets (Parquet), verify them by replay, summarise them."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from caylus_cli.app import (
+    BackendOption,
+    OptionsOption,
+    PluginsOption,
+    ProgressOption,
+    RayAddressOption,
+    SeedOption,
+    TimeLimitOption,
+    WorkersOption,
+    _console,
+    _fail,
+    _parse_options,
+    _split_agents,
+    app,
+)
+
+dataset_app = typer.Typer(
+    name="dataset",
+    help="Self-play datasets: generate (Parquet shards), verify (replay), stats.",
+    no_args_is_help=True,
+)
+app.add_typer(dataset_app, name="dataset")
+
+_OPTION = {
+    "agents": "--agents",
+    "players": "--players",
+    "games": "--games",
+    "seed": "--seed",
+    "seating": "--permutations",
+    "workers": "--workers",
+    "backend": "--backend",
+    "out": "--out",
+    "move_time_limit": "--move-time-limit",
+    "game_options": "--option",
+    "plugins": "--plugin",
+    "shard_games": "--shard-games",
+    "policy_targets": "--policy-targets",
+}
+"""Spec field named by an error -> the option of ``caylus dataset generate`` that sets it."""
+
+
+def _bad(err: Exception) -> NoReturn:
+    option = _OPTION.get(getattr(err, "field", ""), "")
+    _fail(f"invalid value for {option}: {err}" if option else str(err))
+
+
+@dataset_app.command()
+def generate(
+    agents: Annotated[
+        str, typer.Option(help="Comma-separated agent specs, e.g. mcts:200,economy,castle.")
+    ],
+    players: Annotated[
+        str, typer.Option(help="Player counts: N, A-B or A,B (e.g. 2-5); games split evenly.")
+    ],
+    games: Annotated[int, typer.Option(help="Games in all, rounded up to whole blocks.")],
+    out: Annotated[str, typer.Option(help="Dataset directory (created; resumed if it exists).")],
+    seed: SeedOption = 0,
+    workers: WorkersOption = None,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
+    policy_targets: Annotated[
+        bool,
+        typer.Option(
+            "--policy-targets",
+            help="Store each decision's policy target: MCTS visit counts, random's uniform "
+            "distribution, one-hot for deterministic agents (scripted bots).",
+        ),
+    ] = False,
+    shard_games: Annotated[
+        int, typer.Option(help="Games per shard (one Parquet file per table and shard).")
+    ] = 10_000,
+    permutations: Annotated[
+        bool,
+        typer.Option(
+            "--permutations/--rotations",
+            help="Seat each block in every order of its table instead of its rotations.",
+        ),
+    ] = False,
+    move_time_limit: TimeLimitOption = 10.0,
+    option: OptionsOption = None,
+    plugin: PluginsOption = None,
+    progress: ProgressOption = True,
+) -> None:
+    """Play seat-balanced self-play games and write every decision as Parquet (resumable).
+
+    The games are the tournament's (seat rotations, seeds, forfeits); each player count plays
+    an equal share. Running the same command again resumes an interrupted run (a kill loses at
+    most the shards being written); other arguments on an existing --out are refused.
+    """
+    from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
+    from agents.tournament.specs import TournamentError
+
+    spec = DatasetSpec(
+        agents=tuple(_split_agents(agents)),
+        players=players,
+        games=games,
+        seed=seed,
+        seating="permutations" if permutations else "rotations",
+        move_time_limit=move_time_limit,
+        game_options=_parse_options(option),
+        plugins=tuple(plugin or ()),
+        policy_targets=policy_targets,
+        shard_games=shard_games,
+    )
+    try:
+        prepared = prepare_dataset(spec, out, workers=workers, backend=backend)
+    except TournamentError as err:
+        _bad(err)
+    try:
+        generate_dataset(
+            prepared,
+            ray_address=ray_address,
+            progress=progress,
+            console=_console(),
+            command=shlex.join(["caylus", *sys.argv[1:]]),
+        )
+    except TournamentError as err:
+        _bad(err)
+    except KeyboardInterrupt:
+        _fail(f"interrupted; run the same command again to resume into {out}", code=130)
+    except Exception as err:
+        _fail(f"dataset generation failed: {type(err).__name__}: {err}", code=1)
+
+
+@dataset_app.command()
+def verify(
+    directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
+    progress: ProgressOption = True,
+) -> None:
+    """Replay every game from its seed and actions and check every stored row.
+
+    Checks the shard checksums, each game's seed and seats against the run's schedule, and at
+    every ply the state, legal mask, action, seat, kind, agent and return; at the end the
+    prestige, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
+    """
+    from agents.tournament.reports import progress_bar
+    from caylus_env.datasets.format import DatasetError, read_manifest
+    from caylus_env.datasets.verify import verify_dataset
+
+    console = _console()
+    try:
+        manifest = read_manifest(directory)
+    except DatasetError as err:
+        _fail(str(err))
+    lookup = _schedule_lookup(manifest)
+    with progress_bar(console, progress) as bar:
+        task = bar.add_task("games", total=manifest["counts"]["games"])
+        try:
+            report = verify_dataset(
+                directory, schedule=lookup, on_game=lambda k: bar.update(task, completed=k)
+            )
+        except DatasetError as err:
+            _fail(str(err))
+    for line in report.problems:
+        typer.echo(line, err=True)
+    if not report.ok:
+        _fail(f"{directory}: {len(report.problems)} problem(s) found", code=1)
+    console.print(
+        f"ok: {report.shards} shards, {report.games} games and {report.decisions} decisions "
+        "replay exactly"
+    )
+
+
+def _schedule_lookup(manifest: dict) -> object:
+    """``game id -> job dict`` of the run's schedule, walked forward once (games are checked in
+    game id order), or None when the run's agents cannot be created here (a plugin missing)."""
+    from agents.selfplay.generate import DatasetSpec
+
+    run = manifest["run"]
+    spec = DatasetSpec(
+        agents=tuple(run["agents"]),
+        players=tuple(run["players"]),
+        games=run["games"],
+        seed=run["seed"],
+        seating=run["seating"],
+        plugins=tuple(run["plugins"]),
+    )
+    try:
+        schedule, _ = spec.build()
+    except ValueError:
+        return None
+    jobs = schedule.jobs()
+    held: dict[int, dict] = {}
+
+    def lookup(game_id: int) -> dict | None:
+        while game_id not in held:
+            job = next(jobs, None)
+            if job is None:
+                return None
+            held.clear()
+            held[job.game_id] = job.to_dict()
+        return held.get(game_id)
+
+    return lookup
+
+
+@dataset_app.command()
+def stats(
+    directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
+    plot: Annotated[
+        Path | None, typer.Option(help="PNG to write (default: DIRECTORY/stats.png).")
+    ] = None,
+) -> None:
+    """Print games, decisions, win rates per agent and seat, actions per decision kind and game
+    lengths, and plot them to a PNG."""
+    from caylus_env.datasets.format import DatasetError
+    from caylus_env.datasets.stats import STATS_PLOT_FILE, dataset_stats, plot_stats, print_stats
+
+    try:
+        summary = dataset_stats(directory)
+    except DatasetError as err:
+        _fail(str(err))
+    console = _console()
+    print_stats(summary, console)
+    path = plot_stats(summary, plot or Path(directory) / STATS_PLOT_FILE)
+    console.print(f"wrote {path}")

@@ -1,0 +1,410 @@
+"""Reading a self-play dataset: pyarrow datasets, NumPy batches, a torch ``IterableDataset``.
+
+Stable signatures (what ``caylus train bc`` builds on):
+
+- ``open_dataset(root, table="decisions") -> pyarrow.dataset.Dataset``
+- ``iter_batches(source, batch_size=1024, *, observations=True, masks=True, columns=(),
+  players=None, agents=None, seats=None, outcome=None, min_return=None,
+  policy_targets=None, part=(0, 1), drop_last=False) -> Iterator[dict[str, np.ndarray]]``
+- ``DecisionDataset(source, batch_size=256, **the same filters)``: a torch ``IterableDataset``
+  of batches ``{"obs", "mask", "action", "ret"[, "target"]}`` (tensors), split between
+  ``DataLoader`` workers by row group (no row twice); use ``DataLoader(ds, batch_size=None)``.
+
+Batches hold, in dataset order (shard, game id, ply): ``obs`` float32 ``(B, OBS_SIZE)``
+(``caylus_env.observation.encode`` of the stored state from the acting seat: bit-identical to
+``raw_env.observe``), ``mask`` bool ``(B, NUM_ACTIONS)``, ``action`` int64, ``seat`` int64,
+``num_players`` int64, ``ret`` float32 (the acting seat's final return), ``kind`` int64 (decision
+kind id, names in ``KIND_NAMES``), ``agent`` (object array of specs), ``game_id`` int64, ``ply``
+int64, and with policy targets ``target`` float32 ``(B, NUM_ACTIONS)`` (dense; rows of games
+without targets are all zero and ``has_target`` is False for them). ``columns`` adds other
+decision columns as they are stored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pds
+
+from caylus_env.datasets.format import (
+    DECISIONS_DIR,
+    GAMES_DIR,
+    STATE_BYTES,
+    DatasetError,
+    check_versions,
+    read_manifest,
+    shard_files,
+)
+from caylus_env.datasets.records import unpack_masks
+from caylus_env.engine import layout as L
+from caylus_env.engine.actions import NUM_ACTIONS
+from caylus_env.observation import OBS_SIZE, encode
+
+BATCH_KEYS = (
+    "obs",
+    "mask",
+    "action",
+    "seat",
+    "num_players",
+    "ret",
+    "kind",
+    "agent",
+    "game_id",
+    "ply",
+)
+"""Keys of every `iter_batches` batch (``obs`` and ``mask`` only when asked for), plus
+``target`` and ``has_target`` with policy targets."""
+OUTCOMES = ("win", "loss")
+"""``outcome="win"``: decisions of seats that finished first alone (rank 1); ``"loss"``: last
+alone (rank = number of players)."""
+_BASE_COLUMNS = ["game_id", "ply", "seat", "num_players", "kind_id", "action", "ret", "agent"]
+_STATE_DTYPE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
+
+
+def open_dataset(root: str | os.PathLike[str], table: str = "decisions") -> pds.Dataset:
+    """A pyarrow dataset over one table of a finished dataset, in shard order.
+
+    Args:
+        root: The dataset directory (it must hold ``manifest.json``).
+        table: ``"decisions"`` or ``"games"``.
+
+    Raises:
+        DatasetError: for a directory that is not a finished dataset, or whose state layout or
+            action space is not this engine's.
+    """
+    path = Path(root)
+    manifest = read_manifest(path)
+    check_versions(manifest)
+    if table not in (DECISIONS_DIR, GAMES_DIR):
+        raise DatasetError(f"table={table!r}; allowed: {DECISIONS_DIR!r}, {GAMES_DIR!r}")
+    return pds.dataset(shard_files(manifest, path, table), format="parquet")
+
+
+def read_games(root: str | os.PathLike[str]) -> pa.Table:
+    """The games table, one row per game, in game id order."""
+    return open_dataset(root, GAMES_DIR).to_table()
+
+
+def _values(name: str, value: Any, kind: type) -> list[Any]:
+    values = (
+        [value]
+        if isinstance(value, (kind, np.integer)) and not isinstance(value, bool)
+        else list(value)
+    )
+    if not values or any(
+        isinstance(v, bool) or not isinstance(v, (kind, np.integer)) for v in values
+    ):
+        raise ValueError(f"{name}={value!r}; allowed: a {kind.__name__} or a list of them")
+    return [kind(v) if kind is not str else v for v in values]
+
+
+def decision_filter(
+    players: int | Iterable[int] | None = None,
+    agents: str | Iterable[str] | None = None,
+    seats: int | Iterable[int] | None = None,
+    outcome: str | None = None,
+    min_return: float | None = None,
+) -> pc.Expression | None:
+    """The pyarrow filter of `iter_batches`' arguments (None: every row).
+
+    Raises:
+        ValueError: naming a bad filter value and what is allowed.
+    """
+    parts = []
+    if players is not None:
+        parts.append(pc.field("num_players").isin(_values("players", players, int)))
+    if agents is not None:
+        parts.append(pc.field("agent").isin(_values("agents", agents, str)))
+    if seats is not None:
+        parts.append(pc.field("seat").isin(_values("seats", seats, int)))
+    if outcome is not None:
+        if outcome not in OUTCOMES:
+            raise ValueError(f"outcome={outcome!r}; allowed: {', '.join(OUTCOMES)} or None")
+        if outcome == "win":
+            parts.append(pc.field("rank") == 1.0)
+        else:
+            parts.append(pc.field("rank") == pc.cast(pc.field("num_players"), pa.float32()))
+    if min_return is not None:
+        if isinstance(min_return, bool) or not isinstance(min_return, (int, float)):
+            raise ValueError(f"min_return={min_return!r}; allowed: a number from -1 to 1")
+        parts.append(pc.field("ret") >= float(min_return))
+    if not parts:
+        return None
+    expr = parts[0]
+    for p in parts[1:]:
+        expr = expr & p
+    return expr
+
+
+def _fragments(dataset: pds.Dataset, part: tuple[int, int]) -> list[Any]:
+    """Row groups of the dataset, in order, every ``count``-th from ``index``."""
+    index, count = part
+    if (
+        isinstance(count, bool)
+        or not isinstance(count, int)
+        or not isinstance(index, int)
+        or count < 1
+        or not 0 <= index < count
+    ):
+        raise ValueError(f"part={part!r}; allowed: (index, count) with 0 <= index < count")
+    groups = [g for f in dataset.get_fragments() for g in f.split_by_row_group()]
+    return groups[index::count]
+
+
+def encode_observations(states: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """``(B, OBS_SIZE)`` float32: each state encoded from its seat (the env's encoder)."""
+    out = np.empty((len(states), OBS_SIZE), np.float32)
+    for k in range(len(states)):
+        encode(states[k], int(seats[k]), out[k])
+    return out
+
+
+def dense_targets(actions: pa.Array, probs: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse ``(action, probability)`` lists as ``(B, NUM_ACTIONS)`` float32 and a bool
+    ``has_target`` per row (False where the list is null)."""
+    b = len(actions)
+    out = np.zeros((b, NUM_ACTIONS), np.float32)
+    valid = np.asarray(actions.is_valid().to_numpy(zero_copy_only=False), bool)
+    lengths = pc.fill_null(pc.list_value_length(actions), 0).to_numpy()
+    rows = np.repeat(np.arange(b), lengths)
+    cols = pc.list_flatten(actions).to_numpy().astype(np.int64)
+    vals = pc.list_flatten(probs).to_numpy().astype(np.float32)
+    out[rows, cols] = vals
+    return out, valid
+
+
+def _source(source: str | os.PathLike[str] | pds.Dataset) -> pds.Dataset:
+    if isinstance(source, pds.Dataset):
+        return source
+    return open_dataset(source)
+
+
+def iter_batches(
+    source: str | os.PathLike[str] | pds.Dataset,
+    batch_size: int = 1024,
+    *,
+    observations: bool = True,
+    masks: bool = True,
+    columns: Sequence[str] = (),
+    players: int | Iterable[int] | None = None,
+    agents: str | Iterable[str] | None = None,
+    seats: int | Iterable[int] | None = None,
+    outcome: str | None = None,
+    min_return: float | None = None,
+    policy_targets: bool | None = None,
+    part: tuple[int, int] = (0, 1),
+    drop_last: bool = False,
+) -> Iterator[dict[str, np.ndarray]]:
+    """Decision batches of NumPy arrays (keys in the module docstring), in dataset order.
+
+    Args:
+        source: A dataset directory or `open_dataset`'s result.
+        batch_size: Rows per batch (the last one may be smaller unless ``drop_last``).
+        observations: Encode ``obs`` from the stored states.
+        masks: Unpack ``mask`` from the stored bits.
+        columns: Further decision columns to include, as stored (``state``, ``rank``, ...).
+        players, agents, seats: Keep decisions of these player counts, agent specs, seats.
+        outcome: ``"win"`` or ``"loss"`` (`OUTCOMES`): keep decisions of seats that ended so.
+        min_return: Keep decisions whose acting seat's return is at least this.
+        policy_targets: Add dense ``target`` (and ``has_target``); None: when the dataset
+            has them.
+        part: ``(index, count)``: read only every ``count``-th row group from ``index``
+            (how parallel readers split a dataset without sharing a row).
+        drop_last: Drop a last batch smaller than ``batch_size``.
+
+    Raises:
+        ValueError: for a bad argument (before reading anything); DatasetError for a
+            directory that is not a dataset or lacks the policy columns asked for.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r}; allowed: an integer >= 1")
+    dataset = _source(source)
+    expr = decision_filter(players, agents, seats, outcome, min_return)
+    names = set(dataset.schema.names)
+    has_policy = "policy_actions" in names
+    if policy_targets is None:
+        policy_targets = has_policy
+    elif policy_targets and not has_policy:
+        raise DatasetError(
+            "policy_targets=True but the dataset has no policy columns; generate it with "
+            "--policy-targets"
+        )
+    unknown = [c for c in columns if c not in names]
+    if unknown:
+        raise ValueError(f"columns {unknown} are not decision columns; allowed: {sorted(names)}")
+    read = list(_BASE_COLUMNS)
+    if observations:
+        read.append("state")
+    if masks:
+        read.append("legal")
+    if policy_targets:
+        read += ["policy_actions", "policy_probs"]
+    read += [c for c in columns if c not in read]
+    pending: list[pa.RecordBatch] = []
+    held = 0
+    for fragment in _fragments(dataset, part):
+        for batch in fragment.to_batches(columns=read, filter=expr, batch_size=batch_size):
+            if batch.num_rows == 0:
+                continue
+            pending.append(batch)
+            held += batch.num_rows
+            while held >= batch_size:
+                table = pa.Table.from_batches(pending)
+                yield _convert(
+                    table.slice(0, batch_size), observations, masks, policy_targets, columns
+                )
+                rest = table.slice(batch_size)
+                pending = rest.to_batches() if rest.num_rows else []
+                held = rest.num_rows
+    if held and not drop_last:
+        yield _convert(pa.Table.from_batches(pending), observations, masks, policy_targets, columns)
+
+
+def _fixed_bytes(column: pa.ChunkedArray, width: int) -> np.ndarray:
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    buf = array.buffers()[1]
+    data = np.frombuffer(buf, np.uint8, count=(array.offset + len(array)) * width)
+    return data[array.offset * width :].reshape(len(array), width)
+
+
+def _convert(
+    table: pa.Table,
+    observations: bool,
+    masks: bool,
+    policy_targets: bool,
+    columns: Sequence[str],
+) -> dict[str, np.ndarray]:
+    seat = table["seat"].to_numpy().astype(np.int64)
+    out: dict[str, np.ndarray] = {
+        "action": table["action"].to_numpy().astype(np.int64),
+        "seat": seat,
+        "num_players": table["num_players"].to_numpy().astype(np.int64),
+        "ret": table["ret"].to_numpy().astype(np.float32),
+        "kind": table["kind_id"].to_numpy().astype(np.int64),
+        "agent": np.asarray(table["agent"].to_pylist(), dtype=object),
+        "game_id": table["game_id"].to_numpy().astype(np.int64),
+        "ply": table["ply"].to_numpy().astype(np.int64),
+    }
+    if observations:
+        raw = _fixed_bytes(table["state"], STATE_BYTES)
+        states = np.ascontiguousarray(raw).view(_STATE_DTYPE).astype(L.STATE_DTYPE)
+        out["obs"] = encode_observations(states.reshape(len(seat), L.STATE_SIZE), seat)
+    if masks:
+        out["mask"] = unpack_masks(_fixed_bytes(table["legal"], (NUM_ACTIONS + 7) // 8))
+    if policy_targets:
+        actions = table["policy_actions"].combine_chunks()
+        probs = table["policy_probs"].combine_chunks()
+        out["target"], out["has_target"] = dense_targets(actions, probs)
+    for name in columns:
+        if name in ("state", "legal"):
+            width = STATE_BYTES if name == "state" else (NUM_ACTIONS + 7) // 8
+            out[name] = np.array(_fixed_bytes(table[name], width))
+        elif name not in out:
+            out[name] = table[name].to_numpy(zero_copy_only=False)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _decision_dataset_class() -> type:
+    """Build `DecisionDataset` on first use: torch is an optional dependency (``[train]``)."""
+    try:
+        import torch
+        from torch.utils.data import IterableDataset, get_worker_info
+    except ImportError:
+        raise ImportError(
+            "DecisionDataset needs torch: pip install -e '.[train]' (in the checkout)"
+        ) from None
+
+    class DecisionDataset(IterableDataset):
+        """Decision batches as torch tensors: ``obs``, ``mask``, ``action``, ``ret`` (and
+        ``target``, ``has_target`` with policy targets), for imitation and value learning.
+
+        Each ``DataLoader`` worker reads its own share of the row groups
+        (``torch.utils.data.get_worker_info``), so no row is read twice; batches are already
+        batched: use ``DataLoader(dataset, batch_size=None)``.
+
+        Args:
+            source: A dataset directory or `open_dataset`'s result.
+            batch_size: Rows per batch.
+            **filters: `iter_batches`' ``players``, ``agents``, ``seats``, ``outcome``,
+                ``min_return``, ``policy_targets`` and ``drop_last``.
+        """
+
+        def __init__(
+            self,
+            source: str | os.PathLike[str] | pds.Dataset,
+            batch_size: int = 256,
+            **filters: Any,
+        ) -> None:
+            allowed = {
+                "players",
+                "agents",
+                "seats",
+                "outcome",
+                "min_return",
+                "policy_targets",
+                "drop_last",
+            }
+            unknown = sorted(set(filters) - allowed)
+            if unknown:
+                raise TypeError(
+                    f"unknown DecisionDataset arguments {unknown}; allowed: {sorted(allowed)}"
+                )
+            self.dataset = _source(source)
+            self.batch_size = batch_size
+            self.filters = filters
+            decision_filter(
+                filters.get("players"),
+                filters.get("agents"),
+                filters.get("seats"),
+                filters.get("outcome"),
+                filters.get("min_return"),
+            )  # refuse bad filters here, not in a worker
+
+        def __iter__(self) -> Iterator[dict[str, Any]]:
+            info = get_worker_info()
+            part = (0, 1) if info is None else (info.id, info.num_workers)
+            for batch in iter_batches(
+                self.dataset,
+                self.batch_size,
+                part=part,
+                **self.filters,
+            ):
+                item = {
+                    "obs": torch.from_numpy(batch["obs"]),
+                    "mask": torch.from_numpy(batch["mask"]),
+                    "action": torch.from_numpy(batch["action"]),
+                    "ret": torch.from_numpy(batch["ret"]),
+                }
+                if "target" in batch:
+                    item["target"] = torch.from_numpy(batch["target"])
+                    item["has_target"] = torch.from_numpy(batch["has_target"])
+                yield item
+
+    return DecisionDataset
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DecisionDataset":
+        return _decision_dataset_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "BATCH_KEYS",
+    "OUTCOMES",
+    "DecisionDataset",  # noqa: F822 (built on first access: torch is optional)
+    "decision_filter",
+    "dense_targets",
+    "encode_observations",
+    "iter_batches",
+    "open_dataset",
+    "read_games",
+]

@@ -1,0 +1,178 @@
+"""``caylus dataset stats``: what a dataset holds, as a dict, rich tables and one PNG.
+
+Counts come from the games table (small) and from one streaming pass over the decision kinds
+and actions, so memory does not grow with the dataset. A seat *wins* a game when its rank is
+the game's best (a shared first place counts as a win for each seat sharing it, rules 8.21).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from caylus_env.datasets.format import KIND_NAMES
+from caylus_env.datasets.loader import open_dataset, read_games
+from caylus_env.engine.actions import NUM_ACTIONS, action_to_string
+
+STATS_PLOT_FILE = "stats.png"
+
+
+def dataset_stats(root: str | os.PathLike[str]) -> dict[str, Any]:
+    """Summary of a dataset: games and decisions per player count, per agent and seat (games,
+    wins, win rate, mean rank), actions per decision kind, and game lengths.
+
+    Raises:
+        DatasetError: when ``root`` is not a finished dataset.
+    """
+    games = read_games(root).select(["num_players", "agents", "ranks", "decisions", "end"])
+    rows = games.to_pylist()
+    by_players: dict[int, dict[str, int]] = defaultdict(lambda: {"games": 0, "decisions": 0})
+    agents: dict[str, dict[str, Any]] = {}
+    lengths: dict[int, list[int]] = defaultdict(list)
+    forfeits = 0
+    for g in rows:
+        n = g["num_players"]
+        by_players[n]["games"] += 1
+        by_players[n]["decisions"] += g["decisions"]
+        lengths[n].append(g["decisions"])
+        forfeits += g["end"] == "forfeit"
+        best = min(g["ranks"])
+        for seat, (agent, rank) in enumerate(zip(g["agents"], g["ranks"], strict=True)):
+            a = agents.setdefault(
+                agent, {"games": 0, "wins": 0, "rank_sum": 0.0, "seat_games": {}, "seat_wins": {}}
+            )
+            won = rank == best
+            a["games"] += 1
+            a["wins"] += won
+            a["rank_sum"] += rank
+            a["seat_games"][seat] = a["seat_games"].get(seat, 0) + 1
+            a["seat_wins"][seat] = a["seat_wins"].get(seat, 0) + won
+    for a in agents.values():
+        a["win_rate"] = a["wins"] / a["games"]
+        a["mean_rank"] = a.pop("rank_sum") / a["games"]
+        a["seat_win_rate"] = {
+            s: a["seat_wins"][s] / a["seat_games"][s] for s in sorted(a["seat_games"])
+        }
+    counts = np.zeros((len(KIND_NAMES), NUM_ACTIONS), np.int64)
+    scanner = open_dataset(root).scanner(columns=["kind_id", "action"], batch_size=65_536)
+    for batch in scanner.to_batches():
+        kinds = batch["kind_id"].to_numpy().astype(np.int64)
+        actions = batch["action"].to_numpy().astype(np.int64)
+        counts += np.bincount(kinds * NUM_ACTIONS + actions, minlength=counts.size).reshape(
+            counts.shape
+        )
+    kinds_out = {}
+    for k, name in enumerate(KIND_NAMES):
+        total = int(counts[k].sum())
+        if total:
+            top = np.argsort(-counts[k], kind="stable")[:5]
+            kinds_out[name] = {
+                "decisions": total,
+                "top_actions": [
+                    (action_to_string(int(a)), int(counts[k, a]) / total)
+                    for a in top
+                    if counts[k, a]
+                ],
+            }
+    return {
+        "games": len(rows),
+        "decisions": int(counts.sum()),
+        "forfeited_games": forfeits,
+        "players": {n: dict(v) for n, v in sorted(by_players.items())},
+        "agents": dict(sorted(agents.items())),
+        "kinds": kinds_out,
+        "lengths": {
+            n: {"mean": float(np.mean(v)), "min": int(min(v)), "max": int(max(v))}
+            for n, v in sorted(lengths.items())
+        },
+        "_counts": counts,
+        "_lengths": dict(lengths),
+    }
+
+
+def print_stats(stats: dict[str, Any], console: Any) -> None:
+    """The summary as rich tables."""
+    from rich.table import Table
+
+    head = Table(title=f"{stats['games']} games, {stats['decisions']} decisions")
+    for col in ("players", "games", "decisions", "mean length", "min", "max"):
+        head.add_column(col, justify="right")
+    for n, v in stats["players"].items():
+        length = stats["lengths"][n]
+        head.add_row(
+            str(n), str(v["games"]), str(v["decisions"]), f"{length['mean']:.1f}",
+            str(length["min"]), str(length["max"]),
+        )  # fmt: skip
+    console.print(head)
+    table = Table(title="agents (a shared first place is a win)")
+    for col in ("agent", "games", "win rate", "mean rank", "win rate by seat"):
+        table.add_column(col, justify="left" if col == "agent" else "right")
+    for name, a in stats["agents"].items():
+        seats = "  ".join(f"{s}: {r:.2f}" for s, r in a["seat_win_rate"].items())
+        table.add_row(name, str(a["games"]), f"{a['win_rate']:.2f}", f"{a['mean_rank']:.2f}", seats)
+    console.print(table)
+    kinds = Table(title="decisions by kind (most frequent actions)")
+    for col in ("kind", "decisions", "top actions"):
+        kinds.add_column(col, justify="right" if col == "decisions" else "left")
+    for name, k in stats["kinds"].items():
+        top = ", ".join(f"{a} {share:.0%}" for a, share in k["top_actions"][:3])
+        kinds.add_row(name, str(k["decisions"]), top)
+    console.print(kinds)
+    if stats["forfeited_games"]:
+        console.print(f"{stats['forfeited_games']} game(s) ended by a forfeit")
+
+
+def plot_stats(stats: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Write a PNG (Agg backend, atomically): game lengths by player count, win rate by agent
+    and seat, decisions per kind, and the share of each action within its decision kind."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from caylus_env.fileio import atomic_write_bytes
+
+    fig, axes = plt.subplots(2, 2, figsize=(14, 10))
+    ax = axes[0, 0]
+    for n, values in sorted(stats["_lengths"].items()):
+        ax.hist(values, bins=20, alpha=0.6, label=f"{n} players")
+    ax.set(title="game length", xlabel="decisions per game", ylabel="games")
+    ax.legend()
+    ax = axes[0, 1]
+    names = list(stats["agents"])
+    seats = sorted({s for a in stats["agents"].values() for s in a["seat_win_rate"]})
+    width = 0.8 / max(1, len(seats))
+    for j, s in enumerate(seats):
+        rates = [stats["agents"][a]["seat_win_rate"].get(s, np.nan) for a in names]
+        ax.bar(np.arange(len(names)) + j * width, rates, width, label=f"seat {s}")
+    ax.set_xticks(np.arange(len(names)) + width * (len(seats) - 1) / 2, names)
+    ax.set(title="win rate by agent and seat", ylabel="win rate", ylim=(0, 1))
+    ax.legend()
+    ax = axes[1, 0]
+    kinds = list(stats["kinds"])
+    ax.barh(kinds, [stats["kinds"][k]["decisions"] for k in kinds])
+    ax.set(title="decisions by kind", xlabel="decisions")
+    ax.invert_yaxis()
+    ax = axes[1, 1]
+    counts = stats["_counts"].astype(float)
+    used = counts.sum(axis=1) > 0
+    share = counts[used] / counts[used].sum(axis=1, keepdims=True)
+    image = ax.imshow(share, aspect="auto", interpolation="nearest", cmap="viridis")
+    ax.set_yticks(range(int(used.sum())), [KIND_NAMES[k] for k in np.flatnonzero(used)])
+    ax.set(title="action frequency within each decision kind", xlabel="action id")
+    fig.colorbar(image, ax=ax, label="share of the kind's decisions")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80)
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+    return Path(path)
+
+
+__all__ = ["STATS_PLOT_FILE", "dataset_stats", "plot_stats", "print_stats"]

@@ -1,0 +1,412 @@
+"""``caylus dataset verify``: replay every game of a dataset and check every stored row.
+
+For each shard the files' sizes and SHA-256 are compared with the manifest; then every game is
+replayed from its seed and options with the engine, and at each ply the stored seat, state,
+legal mask, legal count, decision kind, number of players, acting agent, return and rank must
+be the replay's, and the stored action must be legal there. The end must be the stored one:
+a ``terminated`` game ends after its actions with the stored prestige and ranks (rules 8.21),
+a ``forfeit`` game stops before the end with the forfeiting seat ranked last; returns follow
+from the ranks. Policy targets must be distributions over legal actions. A difference is
+reported by shard, game id and ply, naming the column (and the state field), so a tampered
+row is found exactly. Memory is one row group and one game at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from caylus_env.datasets.format import (
+    DECISIONS_DIR,
+    GAMES_DIR,
+    KIND_NAMES,
+    MASK_BYTES,
+    STATE_BYTES,
+    check_versions,
+    file_digest,
+    read_manifest,
+    returns_of,
+)
+from caylus_env.datasets.records import kinds_of, pack_masks
+from caylus_env.engine import Game, GameConfig, IllegalActionError
+from caylus_env.engine import layout as L
+from caylus_env.engine.actions import NUM_ACTIONS
+from caylus_env.engine.record import forfeit_ranks, rank_of
+
+MAX_PROBLEMS = 50
+"""Problems listed before verification stops (the first ones locate the damage)."""
+_STATE_LE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
+
+
+@dataclass
+class VerifyReport:
+    """What `verify_dataset` checked and found.
+
+    Attributes:
+        games: Games replayed.
+        decisions: Decision rows checked.
+        shards: Shards checked.
+        problems: One line per problem (shard, game id and ply where there is one).
+    """
+
+    games: int = 0
+    decisions: int = 0
+    shards: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class _Stop(Exception):
+    """Enough problems were found."""
+
+
+def _field_at(index: int) -> str:
+    for f in L.FIELDS:
+        if f.offset <= index < f.offset + f.size:
+            return f"{f.name}[{index - f.offset}]" if f.size > 1 else f.name
+    return f"entry {index}"
+
+
+def _fixed(column: pa.ChunkedArray | pa.Array, width: int) -> np.ndarray:
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    data = np.frombuffer(array.buffers()[1], np.uint8, count=(array.offset + len(array)) * width)
+    return data[array.offset * width :].reshape(len(array), width)
+
+
+def _game_decisions(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(game id, its decision columns)`` per game, in file order, one row group at a time."""
+    handle = pq.ParquetFile(path)
+    carry: pa.Table | None = None
+    for i in range(handle.num_row_groups):
+        table = handle.read_row_group(i)
+        if carry is not None:
+            table = pa.concat_tables([carry, table])
+        ids = table["game_id"].to_numpy()
+        if len(ids) == 0:
+            continue
+        cuts = np.flatnonzero(np.diff(ids)) + 1
+        starts = np.concatenate([[0], cuts])
+        ends = np.concatenate([cuts, [len(ids)]])
+        for s, e in zip(starts[:-1], ends[:-1], strict=True):
+            yield int(ids[s]), _columns(table.slice(s, e - s))
+        carry = table.slice(starts[-1])
+    if carry is not None and carry.num_rows:
+        yield int(carry["game_id"][0].as_py()), _columns(carry)
+
+
+def _columns(table: pa.Table) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in table.column_names:
+        if name == "state":
+            out[name] = _fixed(table[name], STATE_BYTES).copy().view(_STATE_LE)
+        elif name == "legal":
+            out[name] = _fixed(table[name], MASK_BYTES)
+        elif name in ("policy_actions", "policy_probs"):
+            out[name] = table[name].to_pylist()
+        else:
+            out[name] = table[name].to_numpy(zero_copy_only=False)
+    return out
+
+
+def verify_dataset(
+    root: str | os.PathLike[str],
+    *,
+    schedule: Callable[[int], Mapping[str, Any] | None] | None = None,
+    on_game: Callable[[int], None] | None = None,
+) -> VerifyReport:
+    """Check a finished dataset (see the module docstring).
+
+    Args:
+        root: The dataset directory.
+        schedule: ``game id -> job dict`` of the run's schedule (``GameJob.to_dict()``): the
+            seed, block, agents and agent seeds of every game are then checked against it
+            (``caylus dataset verify`` passes the generator's schedule).
+        on_game: Called with the number of games checked so far (a progress bar).
+
+    Raises:
+        DatasetError: when ``root`` is not a finished dataset of this engine's format.
+    """
+    path = Path(root)
+    manifest = read_manifest(path)
+    check_versions(manifest)
+    report = VerifyReport()
+    try:
+        for shard in manifest["shards"]:
+            _verify_shard(path, shard, report, schedule, on_game)
+            report.shards += 1
+    except _Stop:
+        report.problems.append(f"stopped after {MAX_PROBLEMS} problems")
+    counts = manifest.get("counts", {})
+    if report.ok and (counts.get("games"), counts.get("decisions")) != (
+        report.games,
+        report.decisions,
+    ):
+        report.problems.append(
+            f"manifest counts {counts.get('games')} games and {counts.get('decisions')} "
+            f"decisions; the files hold {report.games} and {report.decisions}"
+        )
+    return report
+
+
+def _problem(report: VerifyReport, text: str) -> None:
+    report.problems.append(text)
+    if len(report.problems) >= MAX_PROBLEMS:
+        raise _Stop
+
+
+def _verify_shard(
+    root: Path,
+    shard: Mapping[str, Any],
+    report: VerifyReport,
+    schedule: Callable[[int], Mapping[str, Any] | None] | None,
+    on_game: Callable[[int], None] | None,
+) -> None:
+    index = shard["shard"]
+    where = f"shard {index}"
+    games_file = decisions_file = None
+    for name, digest in shard["files"].items():
+        file = root / name
+        if not file.is_file():
+            _problem(report, f"{where}: {name} is missing")
+            return
+        found = file_digest(file)
+        if found != digest:
+            _problem(report, f"{where}: {name} differs from the manifest ({found} != {digest})")
+        if name.startswith(f"{GAMES_DIR}/"):
+            games_file = file
+        elif name.startswith(f"{DECISIONS_DIR}/"):
+            decisions_file = file
+    if games_file is None or decisions_file is None:
+        _problem(report, f"{where}: the manifest does not list both of its files")
+        return
+    games = pq.read_table(games_file).to_pylist()
+    first, count = int(shard["first_game"]), int(shard["games"])
+    ids = [g["game_id"] for g in games]
+    if ids != list(range(first, first + count)):
+        _problem(
+            report, f"{where}: holds game ids {ids[:5]}...; expected {first} to {first + count - 1}"
+        )
+        return
+    by_id = {g["game_id"]: g for g in games}
+    seen: set[int] = set()
+    decisions = 0
+    for gid, cols in _game_decisions(decisions_file):
+        game = by_id.get(gid)
+        if game is None or gid in seen:
+            _problem(
+                report,
+                f"{where}: decision rows of game {gid}, which is not a game of the shard or is split",
+            )
+            continue
+        seen.add(gid)
+        decisions += len(cols["ply"])
+        _verify_game(game, cols, report, schedule)
+        report.games += 1
+        if on_game is not None:
+            on_game(report.games)
+    for gid in ids:
+        if gid not in seen:
+            if by_id[gid]["decisions"] == 0:
+                _verify_game(by_id[gid], None, report, schedule)
+                report.games += 1
+            else:
+                _problem(report, f"{where}: game {gid} has no decision rows")
+    report.decisions += decisions
+    if decisions != shard["decisions"]:
+        _problem(
+            report, f"{where}: {decisions} decision rows; the manifest says {shard['decisions']}"
+        )
+
+
+def _verify_game(
+    row: Mapping[str, Any],
+    cols: Mapping[str, Any] | None,
+    report: VerifyReport,
+    schedule: Callable[[int], Mapping[str, Any] | None] | None,
+) -> None:
+    gid = row["game_id"]
+    n = row["num_players"]
+    if schedule is not None:
+        job = schedule(gid)
+        wanted = (
+            None
+            if job is None
+            else (job["seed"], job["block"], list(job["seats"]), list(job["agent_seeds"]))
+        )
+        held = (row["seed"], row["block"], row["agents"], row["agent_seeds"])
+        if wanted != held:
+            _problem(
+                report,
+                f"game {gid}: seed, block, agents or agent seeds {held} are not the schedule's {wanted}",
+            )
+            return
+    try:
+        options = {**json.loads(row["options"]), "num_players": n}
+        game = Game(GameConfig.from_dict(options), int(row["seed"]))
+    except (TypeError, ValueError) as err:
+        _problem(report, f"game {gid}: cannot start the game from its row: {err}")
+        return
+    ranks = [float(r) for r in row["ranks"]]
+    returns = returns_of(ranks) if len(ranks) == n and n > 1 else []
+    d = 0 if cols is None else len(cols["ply"])
+    if row["decisions"] != d:
+        _problem(
+            report, f"game {gid}: games row says {row['decisions']} decisions, there are {d} rows"
+        )
+        return
+    if cols is not None and not _check_plies(game, gid, row, cols, returns, ranks, report):
+        return
+    _check_end(game, gid, row, ranks, returns, report)
+
+
+def _check_plies(
+    game: Game,
+    gid: int,
+    row: Mapping[str, Any],
+    cols: Mapping[str, Any],
+    returns: list[float],
+    ranks: list[float],
+    report: VerifyReport,
+) -> bool:
+    """Replay the stored actions, then compare every column with the replay at once and
+    report the first ply where one differs (False after a problem)."""
+    d = len(cols["ply"])
+    states = np.zeros((d, L.STATE_SIZE), L.STATE_DTYPE)
+    masks = np.zeros((d, NUM_ACTIONS), np.int8)
+    seats = np.zeros(d, np.int64)
+    stop: tuple[int, str] | None = None  # (ply, why) where the replay could not go on
+    for ply in range(d):
+        if game.is_terminal():
+            stop = (ply, "the replayed game is already over")
+            break
+        states[ply] = game.state
+        game.legal_mask(masks[ply])
+        seats[ply] = game.current_player()
+        try:
+            game.apply(int(cols["action"][ply]))
+        except IllegalActionError as err:
+            stop = (ply, f"column action: {err}")
+            break
+    upto = d if stop is None else stop[0] + (0 if stop[1].startswith("the replayed") else 1)
+    agents = np.asarray(row["agents"], dtype=object)
+    n = len(agents)
+    seat_ok = np.clip(seats[:upto], 0, max(0, n - 1))
+    kinds = kinds_of(states[:upto])
+    expected: dict[str, np.ndarray] = {
+        "ply": np.arange(upto),
+        "seat": seats[:upto],
+        "num_players": np.full(upto, row["num_players"]),
+        "kind_id": kinds,
+        "kind": np.asarray(KIND_NAMES, dtype=object)[kinds],
+        "num_legal": masks[:upto].sum(axis=1),
+        "agent": agents[seat_ok] if n else np.full(upto, None),
+        "ret": np.asarray(returns or [np.nan] * max(n, 1), np.float32)[seat_ok],
+        "rank": np.asarray(ranks or [np.nan] * max(n, 1), np.float32)[seat_ok],
+    }
+    first: tuple[int, str] | None = None
+    for name, want in expected.items():
+        held = np.asarray(cols[name][:upto])
+        bad = np.flatnonzero(held != want)
+        if len(bad) and (first is None or bad[0] < first[0]):
+            i = int(bad[0])
+            first = (i, f"column {name} is {held[i]!r}, the replay gives {want[i]!r}")
+    bad_state = np.flatnonzero((cols["state"][:upto] != states[:upto]).any(axis=1))
+    if len(bad_state) and (first is None or bad_state[0] < first[0]):
+        i = int(bad_state[0])
+        j = int(np.flatnonzero(cols["state"][i] != states[i])[0])
+        first = (
+            i,
+            f"column state differs from the replay at {_field_at(j)} "
+            f"(stored {int(cols['state'][i][j])}, replay {int(states[i][j])})",
+        )
+    bad_mask = np.flatnonzero((cols["legal"][:upto] != pack_masks(masks[:upto])).any(axis=1))
+    if len(bad_mask) and (first is None or bad_mask[0] < first[0]):
+        first = (int(bad_mask[0]), "column legal differs from the replay's legal actions")
+    if "policy_actions" in cols:
+        for ply in range(upto if first is None else first[0]):
+            why = _policy_problem(
+                cols["policy_actions"][ply], cols["policy_probs"][ply], masks[ply]
+            )
+            if why is not None:
+                first = (ply, why)
+                break
+    if first is None and stop is not None:
+        first = stop
+    if first is not None:
+        _problem(report, f"game {gid} ply {first[0]}: {first[1]}")
+        return False
+    return True
+
+
+def _policy_problem(acts: Any, probs: Any, mask: np.ndarray) -> str | None:
+    if (acts is None) != (probs is None):
+        return "policy_actions and policy_probs are not both null"
+    if acts is not None and (
+        len(acts) != len(probs)
+        or not acts
+        or any(not 0 <= a < NUM_ACTIONS or not mask[a] for a in acts)
+        or any(not math.isfinite(p) or p < 0 for p in probs)
+        or abs(math.fsum(probs) - 1.0) > 1e-4
+    ):
+        return "the policy target is not a distribution over legal actions"
+    return None
+
+
+def _check_end(
+    game: Game,
+    gid: int,
+    row: Mapping[str, Any],
+    ranks: list[float],
+    returns: list[float],
+    report: VerifyReport,
+) -> None:
+    prestige = [int(p) for p in game.prestige()]
+    n = row["num_players"]
+    forfeits = row["forfeits"]
+    seat = row["forfeit_seat"]
+    if row["end"] == "terminated":
+        if not game.is_terminal():
+            _problem(
+                report,
+                f"game {gid}: stored as terminated, but the replay waits for seat {game.current_player()}",
+            )
+            return
+        want_ranks = rank_of(prestige).tolist()
+        if seat != -1 or any(forfeits):
+            _problem(report, f"game {gid}: a terminated game names a forfeit")
+            return
+    elif row["end"] == "forfeit":
+        if game.is_terminal() or not 0 <= seat < n:
+            _problem(
+                report,
+                f"game {gid}: stored as a forfeit of seat {seat}, but the replay ended or the seat is not at the table",
+            )
+            return
+        want_ranks = forfeit_ranks(prestige, seat)
+        if [bool(f) for f in forfeits] != [s == seat for s in range(n)]:
+            _problem(report, f"game {gid}: forfeits {forfeits} do not name exactly seat {seat}")
+            return
+    else:
+        _problem(report, f"game {gid}: end {row['end']!r}; allowed: terminated, forfeit")
+        return
+    if list(row["prestige"]) != prestige:
+        _problem(report, f"game {gid}: prestige {row['prestige']}, the replay gives {prestige}")
+    elif ranks != [float(r) for r in want_ranks]:
+        _problem(report, f"game {gid}: ranks {ranks}, the replay gives {want_ranks}")
+    elif not np.allclose(row["returns"], returns_of(want_ranks), atol=1e-6):
+        _problem(report, f"game {gid}: returns {row['returns']} do not follow from the ranks")
+
+
+__all__ = ["MAX_PROBLEMS", "VerifyReport", "verify_dataset"]
