@@ -1,6 +1,7 @@
 """Agents are created from short spec strings: ``random``, a scripted bot's name
-(``castle``, ``town``, ``economy``), ``mcts:SIMS[:ROLLOUT][:key=value...]`` (and later
-``policy:PATH``).
+(``castle``, ``town``, ``economy``), ``mcts:SIMS[:ROLLOUT][:key=value...]``, a trained
+checkpoint ``policy:PATH[:greedy|:sample|:temp=T]`` and the checkpoints shipped in the
+package by name (``ppo-2p[:mode]``, see ``agents.policy``).
 
 ``make_agent(spec)`` validates the spec and names what is allowed when it is not.
 Every registered head carries its spec syntax and a one-line description of what it
@@ -21,6 +22,7 @@ from agents.base import Agent
 from agents.mcts import _OPTIONS as MCTS_OPTIONS
 from agents.mcts import MAX_SIMS as MCTS_MAX_SIMS
 from agents.mcts import ROLLOUTS, make_mcts
+from agents.policy import make_policy, make_shipped, shipped_checkpoints
 from agents.random_agent import RandomAgent
 from agents.scripted import STRATEGIES, make_scripted
 
@@ -79,6 +81,24 @@ _BUILTIN: dict[str, AgentInfo] = {
         + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
         needs_arg=True,
     ),
+    "policy": AgentInfo(
+        "policy",
+        "policy:PATH[:greedy|:sample|:temp=T]",
+        "a trained network from a checkpoint directory (caylus train ppo), NumPy inference, "
+        "tens of microseconds a move; refuses a checkpoint of another observation or action "
+        "version",
+        "PATH: a checkpoint directory; mode: greedy (default), sample, temp=T (T > 0)",
+        needs_arg=True,
+    ),
+    **{
+        name: AgentInfo(
+            name,
+            f"{name}[:greedy|:sample|:temp=T]",
+            f"the checkpoint shipped as {name!r} (trained by the command in its config.json), "
+            "as policy:PATH",
+        )
+        for name in shipped_checkpoints()
+    },
 }
 
 #: spec head -> factory(spec, argument or None)
@@ -86,9 +106,13 @@ _FACTORIES: dict[str, Factory] = {
     "random": lambda spec, arg: RandomAgent(spec),
     **{name: (lambda spec, arg: make_scripted(spec)) for name in STRATEGIES},
     "mcts": make_mcts,
+    "policy": make_policy,
+    **{name: make_shipped(name) for name in shipped_checkpoints()},
 }
 #: spec heads that need an argument after a colon (e.g. ``mcts:200``)
-_NEEDS_ARG: set[str] = {"mcts"}
+_NEEDS_ARG: set[str] = {"mcts", "policy"}
+#: spec heads whose argument is optional (a shipped checkpoint's mode)
+_OPTIONAL_ARG: set[str] = set(shipped_checkpoints())
 #: spec head -> what ``describe`` shows; a head missing here was registered without one
 _INFO: dict[str, AgentInfo] = dict(_BUILTIN)
 
@@ -184,6 +208,6 @@ def make_agent(spec: str) -> Agent:
     if head in _NEEDS_ARG and not arg:
         example = _INFO[head].syntax if head in _INFO else f"{head}:ARG"
         raise ValueError(f"agent {head!r} needs an argument: {example}")
-    if head not in _NEEDS_ARG and arg:
+    if head not in _NEEDS_ARG and head not in _OPTIONAL_ARG and arg:
         raise ValueError(f"agent {head!r} takes no argument, got {spec!r}")
     return _FACTORIES[head](spec.strip(), arg or None)

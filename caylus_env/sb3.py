@@ -65,6 +65,10 @@ def _build() -> type:
                 (rules 6, 8.2, 8.1, 8.5), the same for every game.
             opponent: a ``caylus_env.vector.OPPONENTS`` name for all games, or one per game.
             seed: the seed of the first ``reset()`` (SB3's ``seed()`` sets later ones).
+            games: learner games built by the caller (any object with ``LearnerGames``'s
+                ``reset``/``step``/``batch``/``num_envs``/``num_players``, such as
+                ``training.learner.PoolGames``) instead of the ``LearnerGames`` the other
+                arguments describe.
 
         Raises:
             ValueError: naming any argument that is not allowed and what is.
@@ -80,8 +84,9 @@ def _build() -> type:
             house_cap: bool = False,
             opponent: str | list[str] = "random",
             seed: int | None = None,
+            games: Any = None,
         ) -> None:
-            self.games = LearnerGames(
+            self.games = games or LearnerGames(
                 num_envs,
                 num_players,
                 simplified_favors,

@@ -1,0 +1,175 @@
+"""Evaluation matches and gated promotion of checkpoints.
+
+After each checkpoint the trainer
+
+1. **evaluates** it against fixed references (``random`` and ``economy`` by default):
+   ``games`` games each, the checkpoint greedy, its seat drawn per game from the seed, every
+   game run in one batch (``PoolGames`` with the reference as the only opponent). The
+   results make the learning curve (``curve.csv``, ``learning_curve.png``);
+2. **gates** it: a match of ``gate_games`` games against the current best checkpoint (both
+   greedy, batched the same way). It is promoted when its score is at least
+   ``PROMOTION_SCORE`` (AlphaGo Zero's 55% gate), and then becomes the best and joins the
+   opponent pool (the ``pool`` entry of ``--opponents``). The first checkpoint is promoted
+   without a match. Every decision, with the score's Wilson 95% interval, goes into
+   ``league.json`` (atomic) and ``league.md``.
+
+The score of a game is the learner seat's rank reward mapped to [0, 1],
+``(reward + 1) / 2``: a win 1, a tie 0.5, a loss 0 in 2-player games (rules 8.21).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.stats.ratings import wilson_interval
+from caylus_env.fileio import atomic_write_json, atomic_write_text
+from training.learner import BatchPolicy, PoolGames
+
+#: A checkpoint is promoted when it scores at least this much against the best.
+PROMOTION_SCORE = 0.55
+LEAGUE_JSON = "league.json"
+LEAGUE_MD = "league.md"
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A match of one policy (the learner) against one opponent.
+
+    Attributes:
+        opponent: the opponent's spec.
+        games: games played.
+        wins, ties, losses: by the learner's rank reward (> 0, 0, < 0).
+        score: mean ``(reward + 1) / 2``.
+        low, high: Wilson 95% interval of the score.
+    """
+
+    opponent: str
+    games: int
+    wins: int
+    ties: int
+    losses: int
+    score: float
+    low: float
+    high: float
+
+
+def play_match(
+    policy: BatchPolicy,
+    opponent: str,
+    games: int,
+    num_players: int,
+    seed: int,
+) -> MatchResult:
+    """Play ``games`` games of ``policy`` against ``opponent`` (a ``PoolGames`` opponent:
+    ``random``, a scripted bot, ``policy:PATH``, an agent spec), all at once.
+
+    Game ``k`` is game ``k`` of ``PoolGames`` under ``seed``: the same games whatever the
+    policy, so two checkpoints are compared on the same setups and seats.
+    """
+    pool = PoolGames(games, num_players, opponents=f"{opponent}:1", seed=seed)
+    b = pool.reset(seed=seed)
+    done = np.zeros(games, np.bool_)
+    rewards = np.zeros(games)
+    u = np.zeros(games)
+    while not done.all():
+        actions = policy.act_batch(b.obs, b.mask.view(np.bool_), u, pool.states)
+        b = pool.step(actions)
+        first = b.terminated & ~done
+        rewards[first] = b.rewards[first]
+        done |= b.terminated
+    wins = int((rewards > 0).sum())
+    losses = int((rewards < 0).sum())
+    ties = games - wins - losses
+    total = float(((rewards + 1.0) / 2.0).sum())
+    low, high = wilson_interval(total, games)
+    return MatchResult(opponent, games, wins, ties, losses, total / games, low, high)
+
+
+@dataclass
+class League:
+    """The promotion record of a run (``league.json``).
+
+    Attributes:
+        best: the current best checkpoint's directory (None before the first).
+        promoted: every promoted checkpoint, oldest first (the opponent pool).
+        decisions: one entry per gated checkpoint.
+    """
+
+    best: str | None
+    promoted: list[str]
+    decisions: list[dict[str, Any]]
+
+    @classmethod
+    def load(cls, run_dir: Path) -> League:
+        path = Path(run_dir) / LEAGUE_JSON
+        if not path.is_file():
+            return cls(None, [], [])
+        d = json.loads(path.read_text())
+        return cls(d["best"], list(d["promoted"]), list(d["decisions"]))
+
+    def save(self, run_dir: Path) -> None:
+        atomic_write_json(Path(run_dir) / LEAGUE_JSON, asdict(self))
+        atomic_write_text(Path(run_dir) / LEAGUE_MD, self.markdown())
+
+    def markdown(self) -> str:
+        lines = [
+            "# League",
+            "",
+            f"A checkpoint is promoted when it scores at least {PROMOTION_SCORE:.0%} against "
+            "the best checkpoint so far (score: win 1, tie 0.5, loss 0; Wilson 95% interval).",
+            "",
+            "| checkpoint | step | against | games | W-T-L | score | 95% interval | decision |",
+            "|---|---:|---|---:|---|---:|---|---|",
+        ]
+        for d in self.decisions:
+            m = d.get("match")
+            if m is None:
+                lines.append(
+                    f"| {Path(d['checkpoint']).name} | {d['step']} | (none) | 0 | - | - | - "
+                    f"| {d['decision']} |"
+                )
+                continue
+            lines.append(
+                f"| {Path(d['checkpoint']).name} | {d['step']} | {Path(d['against']).name} "
+                f"| {m['games']} | {m['wins']}-{m['ties']}-{m['losses']} | {m['score']:.3f} "
+                f"| [{m['low']:.3f}, {m['high']:.3f}] | {d['decision']} |"
+            )
+        lines.append("")
+        lines.append(f"Best: {Path(self.best).name if self.best else '(none)'}")
+        return "\n".join(lines) + "\n"
+
+    def gate(
+        self, ckpt: Path, step: int, games: int, num_players: int, seed: int
+    ) -> dict[str, Any]:
+        """Gate checkpoint ``ckpt``: promote it or not, and record the decision."""
+        from agents.policy import PolicyAgent
+
+        if self.best is None:
+            decision: dict[str, Any] = {
+                "checkpoint": str(ckpt),
+                "step": step,
+                "against": None,
+                "match": None,
+                "decision": "promoted (first checkpoint)",
+            }
+        else:
+            learner = PolicyAgent(f"policy:{ckpt}", ckpt)
+            m = play_match(learner, f"policy:{self.best}", games, num_players, seed)
+            promoted = m.score >= PROMOTION_SCORE
+            decision = {
+                "checkpoint": str(ckpt),
+                "step": step,
+                "against": self.best,
+                "match": asdict(m),
+                "decision": "promoted" if promoted else "kept out",
+            }
+        if decision["decision"].startswith("promoted"):
+            self.best = str(ckpt)
+            self.promoted.append(str(ckpt))
+        self.decisions.append(decision)
+        return decision
