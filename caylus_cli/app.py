@@ -222,7 +222,7 @@ def _bad_argument(err: Exception) -> NoReturn:
 
 #: The command modules, in the order ``caylus --help`` lists them. Each registers its commands on
 #: ``app`` when imported and imports the helpers above, so they are imported last.
-COMMAND_MODULES = ("tournament", "games", "replay", "bench", "agents", "dataset")
+COMMAND_MODULES = ("tournament", "games", "replay", "bench", "agents", "dataset", "train")
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"caylus_cli.{_name}")

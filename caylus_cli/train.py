@@ -1,0 +1,147 @@
+"""``caylus train ppo`` and ``caylus train bc``: self-play training (``training``).
+
+Both need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they
+fail at once, saying how to install it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Annotated
+
+import typer
+
+from caylus_cli.app import _fail, app
+
+train_app = typer.Typer(
+    help="Train agents by self-play (PPO) or from a dataset (behaviour cloning).",
+    no_args_is_help=True,
+)
+app.add_typer(train_app, name="train")
+
+
+def _need_training() -> None:
+    try:
+        import sb3_contrib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as err:
+        _fail(
+            f"training needs the [train] extra ({err.name} is missing): "
+            'pip install -c constraints.txt -e ".[train]"',
+            code=1,
+        )
+
+
+@train_app.command("ppo")
+def ppo(
+    out: Annotated[str, typer.Option(help="Run directory (new, or the run to --resume).")],
+    players: Annotated[int, typer.Option(help="Players per game (2-5).")] = 2,
+    steps: Annotated[int, typer.Option(help="Learner decisions to train on.")] = 1_000_000,
+    seed: Annotated[int, typer.Option(help="Seed of the games, the network and sampling.")] = 0,
+    envs: Annotated[int, typer.Option(help="Games played at once.")] = 128,
+    opponents: Annotated[
+        str | None,
+        typer.Option(
+            help="Opponent pool with weights: random, castle, town, economy, self, pool "
+            "(promoted checkpoints), or any agent spec, e.g. 'self:0.5,economy:0.3,pool:0.2'."
+        ),
+    ] = None,
+    n_steps: Annotated[int | None, typer.Option(help="Rollout length per game.")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Minibatch size.")] = None,
+    n_epochs: Annotated[int | None, typer.Option(help="Passes over each rollout.")] = None,
+    learning_rate: Annotated[float | None, typer.Option(help="Adam learning rate.")] = None,
+    ent_coef: Annotated[float | None, typer.Option(help="Entropy bonus.")] = None,
+    shaping: Annotated[
+        float | None,
+        typer.Option(help="Shaped prestige-margin reward coefficient (0, the default: off)."),
+    ] = None,
+    checkpoint_every: Annotated[int | None, typer.Option(help="Steps between checkpoints.")] = None,
+    eval_games: Annotated[
+        int | None, typer.Option(help="Games per reference in each evaluation (0: none).")
+    ] = None,
+    gate_games: Annotated[int | None, typer.Option(help="Games of each promotion match.")] = None,
+    threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
+    init: Annotated[
+        str | None, typer.Option(help="Start from this checkpoint's weights (e.g. from bc).")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run in --out from its last checkpoint.")
+    ] = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+) -> None:
+    """Train a policy with MaskablePPO against an opponent pool; checkpoints in OUT."""
+    _need_training()
+    from training.ppo import config_from_args, train
+
+    try:
+        cfg = config_from_args(
+            out=out,
+            players=players,
+            steps=steps,
+            seed=seed,
+            envs=envs,
+            opponents=opponents,
+            n_steps=n_steps,
+            batch_size=batch_size,
+            n_epochs=n_epochs,
+            learning_rate=learning_rate,
+            ent_coef=ent_coef,
+            shaping=shaping,
+            checkpoint_every=checkpoint_every,
+            eval_games=eval_games,
+            gate_games=gate_games,
+            threads=threads,
+            init=init,
+            resume=resume,
+            progress=not no_progress,
+            command=shlex.join(["caylus", *sys.argv[1:]]),
+        )
+        last = train(cfg)
+    except ValueError as err:
+        _fail(str(err))
+    typer.echo(f"last checkpoint: {last}")
+    typer.echo(f"use it as an agent: policy:{last}")
+
+
+@train_app.command("bc")
+def bc(
+    dataset: Annotated[str, typer.Option(help="A dataset directory (caylus dataset generate).")],
+    out: Annotated[str, typer.Option(help="Output directory (a new one).")],
+    players: Annotated[
+        int | None, typer.Option(help="Keep the decisions of games of this player count.")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="Keep the decisions of this agent spec only.")
+    ] = None,
+    epochs: Annotated[int, typer.Option(help="Passes over the dataset.")] = 3,
+    batch_size: Annotated[int, typer.Option(help="Minibatch size.")] = 1024,
+    learning_rate: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-3,
+    seed: Annotated[int, typer.Option(help="Seed of the initialization and shuffling.")] = 0,
+    threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 2,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+) -> None:
+    """Behaviour cloning: fit the policy network to a dataset's moves (a PPO warm start)."""
+    _need_training()
+    from training.bc import BCConfig, train_bc
+
+    try:
+        last = train_bc(
+            BCConfig(
+                dataset=dataset,
+                out=out,
+                players=players,
+                agent=agent,
+                epochs=epochs,
+                batch_size=batch_size,
+                learning_rate=learning_rate,
+                seed=seed,
+                threads=threads,
+                progress=not no_progress,
+                command=shlex.join(["caylus", *sys.argv[1:]]),
+            )
+        )
+    except ValueError as err:
+        _fail(str(err))
+    typer.echo(f"checkpoint: {last}")
+    typer.echo(f"continue with PPO: caylus train ppo --init {last} --out RUN")
