@@ -3,12 +3,22 @@
 ``summary.json``, ``report.md``, ``ratings.png`` and ``head_to_head.png`` are recomputed from all
 results whenever a run finishes (also when a resumed run finds nothing left to play). They depend
 on the games alone, never on timings, so the same arguments give the same ``summary.json``.
+
+``report.html`` is the same report for a browser: the leaderboard with its intervals, the seat
+table, the head-to-head matrix and the plots (embedded, so the file can be moved on its own),
+plus a replay page (``caylus_env.viewer``) for a sample of games, written beside it as
+``game-<id>.html``: the first game of each table of agents and every forfeit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import base64
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from rich.console import Console
@@ -24,11 +34,21 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from agents.tournament.rundir import GAMES_FILE
+from agents.tournament.rundir import GAMES_FILE, read_records
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
+HTML_REPORT_FILE = "report.html"
 DUEL_FILE = "duel.json"
+REPORT_TEMPLATE = "report_template.html"
+GAME_PAGE = "game-{game_id}.html"
+"""File name of a sampled game's replay page, beside ``report.html``."""
+GAME_PAGE_NAME = re.compile(r"game-\d+\.html")
+"""What `GAME_PAGE` names look like: pages of games no longer sampled are removed."""
+MAX_GAME_PAGES = 60
+"""Replay pages written per run at most (pairings first, then forfeits in game order): each
+costs about 0.1 s and a few hundred KiB, and a run with a crashing agent can forfeit hundreds of
+games. The report lists the games left without a page and the command that writes one."""
 
 
 class _RateColumn(ProgressColumn):
@@ -77,6 +97,8 @@ def write_reports(
     stats.write_markdown_report(summary, out_dir / REPORT_FILE)
     stats.plot_ratings(summary, out_dir / stats.RATINGS_PLOT_FILE)  # the files report.md links
     stats.plot_head_to_head(summary, out_dir / stats.HEAD_TO_HEAD_PLOT_FILE)
+    pages, unpaged = write_game_pages(results, out_dir)
+    write_html_report(summary, results, out_dir, pages, unpaged)
     stats.print_summary(summary, console)
     if forfeits:
         console.print(
@@ -84,16 +106,266 @@ def write_reports(
             "(--replay-forfeits plays them again)"
         )
     console.print(
-        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {stats.RATINGS_PLOT_FILE} and "
+        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {HTML_REPORT_FILE} (with {len(pages)} game "
+        f"page{'s' if len(pages) != 1 else ''}), {stats.RATINGS_PLOT_FILE} and "
         f"{stats.HEAD_TO_HEAD_PLOT_FILE} in {out_dir}"
     )
     return summary
 
 
+# --------------------------------------------------------------------------------------------------
+# report.html and the sampled games' replay pages
+# --------------------------------------------------------------------------------------------------
+
+
+def sample_games(results: Sequence[Mapping[str, Any]]) -> list[tuple[int, str]]:
+    """``(game_id, why)`` of the games that get a replay page: the first game (lowest id) of
+    each table of agents (the sorted agents at the table, so both seatings of a pairing count
+    once), then every forfeit, in game order; at most `MAX_GAME_PAGES`."""
+    ordered = sorted(results, key=lambda r: r["game_id"])
+    picked: dict[int, str] = {}
+    tables: set[tuple[str, ...]] = set()
+    for r in ordered:
+        table = tuple(sorted(r["seats"]))
+        if table not in tables:
+            tables.add(table)
+            picked[r["game_id"]] = "first game of " + " vs ".join(table)
+    for r in ordered:
+        if r["end"] == "forfeit":
+            loser = r["forfeit"].index(True)
+            why = f"forfeit by player {loser} ({r['seats'][loser]})"
+            picked[r["game_id"]] = (
+                f"{picked[r['game_id']]}; {why}" if r["game_id"] in picked else why
+            )
+    return list(picked.items())[:MAX_GAME_PAGES]
+
+
+def write_game_pages(
+    results: Sequence[Mapping[str, Any]], out_dir: Path
+) -> tuple[dict[int, tuple[str, str]], list[int]]:
+    """Write the replay page of every sampled game (`sample_games`) from the run's
+    ``games.jsonl``, atomically, and remove pages of games no longer sampled.
+
+    Returns:
+        ``{game_id: (page file name, why)}`` and the ids of forfeits left without a page.
+    """
+    from caylus_env.viewer import write_replay_html
+
+    sample = sample_games(results)
+    pages = {gid: (GAME_PAGE.format(game_id=gid), why) for gid, why in sample}
+    games_path = out_dir / GAMES_FILE
+    records = {r.game_id: r for r in read_records(games_path)} if pages else {}
+    for gid, (name, _) in pages.items():
+        if gid not in records:
+            raise ValueError(f"game {gid} has a result but no line in {games_path}")
+        write_replay_html(records[gid], out_dir / name)
+    wanted = {name for name, _ in pages.values()}
+    for stale in out_dir.iterdir():
+        if GAME_PAGE_NAME.fullmatch(stale.name) and stale.name not in wanted:
+            stale.unlink()
+    unpaged = [r["game_id"] for r in results if r["end"] == "forfeit" and r["game_id"] not in pages]
+    return pages, sorted(unpaged)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], text_columns: int = 0) -> str:
+    """An HTML table of already formatted cells (escaped here); the last ``text_columns``
+    columns are left-aligned prose."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = []
+    for cells in rows:
+        k = len(cells)
+        body.append(
+            "<tr>"
+            + "".join(
+                f'<td class="text">{c}</td>' if i >= k - text_columns else f"<td>{c}</td>"
+                for i, c in enumerate(_escape_cells(cells))
+            )
+            + "</tr>"
+        )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+class _Markup(str):
+    """A cell that is already HTML (a link), kept as is by `_table`."""
+
+
+def _escape_cells(cells: Sequence[str]) -> list[str]:
+    return [c if isinstance(c, _Markup) else html.escape(str(c)) for c in cells]
+
+
+def _link(name: str, text: str) -> _Markup:
+    return _Markup(f'<a href="{html.escape(name, quote=True)}">{html.escape(text)}</a>')
+
+
+def _para(text: str, cls: str = "note") -> str:
+    return f'<p class="{cls}">{html.escape(text)}</p>'
+
+
+def _plots(out_dir: Path) -> str:
+    """The run's plots as embedded PNG images (a missing plot is left out)."""
+    from agents.stats.report import DEFAULT_PLOT_LINKS
+
+    figures = []
+    for caption, name in DEFAULT_PLOT_LINKS:
+        path = out_dir / name
+        if not path.exists():
+            continue
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        figures.append(
+            f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{html.escape(caption)} ({html.escape(name)})</figcaption></figure>"
+        )
+    return "".join(figures) or _para("No plots were written for this run.")
+
+
+def _games_section(
+    results: Mapping[int, Mapping[str, Any]],
+    pages: Mapping[int, tuple[str, str]],
+    unpaged: Sequence[int],
+) -> str:
+    rows = []
+    for gid, (name, why) in pages.items():
+        r = results[gid]
+        seats = ", ".join(f"{p}: {a}" for p, a in enumerate(r["seats"]))
+        prestige = ", ".join(str(v) for v in r["prestige"])
+        rows.append([_link(name, f"game {gid}"), seats, prestige, r["end"], why])
+    parts = [
+        _para(
+            "A replay page for the first game of each table of agents and for every forfeit: the "
+            "board at every decision, the legal actions and the action taken, and the prestige "
+            "of every seat over the game."
+        ),
+        _table(["Game", "Seats", "Final prestige", "End", "Why"], rows, text_columns=1),
+    ]
+    if unpaged:
+        shown = ", ".join(map(str, unpaged[:20])) + (", ..." if len(unpaged) > 20 else "")
+        parts.append(
+            _para(
+                f"{len(unpaged)} more forfeited game(s) have no page (at most {MAX_GAME_PAGES} "
+                f"pages a run): {shown}. Write one with: caylus replay {GAMES_FILE} --game ID "
+                "--html game-ID.html"
+            )
+        )
+    return "".join(parts)
+
+
+def write_html_report(
+    summary: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+    out_dir: Path,
+    pages: Mapping[int, tuple[str, str]],
+    unpaged: Sequence[int] = (),
+) -> Path:
+    """Write ``report.html`` (atomically) from a `agents.stats.build_summary` dict of
+    ``results``, the plots beside it and the sampled games' replay pages of
+    `write_game_pages`."""
+    # The tables are those of report.md, row for row: the same formatting code.
+    from agents.stats.report import (
+        _AGENT_HEADER,
+        _FORFEIT_HEADER,
+        _RATING_HEADER,
+        _SEAT_HEADER,
+        MARGIN_DEFINITION,
+        TIE_RULE,
+        _agent_rows,
+        _difference_table,
+        _forfeit_rows,
+        _h2h_table,
+        _rating_rows,
+        _seat_rows,
+        _separation_lines,
+    )
+    from caylus_env.fileio import atomic_write_text
+
+    run = summary.get("run", {})
+    ratings = summary["ratings"]
+    counts = ", ".join(f"{n}p: {g}" for n, g in summary["player_counts"].items())
+    heading = " vs ".join(run.get("agents", summary["agents"]))
+    intro = (
+        f"{summary['n_games']} games in {summary['n_blocks']} blocks ({counts}), seed "
+        f"{run.get('seed', '?')}, engine {run.get('engine', '?')}."
+    )
+    if ratings["n_boot"]:
+        level = round(100 * ratings["level"])
+        boot = f"{level}% intervals from {ratings['n_boot']} block-bootstrap resamples."
+    else:
+        boot = "No bootstrap was run, so there are no two-sided intervals."
+    body = [
+        '<h2 id="ratings">Ratings</h2>',
+        _para(
+            "Plackett–Luce fit over full finishing orders with one effect per (player count, "
+            f"seat); Elo = 400 / ln 10 × log-strength. Elo and its interval are relative to the "
+            f"reference {ratings['reference']} = 0; vs next is the difference to the agent "
+            f"ranked just below, with its own interval. {boot}"
+        ),
+        _para(ratings["intervals"]),
+        *(_para(line, "warning") for line in _separation_lines(summary)),
+        _table(_RATING_HEADER, _rating_rows(summary)),
+        "<h3>Rating differences</h3>",
+        _para(
+            "Elo of the row agent minus Elo of the column agent, with its 95% interval, or a "
+            "one-sided bound where the two are separated."
+        ),
+        _table(*_difference_table(summary)),
+        '<h2 id="agents">Agents</h2>',
+        _para(f"In rating order. {TIE_RULE} {MARGIN_DEFINITION}"),
+        _table(_AGENT_HEADER, _agent_rows(summary, summary["agents"])),
+    ]
+    if len(summary["agents_by_players"]) > 1:
+        for n, table in summary["agents_by_players"].items():
+            body += [
+                f"<h3>{html.escape(str(n))}-player games</h3>",
+                _table(_AGENT_HEADER, _agent_rows(summary, table)),
+            ]
+    body += [
+        '<h2 id="seats">Seats</h2>',
+        _para(
+            "Seat 0 moves first; win rate and mean rank per seat, whoever sat there. Seat "
+            "effects are in Elo and sum to zero for each player count."
+        ),
+        _table(_SEAT_HEADER, _seat_rows(summary)),
+        '<h2 id="head-to-head">Head-to-head</h2>',
+        _para(
+            "Share of the shared tables at which the row agent finished ahead of the column "
+            "agent (a tie counts half to each), in whole percent; pairings in brackets."
+        ),
+        _table(*_h2h_table(summary)),
+        '<h2 id="forfeits">Forfeits</h2>',
+    ]
+    forfeits = _forfeit_rows(summary)
+    if forfeits:
+        for row in forfeits:
+            gid = int(row[0])
+            if gid in pages:
+                row[0] = _link(pages[gid][0], row[0])
+        body.append(_table(_FORFEIT_HEADER, forfeits, text_columns=1))
+    else:
+        body.append(_para("No agent forfeited a game."))
+    body += [
+        '<h2 id="games">Games</h2>',
+        _games_section({r["game_id"]: r for r in results}, pages, unpaged),
+        '<h2 id="plots">Plots</h2>',
+        _plots(out_dir),
+    ]
+    template = Template(resources.files(__package__).joinpath(REPORT_TEMPLATE).read_text("utf-8"))
+    page = template.substitute(
+        heading=html.escape(heading), intro=html.escape(intro), body="\n".join(body)
+    )
+    path = out_dir / HTML_REPORT_FILE
+    atomic_write_text(path, page)
+    return path
+
+
 __all__ = [
     "DUEL_FILE",
+    "GAME_PAGE",
+    "HTML_REPORT_FILE",
+    "MAX_GAME_PAGES",
     "REPORT_FILE",
     "SUMMARY_FILE",
     "progress_bar",
+    "sample_games",
+    "write_game_pages",
+    "write_html_report",
     "write_reports",
 ]

@@ -207,8 +207,8 @@ def replay_html(record: GameRecord, agents: Sequence[str] | None = None) -> str:
     """
     data = page_data(record, agents)
     n = len(data["seats"])
-    first = data["frames"][0]
-    board = "".join(f'<g id="slot-{i}">{data["pieces"][p]}</g>' for i, p in enumerate(first))
+    # Empty slots: the script draws the step of the address (#step=N) as the page opens.
+    board = "".join(f'<g id="slot-{i}"></g>' for i in range(len(data["slots"])))
     chart = timeline.prestige_chart(data["prestige"], data["turn"], data["seats"])
     del data["prestige"]  # drawn into the chart; the script does not need it
     template = Template(resources.files(__package__).joinpath(TEMPLATE).read_text("utf-8"))
