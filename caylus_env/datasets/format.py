@@ -69,6 +69,7 @@ fast scans."""
 DEFAULT_SHARD_GAMES = 10_000
 
 _LE_STATE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
+_KIND_ARRAY = pa.array(KIND_NAMES, pa.string())
 
 GAMES_SCHEMA = pa.schema(
     [
@@ -191,7 +192,7 @@ def decisions_table(rows: Sequence[GameRows], policy_targets: bool) -> pa.Table:
         "seat": pa.array(seats),
         "num_players": pa.array(n),
         "kind_id": pa.array(kinds),
-        "kind": pa.array(np.asarray(KIND_NAMES, dtype=object)[kinds], pa.string()),
+        "kind": _KIND_ARRAY.take(pa.array(kinds.astype(np.int32))),
         "action": pa.array(np.concatenate([r.actions for r in rows]).astype(np.int16)),
         "num_legal": pa.array(np.concatenate([r.num_legal for r in rows]).astype(np.int16)),
         "legal": _fixed_binary(
