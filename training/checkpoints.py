@@ -242,3 +242,37 @@ def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any]) -> Any:
     version, internal, gauss = state["python_rng"]
     random.setstate((version, tuple(internal), gauss))
     return model
+
+
+def write_policy_checkpoint(directory: Path, tensors: dict[str, Any], meta: dict[str, Any]) -> Path:
+    """Write a checkpoint that holds a network only (``config.json`` and
+    ``model.safetensors``: what ``policy:PATH`` and ``--init`` read), atomically.
+
+    Raises:
+        ValueError: if ``directory`` exists.
+    """
+    from safetensors.torch import save_file
+
+    final = Path(directory)
+    if final.exists():
+        raise ValueError(f"{final} exists; choose a new output directory")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    save_file(tensors, str(tmp / WEIGHTS_FILE))
+    config = {
+        "format": CHECKPOINT_FORMAT,
+        "caylus_env_version": __version__,
+        "observation_version": OBSERVATION_VERSION,
+        "action_space_version": ACTION_SPACE_VERSION,
+        **meta,
+        "sha256": {WEIGHTS_FILE: _sha256(tmp / WEIGHTS_FILE)},
+    }
+    (tmp / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
+    for name in (WEIGHTS_FILE, CONFIG_FILE):
+        _fsync(tmp / name)
+    _fsync(tmp)
+    os.rename(tmp, final)
+    _fsync(final.parent)
+    return final
