@@ -40,6 +40,14 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^economy +win rate \d\.\d\d  mean rank \d\.\d\d$",
         r"^greedy +win rate \d\.\d\d  mean rank \d\.\d\d$",
     ),
+    "datasets.ipynb": (
+        # generated, read back by pyarrow and polars, batched, and plotted
+        r"^\d+ games, \d+ decisions, [\d.]+ bytes a decision$",
+        r"^pyarrow: \d+ decision rows, \d+ games$",
+        r"^polars: \d+ decision kinds$",
+        r"^batch: obs \(256, \d+\) float32, mask \(256, 167\) bool$",
+        r"^win rate by seat: 0: [\d.]+, 1: [\d.]+, 2: [\d.]+$",
+    ),
 }
 """Lines each notebook must print (regexes, one per line of output); a new notebook declares its own."""
 
