@@ -3,6 +3,7 @@ self-contained HTML replay page (``--html``, drawn by ``caylus_env.viewer``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -65,8 +66,13 @@ def _read_records(path: Path) -> list[Any]:
 def _ids_held(records: list[Any]) -> str:
     """The game ids a file holds, as a range when they are consecutive: ``it holds 12 games,
     ids 0 to 11``; otherwise the sorted ids, the middle elided past a dozen."""
-    ids = sorted({r.match.game_id for r in records if r.match is not None})
-    count = f"it holds {len(records)} game{'s' if len(records) != 1 else ''}"
+    return _describe_ids([r.match.game_id for r in records if r.match is not None], len(records))
+
+
+def _describe_ids(game_ids: list[int], games: int) -> str:
+    """`_ids_held` of ``games`` games of which those of ``game_ids`` have an id."""
+    ids = sorted(set(game_ids))
+    count = f"it holds {games} game{'s' if games != 1 else ''}"
     if not ids:
         return f"{count}, none with a game_id (leave out --game-id to replay the first)"
     if ids == list(range(ids[0], ids[-1] + 1)):
@@ -78,13 +84,89 @@ def _ids_held(records: list[Any]) -> str:
     return f"{count}, {shown}"
 
 
+def _dataset_record(root: Path, game_id: int | None) -> Any:
+    """The record of one game of a self-play dataset (``caylus dataset generate``), rebuilt
+    from its ``games`` row (seed, options, seats, agent seeds, result) and the ``action``
+    column of its ``decisions`` rows in ply order; `replay` then checks it like any record.
+    Fails (exit 2) for a directory that is not a dataset or a game id it does not hold, (exit
+    1) for a game whose rows do not form a record."""
+    import pyarrow.compute as pc
+
+    from caylus_env.datasets import DatasetError, open_dataset, read_manifest
+    from caylus_env.engine import Game, GameConfig, action_to_string
+    from caylus_env.engine.record import FinalResult, GameRecord, MatchInfo, Setup
+
+    try:
+        manifest = read_manifest(root)
+        games = open_dataset(root, "games")
+        ids = games.to_table(columns=["game_id"]).column("game_id").to_pylist()
+    except (DatasetError, OSError) as err:
+        _fail(f"{root} is not a dataset (a directory written by caylus dataset generate): {err}")
+    if not ids:
+        _fail(f"{root} holds no game")
+    chosen = min(ids) if game_id is None else game_id
+    if chosen not in set(ids):
+        _fail(
+            f"invalid value for --game-id: no game {chosen} in {root}; "
+            f"{_describe_ids(ids, len(ids))}"
+        )
+    (row,) = games.to_table(filter=pc.field("game_id") == chosen).to_pylist()
+    plies = open_dataset(root).to_table(
+        filter=pc.field("game_id") == chosen, columns=["ply", "action"]
+    )
+    plies = plies.sort_by("ply")
+    actions = tuple(int(a) for a in plies.column("action").to_pylist())
+    try:
+        options = {**json.loads(row["options"]), "num_players": row["num_players"]}
+        config = GameConfig.from_dict(options)
+        return GameRecord(
+            engine=manifest["engine"],
+            options=config.to_dict(),
+            seed=row["seed"],
+            setup=Setup.from_dict(Game(config, row["seed"]).setup()),
+            actions=actions,
+            action_names=tuple(action_to_string(a) for a in actions),
+            final=FinalResult(row["prestige"], row["ranks"], row["end"]),
+            match=MatchInfo(
+                row["game_id"],
+                row["block"],
+                row["agents"],
+                row["agent_seeds"],
+                [reason or None for reason in row["forfeits"]],
+            ),
+        )
+    except (TypeError, ValueError, KeyError) as err:
+        _fail(f"{root}: game {chosen} does not form a game record: {err}", code=1)
+
+
+def _pick_record(file: Path, game_id: int | None) -> Any:
+    """The record ``--game-id`` names (default: the first) in a record file or a dataset."""
+    if file.is_dir():
+        return _dataset_record(file, game_id)
+    records = _read_records(file)
+    if game_id is None:
+        return records[0]
+    matches = [r for r in records if r.match is not None and r.match.game_id == game_id]
+    if not matches:
+        _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
+    return matches[0]
+
+
 @app.command()
 def replay(
-    file: Annotated[Path, typer.Argument(help="A record (.json) or a games.jsonl file.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A record (.json), a games.jsonl file, or a dataset directory (caylus dataset "
+            "generate)."
+        ),
+    ],
     game_id: Annotated[
         int | None,
         typer.Option(
-            "--game-id", "--game", help="Which game of a games.jsonl (default: the first)."
+            "--game-id",
+            "--game",
+            help="Which game of a games.jsonl or a dataset (default: the first).",
         ),
     ] = None,
     show: Annotated[
@@ -108,14 +190,7 @@ def replay(
     from caylus_env.engine import replay as replay_record
 
     check_html_out(html)
-    records = _read_records(file)
-    if game_id is None:
-        record = records[0]
-    else:
-        matches = [r for r in records if r.match is not None and r.match.game_id == game_id]
-        if not matches:
-            _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
-        record = matches[0]
+    record = _pick_record(file, game_id)
     with compile_notice("engine"):
         try:  # checks every action, and the recorded prestige, ranks and end
             game = replay_record(record)

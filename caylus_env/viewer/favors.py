@@ -36,7 +36,7 @@ CELL_H = 40
 TABLE_H = TITLE_H + HEAD_H + len(FAVOR_ROW_NAMES) * CELL_H + 8
 MARKER_R = 5
 MARKER_STEP = 9
-CELL_FONT = 9
+CELL_FONT = 8
 
 #: What each cell gives (rules 5.1), in the rules' words, by row and column 1-5.
 CELL_TEXT = {

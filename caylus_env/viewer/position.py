@@ -104,8 +104,9 @@ def position_svg(d: dict[str, Any], agents: tuple[str, ...] | None = None) -> st
         True
     """
     names = seat_names(d["options"]["num_players"], agents)
-    body = "".join(
+    # One slot a line, so that a change in the drawing shows as a readable diff.
+    body = "\n".join(
         svg.group(piece, data_slot=slot)
         for slot, piece in zip(slot_names(len(names)), draw_slots(d, names), strict=True)
     )
-    return svg.document(WIDTH, HEIGHT, body)
+    return svg.document(WIDTH, HEIGHT, f"\n{body}\n") + "\n"
