@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from caylus_env.engine.board import FIXED_BUILDINGS, NUM_NEUTRAL, ROAD_LEN, SECTION_TRIGGER
+from caylus_env.engine.board import SECTION_TRIGGER
 from caylus_env.engine.constants import SECTION_NAMES, SPECIAL_NAMES
 from caylus_env.viewer import svg
 from caylus_env.viewer.theme import (
@@ -209,8 +209,6 @@ def _space(
         label = svg.wrap(BUILDING_LABELS[building], LABEL_CHARS)
         for i, chunk in enumerate(label[:2]):
             parts.append(svg.text(x + 10, y + 34 + i * 15, chunk, size=FONT_TEXT))
-    elif space <= NUM_NEUTRAL or space in FIXED_BUILDINGS:
-        raise ValueError(f"road space {space} must hold a building, got none")
     if worker is not None:
         parts.append(svg.seat_disc(x + SPACE_W // 2, y + SPACE_H - 18, worker, SPOT_R))
     if lawyer is not None:
@@ -237,8 +235,6 @@ def _space(
 def road(d: dict[str, Any]) -> dict[str, str]:
     """The 28 road spaces: building (named, tile colour of its kind), owner (a band and a house
     in the owner's colour), worker, and a lawyer's waiting transformation into a residence."""
-    if len(d["road"]) != ROAD_LEN:
-        raise ValueError(f"the road has {len(d['road'])} spaces; allowed: {ROAD_LEN}")
     return {
         f"road:{r['space']}": _space(
             r["space"], r["building"], r["owner"], r["worker"], r["lawyer_pending"]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from caylus_env.engine.board import ROAD_LEN
 from caylus_env.engine.constants import FAVOR_ROW_NAMES, SECTION_NAMES, SPECIAL_NAMES
+from caylus_env.engine.validate import check_state_dict
 from caylus_env.viewer import board, castle, favors, players, svg
 from caylus_env.viewer.theme import PAPER
 
@@ -41,7 +43,7 @@ def slot_names(num_players: int) -> tuple[str, ...]:
     names = ["background", "header"]
     names += [f"castle:{s}" for s in SECTION_NAMES] + ["castle:workers"]
     names += [f"special:{s}" for s in SPECIAL_NAMES] + ["turn_order", "bridge"]
-    names += [f"road:{k}" for k in range(1, board.ROAD_LEN + 1)] + ["provost", "bailiff"]
+    names += [f"road:{k}" for k in range(1, ROAD_LEN + 1)] + ["provost", "bailiff"]
     names += ["favors:closed"] + [f"favors:{row}" for row in FAVOR_ROW_NAMES]
     for seat in range(num_players):
         names += [f"player:{seat}:{f}" for f in players.FIELDS] + [f"player:{seat}:status"]
@@ -102,7 +104,14 @@ def position_svg(d: dict[str, Any], agents: tuple[str, ...] | None = None) -> st
         >>> picture = position_svg(Game(GameConfig(num_players=2), seed=1).state_dict())
         >>> picture.startswith("<svg") and 'data-field="prestige"' in picture
         True
+
+    Raises:
+        InvalidStateError: (a ``ValueError``) naming the first field of ``d`` that is wrong
+            and what is allowed (the engine's validation of state dicts, keys, types and
+            domains), before anything is drawn.
+        ValueError: if ``agents`` does not name one agent per seat.
     """
+    check_state_dict(d)
     names = seat_names(d["options"]["num_players"], agents)
     # One slot a line, so that a change in the drawing shows as a readable diff.
     body = "\n".join(

@@ -55,7 +55,7 @@ def prestige_chart(
     ``names`` the seats' agent names (the legend).
 
     Raises:
-        ValueError: for no steps, or rows and names of different lengths.
+        ValueError: for no steps, rows and names of different lengths, or prestige below 0.
     """
     steps = len(prestige)
     if steps == 0 or len(turns) != steps:
@@ -64,15 +64,15 @@ def prestige_chart(
     if any(len(row) != seats for row in prestige):
         raise ValueError(f"every prestige row must have {seats} entries, one per seat")
     top = _nice_top(max(max(row) for row in prestige))
-    # Prestige can be negative (section penalties, rules 4.7): the floor follows it down.
-    lowest = min(min(row) for row in prestige)
-    bottom = 0 if lowest >= 0 else -_nice_top(-lowest)
+    # Prestige never goes below 0 (rules 8.20): the axis starts there.
+    if min(min(row) for row in prestige) < 0:
+        raise ValueError("prestige below 0; allowed: prestige >= 0 (rules 8.20)")
 
     def y_of(v: int) -> int:
-        return PLOT_Y + PLOT_H - (PLOT_H * (v - bottom)) // (top - bottom)
+        return PLOT_Y + PLOT_H - (PLOT_H * v) // top
 
     parts = [svg.rect(0, 0, CHART_W, CHART_H, PAPER)]
-    for v in range(bottom, top + 1, GRID_STEP):
+    for v in range(0, top + 1, GRID_STEP):
         parts.append(svg.line(PLOT_X, y_of(v), PLOT_X + PLOT_W, y_of(v), RULE, stroke_width=1))
         parts.append(
             svg.text(PLOT_X - 6, y_of(v) + 4, v, size=FONT_SMALL, fill=MUTED, anchor="end")

@@ -58,3 +58,15 @@ def test_the_golden_position_is_a_real_position(position, svg):
     assert owned and all(
         f'data-space="{r["space"]}" data-building="{r["building"]}"' in text for r in owned
     )
+
+
+def test_a_bad_position_is_refused_naming_the_field():
+    from caylus_env.engine.validate import InvalidStateError
+    from caylus_env.viewer import position_svg
+
+    stored = json.loads(CASES[0][0].read_text(encoding="utf-8"))["position"]
+    broken = {**stored, "provost": 40}
+    with pytest.raises(InvalidStateError, match="provost"):
+        position_svg(broken)
+    with pytest.raises(ValueError, match="one name per seat, 4"):
+        position_svg(stored, ("castle", "town"))
