@@ -112,6 +112,27 @@ def _seat_names(record: GameRecord, agents: Sequence[str] | None) -> tuple[str, 
     return position.seat_names(record.num_players, None if agents is None else tuple(agents))
 
 
+def _changes(previous: list[int], ids: list[int]) -> list[int]:
+    """``[slot, piece, slot, piece, ...]`` of the slots whose drawing differs from the step
+    before (what the page stores for every step after the first)."""
+    return [x for i, (a, b) in enumerate(zip(previous, ids, strict=True)) if a != b for x in (i, b)]
+
+
+def _step_text(
+    game: Game, d: dict[str, Any], record: GameRecord, names: Sequence[str], last: bool
+) -> tuple[str, str]:
+    """The decision panel's two lines at one step: the decision asked and what it is about;
+    at the end, how the game ended and the results (with the unanswered decision of a
+    forfeit)."""
+    if not (game.is_terminal() or last):
+        return _decision_text(d, names)
+    title, context = _end_text(record, names)
+    if not game.is_terminal():
+        asked, about = _decision_text(d, names)
+        context = f"{context} · {asked}: {about}"
+    return title, context
+
+
 def page_data(record: GameRecord, agents: Sequence[str] | None = None) -> dict[str, Any]:
     """What the page's script reads: the slot drawings, the steps and their decisions.
 
@@ -140,26 +161,10 @@ def page_data(record: GameRecord, agents: Sequence[str] | None = None) -> dict[s
     for step in range(len(actions) + 1):
         d = game.state_dict()
         ids = [pieces.id(p) for p in position.draw_slots(d, names, static)]
-        if previous is None:
-            frames.append(ids)
-        else:
-            frames.append(
-                [
-                    x
-                    for i, (a, b) in enumerate(zip(previous, ids, strict=True))
-                    if a != b
-                    for x in (i, b)
-                ]
-            )
+        frames.append(ids if previous is None else _changes(previous, ids))
         previous = ids
         last = step == len(actions)
-        if game.is_terminal() or last:
-            title, context = _end_text(record, names)
-            if not game.is_terminal():
-                asked, about = _decision_text(d, names)
-                context = f"{context} · {asked}: {about}"
-        else:
-            title, context = _decision_text(d, names)
+        title, context = _step_text(game, d, record, names, last)
         columns["turn"].append(d["turn"])
         columns["phase"].append(PHASE_NAMES.index(d["phase"]))
         columns["decision"].append(texts.id(title))
@@ -186,7 +191,6 @@ def page_data(record: GameRecord, agents: Sequence[str] | None = None) -> dict[s
         "texts": texts.values,
         "sets": sets.values,
         "names": [action_to_string(a) for a in range(NUM_ACTIONS)],
-        "phases": [p.replace("_", " ") for p in PHASE_NAMES],
         "jumps": jumps,
         "prestige": prestige,
     }
