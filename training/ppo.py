@@ -101,7 +101,7 @@ class PPOConfig:
     eval_games: int = 200
     eval_opponents: str = "random,economy"
     gate_games: int = 200
-    threads: int = 2
+    threads: int = 1
     init: str | None = None
     arch: dict[str, Any] = field(default_factory=lambda: Arch().to_json())
     resume: bool = False
@@ -496,8 +496,13 @@ def train(cfg: PPOConfig) -> Path:
     from training.learner import PoolGames
     from training.vecenv import PoolVecEnv
 
+    from threadpoolctl import threadpool_limits
+
     torch.set_num_threads(cfg.threads)
     torch.use_deterministic_algorithms(True)
+    # The checkpoints in the opponent pool run in NumPy: BLAS threads beyond torch's would
+    # fight it for the same cores (8x slower matmuls measured on 2 busy cores).
+    threadpool_limits(cfg.threads, user_api="blas")
 
     # 1. the games
     league = League.load(out)
