@@ -490,13 +490,12 @@ def train(cfg: PPOConfig) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
+    from threadpoolctl import threadpool_limits
 
     from training.checkpoints import complete_checkpoints, load_for_resume, remove_partial
     from training.league import League
     from training.learner import PoolGames
     from training.vecenv import PoolVecEnv
-
-    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(cfg.threads)
     torch.use_deterministic_algorithms(True)
