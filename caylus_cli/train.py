@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -145,3 +146,20 @@ def bc(
         _fail(str(err))
     typer.echo(f"checkpoint: {last}")
     typer.echo(f"continue with PPO: caylus train ppo --init {last} --out RUN")
+
+
+@train_app.command("export")
+def export(
+    checkpoint: Annotated[str, typer.Argument(help="A checkpoint directory of a run.")],
+    out: Annotated[str, typer.Argument(help="The new policy-only checkpoint directory.")],
+) -> None:
+    """Copy a checkpoint's network (config.json + model.safetensors) to publish or ship it."""
+    _need_training()
+    from agents.policy import CheckpointError
+    from training.checkpoints import export_policy
+
+    try:
+        path = export_policy(Path(checkpoint), Path(out))
+    except (CheckpointError, ValueError) as err:
+        _fail(str(err))
+    typer.echo(f"exported: {path} (use it as policy:{path})")

@@ -48,6 +48,15 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^batch: obs \(256, \d+\) float32, mask \(256, 167\) bool$",
         r"^win rate by seat: 0: [\d.]+, 1: [\d.]+, 2: [\d.]+$",
     ),
+    "train_ppo.ipynb": (
+        # the tiny run's files, its learning curve, the checkpoint as an agent, a tournament
+        r"^last checkpoint: step-000000008192$",
+        r"^step +\d+  vs random +score [\d.]+  \[[\d.]+, [\d.]+\]$",
+        r"^step +\d+  vs economy +score [\d.]+  \[[\d.]+, [\d.]+\]$",
+        r"^Best: step-\d+$",
+        r"^final prestige \[[\d ]+\] returns \[[-\d., ]+\]$",
+        r"^ppo-2p +win rate \d\.\d\d  mean rank \d\.\d\d$",
+    ),
 }
 """Lines each notebook must print (regexes, one per line of output); a new notebook declares its own."""
 

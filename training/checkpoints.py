@@ -276,3 +276,40 @@ def write_policy_checkpoint(directory: Path, tensors: dict[str, Any], meta: dict
     os.rename(tmp, final)
     _fsync(final.parent)
     return final
+
+
+def export_policy(ckpt: Path, out: Path) -> Path:
+    """Copy a training checkpoint's network into a new policy-only checkpoint (``config.json``
+    and ``model.safetensors``, a few MB): what to publish or ship. The training fields of
+    ``config.json`` (command, step, seed, parent) are kept; ``exported_from`` names the
+    source.
+
+    Raises:
+        CheckpointError: if the source's weights do not load (see ``agents.policy``).
+        ValueError: if ``out`` exists.
+    """
+    from safetensors.numpy import load_file
+
+    from agents.policy import PolicyNet
+
+    PolicyNet(ckpt)  # versions, checksum, names and shapes
+    config = json.loads((Path(ckpt) / CONFIG_FILE).read_text())
+    tensors = load_file(str(Path(ckpt) / WEIGHTS_FILE))
+    meta = {
+        k: v
+        for k, v in config.items()
+        if k
+        not in (
+            "format",
+            "caylus_env_version",
+            "observation_version",
+            "action_space_version",
+            "sha256",
+        )
+    }
+    meta["exported_from"] = Path(ckpt).name
+    import torch
+
+    return write_policy_checkpoint(
+        Path(out), {k: torch.from_numpy(v.copy()) for k, v in tensors.items()}, meta
+    )
