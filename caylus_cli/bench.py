@@ -26,8 +26,21 @@ def bench(
     num_envs: Annotated[
         int | None, typer.Option(help="Games in the batched environment (with --vector).")
     ] = None,
+    training: Annotated[
+        bool,
+        typer.Option(
+            "--training",
+            help="Time policy inference and MaskablePPO training instead (training.benchmark; "
+            "needs the [train] extra).",
+        ),
+    ] = False,
 ) -> None:
     """Measure the engine's speed (delegates to caylus_env.benchmark)."""
+    if training:
+        if vector or num_envs is not None or players is not None:
+            _fail("--training measures the trainer alone: drop --vector, --num-envs, --players")
+        _bench_training(repeats, quick)
+        return
     kwargs: dict[str, Any] = {"quick": quick}
     if num_envs is not None and not vector:
         _fail("--num-envs needs --vector: it sets the games of the batched environment")
@@ -60,3 +73,15 @@ def bench(
         _fail(f"the benchmark module is not available: {err}", code=1)
     with compile_notice("engine", "env", *(["vector"] if vector else [])):
         benchmark.main(**kwargs)
+
+
+def _bench_training(repeats: int | None, quick: bool) -> None:
+    if repeats is not None and repeats < 1:
+        _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
+    try:
+        from training import benchmark as train_bench
+    except ImportError as err:
+        _fail(f"--training needs the [train] extra ({err})", code=1)
+    with compile_notice("engine", "vector"):
+        figures = train_bench.run(repeats=repeats or 3, quick=quick)
+    typer.echo(train_bench.table(figures))
