@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -409,3 +410,53 @@ def test_bc_from_a_dataset_then_ppo_init(tmp_path):
     train(config_from_args(out=str(run), steps=512, seed=1, init=str(ckpt), **TINY))
     first = json.loads((run / "checkpoints" / "step-000000000512" / "config.json").read_text())
     assert first["parent"] == str(ckpt)
+
+
+def test_export_copies_the_network_only_and_it_plays_the_same(tiny_run, tmp_path):
+    from training.checkpoints import export_policy
+
+    src = tiny_run / "checkpoints" / "step-000000002048"
+    out = export_policy(src, tmp_path / "published")
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors"]
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["exported_from"] == src.name and cfg["step"] == 2048
+    obs = np.random.default_rng(1).random((5, OBS_SIZE)).astype(np.float32)
+    np.testing.assert_array_equal(PolicyNet(out).logits(obs), PolicyNet(src).logits(obs))
+    with pytest.raises(ValueError, match="exists"):
+        export_policy(src, out)
+
+
+def test_train_bc_refuses_a_directory_that_is_not_a_dataset(tmp_path):
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "caylus_cli",
+            "train",
+            "bc",
+            "--dataset",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "bc"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "manifest" in (r.stdout + r.stderr)
+    assert not (tmp_path / "bc").exists()
+
+
+def test_bench_training_prints_inference_and_throughput_against_the_naive_wrapper():
+    r = subprocess.run(
+        [sys.executable, "-m", "caylus_cli", "bench", "--training", "--quick", "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    for line in ("policy:PATH, one decision", "MaskablePPO on PoolVecEnv", "raw_env single-seat"):
+        assert line in r.stdout
+    assert re.search(r"\| ratio \| [\d.]+x \|", r.stdout)
