@@ -1,0 +1,163 @@
+"""The pending-decision stack: one declared schema for every entry, and its kernels.
+
+The state holds a small stack (``layout.STACK``) of entries ``(kind, player, arg)``;
+its top is the question being asked. A role's driver pushes the next question when the
+stack is empty; answering one may push another (a hospice colonist after a settled
+tile, a university colonist after a build). ``SCHEMA`` says, once, what ``arg`` means
+for each kind (its name, codec and inclusive domain); ``state_dict`` and the
+invariants read it from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.constants import (
+    NUM_DECISION_KINDS,
+    NUM_GOODS,
+    NUM_TILES,
+    DecisionKind,
+)
+from caylus_env.puerto_rico.engine.layout import STACK, STACK_DEPTH, STACK_ENTRY, STACK_SIZE
+
+E_KIND = 0
+E_PLAYER = 1
+E_ARG = 2
+assert STACK_ENTRY == 3
+
+CODEC_NONE = "none"  # the entry has no argument (stored as 0)
+CODEC_INT = "int"  # a count
+CODEC_TILE = "tile"  # a Tile, spelled by its name
+CODEC_BUILDING = "building"  # a BuildingId, spelled by its name
+CODEC_GOODS = "goods"  # a bit set of goods, spelled as a list of names
+
+
+@dataclass(frozen=True)
+class Arg:
+    """The argument of a stack entry: its name, codec and inclusive domain ``[low, high]``."""
+
+    name: str
+    codec: str
+    low: int
+    high: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class EntryKind:
+    """One kind of pending decision and the meaning of its argument."""
+
+    kind: int
+    name: str
+    arg: Arg
+    doc: str
+
+
+_NONE = Arg("", CODEC_NONE, 0, 0, "no argument")
+
+#: Every decision kind, in id order.
+SCHEMA: tuple[EntryKind, ...] = (
+    EntryKind(DecisionKind.ROLE, "role", _NONE, "pick a role card (rules 3.1)"),
+    EntryKind(DecisionKind.HACIENDA, "hacienda", _NONE, "draw a face-down plantation (2.4)"),
+    EntryKind(DecisionKind.SETTLE, "settle", _NONE, "take a face-up tile or quarry (4.1)"),
+    EntryKind(
+        DecisionKind.HOSPICE,
+        "hospice",
+        Arg("tile", CODEC_TILE, 0, NUM_TILES - 1, "the tile just placed"),
+        "a colonist on the new tile (2.4)",
+    ),
+    EntryKind(DecisionKind.MAYOR_PRIVILEGE, "mayor_privilege", _NONE, "the extra colonist (4.2)"),
+    EntryKind(DecisionKind.PLACE_COLONIST, "place_colonist", _NONE, "place one colonist (4.2)"),
+    EntryKind(DecisionKind.BUILD, "build", _NONE, "build one building or none (4.3)"),
+    EntryKind(
+        DecisionKind.UNIVERSITY,
+        "university",
+        Arg("building", CODEC_BUILDING, 0, NUM_BUILDINGS - 1, "the building just built"),
+        "a colonist on the new building (2.4)",
+    ),
+    EntryKind(
+        DecisionKind.CRAFT_PRIVILEGE,
+        "craft_privilege",
+        Arg("produced", CODEC_GOODS, 1, (1 << NUM_GOODS) - 1, "goods produced this phase"),
+        "the craftsman's extra barrel (4.4)",
+    ),
+    EntryKind(DecisionKind.SELL, "sell", _NONE, "sell one barrel or none (4.5)"),
+    EntryKind(DecisionKind.LOAD, "load", _NONE, "a loading turn (4.6)"),
+    EntryKind(
+        DecisionKind.STORE_KIND,
+        "store_kind",
+        Arg("warehouse_kinds", CODEC_INT, 1, 3, "whole kinds the warehouses may still keep"),
+        "a warehouse keeps a whole kind (4.7)",
+    ),
+    EntryKind(DecisionKind.STORE_BARREL, "store_barrel", _NONE, "the windrose barrel (4.7)"),
+)
+assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
+ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
+
+
+@njit(cache=True)
+def push(s, kind, player, arg):
+    """Push a decision; a full stack is an engine error (no rule nests that deep)."""
+    n = np.int64(s[STACK_SIZE])
+    if n >= STACK_DEPTH:
+        raise RuntimeError("puerto rico engine: pending-decision stack overflow")
+    o = STACK + n * STACK_ENTRY
+    s[o + E_KIND] = kind
+    s[o + E_PLAYER] = player
+    s[o + E_ARG] = arg
+    s[STACK_SIZE] = n + 1
+
+
+@njit(cache=True)
+def pop(s):
+    """Remove the top entry and clear it, so equal games have equal arrays."""
+    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
+    for i in range(STACK_ENTRY):
+        s[o + i] = 0
+    s[STACK_SIZE] -= 1
+
+
+@njit(cache=True)
+def read_top(s):
+    """``(kind, player, arg)`` of the top entry (the stack must not be empty)."""
+    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
+    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
+
+
+@njit(cache=True)
+def depth(s):
+    return np.int64(s[STACK_SIZE])
+
+
+@njit(cache=True)
+def entry(s, i):
+    """``(kind, player, arg)`` of entry ``i`` (0 = bottom)."""
+    o = STACK + i * STACK_ENTRY
+    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
+
+
+@njit(cache=True)
+def decision_kind(s):
+    """The pending DecisionKind, or -1 when nothing is asked."""
+    if s[STACK_SIZE] == 0:
+        return -1
+    return read_top(s)[0]
+
+
+@njit(cache=True)
+def decision_player(s):
+    """The seat asked, or -1 when nothing is asked."""
+    if s[STACK_SIZE] == 0:
+        return -1
+    return read_top(s)[1]
+
+
+@njit(cache=True)
+def decision_arg(s):
+    if s[STACK_SIZE] == 0:
+        return -1
+    return read_top(s)[2]

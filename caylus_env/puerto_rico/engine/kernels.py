@@ -1,0 +1,101 @@
+"""The public kernel surface of the Puerto Rico engine: everything code built on it may call.
+
+Bots, search, batched environments and datasets use these compiled functions on the flat
+state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
+``@njit(cache=True)``.
+
+Game flow:
+- ``new_state(num_players, max_decisions, seed)``: a set-up game at its first decision;
+- ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
+- ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
+- ``apply(s, action)``: **no legality check**; call ``advance`` after it;
+- ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
+- ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)``, ``scores(s, out)``,
+  ``returns(s, ret)`` (rank returns);
+- ``random_playout``, ``play_random_games``: compiled playouts.
+
+State accessors: ``num_players``, ``phase``, ``money``, ``vp_chips``, ``goods``,
+``total_goods``, ``building_workers``, ``owns``, ``occupied``, ``island_tiles``,
+``city_spaces_used``, ``empty_circles``, ``final_score``, ``tie_break``; the pending
+decision: ``decision_kind``, ``decision_player``, ``decision_arg``; checks:
+``check_invariants``, ``accepted_actions``.
+"""
+
+from __future__ import annotations
+
+from caylus_env.puerto_rico.engine.decisions import (
+    decision_arg,
+    decision_kind,
+    decision_player,
+    depth,
+)
+from caylus_env.puerto_rico.engine.dispatch import (
+    ILLEGAL,
+    advance,
+    apply,
+    current_player,
+    is_terminal,
+    is_truncated,
+    legal_actions,
+    new_state,
+    play_random_games,
+    random_playout,
+    returns,
+    scores,
+    step,
+)
+from caylus_env.puerto_rico.engine.invariants import accepted_actions, check_invariants
+from caylus_env.puerto_rico.engine.setup import init_game
+from caylus_env.puerto_rico.engine.state import (
+    building_workers,
+    city_spaces_used,
+    empty_circles,
+    final_score,
+    goods,
+    island_tiles,
+    money,
+    num_players,
+    occupied,
+    owns,
+    phase,
+    tie_break,
+    total_goods,
+    vp_chips,
+)
+
+__all__ = [
+    "ILLEGAL",
+    "accepted_actions",
+    "advance",
+    "apply",
+    "building_workers",
+    "check_invariants",
+    "city_spaces_used",
+    "current_player",
+    "decision_arg",
+    "decision_kind",
+    "decision_player",
+    "depth",
+    "empty_circles",
+    "final_score",
+    "goods",
+    "init_game",
+    "is_terminal",
+    "is_truncated",
+    "island_tiles",
+    "legal_actions",
+    "money",
+    "new_state",
+    "num_players",
+    "occupied",
+    "owns",
+    "phase",
+    "play_random_games",
+    "random_playout",
+    "returns",
+    "scores",
+    "step",
+    "tie_break",
+    "total_goods",
+    "vp_chips",
+]

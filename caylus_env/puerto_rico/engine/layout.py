@@ -1,0 +1,126 @@
+"""The layout of the flat Puerto Rico state: every named offset, in one place.
+
+A game is one 1-D ``numpy.int16`` array of ``STATE_SIZE`` entries (see ``STATE_BYTES``),
+so a copy is a clone and a batch of games is a 2-D array. Each field is
+``(name, size, meaning)``; the module constant of the same name in upper case is its
+offset. ``FIELDS`` is the table ``state_dict`` is built from.
+
+Conventions:
+- a player is a seat index 0..num_players-1, ``-1`` is nobody; seat 0 is the first governor;
+- per-player fields live at ``PLAYERS + player * PLAYER_STRIDE + P_<FIELD>``;
+- ``building`` entries of a player are ``-1`` when he does not own that kind, else the
+  colonists on it (rules 2.1: one building per kind);
+- the plantation stack holds tile kinds in draw order, the next draw at index
+  ``plantation_stack_size - 1``; it is the only hidden information (rules 6.8);
+- ``vp_supply`` goes below 0 once the chips run out: the rest is owed on paper (rules 6.7);
+- the pending-decision stack holds ``STACK_DEPTH`` entries ``(kind, player, arg)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.constants import (
+    MAX_PLAYERS,
+    MAX_SHIPS,
+    NUM_GOODS,
+    NUM_PLANTATION_KINDS,
+    NUM_ROLES,
+    NUM_TILES,
+    PLANTATION_STACK_SIZE,
+)
+
+STATE_DTYPE = np.int16
+STACK_DEPTH = 4
+STACK_ENTRY = 3
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named slice of the state array."""
+
+    name: str
+    offset: int
+    size: int
+    doc: str
+
+
+_FIELDS: list[Field] = []
+
+
+def _field(name: str, size: int, doc: str) -> int:
+    offset = _FIELDS[-1].offset + _FIELDS[-1].size if _FIELDS else 0
+    _FIELDS.append(Field(name, offset, size, doc))
+    return offset
+
+
+# -- options (fixed at setup) ----------------------------------------------------------------
+NUM_PLAYERS = _field("num_players", 1, "player count, 2-5")
+MAX_DECISIONS = _field("max_decisions", 1, "truncation cap in decisions (rules 6.9)")
+# -- clock -------------------------------------------------------------------------------------
+DECISIONS = _field("decisions", 1, "decisions taken so far (automatic ones excluded)")
+ROUND = _field("round", 1, "round number, from 1")
+PHASE = _field("phase", 1, "current Phase")
+STEP = _field("step", 1, "turns taken in the phase (turn order from the role's picker)")
+IDLE = _field("idle", 1, "captain: consecutive turns without a loading (rules 4.6)")
+GOVERNOR = _field("governor", 1, "seat holding the governor card")
+PICKS = _field("picks", 1, "roles picked this round")
+PICKER = _field("picker", 1, "seat who picked the role being carried out, -1 none")
+END_TRIGGERED = _field("end_triggered", 1, "1 once an end condition happened (rules 5.1)")
+RNG = _field("rng", 2, "plantation reshuffle generator: high 15 bits, low 16 bits - 32768")
+# -- the bank and the general supply ------------------------------------------------------------
+ROLE_STATE = _field("role_state", NUM_ROLES, "-1 not in the game, 0 available, 1 picked")
+ROLE_MONEY = _field("role_money", NUM_ROLES, "doubloons lying on each role card")
+BANK_PAID = _field("bank_paid", 1, "doubloons the bank paid out minus those paid back")
+COLONIST_SUPPLY = _field("colonist_supply", 1, "colonists in the supply")
+COLONIST_SHIP = _field("colonist_ship", 1, "colonists on the colonist ship")
+VP_SUPPLY = _field("vp_supply", 1, "VP chips left; below 0: VP owed on paper")
+GOODS_SUPPLY = _field("goods_supply", NUM_GOODS, "barrels in the supply per good")
+QUARRY_SUPPLY = _field("quarry_supply", 1, "quarries left")
+BUILDING_SUPPLY = _field("building_supply", NUM_BUILDINGS, "tiles left per BuildingId")
+FACE_UP = _field("face_up", NUM_PLANTATION_KINDS, "face-up plantations per kind")
+DISCARDS = _field("discards", NUM_PLANTATION_KINDS, "discarded plantations per kind")
+PLANTATION_STACK_SIZE_F = _field("plantation_stack_size", 1, "face-down plantations left")
+PLANTATION_STACK = _field(
+    "plantation_stack", PLANTATION_STACK_SIZE, "face-down tile kinds, next draw last, 0 padded"
+)
+SHIP_CAPACITY = _field("ship_capacity", MAX_SHIPS, "cargo ship sizes, smallest first, 0 = none")
+SHIP_GOOD = _field("ship_good", MAX_SHIPS, "good each cargo ship carries, -1 empty")
+SHIP_LOAD = _field("ship_load", MAX_SHIPS, "barrels on each cargo ship")
+TRADING_HOUSE = _field("trading_house", NUM_GOODS, "barrels in the trading house per good")
+# -- players -------------------------------------------------------------------------------------
+P_MONEY = 0
+P_VP = 1  # VP chips taken, paper VP included
+P_GOODS = 2  # NUM_GOODS entries
+P_ISLAND = P_GOODS + NUM_GOODS  # NUM_TILES entries: tiles per kind
+P_WORKED = P_ISLAND + NUM_TILES  # NUM_TILES entries: occupied tiles per kind
+P_BUILDINGS = P_WORKED + NUM_TILES  # NUM_BUILDINGS entries: -1 not owned, else colonists
+P_SAN_JUAN = P_BUILDINGS + NUM_BUILDINGS  # colonists waiting in San Juan
+P_SHIPPED = P_SAN_JUAN + 1  # captain phase: 1 once loaded (captain privilege, rules 4.6)
+P_WHARF_USED = P_SHIPPED + 1  # captain phase: 1 once the wharf was used (rules 2.4)
+P_KEPT = P_WHARF_USED + 1  # storage: bit set of goods kept whole by warehouses (rules 4.7)
+PLAYER_STRIDE = P_KEPT + 1
+PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see P_* offsets")
+# -- pending decisions -----------------------------------------------------------------------------
+STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
+STACK = _field("stack", STACK_DEPTH * STACK_ENTRY, "entries (kind, player, arg)")
+
+STATE_SIZE = _FIELDS[-1].offset + _FIELDS[-1].size
+STATE_BYTES = STATE_SIZE * np.dtype(STATE_DTYPE).itemsize
+FIELDS: tuple[Field, ...] = tuple(_FIELDS)
+PLAYER_FIELDS: tuple[tuple[str, int, int], ...] = (
+    ("money", P_MONEY, 1),
+    ("vp", P_VP, 1),
+    ("goods", P_GOODS, NUM_GOODS),
+    ("island", P_ISLAND, NUM_TILES),
+    ("worked", P_WORKED, NUM_TILES),
+    ("buildings", P_BUILDINGS, NUM_BUILDINGS),
+    ("san_juan", P_SAN_JUAN, 1),
+    ("shipped", P_SHIPPED, 1),
+    ("wharf_used", P_WHARF_USED, 1),
+    ("kept", P_KEPT, 1),
+)
+assert STATE_BYTES <= 1024, "the state must stay within 1 KB"

@@ -1,0 +1,351 @@
+"""A readable dict of the whole Puerto Rico state, and its exact inverse.
+
+``state_to_dict(s)`` names every field of the state array (seats as numbers, ``None`` for
+nobody, goods, tiles, roles and buildings by name); ``dict_to_state(d)`` rebuilds the
+array bit for bit. Tests set up positions with it. A dict is untrusted input:
+``dict_to_state`` checks every key, type and range and then the invariants
+(``invariants.check_invariants``), and raises ``InvalidStateError`` naming the first
+thing wrong before anything is built.
+
+Keys::
+
+    format             "puerto-rico-state/1"
+    options            num_players, max_decisions
+    decisions, round, phase, step, idle, governor, picks, picker, end_triggered, rng
+    roles              {role: {"in_game", "picked", "doubloons"}}
+    bank_paid          doubloons the bank paid out minus those paid back
+    colonist_supply, colonist_ship, vp_supply, quarry_supply
+    goods_supply, trading_house   {good: barrels}
+    building_supply    {building: tiles left}
+    face_up, discards  {plantation kind: tiles}
+    plantation_stack   tile kinds, bottom first (the next draw is last): hidden information
+    ships              per cargo ship, smallest first: {"capacity", "good", "load"}
+    players            per seat: money, vp, goods{}, island{tile: n}, worked{tile: n},
+                       buildings{name: colonists} (owned ones only), san_juan, shipped,
+                       wharf_used, kept[goods]
+    pending            the decision stack, bottom first: {"kind", "player", <argument>}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from caylus_env.puerto_rico.engine import layout as L
+from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.config import GameConfig
+from caylus_env.puerto_rico.engine.constants import (
+    GOOD_NAMES,
+    MAX_PLAYERS,
+    MAX_SHIPS,
+    NUM_PLANTATION_KINDS,
+    PHASE_NAMES,
+    PLANTATION_STACK_SIZE,
+    ROLE_NAMES,
+    TILE_NAMES,
+)
+from caylus_env.puerto_rico.engine.decisions import (
+    CODEC_BUILDING,
+    CODEC_GOODS,
+    CODEC_NONE,
+    CODEC_TILE,
+    ENTRY_OF_NAME,
+    SCHEMA,
+    STACK_DEPTH,
+    entry,
+    push,
+)
+from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES, Invariant, check_invariants
+from caylus_env.puerto_rico.engine.state import pf
+
+FORMAT = "puerto-rico-state/1"
+PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
+_INT16_MAX = 32767
+
+
+class InvalidStateError(ValueError):
+    """A state dict that is not a valid position; the message names the field."""
+
+
+def _bits(mask: int) -> list[str]:
+    return [g for i, g in enumerate(GOOD_NAMES) if mask & (1 << i)]
+
+
+def _named(s: np.ndarray, offset: int, names: tuple[str, ...]) -> dict[str, int]:
+    return {name: int(s[offset + i]) for i, name in enumerate(names)}
+
+
+def _encode_arg(codec: str, v: int) -> Any:
+    if codec == CODEC_TILE:
+        return TILE_NAMES[v]
+    if codec == CODEC_BUILDING:
+        return BUILDING_NAMES[v]
+    if codec == CODEC_GOODS:
+        return _bits(v)
+    return v
+
+
+def state_to_dict(s: np.ndarray) -> dict[str, Any]:
+    """The whole state as a readable dict (see the module doc)."""
+    n = int(s[L.NUM_PLAYERS])
+    picker = int(s[L.PICKER])
+    players = []
+    for p in range(n):
+        buildings = {
+            BUILDING_NAMES[b]: int(s[pf(p, L.P_BUILDINGS + b)])
+            for b in range(NUM_BUILDINGS)
+            if s[pf(p, L.P_BUILDINGS + b)] >= 0
+        }
+        players.append(
+            {
+                "money": int(s[pf(p, L.P_MONEY)]),
+                "vp": int(s[pf(p, L.P_VP)]),
+                "goods": _named(s, pf(p, L.P_GOODS), GOOD_NAMES),
+                "island": _named(s, pf(p, L.P_ISLAND), TILE_NAMES),
+                "worked": _named(s, pf(p, L.P_WORKED), TILE_NAMES),
+                "buildings": buildings,
+                "san_juan": int(s[pf(p, L.P_SAN_JUAN)]),
+                "shipped": bool(s[pf(p, L.P_SHIPPED)]),
+                "wharf_used": bool(s[pf(p, L.P_WHARF_USED)]),
+                "kept": _bits(int(s[pf(p, L.P_KEPT)])),
+            }
+        )
+    pending = []
+    for i in range(int(s[L.STACK_SIZE])):
+        kind, player, arg = entry(s, i)
+        spec = SCHEMA[kind]
+        item: dict[str, Any] = {"kind": spec.name, "player": int(player)}
+        if spec.arg.codec != CODEC_NONE:
+            item[spec.arg.name] = _encode_arg(spec.arg.codec, int(arg))
+        pending.append(item)
+    size = int(s[L.PLANTATION_STACK_SIZE_F])
+    return {
+        "format": FORMAT,
+        "options": {"num_players": n, "max_decisions": int(s[L.MAX_DECISIONS])},
+        "decisions": int(s[L.DECISIONS]),
+        "round": int(s[L.ROUND]),
+        "phase": PHASE_NAMES[int(s[L.PHASE])],
+        "step": int(s[L.STEP]),
+        "idle": int(s[L.IDLE]),
+        "governor": int(s[L.GOVERNOR]),
+        "picks": int(s[L.PICKS]),
+        "picker": None if picker < 0 else picker,
+        "end_triggered": bool(s[L.END_TRIGGERED]),
+        "rng": [int(s[L.RNG]), int(s[L.RNG + 1])],
+        "roles": {
+            name: {
+                "in_game": bool(s[L.ROLE_STATE + r] >= 0),
+                "picked": bool(s[L.ROLE_STATE + r] == 1),
+                "doubloons": int(s[L.ROLE_MONEY + r]),
+            }
+            for r, name in enumerate(ROLE_NAMES)
+        },
+        "bank_paid": int(s[L.BANK_PAID]),
+        "colonist_supply": int(s[L.COLONIST_SUPPLY]),
+        "colonist_ship": int(s[L.COLONIST_SHIP]),
+        "vp_supply": int(s[L.VP_SUPPLY]),
+        "quarry_supply": int(s[L.QUARRY_SUPPLY]),
+        "goods_supply": _named(s, L.GOODS_SUPPLY, GOOD_NAMES),
+        "trading_house": _named(s, L.TRADING_HOUSE, GOOD_NAMES),
+        "building_supply": _named(s, L.BUILDING_SUPPLY, BUILDING_NAMES),
+        "face_up": _named(s, L.FACE_UP, PLANTATION_NAMES),
+        "discards": _named(s, L.DISCARDS, PLANTATION_NAMES),
+        "plantation_stack": [PLANTATION_NAMES[int(s[L.PLANTATION_STACK + i])] for i in range(size)],
+        "ships": [
+            {
+                "capacity": int(s[L.SHIP_CAPACITY + k]),
+                "good": None if s[L.SHIP_GOOD + k] < 0 else GOOD_NAMES[int(s[L.SHIP_GOOD + k])],
+                "load": int(s[L.SHIP_LOAD + k]),
+            }
+            for k in range(MAX_SHIPS)
+            if s[L.SHIP_CAPACITY + k] > 0
+        ],
+        "players": players,
+        "pending": pending,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The reader: every value is checked before it is written.
+# ---------------------------------------------------------------------------------------------
+def _fail(where: str, what: str) -> InvalidStateError:
+    return InvalidStateError(f"state dict {where}: {what}")
+
+
+def _keys(d: Any, where: str, expected: set[str]) -> dict[str, Any]:
+    if not isinstance(d, dict):
+        raise _fail(where, f"must be a dict, got {type(d).__name__}")
+    if set(d) != expected:
+        missing, extra = sorted(expected - set(d)), sorted(set(d) - expected)
+        raise _fail(where, f"missing keys {missing}, unknown keys {extra}")
+    return d
+
+
+def _int(v: Any, where: str, low: int, high: int = _INT16_MAX) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _fail(where, f"must be an int, got {v!r}")
+    if not low <= v <= high:
+        raise _fail(where, f"{v} is out of range; allowed: {low} to {high}")
+    return v
+
+
+def _bool(v: Any, where: str) -> bool:
+    if not isinstance(v, bool):
+        raise _fail(where, f"must be true or false, got {v!r}")
+    return v
+
+
+def _name(v: Any, where: str, names: tuple[str, ...]) -> int:
+    if v not in names:
+        raise _fail(where, f"{v!r} is not one of {list(names)}")
+    return names.index(v)
+
+
+def _counts(s: np.ndarray, d: Any, where: str, offset: int, names: tuple[str, ...]) -> None:
+    _keys(d, where, set(names))
+    for i, name in enumerate(names):
+        s[offset + i] = _int(d[name], f"{where}.{name}", 0)
+
+
+def _goods_list(v: Any, where: str) -> int:
+    if not isinstance(v, list) or len(set(map(str, v))) != len(v):
+        raise _fail(where, f"must be a list of distinct goods, got {v!r}")
+    return sum(1 << _name(g, where, GOOD_NAMES) for g in v)
+
+
+_TOP_KEYS = {
+    "format", "options", "decisions", "round", "phase", "step", "idle", "governor", "picks",
+    "picker", "end_triggered", "rng", "roles", "bank_paid", "colonist_supply", "colonist_ship",
+    "vp_supply", "quarry_supply", "goods_supply", "trading_house", "building_supply",
+    "face_up", "discards", "plantation_stack", "ships", "players", "pending",
+}  # fmt: skip
+_PLAYER_KEYS = {
+    "money", "vp", "goods", "island", "worked", "buildings", "san_juan", "shipped",
+    "wharf_used", "kept",
+}  # fmt: skip
+
+
+def dict_to_state(d: Any) -> np.ndarray:
+    """The state array of a dict written by ``state_to_dict`` (or by hand).
+
+    Raises:
+        InvalidStateError: naming the first key or value that is wrong and what is allowed,
+            or the first broken invariant.
+    """
+    _keys(d, "", _TOP_KEYS)
+    if d["format"] != FORMAT:
+        raise _fail("format", f"{d['format']!r} is not {FORMAT!r}")
+    try:
+        config = GameConfig.from_dict(d["options"])
+    except ValueError as e:
+        raise _fail("options", str(e)) from None
+    n = config.num_players
+    s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
+    s[L.NUM_PLAYERS] = n
+    s[L.MAX_DECISIONS] = config.max_decisions
+    s[L.DECISIONS] = _int(d["decisions"], "decisions", 0)
+    s[L.ROUND] = _int(d["round"], "round", 1)
+    s[L.PHASE] = _name(d["phase"], "phase", PHASE_NAMES)
+    s[L.STEP] = _int(d["step"], "step", 0, 2 + n)
+    s[L.IDLE] = _int(d["idle"], "idle", 0, n)
+    s[L.GOVERNOR] = _int(d["governor"], "governor", 0, n - 1)
+    s[L.PICKS] = _int(d["picks"], "picks", 0, 6)
+    s[L.PICKER] = -1 if d["picker"] is None else _int(d["picker"], "picker", 0, n - 1)
+    s[L.END_TRIGGERED] = _bool(d["end_triggered"], "end_triggered")
+    rng = d["rng"]
+    if not isinstance(rng, list) or len(rng) != 2:
+        raise _fail("rng", f"must be a list of 2 ints, got {rng!r}")
+    s[L.RNG] = _int(rng[0], "rng[0]", 0, 32767)
+    s[L.RNG + 1] = _int(rng[1], "rng[1]", -32768, 32767)
+    if int(s[L.RNG]) * 65536 + int(s[L.RNG + 1]) + 32768 in (0, 2147483647):
+        raise _fail("rng", "the generator state must be in 1..2**31-2")
+    _keys(d["roles"], "roles", set(ROLE_NAMES))
+    for r, name in enumerate(ROLE_NAMES):
+        role = _keys(d["roles"][name], f"roles.{name}", {"in_game", "picked", "doubloons"})
+        in_game = _bool(role["in_game"], f"roles.{name}.in_game")
+        picked = _bool(role["picked"], f"roles.{name}.picked")
+        if picked and not in_game:
+            raise _fail(f"roles.{name}", "a card not in the game cannot be picked")
+        s[L.ROLE_STATE + r] = (1 if picked else 0) if in_game else -1
+        s[L.ROLE_MONEY + r] = _int(role["doubloons"], f"roles.{name}.doubloons", 0)
+    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0)
+    s[L.COLONIST_SUPPLY] = _int(d["colonist_supply"], "colonist_supply", 0)
+    s[L.COLONIST_SHIP] = _int(d["colonist_ship"], "colonist_ship", 0)
+    s[L.VP_SUPPLY] = _int(d["vp_supply"], "vp_supply", -_INT16_MAX)
+    s[L.QUARRY_SUPPLY] = _int(d["quarry_supply"], "quarry_supply", 0)
+    _counts(s, d["goods_supply"], "goods_supply", L.GOODS_SUPPLY, GOOD_NAMES)
+    _counts(s, d["trading_house"], "trading_house", L.TRADING_HOUSE, GOOD_NAMES)
+    _counts(s, d["building_supply"], "building_supply", L.BUILDING_SUPPLY, BUILDING_NAMES)
+    _counts(s, d["face_up"], "face_up", L.FACE_UP, PLANTATION_NAMES)
+    _counts(s, d["discards"], "discards", L.DISCARDS, PLANTATION_NAMES)
+    stack = d["plantation_stack"]
+    if not isinstance(stack, list) or len(stack) > PLANTATION_STACK_SIZE:
+        raise _fail("plantation_stack", f"must be a list of at most {PLANTATION_STACK_SIZE}")
+    for i, t in enumerate(stack):
+        s[L.PLANTATION_STACK + i] = _name(t, f"plantation_stack[{i}]", PLANTATION_NAMES)
+    s[L.PLANTATION_STACK_SIZE_F] = len(stack)
+    ships = d["ships"]
+    if not isinstance(ships, list) or not 1 <= len(ships) <= MAX_SHIPS:
+        raise _fail("ships", f"must be a list of 1 to {MAX_SHIPS} ships")
+    for k in range(MAX_SHIPS):
+        s[L.SHIP_GOOD + k] = -1
+    for k, ship in enumerate(ships):
+        w = f"ships[{k}]"
+        _keys(ship, w, {"capacity", "good", "load"})
+        s[L.SHIP_CAPACITY + k] = _int(ship["capacity"], f"{w}.capacity", 1, 64)
+        if ship["good"] is not None:
+            s[L.SHIP_GOOD + k] = _name(ship["good"], f"{w}.good", GOOD_NAMES)
+        s[L.SHIP_LOAD + k] = _int(ship["load"], f"{w}.load", 0, int(s[L.SHIP_CAPACITY + k]))
+    players = d["players"]
+    if not isinstance(players, list) or len(players) != n:
+        raise _fail("players", f"must be a list of {n} players (options.num_players)")
+    for p in range(MAX_PLAYERS):
+        for b in range(NUM_BUILDINGS):
+            s[pf(p, L.P_BUILDINGS + b)] = -1
+    for p, pl in enumerate(players):
+        w = f"players[{p}]"
+        _keys(pl, w, _PLAYER_KEYS)
+        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0)
+        s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0)
+        _counts(s, pl["goods"], f"{w}.goods", pf(p, L.P_GOODS), GOOD_NAMES)
+        _counts(s, pl["island"], f"{w}.island", pf(p, L.P_ISLAND), TILE_NAMES)
+        _counts(s, pl["worked"], f"{w}.worked", pf(p, L.P_WORKED), TILE_NAMES)
+        if not isinstance(pl["buildings"], dict):
+            raise _fail(f"{w}.buildings", "must be a dict {building: colonists}")
+        for name, workers in pl["buildings"].items():
+            b = _name(name, f"{w}.buildings", BUILDING_NAMES)
+            s[pf(p, L.P_BUILDINGS + b)] = _int(workers, f"{w}.buildings.{name}", 0, 3)
+        s[pf(p, L.P_SAN_JUAN)] = _int(pl["san_juan"], f"{w}.san_juan", 0)
+        s[pf(p, L.P_SHIPPED)] = _bool(pl["shipped"], f"{w}.shipped")
+        s[pf(p, L.P_WHARF_USED)] = _bool(pl["wharf_used"], f"{w}.wharf_used")
+        s[pf(p, L.P_KEPT)] = _goods_list(pl["kept"], f"{w}.kept")
+    pending = d["pending"]
+    if not isinstance(pending, list) or len(pending) > STACK_DEPTH:
+        raise _fail("pending", f"must be a list of at most {STACK_DEPTH} decisions")
+    for i, item in enumerate(pending):
+        w = f"pending[{i}]"
+        if not isinstance(item, dict) or item.get("kind") not in ENTRY_OF_NAME:
+            raise _fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
+        spec = ENTRY_OF_NAME[item["kind"]]
+        keys = {"kind", "player"} | ({spec.arg.name} if spec.arg.codec != CODEC_NONE else set())
+        _keys(item, w, keys)
+        player = _int(item["player"], f"{w}.player", 0, n - 1)
+        arg = 0
+        if spec.arg.codec == CODEC_TILE:
+            arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", TILE_NAMES)
+        elif spec.arg.codec == CODEC_BUILDING:
+            arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", BUILDING_NAMES)
+        elif spec.arg.codec == CODEC_GOODS:
+            arg = _goods_list(item[spec.arg.name], f"{w}.{spec.arg.name}")
+        elif spec.arg.codec != CODEC_NONE:
+            arg = _int(item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high)
+        if not spec.arg.low <= arg <= spec.arg.high:
+            raise _fail(f"{w}.{spec.arg.name}", f"allowed: {spec.arg.low} to {spec.arg.high}")
+        push(s, spec.kind, player, arg)
+    code = int(check_invariants(s))
+    if code:
+        raise InvalidStateError(
+            f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
+        )
+    return s
