@@ -60,7 +60,9 @@ def _tiny_checkpoint(directory: Path) -> Path:
     return write_policy_checkpoint(directory / "bench", policy_tensors(policy), meta)
 
 
-def policy_inference(checkpoint: Path | None = None, repeats: int = 5) -> dict[str, float]:
+def policy_inference(
+    checkpoint: Path | None = None, repeats: int = 5, games: int = 6
+) -> dict[str, float]:
     """Microseconds per decision of a ``policy:PATH`` agent, alone and batched by 128."""
     import torch
     from threadpoolctl import threadpool_limits
@@ -76,7 +78,7 @@ def policy_inference(checkpoint: Path | None = None, repeats: int = 5) -> dict[s
         agent = PolicyAgent("policy:bench", path)
         games = []
         rng = np.random.default_rng(0)
-        for seed in range(6):  # positions from whole games, early to late
+        for seed in range(games):  # positions from whole games, early to late
             g = Game(GameConfig(2), seed=seed)
             while not g.is_terminal():
                 games.append(g.clone())
@@ -169,7 +171,7 @@ def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -
     naive_env = DummyVecEnv([_naive_env_class() for _ in range(8)])
     naive = MaskablePPO("MlpPolicy", naive_env, n_steps=256, batch_size=64, seed=0, device="cpu")
     out = {}
-    for name, model, n in (("ours", ours, steps), ("naive", naive, max(2048, steps // 4))):
+    for name, model, n in (("ours", ours, steps), ("naive", naive, max(512, steps // 4))):
         dt = _median_time(lambda m=model, k=n: m.learn(k, reset_num_timesteps=False), repeats)
         out[f"{name}_samples_per_s"] = n / dt
     out["ratio"] = out["ours_samples_per_s"] / out["naive_samples_per_s"]
@@ -179,8 +181,8 @@ def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -
 
 def run(repeats: int = 3, quick: bool = False) -> dict[str, float]:
     """Every figure of this module (``quick``: fewer steps, for smoke tests)."""
-    figures = policy_inference(repeats=repeats)
-    figures.update(training_throughput(steps=4096 if quick else 16384, repeats=repeats))
+    figures = policy_inference(repeats=repeats, games=2 if quick else 6)
+    figures.update(training_throughput(steps=2048 if quick else 16384, repeats=repeats))
     return figures
 
 
