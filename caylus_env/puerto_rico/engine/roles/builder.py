@@ -55,7 +55,8 @@ def price(s, p, b):
 @njit(cache=True)
 def legal_build(s, p, out):
     """Buildings in the supply he does not own, can pay for and has city space for."""
-    n = 0
+    out[0] = ACT_DECLINE
+    n = 1
     free = CITY_SPACES - city_spaces_used(s, p)
     cash = np.int64(s[pf(p, L.P_MONEY)])
     for b in range(NUM_BUILDINGS):
@@ -67,8 +68,7 @@ def legal_build(s, p, out):
         ):
             out[n] = ACT_BUILD + b
             n += 1
-    out[n] = ACT_DECLINE
-    return n + 1
+    return n
 
 
 @njit(cache=True)

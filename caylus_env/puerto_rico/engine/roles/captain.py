@@ -61,20 +61,15 @@ def legal_load(s, p, out):
     """Cargo-ship loads, plus the wharf for any good he holds if his wharf is unused;
     ``decline`` only when no cargo ship can take anything of his (rules 4.6, 2.4)."""
     n = _loads(s, p, out, 0)
-    ships = n
+    if n == 0:
+        # No cargo ship takes anything of his: the wharf, or pass (rules 6.6).
+        out[0] = ACT_DECLINE
+        n = 1
     if _wharf_ready(s, p):
         for g in range(NUM_GOODS):
             if s[pf(p, L.P_GOODS + g)] > 0:
                 out[n] = ACT_WHARF + g
                 n += 1
-    if ships == 0 and n > 0:
-        out[n] = ACT_DECLINE
-        n += 1
-    # ids must be sorted: WHARF comes after LOAD, DECLINE before both.
-    if ships == 0 and n > 0:
-        for i in range(n - 1, 0, -1):
-            out[i] = out[i - 1]
-        out[0] = ACT_DECLINE
     return n
 
 

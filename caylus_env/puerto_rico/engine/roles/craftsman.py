@@ -70,13 +70,13 @@ def drive_craftsman(s):
 
 @njit(cache=True)
 def legal_craft_privilege(s, mask, out):
-    n = 0
+    out[0] = ACT_DECLINE
+    n = 1
     for g in range(NUM_GOODS):
         if mask & (1 << g) and s[L.GOODS_SUPPLY + g] > 0:
             out[n] = ACT_CRAFT + g
             n += 1
-    out[n] = ACT_DECLINE
-    return n + 1
+    return n
 
 
 @njit(cache=True)

@@ -78,7 +78,8 @@ def apply_hacienda(s, p, a):
 def legal_settle(s, p, out):
     """Face-up kinds; a quarry for the settler or an occupied construction hut, while
     quarries last (rules 4.1, 2.4); or nothing."""
-    n = 0
+    out[0] = ACT_DECLINE
+    n = 1
     if island_tiles(s, p) < ISLAND_SPACES:
         for t in range(NUM_PLANTATION_KINDS):
             if s[L.FACE_UP + t] > 0:
@@ -89,8 +90,7 @@ def legal_settle(s, p, out):
         ):
             out[n] = ACT_SETTLE + Tile.QUARRY
             n += 1
-    out[n] = ACT_DECLINE
-    return n + 1
+    return n
 
 
 @njit(cache=True)

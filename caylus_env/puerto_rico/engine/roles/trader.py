@@ -50,15 +50,15 @@ def drive_trader(s):
 @njit(cache=True)
 def legal_sell(s, p, out):
     """A good he holds that the house lacks (any good he holds with an occupied office)."""
-    n = 0
+    out[0] = ACT_DECLINE
+    n = 1
     if house_count(s) < TRADING_HOUSE_SPACES:
         office = occupied(s, p, BuildingId.OFFICE)
         for g in range(NUM_GOODS):
             if s[pf(p, L.P_GOODS + g)] > 0 and (office or s[L.TRADING_HOUSE + g] == 0):
                 out[n] = ACT_SELL + g
                 n += 1
-    out[n] = ACT_DECLINE
-    return n + 1
+    return n
 
 
 @njit(cache=True)
