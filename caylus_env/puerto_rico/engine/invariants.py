@@ -41,7 +41,7 @@ from caylus_env.puerto_rico.engine.constants import (
     VP_CHIPS,
     Tile,
 )
-from caylus_env.puerto_rico.engine.dispatch import step
+from caylus_env.puerto_rico.engine.dispatch import ILLEGAL, advance, apply, step
 from caylus_env.puerto_rico.engine.state import city_spaces_used, colonists_of, island_tiles, pf
 
 
@@ -193,3 +193,56 @@ def accepted_actions(s, out):
             out[n] = a
             n += 1
     return n
+
+
+#: Codes of ``check_random_game`` beyond the invariants.
+MASK_MISMATCH = 100  # the legal actions differ from what ``step`` accepts
+REJECT_CHANGED = 101  # a rejected action changed the state, or an illegal one was accepted
+
+
+@njit(cache=True)
+def check_random_game(s, rng_seed, sample_every):
+    """Play uniformly random legal actions from ``s`` to the end, checking the invariants
+    at every decision and, every ``sample_every`` decisions, that the legal actions are
+    exactly those ``step`` accepts and that a rejected action leaves the state untouched.
+
+    Returns:
+        ``(code, decisions)``: 0 or the first failure (an ``Invariant``, ``MASK_MISMATCH``
+        or ``REJECT_CHANGED``), and the decisions taken before it.
+    """
+    np.random.seed(rng_seed)
+    out = np.empty(NUM_ACTIONS, np.int64)
+    acc = np.empty(NUM_ACTIONS, np.int64)
+    scratch = np.empty(NUM_ACTIONS, np.int64)
+    n = advance(s, out)
+    steps = 0
+    while n > 0:
+        code = check_invariants(s) + 0  # the Invariant as a plain int64
+        if code != 0:
+            return code, steps
+        if steps % sample_every == 0:
+            m = accepted_actions(s, acc)
+            if m != n:
+                return MASK_MISMATCH, steps
+            for i in range(n):
+                if acc[i] != out[i]:
+                    return MASK_MISMATCH, steps
+            if n < NUM_ACTIONS:
+                a = np.random.randint(NUM_ACTIONS)
+                while True:
+                    legal = False
+                    for i in range(n):
+                        legal = legal or out[i] == a
+                    if not legal:
+                        break
+                    a = (a + 1) % NUM_ACTIONS
+                c = s.copy()
+                if step(c, a, scratch) != ILLEGAL:
+                    return REJECT_CHANGED, steps
+                for i in range(c.shape[0]):
+                    if c[i] != s[i]:
+                        return REJECT_CHANGED, steps
+        apply(s, out[np.random.randint(n)])
+        steps += 1
+        n = advance(s, out)
+    return check_invariants(s) + 0, steps

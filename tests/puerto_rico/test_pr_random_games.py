@@ -1,0 +1,127 @@
+"""Randomized invariants over complete random games, 2-5 players.
+
+Compiled (``invariants.check_random_game``): the conservation invariants at every
+decision, and at sampled decisions that the legal actions are exactly what ``step``
+accepts and that a rejected action changes nothing. In Python, on a share of the games:
+the state dict round trip at every decision, record replay, determinism. The long sweep
+(1,000+ games per player count) is marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from caylus_env.puerto_rico.engine import Game, GameConfig, replay
+from caylus_env.puerto_rico.engine import kernels as K
+from caylus_env.puerto_rico.engine.invariants import (
+    INVARIANT_MESSAGES,
+    MASK_MISMATCH,
+    REJECT_CHANGED,
+    Invariant,
+    check_random_game,
+)
+from caylus_env.puerto_rico.engine.state_dict import dict_to_state
+
+PLAYER_COUNTS = (2, 3, 4, 5)
+
+
+def _explain(code: int) -> str:
+    if code == MASK_MISMATCH:
+        return "legal actions differ from the accepted ones"
+    if code == REJECT_CHANGED:
+        return "a rejected action changed the state"
+    return INVARIANT_MESSAGES[Invariant(code)]
+
+
+def _sweep(num_players: int, games: int, sample_every: int, base: int) -> list[int]:
+    lengths = []
+    for g in range(games):
+        s = K.new_state(num_players, 4000, base + g)
+        code, steps = check_random_game(s, base + g, sample_every)
+        assert code == 0, f"{num_players}p seed {base + g}, decision {steps}: {_explain(code)}"
+        assert K.is_terminal(s), f"{num_players}p seed {base + g} did not end"
+        lengths.append(steps)
+    return lengths
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_random_games_keep_the_invariants_and_the_mask_is_exact(num_players):
+    lengths = _sweep(num_players, games=200, sample_every=25, base=10_000)
+    assert min(lengths) > 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_random_games_keep_the_invariants_long_sweep(num_players):
+    _sweep(num_players, games=1000, sample_every=5, base=1_000_000)
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_state_dict_round_trip_and_record_replay(num_players):
+    for seed in range(3):
+        g = Game(GameConfig(num_players=num_players), seed=seed)
+        rng = np.random.default_rng(seed)
+        while g.legal_actions():
+            d = json.loads(json.dumps(g.state_dict()))
+            assert (dict_to_state(d) == g.state).all()
+            g.apply(int(rng.choice(g.legal_actions())))
+        assert g.is_terminal()
+        again = replay(json.loads(json.dumps(g.record().to_dict())))
+        assert (again.state == g.state).all() and again.history == g.history
+
+
+def test_a_game_from_a_mid_game_state_dict_replays():
+    g = Game(GameConfig(num_players=4), seed=9)
+    for _ in range(40):
+        g.apply(g.legal_actions()[-1])
+    h = Game.from_state_dict(g.state_dict())
+    for _ in range(30):
+        h.apply(h.legal_actions()[0])
+    assert (replay(h.record()).state == h.state).all()
+
+
+def test_same_seed_and_actions_give_the_same_game_bit_for_bit():
+    runs = []
+    for _ in range(2):
+        g = Game(GameConfig(num_players=5), seed=123)
+        rng = np.random.default_rng(4)
+        while g.legal_actions():
+            g.apply(int(rng.choice(g.legal_actions())))
+        runs.append((g.state.tobytes(), tuple(g.history)))
+    assert runs[0] == runs[1]
+    other = Game(GameConfig(num_players=5), seed=124).state_dict()["plantation_stack"]
+    assert other != Game(GameConfig(num_players=5), seed=123).state_dict()["plantation_stack"]
+
+
+def test_clone_is_independent():
+    g = Game(GameConfig(num_players=3), seed=1)
+    c = g.clone()
+    c.apply(c.legal_actions()[0])
+    assert g.history == [] and not (g.state == c.state).all()
+
+
+_PARITY = """
+import numpy as np
+from caylus_env.puerto_rico.engine import kernels as K
+s = K.new_state(3, 4000, 77)
+K.random_playout(s, 5)
+print(s.tobytes().hex())
+"""
+
+
+def test_engine_runs_the_same_without_the_jit():
+    """The kernels are plain Python under NUMBA_DISABLE_JIT=1 and give the same game."""
+    out = []
+    for disable in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
+        res = subprocess.run(
+            [sys.executable, "-c", _PARITY], env=env, capture_output=True, text=True, check=True
+        )
+        out.append(res.stdout.strip())
+    assert out[0] == out[1] and len(out[0]) > 0
