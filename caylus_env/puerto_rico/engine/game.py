@@ -28,7 +28,7 @@ from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS, action_to_string
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import PHASE_NAMES
-from caylus_env.puerto_rico.engine.state_dict import dict_to_state, state_to_dict
+from caylus_env.puerto_rico.engine.state_dict import InvalidStateError, dict_to_state, state_to_dict
 
 GAME_NAME = "puerto_rico"
 RECORD_FORMAT = "puerto-rico-record/1"
@@ -176,7 +176,10 @@ class Game:
         game.state = state
         game.history = []
         game._legal = np.empty(NUM_ACTIONS, np.int64)
-        game._num_legal = kernels.advance(game.state, game._legal)
+        try:
+            game._num_legal = kernels.advance(game.state, game._legal)
+        except RuntimeError as e:  # the engine's safety net: no decision can be reached
+            raise InvalidStateError(f"state dict cannot be played on: {e}") from None
         game.start = state_to_dict(game.state)
         return game
 

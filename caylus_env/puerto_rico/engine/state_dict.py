@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from caylus_env.puerto_rico.engine import layout as L
+from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import (
@@ -43,7 +44,10 @@ from caylus_env.puerto_rico.engine.constants import (
     PHASE_NAMES,
     PLANTATION_STACK_SIZE,
     ROLE_NAMES,
+    ROLES_PER_ROUND,
     TILE_NAMES,
+    DecisionKind,
+    Phase,
 )
 from caylus_env.puerto_rico.engine.decisions import (
     CODEC_BUILDING,
@@ -56,6 +60,7 @@ from caylus_env.puerto_rico.engine.decisions import (
     entry,
     push,
 )
+from caylus_env.puerto_rico.engine.dispatch import legal_actions
 from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES, Invariant, check_invariants
 from caylus_env.puerto_rico.engine.state import pf
 
@@ -348,4 +353,59 @@ def dict_to_state(d: Any) -> np.ndarray:
         raise InvalidStateError(
             f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
         )
+    _check_clock(s, n)
     return s
+
+
+_ROLE_PHASES = {
+    Phase.SETTLER,
+    Phase.MAYOR,
+    Phase.BUILDER,
+    Phase.CRAFTSMAN,
+    Phase.TRADER,
+    Phase.CAPTAIN,
+    Phase.CAPTAIN_STORAGE,
+}
+
+
+def _check_clock(s: np.ndarray, n: int) -> None:
+    """The round and the pending decisions agree with each other (rules 3.1-3.3)."""
+    phase = int(s[L.PHASE])
+    picker = int(s[L.PICKER])
+    picked = int((s[L.ROLE_STATE : L.ROLE_STATE + len(ROLE_NAMES)] == 1).sum())
+    if picked != int(s[L.PICKS]) or picked > ROLES_PER_ROUND[n]:
+        raise _fail("picks", f"{int(s[L.PICKS])} picks but {picked} role cards picked")
+    in_role = phase in _ROLE_PHASES
+    if in_role != (picker >= 0):
+        raise _fail("picker", f"{picker} does not fit phase {PHASE_NAMES[phase]!r}")
+    if in_role and picked == 0:
+        raise _fail("phase", f"{PHASE_NAMES[phase]!r} while no role card is picked")
+    if phase == Phase.CAPTAIN and int(s[L.STEP]) >= n:
+        raise _fail("step", f"the captain's turn pointer must be below {n}")
+    size = int(s[L.STACK_SIZE])
+    if size == 0:
+        return
+    if phase == Phase.GAME_OVER:
+        raise _fail("pending", "a finished game asks nothing")
+    kinds = {int(entry(s, i)[0]) for i in range(size)}
+    allowed = _KINDS_OF_PHASE[phase]
+    if not kinds <= allowed:
+        names = sorted(SCHEMA[k].name for k in kinds - allowed)
+        raise _fail("pending", f"decisions {names} are not asked in phase {PHASE_NAMES[phase]!r}")
+    out = np.empty(NUM_ACTIONS, np.int64)
+    if legal_actions(s, out) == 0:
+        raise _fail("pending", "the pending decision has no legal answer")
+
+
+_D = DecisionKind
+_KINDS_OF_PHASE = {
+    Phase.ROLE_SELECTION: {_D.ROLE},
+    Phase.SETTLER: {_D.HACIENDA, _D.SETTLE, _D.HOSPICE},
+    Phase.MAYOR: {_D.MAYOR_PRIVILEGE, _D.PLACE_COLONIST},
+    Phase.BUILDER: {_D.BUILD, _D.UNIVERSITY},
+    Phase.CRAFTSMAN: {_D.CRAFT_PRIVILEGE},
+    Phase.TRADER: {_D.SELL},
+    Phase.CAPTAIN: {_D.LOAD},
+    Phase.CAPTAIN_STORAGE: {_D.STORE_KIND, _D.STORE_BARREL},
+    Phase.GAME_OVER: set(),
+}
