@@ -54,7 +54,7 @@ def parse(text: str) -> tuple[int, int, list[int]]:
     m = HEADER.search(text)
     assert m, "no 'game puerto_rico <n>p seed <s>' line"
     actions = [
-        string_to_action(line.split()[4])
+        string_to_action(line.split()[5])
         for line in text.splitlines()
         if re.match(r"^\s*\d+ r\d+ ", line)
     ]
