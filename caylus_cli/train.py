@@ -69,9 +69,16 @@ def ppo(
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the run in --out from its last checkpoint.")
     ] = False,
+    algo: Annotated[
+        str,
+        typer.Option(
+            help="maskable (sb3-contrib MaskablePPO, the reference) or cleanrl (the one-file "
+            "PPO of training/cleanrl_ppo.py: same network, masks and checkpoints)."
+        ),
+    ] = "maskable",
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
 ) -> None:
-    """Train a policy with MaskablePPO against an opponent pool; checkpoints in OUT."""
+    """Train a policy with PPO against an opponent pool; checkpoints in OUT."""
     _need_training()
     from training.ppo import config_from_args, train
 
@@ -94,6 +101,7 @@ def ppo(
             gate_games=gate_games,
             threads=threads,
             init=init,
+            algo=algo,
             resume=resume,
             progress=not no_progress,
             command=shlex.join(["caylus", *sys.argv[1:]]),

@@ -61,7 +61,7 @@ def _tiny_checkpoint(directory: Path) -> Path:
 
 
 def policy_inference(
-    checkpoint: Path | None = None, repeats: int = 5, games: int = 6
+    checkpoint: Path | None = None, repeats: int = 5, num_games: int = 6
 ) -> dict[str, float]:
     """Microseconds per decision of a ``policy:PATH`` agent, alone and batched by 128."""
     import torch
@@ -78,7 +78,7 @@ def policy_inference(
         agent = PolicyAgent("policy:bench", path)
         games = []
         rng = np.random.default_rng(0)
-        for seed in range(games):  # positions from whole games, early to late
+        for seed in range(num_games):  # positions from whole games, early to late
             g = Game(GameConfig(2), seed=seed)
             while not g.is_terminal():
                 games.append(g.clone())
@@ -190,7 +190,7 @@ def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -
 
 def run(repeats: int = 3, quick: bool = False) -> dict[str, float]:
     """Every figure of this module (``quick``: fewer steps, for smoke tests)."""
-    figures = policy_inference(repeats=repeats, games=2 if quick else 6)
+    figures = policy_inference(repeats=repeats, num_games=2 if quick else 6)
     figures.update(training_throughput(steps=2048 if quick else 16384, repeats=repeats))
     return figures
 

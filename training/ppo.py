@@ -49,6 +49,8 @@ from agents.policy import Arch, PolicyAgent, choose
 from caylus_env.engine.constants import MAX_PLAYERS, MIN_PLAYERS
 from caylus_env.fileio import atomic_write_json
 
+#: The PPO implementations: sb3-contrib's (the reference) and the one-file CleanRL-style one.
+ALGOS = ("maskable", "cleanrl")
 #: Fields of ``PPOConfig`` that a resumed run may change (how long and how to show it).
 RESUMABLE_CHANGES = ("steps", "resume", "progress", "command")
 
@@ -76,6 +78,8 @@ class PPOConfig:
         threads: torch's CPU threads.
         init: a checkpoint whose weights start the network (warm start).
         arch: the network's sizes.
+        algo: ``maskable`` (sb3-contrib ``MaskablePPO``, the reference) or ``cleanrl`` (the
+            one-file PPO of ``training.cleanrl_ppo``: same network, masks and checkpoints).
         resume: continue from the last complete checkpoint.
         progress: show the progress bar.
         command: the exact command line (recorded in checkpoints).
@@ -104,6 +108,7 @@ class PPOConfig:
     threads: int = 1
     init: str | None = None
     arch: dict[str, Any] = field(default_factory=lambda: Arch().to_json())
+    algo: str = "maskable"
     resume: bool = False
     progress: bool = True
     command: str = ""
@@ -157,6 +162,8 @@ class PPOConfig:
                     "town, economy"
                 )
         Arch.from_json(self.arch)
+        if self.algo not in ALGOS:
+            raise ValueError(f"--algo {self.algo!r} is not allowed; allowed: {', '.join(ALGOS)}")
         if self.init is not None and self.resume:
             raise ValueError("--init starts a new run; it cannot be combined with --resume")
 
@@ -242,6 +249,11 @@ def _model_kwargs(cfg: PPOConfig) -> dict[str, Any]:
 
 def _load_init(model: Any, path: str) -> None:
     """Start ``model``'s network from the weights of checkpoint ``path``."""
+    _load_init_tensors(model.policy, path)
+
+
+def _load_init_tensors(module: Any, path: str) -> None:
+    """Load checkpoint ``path``'s weights into a pieces-v1 ``module`` (SB3's or CleanRL's)."""
     import torch
     from safetensors.numpy import load_file
 
@@ -249,7 +261,7 @@ def _load_init(model: Any, path: str) -> None:
 
     PolicyNet(path)  # checks versions, checksum, names and shapes
     tensors = load_file(str(Path(path) / WEIGHTS_FILE))
-    state = model.policy.state_dict()
+    state = module.state_dict()
     for name, value in tensors.items():
         if name not in state or tuple(state[name].shape) != value.shape:
             raise CheckpointError(
@@ -257,7 +269,7 @@ def _load_init(model: Any, path: str) -> None:
                 f"{tuple(state[name].shape) if name in state else 'nothing'} (another --arch?)"
             )
         state[name] = torch.from_numpy(value.copy())
-    model.policy.load_state_dict(state)
+    module.load_state_dict(state)
 
 
 # ---------------------------------------------------------------------------------------
@@ -502,6 +514,20 @@ def train(cfg: PPOConfig) -> Path:
     # The checkpoints in the opponent pool run in NumPy: BLAS threads beyond torch's would
     # fight it for the same cores (8x slower matmuls measured on 2 busy cores).
     threadpool_limits(cfg.threads, user_api="blas")
+
+    if cfg.algo == "cleanrl":
+        from training.cleanrl_ppo import train_cleanrl
+
+        meta = {
+            "arch": cfg.arch,
+            "num_players": [cfg.players],
+            "seed": cfg.seed,
+            "parent": None,
+            "command": cfg.command or shlex.join(sys.argv),
+            "opponents": cfg.opponents,
+            "algorithm": "PPO (training/cleanrl_ppo.py)",
+        }
+        return train_cleanrl(cfg, out, meta)
 
     # 1. the games
     league = League.load(out)

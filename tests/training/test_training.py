@@ -190,12 +190,13 @@ def _tiny_args(out: Path) -> list[str]:
     ]
 
 
-def test_resume_after_kill_9_gives_the_weights_of_an_uninterrupted_run(tmp_path):
+@pytest.mark.parametrize("algo", ["maskable", "cleanrl"])
+def test_resume_after_kill_9_gives_the_weights_of_an_uninterrupted_run(tmp_path, algo):
     whole, killed = tmp_path / "whole", tmp_path / "killed"
-    subprocess.run(_cli(*_tiny_args(whole)), check=True, capture_output=True, timeout=600)
-    proc = subprocess.Popen(
-        _cli(*_tiny_args(killed)), stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    args = [*_tiny_args(whole), "--algo", algo]
+    subprocess.run(_cli(*args), check=True, capture_output=True, timeout=600)
+    args = [*_tiny_args(killed), "--algo", algo]
+    proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     second = killed / "checkpoints" / "step-000000001024"
     while not second.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -204,9 +205,7 @@ def test_resume_after_kill_9_gives_the_weights_of_an_uninterrupted_run(tmp_path)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (killed / "checkpoints" / "step-000000002048").exists()
-    resumed = subprocess.run(
-        _cli(*_tiny_args(killed), "--resume"), capture_output=True, text=True, timeout=600
-    )
+    resumed = subprocess.run(_cli(*args, "--resume"), capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     for step in (1024, 1536, 2048):
         name = f"step-{step:012d}/model.safetensors"
