@@ -48,7 +48,7 @@ def call_rate(num_players: int, decisions: int, repeats: int) -> float:
         seed = 0
         t0 = time.perf_counter()
         while count < decisions:
-            s = K.new_state(num_players, DEFAULT_MAX_DECISIONS, seed)
+            s = K.new_state(num_players, DEFAULT_MAX_DECISIONS, 0, 0, 0, seed)
             seed += 1
             n = K.legal_actions(s, buf)
             while n > 0:
@@ -65,7 +65,7 @@ def compiled_rate(num_players: int, games: int, repeats: int) -> tuple[float, fl
 
     def run() -> tuple[int, float]:
         t0 = time.perf_counter()
-        counts = K.play_random_games(num_players, games, 1, DEFAULT_MAX_DECISIONS)
+        counts = K.play_random_games(num_players, games, 1, DEFAULT_MAX_DECISIONS, 0)
         lengths.append(counts)
         return int(counts.sum()), time.perf_counter() - t0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from caylus_env.puerto_rico.engine import Game, GameConfig, string_to_action
+from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, BUILDINGS
 
 PHASE_OF_ROLE = {
     "settler": "settler",
@@ -21,9 +22,18 @@ PHASE_OF_ROLE = {
 }
 
 
-def fresh(num_players: int = 3, seed: int = 0) -> dict[str, Any]:
-    """The state dict of a new game, before any pick."""
-    return Game(GameConfig(num_players=num_players), seed=seed).state_dict()
+def fresh(num_players: int = 3, seed: int = 0, expansion: bool = False) -> dict[str, Any]:
+    """The state dict of a new game, before any pick (expansion: after a random draft)."""
+    config = GameConfig(num_players=num_players, expansion=expansion, draft="random")
+    return Game(config, seed=seed).state_dict()
+
+
+def drafted(d: dict[str, Any], *names: str) -> None:
+    """Put these violet kinds on the supply board as if the draft had picked them."""
+    for name in names:
+        spec = BUILDINGS[BUILDING_NAMES.index(name)]
+        if d["building_supply"][name] == 0:
+            d["building_supply"][name] = spec.copies_2p if len(d["players"]) == 2 else spec.copies
 
 
 def money(d: dict[str, Any], p: int, amount: int) -> None:
@@ -57,6 +67,8 @@ def tile(d: dict[str, Any], p: int, kind: str, n: int = 1, worked: int = 0) -> N
 
 
 def building(d: dict[str, Any], p: int, name: str, workers: int = 1) -> None:
+    if d["options"]["expansion"]:
+        drafted(d, name)
     d["building_supply"][name] -= 1
     d["players"][p]["buildings"][name] = workers
     d["colonist_supply"] -= workers

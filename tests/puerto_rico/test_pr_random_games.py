@@ -1,4 +1,5 @@
-"""Randomized invariants over complete random games, 2-5 players.
+"""Randomized invariants over complete random games, 2-5 players, with and without the
+expansion.
 
 Compiled (``invariants.check_random_game``): the conservation invariants at every
 decision, and at sampled decisions that the legal actions are exactly what ``step``
@@ -39,33 +40,41 @@ def _explain(code: int) -> str:
     return INVARIANT_MESSAGES[Invariant(code)]
 
 
-def _sweep(num_players: int, games: int, sample_every: int, base: int) -> list[int]:
+CONFIGS = [(n, e) for n in PLAYER_COUNTS for e in (False, True)]
+
+
+def _sweep(num_players: int, expansion: bool, games: int, every: int, base: int) -> list[int]:
+    """Random games; with the expansion, odd games draft by the players, even ones at
+    random; with 2 players, odd games use the library limit."""
     lengths = []
     for g in range(games):
-        s = K.new_state(num_players, 4000, base + g)
-        code, steps = check_random_game(s, base + g, sample_every)
-        assert code == 0, f"{num_players}p seed {base + g}, decision {steps}: {_explain(code)}"
-        assert K.is_terminal(s), f"{num_players}p seed {base + g} did not end"
+        draft = g % 2 if expansion else 0
+        limit = g % 2 if num_players == 2 else 0
+        s = K.new_state(num_players, 4000, int(expansion), draft, limit, base + g)
+        code, steps = check_random_game(s, base + g, every)
+        where = f"{num_players}p expansion={expansion} seed {base + g}, decision {steps}"
+        assert code == 0, f"{where}: {_explain(code)}"
+        assert K.is_terminal(s), f"{where}: the game did not end"
         lengths.append(steps)
     return lengths
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_random_games_keep_the_invariants_and_the_mask_is_exact(num_players):
-    lengths = _sweep(num_players, games=200, sample_every=25, base=10_000)
+@pytest.mark.parametrize(("num_players", "expansion"), CONFIGS)
+def test_random_games_keep_the_invariants_and_the_mask_is_exact(num_players, expansion):
+    lengths = _sweep(num_players, expansion, games=200, every=25, base=10_000)
     assert min(lengths) > 50
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_random_games_keep_the_invariants_long_sweep(num_players):
-    _sweep(num_players, games=1000, sample_every=5, base=1_000_000)
+@pytest.mark.parametrize(("num_players", "expansion"), CONFIGS)
+def test_random_games_keep_the_invariants_long_sweep(num_players, expansion):
+    _sweep(num_players, expansion, games=1000, every=5, base=1_000_000)
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_state_dict_round_trip_and_record_replay(num_players):
-    for seed in range(3):
-        g = Game(GameConfig(num_players=num_players), seed=seed)
+@pytest.mark.parametrize(("num_players", "expansion"), CONFIGS)
+def test_state_dict_round_trip_and_record_replay(num_players, expansion):
+    for seed in range(2):
+        g = Game(GameConfig(num_players=num_players, expansion=expansion), seed=seed)
         rng = np.random.default_rng(seed)
         while g.legal_actions():
             d = json.loads(json.dumps(g.state_dict()))
@@ -109,14 +118,15 @@ def test_clone_is_independent():
 _PARITY = """
 import numpy as np
 from caylus_env.puerto_rico.engine import kernels as K
-s = K.new_state(3, 4000, 77)
+s = K.new_state(3, 4000, 1, 0, 0, 77)
 K.random_playout(s, 5)
 print(s.tobytes().hex())
 """
 
 
 def test_engine_runs_the_same_without_the_jit():
-    """The kernels are plain Python under NUMBA_DISABLE_JIT=1 and give the same game."""
+    """The kernels are plain Python under NUMBA_DISABLE_JIT=1 and give the same game (an
+    expansion game, whose draft is the players' first decisions)."""
     out = []
     for disable in ("0", "1"):
         env = dict(os.environ, NUMBA_DISABLE_JIT=disable)

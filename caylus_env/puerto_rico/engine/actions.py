@@ -23,9 +23,19 @@ CRAFT    5     ``craft:<good>``: the craftsman's extra barrel
 SELL     5     ``sell:<good>``: one barrel to the trading house
 LOAD     15    ``load:<good>:ship<k>``: load that good on cargo ship k (1 = smallest)
 WHARF    5     ``wharf:<good>``: ship every barrel of that good with the wharf
-KEEP     5     ``keep:<good>``: a warehouse keeps the whole kind, or (windrose) keep
-               one barrel of it
+KEEP     5     ``keep:<good>``: a warehouse keeps the whole kind, or (windrose,
+               storehouse) keep one barrel of it
+DRAFT    31    ``draft:<building>``: a violet building for the supply (expansion)
+SWHARF   5     ``small_wharf:<good>``: one barrel through the small wharf
+POST     5     ``post:<good>``: sell one barrel to one's trading post
+RETURN   50    ``return:vp``, ``return:<good>``, ``return:colonist:san_juan``,
+               ``return:colonist:<tile>``, ``return:colonist:<building>``: what the
+               black market takes back (a VP chip, a barrel, or a colonist from where
+               it stands)
 =======  ====  ===================================================================
+
+The SETTLE block includes ``settle:forest`` (expansion, forest house); the PLACE block
+has no forest (a forest takes no colonist).
 
 ``action_to_string`` / ``string_to_action`` convert both ways; the names are part of
 the API and never change meaning within an engine version.
@@ -35,13 +45,14 @@ from __future__ import annotations
 
 import hashlib
 
-from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS, VIOLET
 from caylus_env.puerto_rico.engine.constants import (
     GOOD_NAMES,
     MAX_SHIPS,
     NUM_GOODS,
     NUM_ROLES,
     NUM_TILES,
+    NUM_WORKABLE_TILES,
     ROLE_NAMES,
     TILE_NAMES,
 )
@@ -59,13 +70,25 @@ def _layout() -> tuple[dict[str, tuple[int, int]], list[str]]:
     block("ACCEPT", ["accept"])
     block("DECLINE", ["decline"])
     block("SETTLE", [f"settle:{t}" for t in TILE_NAMES])
-    block("PLACE", [f"place:{t}" for t in TILE_NAMES] + [f"place:{b}" for b in BUILDING_NAMES])
+    workable = TILE_NAMES[:NUM_WORKABLE_TILES]
+    block("PLACE", [f"place:{t}" for t in workable] + [f"place:{b}" for b in BUILDING_NAMES])
     block("BUILD", [f"build:{b}" for b in BUILDING_NAMES])
     block("CRAFT", [f"craft:{g}" for g in GOOD_NAMES])
     block("SELL", [f"sell:{g}" for g in GOOD_NAMES])
     block("LOAD", [f"load:{g}:ship{k + 1}" for g in GOOD_NAMES for k in range(MAX_SHIPS)])
     block("WHARF", [f"wharf:{g}" for g in GOOD_NAMES])
     block("KEEP", [f"keep:{g}" for g in GOOD_NAMES])
+    block("DRAFT", [f"draft:{BUILDING_NAMES[b]}" for b in VIOLET])
+    block("SWHARF", [f"small_wharf:{g}" for g in GOOD_NAMES])
+    block("POST", [f"post:{g}" for g in GOOD_NAMES])
+    block(
+        "RETURN",
+        ["return:vp"]
+        + [f"return:{g}" for g in GOOD_NAMES]
+        + ["return:colonist:san_juan"]
+        + [f"return:colonist:{t}" for t in workable]
+        + [f"return:colonist:{b}" for b in BUILDING_NAMES],
+    )
     return blocks, names
 
 
@@ -79,21 +102,32 @@ ACTION_SPACE_VERSION = (
     f"{ACTION_SPACE_REVISION}-" + hashlib.sha256("\n".join(ACTION_NAMES).encode()).hexdigest()[:8]
 )
 _NAME_TO_ID = {name: i for i, name in enumerate(ACTION_NAMES)}
+assert len(_NAME_TO_ID) == NUM_ACTIONS, "action names must be unique"
 
 ACT_ROLE = BLOCKS["ROLE"][0]  # + Role
 ACT_ACCEPT = BLOCKS["ACCEPT"][0]
 ACT_DECLINE = BLOCKS["DECLINE"][0]
 ACT_SETTLE = BLOCKS["SETTLE"][0]  # + Tile
 ACT_PLACE_TILE = BLOCKS["PLACE"][0]  # + Tile
-ACT_PLACE_BUILDING = ACT_PLACE_TILE + NUM_TILES  # + BuildingId
+ACT_PLACE_BUILDING = ACT_PLACE_TILE + NUM_WORKABLE_TILES  # + BuildingId
 ACT_BUILD = BLOCKS["BUILD"][0]  # + BuildingId
 ACT_CRAFT = BLOCKS["CRAFT"][0]  # + Good
 ACT_SELL = BLOCKS["SELL"][0]  # + Good
 ACT_LOAD = BLOCKS["LOAD"][0]  # + Good * MAX_SHIPS + ship
 ACT_WHARF = BLOCKS["WHARF"][0]  # + Good
 ACT_KEEP = BLOCKS["KEEP"][0]  # + Good
+ACT_DRAFT = BLOCKS["DRAFT"][0]  # + index into buildings.VIOLET
+ACT_SMALL_WHARF = BLOCKS["SWHARF"][0]  # + Good
+ACT_POST = BLOCKS["POST"][0]  # + Good
+ACT_RETURN_VP = BLOCKS["RETURN"][0]
+ACT_RETURN_GOOD = ACT_RETURN_VP + 1  # + Good
+ACT_RETURN_SAN_JUAN = ACT_RETURN_GOOD + NUM_GOODS
+ACT_RETURN_TILE = ACT_RETURN_SAN_JUAN + 1  # + Tile
+ACT_RETURN_BUILDING = ACT_RETURN_TILE + NUM_WORKABLE_TILES  # + BuildingId
 assert BLOCKS["ROLE"][1] == NUM_ROLES and BLOCKS["BUILD"][1] == NUM_BUILDINGS
-assert BLOCKS["PLACE"][1] == NUM_TILES + NUM_BUILDINGS and BLOCKS["KEEP"][1] == NUM_GOODS
+assert BLOCKS["PLACE"][1] == NUM_WORKABLE_TILES + NUM_BUILDINGS
+assert BLOCKS["KEEP"][1] == NUM_GOODS and BLOCKS["SETTLE"][1] == NUM_TILES
+assert ACT_RETURN_BUILDING + NUM_BUILDINGS == NUM_ACTIONS
 
 
 def action_to_string(action_id: int) -> str:

@@ -41,6 +41,7 @@ class BuildingSpec:
     copies_2p: int
     produces: int
     rule_ref: str
+    expansion: bool = False
 
 
 P, V, LV = BuildingKind.PRODUCTION, BuildingKind.SMALL_VIOLET, BuildingKind.LARGE_VIOLET
@@ -73,6 +74,21 @@ BUILDINGS: tuple[BuildingSpec, ...] = (
     BuildingSpec("fortress", "Fortress", LV, 10, 4, 4, 1, 1, 1, _NONE, "2.5"),
     BuildingSpec("customs_house", "Customs house", LV, 10, 4, 4, 1, 1, 1, _NONE, "2.5"),
     BuildingSpec("city_hall", "City hall", LV, 10, 4, 4, 1, 1, 1, _NONE, "2.5"),
+    # -- the 2004 expansion (rules 7.2); costs from the expansion's building list
+    BuildingSpec("aqueduct", "Aqueduct", V, 1, 1, 1, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("black_market", "Black market", V, 2, 1, 1, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("forest_house", "Forest house", V, 2, 1, 1, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("storehouse", "Storehouse", V, 3, 1, 1, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("guest_house", "Guest house", V, 4, 2, 2, 2, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("trading_post", "Trading post", V, 5, 2, 2, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("church", "Church", V, 5, 2, 2, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("small_wharf", "Small wharf", V, 6, 2, 2, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("lighthouse", "Lighthouse", V, 7, 3, 3, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("library", "Library", V, 8, 3, 3, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("specialty_factory", "Specialty factory", V, 8, 3, 3, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("union_hall", "Union hall", V, 9, 3, 3, 1, 2, 1, _NONE, "7.2", True),
+    BuildingSpec("cloister", "Cloister", LV, 10, 4, 4, 1, 1, 1, _NONE, "7.2", True),
+    BuildingSpec("statue", "Statue", LV, 10, 8, 4, 0, 1, 1, _NONE, "7.2", True),
 )
 NUM_BUILDINGS = len(BUILDINGS)
 BUILDING_NAMES: tuple[str, ...] = tuple(b.name for b in BUILDINGS)
@@ -104,5 +120,19 @@ B_GUILD_VALUE = np.array(
 )
 B_GUILD_VALUE.setflags(write=False)
 
-assert all(b.column == b.vp for b in BUILDINGS), "in the base game the column is the printed VP"
+B_EXPANSION = _column("expansion")
+#: Violet kinds, in the order of the ``draft:*`` actions (rules 7.1).
+VIOLET = tuple(i for i, b in enumerate(BUILDINGS) if b.kind != P)
+NUM_VIOLET = len(VIOLET)
+B_VIOLET_INDEX = np.full(len(BUILDINGS), -1, np.int64)
+for _i, _b in enumerate(VIOLET):
+    B_VIOLET_INDEX[_b] = _i
+B_VIOLET_INDEX.setflags(write=False)
+VIOLET_ARR = np.array(VIOLET, np.int64)
+VIOLET_ARR.setflags(write=False)
+
+assert all(b.column == b.vp for b in BUILDINGS if not b.expansion), "base: column = VP"
+assert all(b.column == min(4, (b.cost + 2) // 3) for b in BUILDINGS if b.expansion), (
+    "expansion: the cost ladder 1-3, 4-6, 7-9, 10"
+)
 assert all(b.produces == _NONE for b in BUILDINGS if b.kind != P)

@@ -1,12 +1,14 @@
-"""Game options: the player count and the truncation cap."""
+"""Game options: the player count, the truncation cap and the expansion's options."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.constants import (
     DEFAULT_MAX_DECISIONS,
+    DRAFT_MODES,
     MAX_DECISIONS_LIMIT,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -21,10 +23,18 @@ class GameConfig:
         num_players: 2 to 5 (rules 1.2; 2 players use the variant of rules 1.3).
         max_decisions: the truncation cap (rules 6.9): a game still running after this many
             decisions is cut off, truncated and not terminated; 1 to 30000.
+        expansion: play with the 2004 expansion's buildings (rules 7).
+        draft: with the expansion, ``"players"`` (the draft is the players' first
+            decisions) or ``"random"`` (drawn from the seed) (rules 7.1).
+        library_limit: with 2 players, a library doubles at most one privilege per round
+            (rules 7.2, 7.5).
     """
 
     num_players: int = 4
     max_decisions: int = DEFAULT_MAX_DECISIONS
+    expansion: bool = False
+    draft: str = "players"
+    library_limit: bool = False
 
     def __post_init__(self) -> None:
         for name in ("num_players", "max_decisions"):
@@ -36,11 +46,26 @@ class GameConfig:
                 f"num_players={self.num_players} is not allowed; "
                 f"allowed: {MIN_PLAYERS} to {MAX_PLAYERS}"
             )
+        for name in ("expansion", "library_limit"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.draft not in DRAFT_MODES:
+            raise ValueError(f"draft={self.draft!r} is not allowed; allowed: {DRAFT_MODES}")
         if not 1 <= self.max_decisions <= MAX_DECISIONS_LIMIT:
             raise ValueError(
                 f"max_decisions={self.max_decisions} is not allowed; "
                 f"allowed: 1 to {MAX_DECISIONS_LIMIT}"
             )
+
+    def kernel_args(self) -> tuple[int, int, int, int, int]:
+        """The options as ``kernels.new_state`` takes them, before the seed."""
+        return (
+            self.num_players,
+            self.max_decisions,
+            int(self.expansion),
+            DRAFT_MODES.index(self.draft),
+            int(self.library_limit),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -54,3 +79,14 @@ class GameConfig:
         if set(data) != known:
             raise ValueError(f"options have keys {sorted(data)}; expected exactly {sorted(known)}")
         return cls(**data)
+
+    @classmethod
+    def from_state(cls, s: Any) -> GameConfig:
+        """The options stored in a state array (``layout``)."""
+        return cls(
+            num_players=int(s[L.NUM_PLAYERS]),
+            max_decisions=int(s[L.MAX_DECISIONS]),
+            expansion=bool(s[L.OPT_EXPANSION]),
+            draft=DRAFT_MODES[int(s[L.OPT_DRAFT])],
+            library_limit=bool(s[L.OPT_LIBRARY_LIMIT]),
+        )

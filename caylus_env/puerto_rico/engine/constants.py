@@ -30,7 +30,8 @@ GOOD_NAMES: tuple[str, ...] = tuple(g.name.lower() for g in Good)
 
 
 class Tile(IntEnum):
-    """Island tiles: one plantation kind per good, and the quarry (rules 1.1)."""
+    """Island tiles: one plantation kind per good, the quarry (rules 1.1) and the
+    expansion's forest, a face-down plantation that takes no colonist (rules 7.3)."""
 
     CORN = 0
     INDIGO = 1
@@ -38,9 +39,11 @@ class Tile(IntEnum):
     TOBACCO = 3
     COFFEE = 4
     QUARRY = 5
+    FOREST = 6
 
 
-NUM_TILES = 6
+NUM_TILES = 7
+NUM_WORKABLE_TILES = 6  # tiles with a circle: every kind but the forest
 NUM_PLANTATION_KINDS = 5
 TILE_NAMES: tuple[str, ...] = tuple(t.name.lower() for t in Tile)
 ISLAND_SPACES = 12  # rules 2.1
@@ -76,6 +79,7 @@ class Phase(IntEnum):
     CAPTAIN = 6  # loading turns (rules 4.6)
     CAPTAIN_STORAGE = 7  # storage, then full ships unloaded (rules 4.7)
     GAME_OVER = 8
+    DRAFT = 9  # the expansion's building draft before the first round (rules 7.1)
 
 
 PHASE_NAMES: tuple[str, ...] = tuple(p.name.lower() for p in Phase)
@@ -110,10 +114,15 @@ class DecisionKind(IntEnum):
     SELL = 9  # sell one barrel or nothing (4.5)
     LOAD = 10  # a loading turn: a ship, the wharf, or pass when only the wharf is left (4.6)
     STORE_KIND = 11  # a warehouse keeps a whole kind (4.7)
-    STORE_BARREL = 12  # the one barrel kept on the windrose (4.7)
+    STORE_BARREL = 12  # the windrose barrel, and the storehouse's three (4.7, 7.2)
+    DRAFT = 13  # a violet building for the supply board (7.1)
+    FOREST = 14  # the hacienda's tile as a forest or not (7.3)
+    BLACK_MARKET = 15  # what to return to the black market (7.2)
+    GUEST_HOUSE = 16  # move a guest-house colonist or not (7.4)
+    SMALL_WHARF = 17  # one more barrel through the small wharf or stop (7.2)
 
 
-NUM_DECISION_KINDS = 13
+NUM_DECISION_KINDS = 18
 DECISION_NAMES: tuple[str, ...] = tuple(d.name.lower() for d in DecisionKind)
 
 # -- components by player count (rules 1.1-1.3); index = player count ----------------------
@@ -168,6 +177,13 @@ RESIDENCE_BONUS = np.array([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7], np.int64)
 FACE_UP_EXTRA = 1  # face-up plantations = players + 1 (rules 4.1)
 MAX_FACE_UP = MAX_PLAYERS + FACE_UP_EXTRA
 PLANTATION_STACK_SIZE = int(PLANTATIONS_IN_BOX.sum())
+#: Expansion draft: small violet slots per cost 0..9 on the supply board (rules 7.1).
+DRAFT_SMALL_SLOTS = np.array([0, 1, 2, 1, 1, 2, 1, 1, 2, 1], np.int64)
+DRAFT_LARGE_SLOTS = 5  # rules 7.1
+DRAFT_PICKS = int(DRAFT_SMALL_SLOTS.sum()) + DRAFT_LARGE_SLOTS
+#: Cloister bonus by groups of three identical island tiles, 0..4+ (rules 7.2).
+CLOISTER_BONUS = np.array([0, 1, 3, 6, 10], np.int64)
+DRAFT_MODES = ("players", "random")
 #: Default truncation cap (rules 6.9): decisions after which a game is cut off, unfinished.
 DEFAULT_MAX_DECISIONS = 4000
 MAX_DECISIONS_LIMIT = 30000  # the cap is stored in an int16 counter
@@ -188,5 +204,7 @@ for _a in (
     GOOD_PRICE,
     FACTORY_BONUS,
     RESIDENCE_BONUS,
+    DRAFT_SMALL_SLOTS,
+    CLOISTER_BONUS,
 ):
     _a.setflags(write=False)

@@ -19,6 +19,7 @@ from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     NUM_DECISION_KINDS,
     NUM_GOODS,
+    NUM_PLANTATION_KINDS,
     NUM_TILES,
     DecisionKind,
 )
@@ -63,7 +64,12 @@ _NONE = Arg("", CODEC_NONE, 0, 0, "no argument")
 SCHEMA: tuple[EntryKind, ...] = (
     EntryKind(DecisionKind.ROLE, "role", _NONE, "pick a role card (rules 3.1)"),
     EntryKind(DecisionKind.HACIENDA, "hacienda", _NONE, "draw a face-down plantation (2.4)"),
-    EntryKind(DecisionKind.SETTLE, "settle", _NONE, "take a face-up tile or quarry (4.1)"),
+    EntryKind(
+        DecisionKind.SETTLE,
+        "settle",
+        Arg("library_extra", CODEC_INT, 0, 1, "1: the library's second tile (7.2)"),
+        "take a face-up tile, a quarry or a forest (4.1, 7.3)",
+    ),
     EntryKind(
         DecisionKind.HOSPICE,
         "hospice",
@@ -93,7 +99,32 @@ SCHEMA: tuple[EntryKind, ...] = (
         Arg("warehouse_kinds", CODEC_INT, 1, 3, "whole kinds the warehouses may still keep"),
         "a warehouse keeps a whole kind (4.7)",
     ),
-    EntryKind(DecisionKind.STORE_BARREL, "store_barrel", _NONE, "the windrose barrel (4.7)"),
+    EntryKind(
+        DecisionKind.STORE_BARREL,
+        "store_barrel",
+        Arg("barrels", CODEC_INT, 1, 4, "single barrels he may still keep"),
+        "the windrose barrel and the storehouse's (4.7, 7.2)",
+    ),
+    EntryKind(DecisionKind.DRAFT, "draft", _NONE, "a violet building for the supply (7.1)"),
+    EntryKind(
+        DecisionKind.FOREST,
+        "forest",
+        Arg("tile", CODEC_TILE, 0, NUM_PLANTATION_KINDS - 1, "the plantation drawn"),
+        "the hacienda's tile as a forest (7.3)",
+    ),
+    EntryKind(
+        DecisionKind.BLACK_MARKET,
+        "black_market",
+        Arg("building", CODEC_BUILDING, 0, NUM_BUILDINGS - 1, "the building being bought"),
+        "what to return to the black market (7.2)",
+    ),
+    EntryKind(DecisionKind.GUEST_HOUSE, "guest_house", _NONE, "move a guest colonist (7.4)"),
+    EntryKind(
+        DecisionKind.SMALL_WHARF,
+        "small_wharf",
+        Arg("barrels", CODEC_INT, 1, 60, "barrels shipped so far this turn"),
+        "one more barrel or stop (7.2)",
+    ),
 )
 assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
 ENTRY_OF_NAME = {e.name: e for e in SCHEMA}

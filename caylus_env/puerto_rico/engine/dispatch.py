@@ -22,25 +22,36 @@ from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.constants import DecisionKind, Phase
 from caylus_env.puerto_rico.engine.decisions import read_top
 from caylus_env.puerto_rico.engine.roles.builder import (
+    apply_black_market,
     apply_build,
     apply_university,
     drive_builder,
+    legal_black_market,
     legal_build,
 )
 from caylus_env.puerto_rico.engine.roles.captain import (
     apply_load,
+    apply_small_wharf,
     apply_store_barrel,
     apply_store_kind,
     drive_captain,
     drive_storage,
     legal_keep,
     legal_load,
+    legal_small_wharf,
 )
 from caylus_env.puerto_rico.engine.roles.craftsman import (
     apply_craft_privilege,
     drive_craftsman,
     legal_craft_privilege,
 )
+from caylus_env.puerto_rico.engine.roles.draft import (
+    apply_draft,
+    drive_draft,
+    legal_draft,
+    random_draft,
+)
+from caylus_env.puerto_rico.engine.roles.guest_house import apply_guest_house, legal_guest_house
 from caylus_env.puerto_rico.engine.roles.mayor import (
     apply_mayor_privilege,
     apply_place_colonist,
@@ -53,6 +64,7 @@ from caylus_env.puerto_rico.engine.roles.selection import (
     legal_role,
 )
 from caylus_env.puerto_rico.engine.roles.settler import (
+    apply_forest,
     apply_hacienda,
     apply_hospice,
     apply_settle,
@@ -95,7 +107,7 @@ def legal_actions(s, out):
     if kind == DecisionKind.ROLE:
         return legal_role(s, out)
     if kind == DecisionKind.SETTLE:
-        return legal_settle(s, p, out)
+        return legal_settle(s, p, arg, out)
     if kind == DecisionKind.PLACE_COLONIST:
         return legal_place_colonist(s, p, out)
     if kind == DecisionKind.BUILD:
@@ -108,7 +120,15 @@ def legal_actions(s, out):
         return legal_load(s, p, out)
     if kind == DecisionKind.STORE_KIND or kind == DecisionKind.STORE_BARREL:
         return legal_keep(s, p, out)
-    # HACIENDA, HOSPICE, MAYOR_PRIVILEGE, UNIVERSITY: accept or decline.
+    if kind == DecisionKind.DRAFT:
+        return legal_draft(s, out)
+    if kind == DecisionKind.BLACK_MARKET:
+        return legal_black_market(s, p, out)
+    if kind == DecisionKind.GUEST_HOUSE:
+        return legal_guest_house(s, p, out)
+    if kind == DecisionKind.SMALL_WHARF:
+        return legal_small_wharf(s, p, out)
+    # HACIENDA, HOSPICE, MAYOR_PRIVILEGE, UNIVERSITY, FOREST: accept or decline.
     return legal_accept_decline(out)
 
 
@@ -121,7 +141,7 @@ def apply_action(s, a):
     elif kind == DecisionKind.HACIENDA:
         apply_hacienda(s, p, a)
     elif kind == DecisionKind.SETTLE:
-        apply_settle(s, p, a)
+        apply_settle(s, p, arg, a)
     elif kind == DecisionKind.HOSPICE:
         apply_hospice(s, p, arg, a)
     elif kind == DecisionKind.MAYOR_PRIVILEGE:
@@ -140,8 +160,18 @@ def apply_action(s, a):
         apply_load(s, p, a)
     elif kind == DecisionKind.STORE_KIND:
         apply_store_kind(s, p, arg, a)
+    elif kind == DecisionKind.STORE_BARREL:
+        apply_store_barrel(s, p, arg, a)
+    elif kind == DecisionKind.DRAFT:
+        apply_draft(s, a)
+    elif kind == DecisionKind.FOREST:
+        apply_forest(s, p, arg, a)
+    elif kind == DecisionKind.BLACK_MARKET:
+        apply_black_market(s, p, arg, a)
+    elif kind == DecisionKind.GUEST_HOUSE:
+        apply_guest_house(s, p, a)
     else:
-        apply_store_barrel(s, p, a)
+        apply_small_wharf(s, p, arg, a)
 
 
 @njit(cache=True)
@@ -162,8 +192,10 @@ def drive(s):
         drive_trader(s)
     elif ph == Phase.CAPTAIN:
         drive_captain(s)
-    else:
+    elif ph == Phase.CAPTAIN_STORAGE:
         drive_storage(s)
+    else:
+        drive_draft(s)
 
 
 @njit(cache=True)
@@ -218,10 +250,18 @@ def step(s, a, out):
 
 
 @njit(cache=True)
-def new_state(num_players, max_decisions, seed):
-    """A set-up game advanced to its first decision."""
+def setup_game(s, num_players, max_decisions, expansion, draft, library_limit, seed):
+    """``setup.init_game``, then the seeded random draft when that option is chosen."""
+    init_game(s, num_players, max_decisions, expansion, draft, library_limit, seed)
+    if expansion and draft == 1:
+        random_draft(s)
+
+
+@njit(cache=True)
+def new_state(num_players, max_decisions, expansion, draft, library_limit, seed):
+    """A set-up game advanced to its first decision (options as in ``GameConfig``)."""
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-    init_game(s, num_players, max_decisions, seed)
+    setup_game(s, num_players, max_decisions, expansion, draft, library_limit, seed)
     out = np.empty(NUM_ACTIONS, np.int64)
     advance(s, out)
     return s
@@ -283,11 +323,14 @@ def random_playout(s, rng_seed):
 
 
 @njit(cache=True)
-def play_random_games(num_players, num_games, seed, max_decisions):
-    """Compiled whole random games; returns the decisions of each game."""
+def play_random_games(num_players, num_games, seed, max_decisions, expansion):
+    """Compiled whole random games (the expansion with a random draft); returns the
+    decisions of each game."""
     counts = np.empty(num_games, np.int64)
     for g in range(num_games):
         s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-        init_game(s, num_players, max_decisions, seed * PLAYOUT_SEED_STRIDE + g)
+        setup_game(
+            s, num_players, max_decisions, expansion, expansion, 0, seed * PLAYOUT_SEED_STRIDE + g
+        )
         counts[g] = random_playout(s, seed * PLAYOUT_SEED_STRIDE + g)
     return counts

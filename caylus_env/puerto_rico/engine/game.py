@@ -154,9 +154,7 @@ class Game:
         if not isinstance(self.config, GameConfig):
             raise ValueError(f"config must be a GameConfig, got {type(self.config).__name__}")
         self.seed: int | None = _check_seed(seed)
-        self.state = kernels.new_state(
-            self.config.num_players, self.config.max_decisions, self.seed
-        )
+        self.state = kernels.new_state(*self.config.kernel_args(), self.seed)
         self.history: list[int] = []
         self.start: dict[str, Any] | None = None
         self._legal = np.empty(NUM_ACTIONS, np.int64)

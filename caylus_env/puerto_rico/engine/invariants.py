@@ -19,7 +19,14 @@ from numba import njit
 
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
-from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_COPIES, B_COPIES_2P, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import (
+    B_CIRCLES,
+    B_COPIES,
+    B_COPIES_2P,
+    B_EXPANSION,
+    B_KIND,
+    NUM_BUILDINGS,
+)
 from caylus_env.puerto_rico.engine.constants import (
     CITY_SPACES,
     COLONIST_SUPPLY,
@@ -33,7 +40,7 @@ from caylus_env.puerto_rico.engine.constants import (
     NUM_GOODS,
     NUM_PLANTATION_KINDS,
     NUM_ROLES,
-    NUM_TILES,
+    NUM_WORKABLE_TILES,
     PLANTATIONS_IN_BOX,
     PLANTATIONS_REMOVED_2P,
     QUARRIES,
@@ -79,7 +86,7 @@ INVARIANT_MESSAGES = {
     Invariant.DOUBLOONS: "doubloons of the players and on role cards differ from what the "
     "bank paid out",
     Invariant.BUILDING_TILES: "building tiles owned and in the supply differ from the copies "
-    "of the game, or a player owns a building twice",
+    "of the game (or of the draft), or a player owns a building twice",
     Invariant.SHIPS: "a cargo ship is over capacity, has a load without a good (or a good "
     "without a load), or two ships carry the same good",
     Invariant.TRADING_HOUSE: "more than 4 barrels in the trading house",
@@ -111,7 +118,7 @@ def check_invariants(s):
     if colonists != COLONIST_SUPPLY[n] + COLONISTS_ON_SHIP[n]:
         return Invariant.COLONISTS
     for p in range(n):
-        for t in range(NUM_TILES):
+        for t in range(NUM_WORKABLE_TILES):
             if s[pf(p, L.P_WORKED + t)] > s[pf(p, L.P_ISLAND + t)]:
                 return Invariant.OCCUPANCY
         for b in range(NUM_BUILDINGS):
@@ -126,8 +133,15 @@ def check_invariants(s):
         if t < 0 or t >= NUM_PLANTATION_KINDS:
             return Invariant.PLANTATIONS
         stack[t] += 1
+    forests = 0
+    for p in range(n):
+        forests += s[pf(p, L.P_ISLAND + Tile.FOREST)]
     for k in range(NUM_PLANTATION_KINDS):
-        total = stack[k] + s[L.FACE_UP + k] + s[L.DISCARDS + k]
+        forests -= s[L.FORESTED + k]
+    if forests != 0:
+        return Invariant.PLANTATIONS
+    for k in range(NUM_PLANTATION_KINDS):
+        total = stack[k] + s[L.FACE_UP + k] + s[L.DISCARDS + k] + s[L.FORESTED + k]
         for p in range(n):
             total += s[pf(p, L.P_ISLAND + k)]
         expected = PLANTATIONS_IN_BOX[k] - (PLANTATIONS_REMOVED_2P if n == 2 else 0)
@@ -164,7 +178,12 @@ def check_invariants(s):
             if s[pf(p, L.P_BUILDINGS + b)] >= 0:
                 owned += 1
         copies = B_COPIES_2P[b] if n == 2 else B_COPIES[b]
-        if owned + s[L.BUILDING_SUPPLY + b] != copies:
+        total = owned + s[L.BUILDING_SUPPLY + b]
+        if s[L.OPT_EXPANSION] == 0 and B_EXPANSION[b] == 1:
+            copies = 0  # not in a base game
+        elif s[L.OPT_EXPANSION] == 1 and B_KIND[b] != 0 and total == 0:
+            copies = 0  # a violet kind not (yet) drafted (rules 7.1)
+        if total != copies:
             return Invariant.BUILDING_TILES
     for k in range(MAX_SHIPS):
         g = s[L.SHIP_GOOD + k]

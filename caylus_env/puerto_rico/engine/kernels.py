@@ -5,7 +5,8 @@ state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All
 ``@njit(cache=True)``.
 
 Game flow:
-- ``new_state(num_players, max_decisions, seed)``: a set-up game at its first decision;
+- ``new_state(num_players, max_decisions, expansion, draft, library_limit, seed)``: a set-up
+  game at its first decision (``setup_game`` writes one into an existing array);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
 - ``apply(s, action)``: **no legality check**; call ``advance`` after it;
@@ -42,10 +43,10 @@ from caylus_env.puerto_rico.engine.dispatch import (
     random_playout,
     returns,
     scores,
+    setup_game,
     step,
 )
 from caylus_env.puerto_rico.engine.invariants import accepted_actions, check_invariants
-from caylus_env.puerto_rico.engine.setup import init_game
 from caylus_env.puerto_rico.engine.state import (
     building_workers,
     city_spaces_used,
@@ -79,7 +80,6 @@ __all__ = [
     "empty_circles",
     "final_score",
     "goods",
-    "init_game",
     "is_terminal",
     "is_truncated",
     "island_tiles",
@@ -94,6 +94,7 @@ __all__ = [
     "random_playout",
     "returns",
     "scores",
+    "setup_game",
     "step",
     "tie_break",
     "total_goods",

@@ -30,11 +30,12 @@ from caylus_env.puerto_rico.engine.constants import (
     NUM_PLANTATION_KINDS,
     NUM_ROLES,
     NUM_TILES,
+    NUM_WORKABLE_TILES,
     PLANTATION_STACK_SIZE,
 )
 
 STATE_DTYPE = np.int16
-STACK_DEPTH = 4
+STACK_DEPTH = 5
 STACK_ENTRY = 3
 
 
@@ -60,6 +61,9 @@ def _field(name: str, size: int, doc: str) -> int:
 # -- options (fixed at setup) ----------------------------------------------------------------
 NUM_PLAYERS = _field("num_players", 1, "player count, 2-5")
 MAX_DECISIONS = _field("max_decisions", 1, "truncation cap in decisions (rules 6.9)")
+OPT_EXPANSION = _field("expansion", 1, "1: the 2004 expansion's buildings (rules 7)")
+OPT_DRAFT = _field("draft", 1, "expansion draft: 0 by the players, 1 seeded random (7.1)")
+OPT_LIBRARY_LIMIT = _field("library_limit", 1, "1: 2 players double once per round (7.2)")
 # -- clock -------------------------------------------------------------------------------------
 DECISIONS = _field("decisions", 1, "decisions taken so far (automatic ones excluded)")
 ROUND = _field("round", 1, "round number, from 1")
@@ -71,6 +75,12 @@ PICKS = _field("picks", 1, "roles picked this round")
 PICKER = _field("picker", 1, "seat who picked the role being carried out, -1 none")
 END_TRIGGERED = _field("end_triggered", 1, "1 once an end condition happened (rules 5.1)")
 RNG = _field("rng", 2, "plantation reshuffle generator: high 15 bits, low 16 bits - 32768")
+DOUBLED = _field("doubled", 1, "1: the library doubles the current role's privilege (7.2)")
+LIBRARY_USED = _field("library_used", 1, "1: a library doubled a privilege this round (7.2)")
+PRODUCED = _field("produced", 1, "craftsman: bit set of goods the craftsman received")
+BM_RETURNED = _field("bm_returned", 1, "black market: bits colonist 1, good 2, VP chip 4")
+BM_SHORT = _field("bm_short", 1, "black market: doubloons still to cover by returns")
+GUEST_STEP = _field("guest_step", 1, "guest-house turns taken at the start of the phase (7.4)")
 # -- the bank and the general supply ------------------------------------------------------------
 ROLE_STATE = _field("role_state", NUM_ROLES, "-1 not in the game, 0 available, 1 picked")
 ROLE_MONEY = _field("role_money", NUM_ROLES, "doubloons lying on each role card")
@@ -83,6 +93,9 @@ QUARRY_SUPPLY = _field("quarry_supply", 1, "quarries left")
 BUILDING_SUPPLY = _field("building_supply", NUM_BUILDINGS, "tiles left per BuildingId")
 FACE_UP = _field("face_up", NUM_PLANTATION_KINDS, "face-up plantations per kind")
 DISCARDS = _field("discards", NUM_PLANTATION_KINDS, "discarded plantations per kind")
+FORESTED = _field(
+    "forested", NUM_PLANTATION_KINDS, "plantations per kind turned into forests (7.3)"
+)
 PLANTATION_STACK_SIZE_F = _field("plantation_stack_size", 1, "face-down plantations left")
 PLANTATION_STACK = _field(
     "plantation_stack", PLANTATION_STACK_SIZE, "face-down tile kinds, next draw last, 0 padded"
@@ -96,13 +109,15 @@ P_MONEY = 0
 P_VP = 1  # VP chips taken, paper VP included
 P_GOODS = 2  # NUM_GOODS entries
 P_ISLAND = P_GOODS + NUM_GOODS  # NUM_TILES entries: tiles per kind
-P_WORKED = P_ISLAND + NUM_TILES  # NUM_TILES entries: occupied tiles per kind
-P_BUILDINGS = P_WORKED + NUM_TILES  # NUM_BUILDINGS entries: -1 not owned, else colonists
+P_WORKED = P_ISLAND + NUM_TILES  # NUM_WORKABLE_TILES entries: occupied tiles per kind
+P_BUILDINGS = P_WORKED + NUM_WORKABLE_TILES  # NUM_BUILDINGS entries: -1 not owned, else colonists
 P_SAN_JUAN = P_BUILDINGS + NUM_BUILDINGS  # colonists waiting in San Juan
 P_SHIPPED = P_SAN_JUAN + 1  # captain phase: 1 once loaded (captain privilege, rules 4.6)
 P_WHARF_USED = P_SHIPPED + 1  # captain phase: 1 once the wharf was used (rules 2.4)
-P_KEPT = P_WHARF_USED + 1  # storage: bit set of goods kept whole by warehouses (rules 4.7)
-PLAYER_STRIDE = P_KEPT + 1
+P_SMALL_WHARF_USED = P_WHARF_USED + 1  # captain phase: 1 once the small wharf was used (7.2)
+P_KEPT = P_SMALL_WHARF_USED + 1  # storage: bit set of goods kept whole by warehouses (4.7)
+P_SINGLES = P_KEPT + 1  # storage: single barrels kept per good, 3 bits each (4.7, 7.2)
+PLAYER_STRIDE = P_SINGLES + 1
 PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see P_* offsets")
 # -- pending decisions -----------------------------------------------------------------------------
 STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
@@ -116,11 +131,13 @@ PLAYER_FIELDS: tuple[tuple[str, int, int], ...] = (
     ("vp", P_VP, 1),
     ("goods", P_GOODS, NUM_GOODS),
     ("island", P_ISLAND, NUM_TILES),
-    ("worked", P_WORKED, NUM_TILES),
+    ("worked", P_WORKED, NUM_WORKABLE_TILES),
     ("buildings", P_BUILDINGS, NUM_BUILDINGS),
     ("san_juan", P_SAN_JUAN, 1),
     ("shipped", P_SHIPPED, 1),
     ("wharf_used", P_WHARF_USED, 1),
+    ("small_wharf_used", P_SMALL_WHARF_USED, 1),
     ("kept", P_KEPT, 1),
+    ("singles", P_SINGLES, 1),
 )
 assert STATE_BYTES <= 1024, "the state must stay within 1 KB"

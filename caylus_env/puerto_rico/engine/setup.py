@@ -12,7 +12,14 @@ import numpy as np
 from numba import njit
 
 from caylus_env.puerto_rico.engine import layout as L
-from caylus_env.puerto_rico.engine.buildings import B_COPIES, B_COPIES_2P, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import (
+    B_COPIES,
+    B_COPIES_2P,
+    B_EXPANSION,
+    B_KIND,
+    NUM_BUILDINGS,
+    BuildingKind,
+)
 from caylus_env.puerto_rico.engine.constants import (
     COLONIST_SUPPLY,
     COLONISTS_ON_SHIP,
@@ -105,17 +112,22 @@ def reveal_face_up(s):
 
 
 @njit(cache=True)
-def init_game(s, num_players, max_decisions, seed):
+def init_game(s, num_players, max_decisions, expansion, draft, library_limit, seed):
     """Write the start of a game into ``s`` from the options and a seed (0 <= seed < 2**63).
 
     Seat 0 is the first governor (rules 1.4); the starting plantations go by distance from
     him (rules 1.2); with 2 players the removed tiles are counted after the starting ones
-    are set aside (rules 6.10).
+    are set aside (rules 6.10). With the expansion no violet building is on the supply
+    board until the draft (rules 7.1): by the players (``draft`` 0, the first decisions of
+    the game) or drawn at random from the seed (``draft`` 1).
     """
     s[:] = 0
     n = num_players
     s[L.NUM_PLAYERS] = n
     s[L.MAX_DECISIONS] = max_decisions
+    s[L.OPT_EXPANSION] = expansion
+    s[L.OPT_DRAFT] = draft
+    s[L.OPT_LIBRARY_LIMIT] = library_limit
     s[L.ROUND] = 1
     s[L.PHASE] = Phase.ROLE_SELECTION
     s[L.GOVERNOR] = 0
@@ -129,6 +141,10 @@ def init_game(s, num_players, max_decisions, seed):
         s[L.GOODS_SUPPLY + g] = GOODS_IN_BOX[g] - (GOODS_REMOVED_2P if n == 2 else 0)
     s[L.QUARRY_SUPPLY] = QUARRIES[n]
     for b in range(NUM_BUILDINGS):
+        if expansion == 0 and B_EXPANSION[b] == 1:
+            continue
+        if expansion == 1 and B_KIND[b] != BuildingKind.PRODUCTION:
+            continue  # violet buildings come with the draft (rules 7.1)
         s[L.BUILDING_SUPPLY + b] = B_COPIES_2P[b] if n == 2 else B_COPIES[b]
     for k in range(MAX_SHIPS):
         s[L.SHIP_CAPACITY + k] = SHIP_CAPACITY[n, k]
@@ -157,3 +173,5 @@ def init_game(s, num_players, max_decisions, seed):
         rng_below(s, 2)
     shuffle_stack(s)
     reveal_face_up(s)
+    if expansion:
+        s[L.PHASE] = Phase.DRAFT

@@ -20,7 +20,14 @@ from caylus_env.puerto_rico.engine.buildings import (
     NUM_BUILDINGS,
     BuildingId,
 )
-from caylus_env.puerto_rico.engine.constants import NUM_GOODS, NUM_TILES, RESIDENCE_BONUS, Tile
+from caylus_env.puerto_rico.engine.constants import (
+    CLOISTER_BONUS,
+    NUM_GOODS,
+    NUM_TILES,
+    NUM_WORKABLE_TILES,
+    RESIDENCE_BONUS,
+    Tile,
+)
 
 
 @njit(cache=True)
@@ -112,7 +119,7 @@ def empty_building_circles(s, p):
 def empty_circles(s, p):
     """Unoccupied circles over the player's island tiles and buildings."""
     n = empty_building_circles(s, p)
-    for t in range(NUM_TILES):
+    for t in range(NUM_WORKABLE_TILES):
         n += s[pf(p, L.P_ISLAND + t)] - s[pf(p, L.P_WORKED + t)]
     return np.int64(n)
 
@@ -121,7 +128,7 @@ def empty_circles(s, p):
 def colonists_of(s, p):
     """Every colonist on the player's board, San Juan included (rules 2.5: fortress)."""
     n = np.int64(s[pf(p, L.P_SAN_JUAN)])
-    for t in range(NUM_TILES):
+    for t in range(NUM_WORKABLE_TILES):
         n += s[pf(p, L.P_WORKED + t)]
     for b in range(NUM_BUILDINGS):
         w = s[pf(p, L.P_BUILDINGS + b)]
@@ -189,7 +196,7 @@ def seat_after(s, p, k):
 @njit(cache=True)
 def final_score(s, p):
     """Victory points of ``p``: chips (paper included), printed building VP, and the
-    bonuses of occupied large buildings (rules 5.2, 2.5). Meaningful at any time."""
+    bonuses of occupied large buildings (rules 5.2, 2.5, 7.2). Meaningful at any time."""
     vp = np.int64(s[pf(p, L.P_VP)])
     violet = 0
     guild = 0
@@ -210,6 +217,11 @@ def final_score(s, p):
         vp += np.int64(s[pf(p, L.P_VP)]) // 4
     if occupied(s, p, BuildingId.CITY_HALL):
         vp += violet
+    if occupied(s, p, BuildingId.CLOISTER):
+        groups = 0
+        for t in range(NUM_TILES):
+            groups += s[pf(p, L.P_ISLAND + t)] // 3
+        vp += CLOISTER_BONUS[min(groups, CLOISTER_BONUS.shape[0] - 1)]
     return vp
 
 
@@ -217,3 +229,9 @@ def final_score(s, p):
 def tie_break(s, p):
     """Doubloons plus barrels: the tie-break of rules 5.3."""
     return np.int64(s[pf(p, L.P_MONEY)]) + total_goods(s, p)
+
+
+@njit(cache=True)
+def privilege_times(s):
+    """2 while an occupied library doubles the current role's privilege, else 1 (7.2)."""
+    return np.int64(2) if s[L.DOUBLED] else np.int64(1)

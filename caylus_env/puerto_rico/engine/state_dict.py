@@ -10,8 +10,13 @@ thing wrong before anything is built.
 Keys::
 
     format             "puerto-rico-state/1"
-    options            num_players, max_decisions
+    options            num_players, max_decisions, expansion, draft, library_limit
     decisions, round, phase, step, idle, governor, picks, picker, end_triggered, rng
+    doubled, library_used   the library's doubling of this role, and this round (7.2)
+    produced           goods the craftsman received this phase
+    black_market       {"returned": [colonist, good, vp], "short": doubloons to cover}
+    guest_step         guest-house turns taken at the start of the phase (7.4)
+    forested           {plantation kind: tiles turned into forests} (7.3)
     roles              {role: {"in_game", "picked", "doubloons"}}
     bank_paid          doubloons the bank paid out minus those paid back
     colonist_supply, colonist_ship, vp_supply, quarry_supply
@@ -22,7 +27,7 @@ Keys::
     ships              per cargo ship, smallest first: {"capacity", "good", "load"}
     players            per seat: money, vp, goods{}, island{tile: n}, worked{tile: n},
                        buildings{name: colonists} (owned ones only), san_juan, shipped,
-                       wharf_used, kept[goods]
+                       wharf_used, small_wharf_used, kept[goods], singles{good: n}
     pending            the decision stack, bottom first: {"kind", "player", <argument>}
 """
 
@@ -34,13 +39,16 @@ import numpy as np
 
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
-from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, BUILDING_NAMES, NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import (
+    DRAFT_MODES,
+    DRAFT_PICKS,
     GOOD_NAMES,
     MAX_PLAYERS,
     MAX_SHIPS,
     NUM_PLANTATION_KINDS,
+    NUM_WORKABLE_TILES,
     PHASE_NAMES,
     PLANTATION_STACK_SIZE,
     ROLE_NAMES,
@@ -62,10 +70,13 @@ from caylus_env.puerto_rico.engine.decisions import (
 )
 from caylus_env.puerto_rico.engine.dispatch import legal_actions
 from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES, Invariant, check_invariants
+from caylus_env.puerto_rico.engine.roles.captain import SINGLE_BITS, SINGLE_MASK
 from caylus_env.puerto_rico.engine.state import pf
 
 FORMAT = "puerto-rico-state/1"
 PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
+WORKABLE_NAMES = TILE_NAMES[:NUM_WORKABLE_TILES]
+BM_KINDS = ("colonist", "good", "vp")  # black-market return bits 1, 2, 4
 _INT16_MAX = 32767
 
 
@@ -108,12 +119,17 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
                 "vp": int(s[pf(p, L.P_VP)]),
                 "goods": _named(s, pf(p, L.P_GOODS), GOOD_NAMES),
                 "island": _named(s, pf(p, L.P_ISLAND), TILE_NAMES),
-                "worked": _named(s, pf(p, L.P_WORKED), TILE_NAMES),
+                "worked": _named(s, pf(p, L.P_WORKED), WORKABLE_NAMES),
                 "buildings": buildings,
                 "san_juan": int(s[pf(p, L.P_SAN_JUAN)]),
                 "shipped": bool(s[pf(p, L.P_SHIPPED)]),
                 "wharf_used": bool(s[pf(p, L.P_WHARF_USED)]),
+                "small_wharf_used": bool(s[pf(p, L.P_SMALL_WHARF_USED)]),
                 "kept": _bits(int(s[pf(p, L.P_KEPT)])),
+                "singles": {
+                    g: (int(s[pf(p, L.P_SINGLES)]) >> (SINGLE_BITS * i)) & SINGLE_MASK
+                    for i, g in enumerate(GOOD_NAMES)
+                },
             }
         )
     pending = []
@@ -127,7 +143,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
     size = int(s[L.PLANTATION_STACK_SIZE_F])
     return {
         "format": FORMAT,
-        "options": {"num_players": n, "max_decisions": int(s[L.MAX_DECISIONS])},
+        "options": GameConfig.from_state(s).to_dict(),
         "decisions": int(s[L.DECISIONS]),
         "round": int(s[L.ROUND]),
         "phase": PHASE_NAMES[int(s[L.PHASE])],
@@ -138,6 +154,14 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         "picker": None if picker < 0 else picker,
         "end_triggered": bool(s[L.END_TRIGGERED]),
         "rng": [int(s[L.RNG]), int(s[L.RNG + 1])],
+        "doubled": bool(s[L.DOUBLED]),
+        "library_used": bool(s[L.LIBRARY_USED]),
+        "produced": _bits(int(s[L.PRODUCED])),
+        "black_market": {
+            "returned": [k for i, k in enumerate(BM_KINDS) if int(s[L.BM_RETURNED]) & (1 << i)],
+            "short": int(s[L.BM_SHORT]),
+        },
+        "guest_step": int(s[L.GUEST_STEP]),
         "roles": {
             name: {
                 "in_game": bool(s[L.ROLE_STATE + r] >= 0),
@@ -156,6 +180,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         "building_supply": _named(s, L.BUILDING_SUPPLY, BUILDING_NAMES),
         "face_up": _named(s, L.FACE_UP, PLANTATION_NAMES),
         "discards": _named(s, L.DISCARDS, PLANTATION_NAMES),
+        "forested": _named(s, L.FORESTED, PLANTATION_NAMES),
         "plantation_stack": [PLANTATION_NAMES[int(s[L.PLANTATION_STACK + i])] for i in range(size)],
         "ships": [
             {
@@ -221,13 +246,14 @@ def _goods_list(v: Any, where: str) -> int:
 
 _TOP_KEYS = {
     "format", "options", "decisions", "round", "phase", "step", "idle", "governor", "picks",
-    "picker", "end_triggered", "rng", "roles", "bank_paid", "colonist_supply", "colonist_ship",
+    "picker", "end_triggered", "rng", "doubled", "library_used", "produced", "black_market",
+    "guest_step", "forested", "roles", "bank_paid", "colonist_supply", "colonist_ship",
     "vp_supply", "quarry_supply", "goods_supply", "trading_house", "building_supply",
     "face_up", "discards", "plantation_stack", "ships", "players", "pending",
 }  # fmt: skip
 _PLAYER_KEYS = {
     "money", "vp", "goods", "island", "worked", "buildings", "san_juan", "shipped",
-    "wharf_used", "kept",
+    "wharf_used", "small_wharf_used", "kept", "singles",
 }  # fmt: skip
 
 
@@ -249,10 +275,13 @@ def dict_to_state(d: Any) -> np.ndarray:
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
     s[L.MAX_DECISIONS] = config.max_decisions
+    s[L.OPT_EXPANSION] = config.expansion
+    s[L.OPT_DRAFT] = DRAFT_MODES.index(config.draft)
+    s[L.OPT_LIBRARY_LIMIT] = config.library_limit
     s[L.DECISIONS] = _int(d["decisions"], "decisions", 0)
     s[L.ROUND] = _int(d["round"], "round", 1)
     s[L.PHASE] = _name(d["phase"], "phase", PHASE_NAMES)
-    s[L.STEP] = _int(d["step"], "step", 0, 2 + n)
+    s[L.STEP] = _int(d["step"], "step", 0, max(2 + n, DRAFT_PICKS))
     s[L.IDLE] = _int(d["idle"], "idle", 0, n)
     s[L.GOVERNOR] = _int(d["governor"], "governor", 0, n - 1)
     s[L.PICKS] = _int(d["picks"], "picks", 0, 6)
@@ -265,6 +294,17 @@ def dict_to_state(d: Any) -> np.ndarray:
     s[L.RNG + 1] = _int(rng[1], "rng[1]", -32768, 32767)
     if int(s[L.RNG]) * 65536 + int(s[L.RNG + 1]) + 32768 in (0, 2147483647):
         raise _fail("rng", "the generator state must be in 1..2**31-2")
+    s[L.DOUBLED] = _bool(d["doubled"], "doubled")
+    s[L.LIBRARY_USED] = _bool(d["library_used"], "library_used")
+    s[L.PRODUCED] = _goods_list(d["produced"], "produced")
+    bm = _keys(d["black_market"], "black_market", {"returned", "short"})
+    if not isinstance(bm["returned"], list) or len(set(map(str, bm["returned"]))) != len(
+        bm["returned"]
+    ):
+        raise _fail("black_market.returned", f"must be a list of distinct {list(BM_KINDS)}")
+    s[L.BM_RETURNED] = sum(1 << _name(k, "black_market.returned", BM_KINDS) for k in bm["returned"])
+    s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, 3)
+    s[L.GUEST_STEP] = _int(d["guest_step"], "guest_step", 0, n)
     _keys(d["roles"], "roles", set(ROLE_NAMES))
     for r, name in enumerate(ROLE_NAMES):
         role = _keys(d["roles"][name], f"roles.{name}", {"in_game", "picked", "doubloons"})
@@ -284,6 +324,7 @@ def dict_to_state(d: Any) -> np.ndarray:
     _counts(s, d["building_supply"], "building_supply", L.BUILDING_SUPPLY, BUILDING_NAMES)
     _counts(s, d["face_up"], "face_up", L.FACE_UP, PLANTATION_NAMES)
     _counts(s, d["discards"], "discards", L.DISCARDS, PLANTATION_NAMES)
+    _counts(s, d["forested"], "forested", L.FORESTED, PLANTATION_NAMES)
     stack = d["plantation_stack"]
     if not isinstance(stack, list) or len(stack) > PLANTATION_STACK_SIZE:
         raise _fail("plantation_stack", f"must be a list of at most {PLANTATION_STACK_SIZE}")
@@ -315,16 +356,24 @@ def dict_to_state(d: Any) -> np.ndarray:
         s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0)
         _counts(s, pl["goods"], f"{w}.goods", pf(p, L.P_GOODS), GOOD_NAMES)
         _counts(s, pl["island"], f"{w}.island", pf(p, L.P_ISLAND), TILE_NAMES)
-        _counts(s, pl["worked"], f"{w}.worked", pf(p, L.P_WORKED), TILE_NAMES)
+        _counts(s, pl["worked"], f"{w}.worked", pf(p, L.P_WORKED), WORKABLE_NAMES)
         if not isinstance(pl["buildings"], dict):
             raise _fail(f"{w}.buildings", "must be a dict {building: colonists}")
         for name, workers in pl["buildings"].items():
             b = _name(name, f"{w}.buildings", BUILDING_NAMES)
-            s[pf(p, L.P_BUILDINGS + b)] = _int(workers, f"{w}.buildings.{name}", 0, 3)
+            s[pf(p, L.P_BUILDINGS + b)] = _int(
+                workers, f"{w}.buildings.{name}", 0, int(B_CIRCLES[b])
+            )
         s[pf(p, L.P_SAN_JUAN)] = _int(pl["san_juan"], f"{w}.san_juan", 0)
         s[pf(p, L.P_SHIPPED)] = _bool(pl["shipped"], f"{w}.shipped")
         s[pf(p, L.P_WHARF_USED)] = _bool(pl["wharf_used"], f"{w}.wharf_used")
+        s[pf(p, L.P_SMALL_WHARF_USED)] = _bool(pl["small_wharf_used"], f"{w}.small_wharf_used")
         s[pf(p, L.P_KEPT)] = _goods_list(pl["kept"], f"{w}.kept")
+        _keys(pl["singles"], f"{w}.singles", set(GOOD_NAMES))
+        s[pf(p, L.P_SINGLES)] = sum(
+            _int(pl["singles"][g], f"{w}.singles.{g}", 0, 4) << (SINGLE_BITS * i)
+            for i, g in enumerate(GOOD_NAMES)
+        )
     pending = d["pending"]
     if not isinstance(pending, list) or len(pending) > STACK_DEPTH:
         raise _fail("pending", f"must be a list of at most {STACK_DEPTH} decisions")
@@ -400,12 +449,13 @@ def _check_clock(s: np.ndarray, n: int) -> None:
 _D = DecisionKind
 _KINDS_OF_PHASE = {
     Phase.ROLE_SELECTION: {_D.ROLE},
-    Phase.SETTLER: {_D.HACIENDA, _D.SETTLE, _D.HOSPICE},
+    Phase.SETTLER: {_D.HACIENDA, _D.FOREST, _D.SETTLE, _D.HOSPICE, _D.GUEST_HOUSE},
     Phase.MAYOR: {_D.MAYOR_PRIVILEGE, _D.PLACE_COLONIST},
-    Phase.BUILDER: {_D.BUILD, _D.UNIVERSITY},
-    Phase.CRAFTSMAN: {_D.CRAFT_PRIVILEGE},
-    Phase.TRADER: {_D.SELL},
-    Phase.CAPTAIN: {_D.LOAD},
-    Phase.CAPTAIN_STORAGE: {_D.STORE_KIND, _D.STORE_BARREL},
+    Phase.BUILDER: {_D.BUILD, _D.BLACK_MARKET, _D.UNIVERSITY, _D.GUEST_HOUSE},
+    Phase.CRAFTSMAN: {_D.CRAFT_PRIVILEGE, _D.GUEST_HOUSE},
+    Phase.TRADER: {_D.SELL, _D.GUEST_HOUSE},
+    Phase.CAPTAIN: {_D.LOAD, _D.SMALL_WHARF, _D.GUEST_HOUSE},
+    Phase.CAPTAIN_STORAGE: {_D.STORE_KIND, _D.STORE_BARREL, _D.GUEST_HOUSE},
+    Phase.DRAFT: {_D.DRAFT},
     Phase.GAME_OVER: set(),
 }

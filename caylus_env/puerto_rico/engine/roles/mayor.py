@@ -8,13 +8,14 @@ from numba import njit
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import ACT_ACCEPT, ACT_PLACE_BUILDING, ACT_PLACE_TILE
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, NUM_BUILDINGS
-from caylus_env.puerto_rico.engine.constants import NUM_TILES, DecisionKind
+from caylus_env.puerto_rico.engine.constants import NUM_WORKABLE_TILES, DecisionKind
 from caylus_env.puerto_rico.engine.decisions import pop, push
 from caylus_env.puerto_rico.engine.roles.selection import finish_phase
 from caylus_env.puerto_rico.engine.state import (
     empty_building_circles,
     empty_circles,
     pf,
+    privilege_times,
     seat_after,
 )
 
@@ -74,7 +75,7 @@ def refill_ship(s):
 @njit(cache=True)
 def _pick_up(s, p):
     """All the player's colonists go to San Juan, to be placed again (rules 6.3)."""
-    for t in range(NUM_TILES):
+    for t in range(NUM_WORKABLE_TILES):
         s[pf(p, L.P_SAN_JUAN)] += s[pf(p, L.P_WORKED + t)]
         s[pf(p, L.P_WORKED + t)] = 0
     for b in range(NUM_BUILDINGS):
@@ -91,7 +92,7 @@ def _fill_if_forced(s, p):
     free = empty_circles(s, p)
     if s[pf(p, L.P_SAN_JUAN)] < free:
         return s[pf(p, L.P_SAN_JUAN)] == 0
-    for t in range(NUM_TILES):
+    for t in range(NUM_WORKABLE_TILES):
         s[pf(p, L.P_WORKED + t)] = s[pf(p, L.P_ISLAND + t)]
     for b in range(NUM_BUILDINGS):
         if s[pf(p, L.P_BUILDINGS + b)] >= 0:
@@ -102,18 +103,20 @@ def _fill_if_forced(s, p):
 
 @njit(cache=True)
 def apply_mayor_privilege(s, p, a):
-    """The privilege colonist comes from the supply, never the ship (rules 4.2, 6.5)."""
+    """The privilege colonist comes from the supply, never the ship (rules 4.2, 6.5); a
+    library makes it two (rules 7.2)."""
     pop(s)
     if a == ACT_ACCEPT:
-        s[L.COLONIST_SUPPLY] -= 1
-        s[pf(p, L.P_SAN_JUAN)] += 1
+        x = min(privilege_times(s), np.int64(s[L.COLONIST_SUPPLY]))
+        s[L.COLONIST_SUPPLY] -= x
+        s[pf(p, L.P_SAN_JUAN)] += x
 
 
 @njit(cache=True)
 def legal_place_colonist(s, p, out):
     """Any tile kind or building with an empty circle (rules 6.3)."""
     n = 0
-    for t in range(NUM_TILES):
+    for t in range(NUM_WORKABLE_TILES):
         if s[pf(p, L.P_WORKED + t)] < s[pf(p, L.P_ISLAND + t)]:
             out[n] = ACT_PLACE_TILE + t
             n += 1

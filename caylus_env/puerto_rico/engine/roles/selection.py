@@ -7,17 +7,20 @@ from numba import njit
 
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import ACT_ROLE
+from caylus_env.puerto_rico.engine.buildings import BuildingId
 from caylus_env.puerto_rico.engine.constants import (
     NUM_ROLES,
     PHASE_OF_ROLE,
     ROLES_PER_ROUND,
     DecisionKind,
     Phase,
+    Role,
 )
 from caylus_env.puerto_rico.engine.decisions import pop, push
-from caylus_env.puerto_rico.engine.state import gain_money, pf
+from caylus_env.puerto_rico.engine.state import gain_money, occupied, pf, privilege_times
 
 PROSPECTOR_DOUBLOONS = 1  # rules 4.8
+LIGHTHOUSE_CAPTAIN_BONUS = 1  # rules 7.2
 
 
 @njit(cache=True)
@@ -43,6 +46,7 @@ def end_round(s):
             s[L.ROLE_STATE + r] = 0
     s[L.GOVERNOR] = (s[L.GOVERNOR] + 1) % s[L.NUM_PLAYERS]
     s[L.PICKS] = 0
+    s[L.LIBRARY_USED] = 0
     if s[L.END_TRIGGERED]:
         s[L.PHASE] = Phase.GAME_OVER
     else:
@@ -69,14 +73,23 @@ def apply_role(s, p, a):
     s[L.PICKS] += 1
     s[pf(p, L.P_MONEY)] += s[L.ROLE_MONEY + r]  # already paid out by the bank
     s[L.ROLE_MONEY + r] = 0
+    # rules 7.2: an occupied library doubles the privilege (2 players: once a round, option).
+    limited = s[L.OPT_LIBRARY_LIMIT] == 1 and s[L.NUM_PLAYERS] == 2 and s[L.LIBRARY_USED] == 1
+    if occupied(s, p, BuildingId.LIBRARY) and not limited:
+        s[L.DOUBLED] = 1
+        s[L.LIBRARY_USED] = 1
     ph = PHASE_OF_ROLE[r]
     if ph < 0:
-        gain_money(s, p, PROSPECTOR_DOUBLOONS)
+        gain_money(s, p, PROSPECTOR_DOUBLOONS * privilege_times(s))
+        s[L.DOUBLED] = 0
         return
     s[L.PHASE] = ph
     s[L.PICKER] = p
     s[L.STEP] = 0
     s[L.IDLE] = 0
+    s[L.GUEST_STEP] = 0
+    if r == Role.CAPTAIN and occupied(s, p, BuildingId.LIGHTHOUSE):
+        gain_money(s, p, LIGHTHOUSE_CAPTAIN_BONUS)  # rules 7.2, shipping or not
 
 
 @njit(cache=True)
@@ -86,3 +99,5 @@ def finish_phase(s):
     s[L.PICKER] = -1
     s[L.STEP] = 0
     s[L.IDLE] = 0
+    s[L.GUEST_STEP] = 0
+    s[L.DOUBLED] = 0
