@@ -8,6 +8,7 @@ Figures (each the median of ``repeats`` runs after one warm-up run):
   returned list (the same loop as the Caylus engine figure of ``caylus bench``);
 - engine, whole random games inside compiled code (``kernels.play_random_games``);
 - decisions per game (mean over the compiled games) and the share of truncated games;
+- each without and with the expansion (its draft drawn at random, so not counted);
 - the state size and the time of a ``Game.clone``.
 
 Run it alone on the machine: a second job on the same cores skews every figure.
@@ -37,7 +38,7 @@ def _median_rate(run, repeats: int) -> float:
     return statistics.median(rates)
 
 
-def call_rate(num_players: int, decisions: int, repeats: int) -> float:
+def call_rate(num_players: int, expansion: int, decisions: int, repeats: int) -> float:
     """Decisions/s with one Python call per decision (``kernels.step``)."""
     buf = np.empty(NUM_ACTIONS, np.int64)
     step = K.step
@@ -48,7 +49,7 @@ def call_rate(num_players: int, decisions: int, repeats: int) -> float:
         seed = 0
         t0 = time.perf_counter()
         while count < decisions:
-            s = K.new_state(num_players, DEFAULT_MAX_DECISIONS, 0, 0, 0, seed)
+            s = K.new_state(num_players, DEFAULT_MAX_DECISIONS, expansion, expansion, 0, seed)
             seed += 1
             n = K.legal_actions(s, buf)
             while n > 0:
@@ -59,13 +60,15 @@ def call_rate(num_players: int, decisions: int, repeats: int) -> float:
     return _median_rate(run, repeats)
 
 
-def compiled_rate(num_players: int, games: int, repeats: int) -> tuple[float, float, float]:
+def compiled_rate(
+    num_players: int, expansion: int, games: int, repeats: int
+) -> tuple[float, float, float]:
     """Decisions/s of whole compiled random games, decisions per game, truncated share."""
     lengths: list[np.ndarray] = []
 
     def run() -> tuple[int, float]:
         t0 = time.perf_counter()
-        counts = K.play_random_games(num_players, games, 1, DEFAULT_MAX_DECISIONS, 0)
+        counts = K.play_random_games(num_players, games, 1, DEFAULT_MAX_DECISIONS, expansion)
         lengths.append(counts)
         return int(counts.sum()), time.perf_counter() - t0
 
@@ -87,11 +90,16 @@ def main(players: list[int], repeats: int, quick: bool) -> None:
     games = 200 if quick else 2_000
     print(f"state: {L.STATE_SIZE} int16 values = {L.STATE_BYTES} bytes")
     print(f"Game.clone: {clone_seconds() * 1e6:.1f} us")
-    print(f"{'players':>7} {'step calls/s':>14} {'compiled/s':>14} {'decisions/game':>15} trunc")
+    head = f"{'players':>7} {'expansion':>9} {'step calls/s':>14} {'compiled/s':>14}"
+    print(f"{head} {'decisions/game':>15} truncated")
     for n in players:
-        calls = call_rate(n, decisions, repeats)
-        rate, per_game, truncated = compiled_rate(n, games, repeats)
-        print(f"{n:>7} {calls:>14,.0f} {rate:>14,.0f} {per_game:>15.1f} {truncated:.3f}")
+        for expansion in (0, 1):
+            calls = call_rate(n, expansion, decisions, repeats)
+            rate, per_game, truncated = compiled_rate(n, expansion, games, repeats)
+            print(
+                f"{n:>7} {expansion:>9} {calls:>14,.0f} {rate:>14,.0f} {per_game:>15.1f} "
+                f"{truncated:>9.3f}"
+            )
 
 
 if __name__ == "__main__":

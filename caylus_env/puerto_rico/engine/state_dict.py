@@ -433,10 +433,14 @@ def _check_clock(s: np.ndarray, n: int) -> None:
         raise _fail("step", f"the captain's turn pointer must be below {n}")
     size = int(s[L.STACK_SIZE])
     if size == 0:
+        if int(s[L.BM_SHORT]) or int(s[L.BM_RETURNED]):
+            raise _fail("black_market", "must be empty while no return is asked")
         return
     if phase == Phase.GAME_OVER:
         raise _fail("pending", "a finished game asks nothing")
     kinds = {int(entry(s, i)[0]) for i in range(size)}
+    if (DecisionKind.BLACK_MARKET in kinds) != (int(s[L.BM_SHORT]) > 0):
+        raise _fail("black_market.short", "must be above 0 exactly while a return is asked")
     allowed = _KINDS_OF_PHASE[phase]
     if not kinds <= allowed:
         names = sorted(SCHEMA[k].name for k in kinds - allowed)
