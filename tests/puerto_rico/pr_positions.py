@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from caylus_env.puerto_rico.engine import Game, GameConfig, string_to_action
+from caylus_env.puerto_rico.engine import Game, GameConfig, action_to_string, string_to_action
 from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, BUILDINGS
 
 PHASE_OF_ROLE = {
@@ -101,6 +101,4 @@ def act(g: Game, *names: str) -> None:
 
 
 def legal_names(g: Game) -> list[str]:
-    from caylus_env.puerto_rico.engine import action_to_string
-
     return [action_to_string(a) for a in g.legal_actions()]

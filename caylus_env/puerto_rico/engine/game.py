@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -83,7 +83,6 @@ class GameRecord:
     engine: str = __version__
     game: str = GAME_NAME
     format: str = RECORD_FORMAT
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -39,7 +39,7 @@ import numpy as np
 
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
-from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_KIND, BUILDING_NAMES, NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import (
     DRAFT_MODES,
@@ -379,7 +379,9 @@ def dict_to_state(d: Any) -> np.ndarray:
         raise _fail("pending", f"must be a list of at most {STACK_DEPTH} decisions")
     for i, item in enumerate(pending):
         w = f"pending[{i}]"
-        if not isinstance(item, dict) or item.get("kind") not in ENTRY_OF_NAME:
+        if not isinstance(item, dict) or not isinstance(item.get("kind"), str):
+            raise _fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
+        if item["kind"] not in ENTRY_OF_NAME:
             raise _fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
         spec = ENTRY_OF_NAME[item["kind"]]
         keys = {"kind", "player"} | ({spec.arg.name} if spec.arg.codec != CODEC_NONE else set())
@@ -429,9 +431,36 @@ def _check_clock(s: np.ndarray, n: int) -> None:
         raise _fail("picker", f"{picker} does not fit phase {PHASE_NAMES[phase]!r}")
     if in_role and picked == 0:
         raise _fail("phase", f"{PHASE_NAMES[phase]!r} while no role card is picked")
-    if phase == Phase.CAPTAIN and int(s[L.STEP]) >= n:
-        raise _fail("step", f"the captain's turn pointer must be below {n}")
+    limit = {
+        Phase.ROLE_SELECTION: 0,
+        Phase.SETTLER: n + 1,
+        Phase.MAYOR: n + 2,
+        Phase.BUILDER: n,
+        Phase.CRAFTSMAN: 2,
+        Phase.TRADER: n,
+        Phase.CAPTAIN: n - 1,
+        Phase.CAPTAIN_STORAGE: n,
+        Phase.DRAFT: DRAFT_PICKS,
+        Phase.GAME_OVER: 0,
+    }[Phase(phase)]
+    if int(s[L.STEP]) > limit:
+        raise _fail("step", f"{int(s[L.STEP])} is past the end of phase {PHASE_NAMES[phase]!r}")
+    drafted = sum(
+        1 for b in range(NUM_BUILDINGS) if B_KIND[b] != 0 and int(s[L.BUILDING_SUPPLY + b]) > 0
+    )
+    if phase == Phase.DRAFT and drafted != int(s[L.STEP]):
+        raise _fail("step", f"{int(s[L.STEP])} draft picks but {drafted} kinds on the board")
+    if phase == Phase.DRAFT and not int(s[L.OPT_EXPANSION]):
+        raise _fail("phase", "the draft is part of the expansion only")
     size = int(s[L.STACK_SIZE])
+    storing = {int(entry(s, i)[1]) for i in range(size) if int(entry(s, i)[0]) in _STORAGE}
+    for p in range(n):
+        singles = int(s[pf(p, L.P_SINGLES)])
+        for g, name in enumerate(GOOD_NAMES):
+            if (singles >> (SINGLE_BITS * g)) & SINGLE_MASK > int(s[pf(p, L.P_GOODS + g)]):
+                raise _fail(f"players[{p}].singles.{name}", "more than the barrels he holds")
+        if p not in storing and (singles or int(s[pf(p, L.P_KEPT)])):
+            raise _fail(f"players[{p}]", "kept and singles must be empty outside his storage")
     if size == 0:
         if int(s[L.BM_SHORT]) or int(s[L.BM_RETURNED]):
             raise _fail("black_market", "must be empty while no return is asked")
@@ -451,6 +480,7 @@ def _check_clock(s: np.ndarray, n: int) -> None:
 
 
 _D = DecisionKind
+_STORAGE = {int(_D.STORE_KIND), int(_D.STORE_BARREL)}
 _KINDS_OF_PHASE = {
     Phase.ROLE_SELECTION: {_D.ROLE},
     Phase.SETTLER: {_D.HACIENDA, _D.FOREST, _D.SETTLE, _D.HOSPICE, _D.GUEST_HOUSE},

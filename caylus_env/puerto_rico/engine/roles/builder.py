@@ -66,7 +66,7 @@ def drive_builder(s):
     if guest_turns(s):  # rules 7.4
         return
     k = np.int64(s[L.STEP])
-    if k == s[L.NUM_PLAYERS]:
+    if k >= s[L.NUM_PLAYERS]:
         finish_phase(s)
         return
     s[L.STEP] = k + 1

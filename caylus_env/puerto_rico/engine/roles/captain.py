@@ -258,7 +258,7 @@ def drive_storage(s):
         return
     n = np.int64(s[L.NUM_PLAYERS])
     k = np.int64(s[L.STEP])
-    if k == n:
+    if k >= n:
         for j in range(MAX_SHIPS):
             if s[L.SHIP_CAPACITY + j] > 0 and s[L.SHIP_LOAD + j] == s[L.SHIP_CAPACITY + j]:
                 s[L.GOODS_SUPPLY + s[L.SHIP_GOOD + j]] += s[L.SHIP_LOAD + j]

@@ -46,7 +46,7 @@ def drive_trader(s):
     if guest_turns(s):  # rules 7.4
         return
     k = np.int64(s[L.STEP])
-    if k == s[L.NUM_PLAYERS]:
+    if k >= s[L.NUM_PLAYERS]:
         if house_count(s) >= TRADING_HOUSE_SPACES:
             for g in range(NUM_GOODS):
                 s[L.GOODS_SUPPLY + g] += s[L.TRADING_HOUSE + g]
