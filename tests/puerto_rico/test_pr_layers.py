@@ -88,3 +88,22 @@ def test_blocker_really_blocks():
     code = RUN.format(blocked=set(BLOCKED)).split("import numpy as np")[0] + "import torch\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode != 0 and "is blocked" in proc.stderr
+
+
+#: Engine modules no kernel reads (plain Python around the kernels).
+PLAIN_PYTHON = {"config.py", "game.py", "kernels.py", "state_dict.py", "__init__.py"}
+
+
+def test_every_module_the_kernels_read_keys_the_compile_cache():
+    """The numba cache directory is keyed by the sources of compiled code, found by the
+    word "numba" outside caylus_env/engine (caylus_env/engine/_cache.py). A table module
+    the kernels read must be found too, or editing it would leave stale kernels."""
+    from caylus_env.engine._cache import is_compiled_source
+
+    missing = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        if path.name in PLAIN_PYTHON or "__pycache__" in path.parts:
+            continue
+        if not is_compiled_source(path.relative_to(ROOT), path.read_bytes()):
+            missing.append(str(path.relative_to(ROOT)))
+    assert not missing, missing

@@ -498,6 +498,28 @@ def test_storage_keeps_one_windrose_barrel_and_warehouse_kinds():
     assert kept == {"corn": 3, "indigo": 0, "sugar": 0, "tobacco": 0, "coffee": 1}
 
 
+def test_large_and_small_warehouse_keep_three_whole_kinds():
+    d = fresh(3)
+    for good, n in [("corn", 3), ("indigo", 2), ("sugar", 2), ("coffee", 2)]:
+        goods(d, 1, good, n)
+    building(d, 1, "small_warehouse", 1)
+    building(d, 1, "large_warehouse", 1)
+    d["ships"] = [
+        {"capacity": c, "good": x, "load": c}
+        for c, x in zip([4, 5, 6], ["tobacco", "indigo", "corn"], strict=True)
+    ]
+    for x, c in zip(["tobacco", "indigo", "corn"], [4, 5, 6], strict=True):
+        d["goods_supply"][x] -= c
+    start_role(d, "captain", 0)
+    g = game(d)
+    assert g.decision().kind == "store_kind" and g.decision().args == {"warehouse_kinds": 3}
+    act(g, "keep:corn", "keep:indigo", "keep:sugar")
+    # Only coffee is left outside the kept kinds: one windrose barrel of it.
+    act(g, "keep:coffee")
+    kept = g.state_dict()["players"][1]["goods"]
+    assert kept == {"corn": 3, "indigo": 2, "sugar": 2, "tobacco": 0, "coffee": 1}
+
+
 def test_full_ships_are_unloaded_partial_ships_keep_their_cargo():
     d = fresh(3)
     goods(d, 0, "corn", 4)

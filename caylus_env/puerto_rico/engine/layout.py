@@ -14,6 +14,9 @@ Conventions:
   ``plantation_stack_size - 1``; it is the only hidden information (rules 6.8);
 - ``vp_supply`` goes below 0 once the chips run out: the rest is owed on paper (rules 6.7);
 - the pending-decision stack holds ``STACK_DEPTH`` entries ``(kind, player, arg)``.
+
+The offsets are globals of the numba kernels, so this module is part of the compiled code
+whose sources key the kernel cache (``caylus_env.engine._cache``).
 """
 
 from __future__ import annotations
