@@ -21,16 +21,19 @@ from caylus_env.puerto_rico.engine import Game, GameConfig, action_to_string, st
 
 DIR = Path(__file__).parent / "playthroughs"
 FILES = sorted(DIR.glob("puerto_rico_*p_seed*.txt"))
-HEADER = re.compile(r"^game puerto_rico (\d)p seed (\d+)$", re.M)
+HEADER = re.compile(r"^game puerto_rico (\d)p seed (\d+)( expansion)?$", re.M)
 
 
-def render(num_players: int, seed: int, actions: list[int] | None = None) -> str:
-    """The playthrough text; without ``actions`` they are drawn uniformly from the seed."""
-    g = Game(GameConfig(num_players=num_players), seed=seed)
+def render(
+    num_players: int, seed: int, expansion: bool = False, actions: list[int] | None = None
+) -> str:
+    """The playthrough text; without ``actions`` they are drawn uniformly from the seed
+    (with the expansion, the draft too is the players' random decisions)."""
+    g = Game(GameConfig(num_players=num_players, expansion=expansion), seed=seed)
     rng = np.random.default_rng(seed)
     lines = [
         "# Golden playthrough; regenerate: python tests/puerto_rico/test_pr_playthroughs.py",
-        f"game puerto_rico {num_players}p seed {seed}",
+        f"game puerto_rico {num_players}p seed {seed}" + (" expansion" if expansion else ""),
     ]
     i = 0
     while g.legal_actions():
@@ -50,26 +53,27 @@ def render(num_players: int, seed: int, actions: list[int] | None = None) -> str
     return "\n".join(lines) + "\n"
 
 
-def parse(text: str) -> tuple[int, int, list[int]]:
+def parse(text: str) -> tuple[int, int, bool, list[int]]:
     m = HEADER.search(text)
-    assert m, "no 'game puerto_rico <n>p seed <s>' line"
+    assert m, "no 'game puerto_rico <n>p seed <s> [expansion]' line"
     actions = [
         string_to_action(line.split()[5])
         for line in text.splitlines()
         if re.match(r"^\s*\d+ r\d+ ", line)
     ]
-    return int(m.group(1)), int(m.group(2)), actions
+    return int(m.group(1)), int(m.group(2)), m.group(3) is not None, actions
 
 
-def test_every_player_count_has_a_golden_playthrough():
-    assert {parse(p.read_text())[0] for p in FILES} == {2, 3, 4, 5}
+def test_every_player_count_has_a_golden_playthrough_with_and_without_the_expansion():
+    found = {parse(p.read_text())[0:3:2] for p in FILES}
+    assert found == {(n, e) for n in (2, 3, 4, 5) for e in (False, True)}
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_playthrough_replays_identically(path):
     expected = path.read_text()
-    n, seed, actions = parse(expected)
-    actual = render(n, seed, actions)
+    n, seed, expansion, actions = parse(expected)
+    actual = render(n, seed, expansion, actions)
     diff = "".join(
         difflib.unified_diff(
             expected.splitlines(True), actual.splitlines(True), "golden", "engine", n=2
@@ -80,6 +84,8 @@ def test_playthrough_replays_identically(path):
 
 if __name__ == "__main__":
     for n in (2, 3, 4, 5):
-        target = DIR / f"puerto_rico_{n}p_seed{n}.txt"
-        atomic_write_bytes(target, render(n, n).encode())
-        print("wrote", target, file=sys.stderr)
+        for expansion in (False, True):
+            suffix = "_expansion" if expansion else ""
+            target = DIR / f"puerto_rico_{n}p_seed{n}{suffix}.txt"
+            atomic_write_bytes(target, render(n, n, expansion).encode())
+            print("wrote", target, file=sys.stderr)
