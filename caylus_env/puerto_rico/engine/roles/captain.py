@@ -1,5 +1,6 @@
-"""The captain: loading turns (rules 4.6, 6.6) with the harbor and wharf (rules 2.4), then
-storage with the warehouses (rules 4.7, 6.6) and the unloading of full ships."""
+"""The captain: loading turns (rules 4.6, 6.6) with the harbor and wharf (rules 2.4) and the
+expansion's small wharf, lighthouse, union hall and library (rules 7.2); then storage with
+the warehouses and the storehouse (rules 4.7, 6.6, 7.2) and the unloading of full ships."""
 
 from __future__ import annotations
 
