@@ -8,9 +8,10 @@ kernels compiled, torch initialized), all in one process on one core
   observation encoded, the NumPy network, the masked argmax), microseconds per decision
   over a few thousand positions of real games; and the same network on a batch of 128
   observations (what the opponent pool and the tournament do), microseconds per decision;
-* **training, this project's way**: ``MaskablePPO`` with the pieces-v1 network on
-  ``PoolVecEnv`` (``--envs`` games stepped by one compiled call, compiled opponents),
-  samples per second end to end (collection and updates);
+* **training, this project's way**: ``caylus train ppo`` as it runs (``--algo maskable``,
+  sb3-contrib's ``MaskablePPO``, and ``--algo cleanrl``, the one-file PPO), pieces-v1 network,
+  128 games stepped by one compiled call, compiled opponents, one torch thread: samples per
+  second end to end (collection and updates);
 * **training, the naive way** (the anchor, measured in the same run): ``MaskablePPO`` with
   SB3's default MLP on a single-seat Gymnasium wrapper of ``raw_env`` in a ``DummyVecEnv``
   of 8 envs, the random opponent played in Python.
@@ -145,53 +146,75 @@ def _naive_env_class() -> type:
     return SingleSeat
 
 
+def _train_seconds(algo: str, steps: int, envs: int, root: Path) -> float:
+    """Wall time of ``training.ppo.train`` for ``steps`` steps (a fresh run directory)."""
+    from training.ppo import config_from_args, train
+
+    out = root / f"{algo}-{steps}-{time.perf_counter_ns()}"
+    cfg = config_from_args(
+        out=str(out),
+        steps=steps,
+        envs=envs,
+        n_steps=32,
+        batch_size=2048,
+        opponents="random:1,economy:1",
+        checkpoint_every=10**9,
+        eval_games=0,
+        gate_games=1,
+        threads=1,
+        algo=algo,
+        progress=False,
+    )
+    t = time.perf_counter()
+    train(cfg)
+    return time.perf_counter() - t
+
+
 def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -> dict[str, float]:
-    """Samples per second of MaskablePPO: this project's batched pool vs the naive wrapper."""
+    """Samples per second end to end (collection and updates) of both PPO implementations on
+    ``PoolGames``, and of MaskablePPO on the naive ``raw_env`` wrapper.
+
+    The trainers are timed as ``caylus train ppo`` runs them, for ``steps`` and for ``2 *
+    steps`` steps: the rate is ``steps`` over the difference, so the start-up (imports, the
+    first reset, the final checkpoint) cancels out.
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.policy import Arch
-    from training.learner import PoolGames
-    from training.networks import policy_kwargs
-    from training.vecenv import PoolVecEnv
-
     torch.set_num_threads(1)
-    ours_env = PoolVecEnv(PoolGames(envs, 2, opponents="random:1,economy:1"), seed=0)
-    ours = MaskablePPO(
-        "MlpPolicy",
-        ours_env,
-        n_steps=32,
-        batch_size=2048,
-        n_epochs=4,
-        seed=0,
-        device="cpu",
-        policy_kwargs=policy_kwargs(Arch()),
-    )
+    out: dict[str, float] = {"envs": envs}
+    with tempfile.TemporaryDirectory() as tmp:
+        for algo in ("maskable", "cleanrl"):
+            _train_seconds(algo, steps, envs, Path(tmp))  # warm-up
+            rates = [
+                steps
+                / (
+                    _train_seconds(algo, 2 * steps, envs, Path(tmp))
+                    - _train_seconds(algo, steps, envs, Path(tmp))
+                )
+                for _ in range(repeats)
+            ]
+            out[f"{algo}_samples_per_s"] = statistics.median(rates)
     naive_env = DummyVecEnv([_naive_env_class() for _ in range(8)])
     naive = MaskablePPO("MlpPolicy", naive_env, n_steps=256, batch_size=64, seed=0, device="cpu")
-    out = {}
-    for name, model, n in (("ours", ours, steps), ("naive", naive, max(512, steps // 4))):
-        rates = []
-
-        def learn(m: Any = model, k: int = n, rates: list[float] = rates) -> None:
-            # SB3 collects whole rollouts: count the samples it took, not the ones asked for.
-            before = m.num_timesteps
-            t = time.perf_counter()
-            m.learn(k, reset_num_timesteps=False)
-            rates.append((m.num_timesteps - before) / (time.perf_counter() - t))
-
-        _median_time(learn, repeats)
-        out[f"{name}_samples_per_s"] = statistics.median(rates[1:])
-    out["ratio"] = out["ours_samples_per_s"] / out["naive_samples_per_s"]
-    out["envs"] = envs
+    n = max(2048, steps // 4)
+    naive.learn(2048)
+    rates = []
+    for _ in range(repeats):
+        before, t = naive.num_timesteps, time.perf_counter()
+        naive.learn(n, reset_num_timesteps=False)
+        rates.append((naive.num_timesteps - before) / (time.perf_counter() - t))
+    out["naive_samples_per_s"] = statistics.median(rates)
+    out["ratio"] = out["maskable_samples_per_s"] / out["naive_samples_per_s"]
+    out["cleanrl_ratio"] = out["cleanrl_samples_per_s"] / out["naive_samples_per_s"]
     return out
 
 
 def run(repeats: int = 3, quick: bool = False) -> dict[str, float]:
     """Every figure of this module (``quick``: fewer steps, for smoke tests)."""
     figures = policy_inference(repeats=repeats, num_games=2 if quick else 6)
-    figures.update(training_throughput(steps=2048 if quick else 16384, repeats=repeats))
+    figures.update(training_throughput(steps=4096 if quick else 32768, repeats=repeats))
     return figures
 
 
@@ -204,9 +227,12 @@ def table(figures: dict[str, float]) -> str:
             f"| policy:PATH, batch of 128 | "
             f"{figures['policy_batch128_us_per_decision']:.1f} µs a decision |",
             f"| MaskablePPO on PoolVecEnv ({figures['envs']:.0f} games, pieces-v1) | "
-            f"{figures['ours_samples_per_s']:,.0f} samples/s |",
+            f"{figures['maskable_samples_per_s']:,.0f} samples/s |",
+            f"| CleanRL-style PPO (training/cleanrl_ppo.py), same games and network | "
+            f"{figures['cleanrl_samples_per_s']:,.0f} samples/s |",
             f"| MaskablePPO on raw_env single-seat wrapper (8 envs, MLP) | "
             f"{figures['naive_samples_per_s']:,.0f} samples/s |",
-            f"| ratio | {figures['ratio']:.1f}x |",
+            f"| ratio | {figures['ratio']:.1f}x (MaskablePPO), "
+            f"{figures['cleanrl_ratio']:.1f}x (CleanRL-style) |",
         ]
     )

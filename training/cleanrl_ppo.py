@@ -263,8 +263,8 @@ def train_cleanrl(cfg: Any, out: Path, meta: dict[str, Any]) -> Path:
     while step < cfg.steps:
         # 2. collect n_steps steps of every game
         for t in range(T):
-            obs[t] = torch.from_numpy(b.obs)
-            masks[t] = torch.from_numpy(b.mask.view(np.bool_))
+            obs[t] = torch.from_numpy(b.obs.copy())
+            masks[t] = torch.from_numpy(b.mask.view(np.bool_).copy())
             starts[t] = torch.from_numpy(episode_start.astype(np.float32))
             with torch.no_grad():
                 logits, value = net(obs[t])
@@ -286,7 +286,7 @@ def train_cleanrl(cfg: Any, out: Path, meta: dict[str, Any]) -> Path:
 
         # 3. advantages (GAE) with the value of the position after the rollout
         with torch.no_grad():
-            _, next_value = net(torch.from_numpy(b.obs))
+            _, next_value = net(torch.from_numpy(b.obs.copy()))
         advantages = torch.zeros((T, N))
         last = torch.zeros(N)
         next_start = torch.from_numpy(episode_start.astype(np.float32))

@@ -456,6 +456,11 @@ def test_bench_training_prints_inference_and_throughput_against_the_naive_wrappe
         timeout=600,
     )
     assert r.returncode == 0, r.stderr
-    for line in ("policy:PATH, one decision", "MaskablePPO on PoolVecEnv", "raw_env single-seat"):
+    for line in (
+        "policy:PATH, one decision",
+        "MaskablePPO on PoolVecEnv",
+        "CleanRL-style",
+        "raw_env",
+    ):
         assert line in r.stdout
     assert re.search(r"\| ratio \| [\d.]+x \|", r.stdout)
