@@ -254,11 +254,18 @@ def _resume(idx, actions, g, out, pool, weights, noise, ret):
 # ---------------------------------------------------------------------------------------
 # Pool specs
 # ---------------------------------------------------------------------------------------
+def _heads_needing_argument() -> set[str]:
+    from agents.registry import describe
+
+    return {info.head for info in describe() if info.needs_arg}
+
+
 def parse_pool(text: str) -> list[tuple[str, float]]:
     """``"self:0.5,economy:0.3,pool:0.2"`` -> ``[("self", 0.5), ...]``.
 
     Each entry is an opponent and its weight after the last ``:``; an entry without a
-    weight gets 1. Opponents: ``random``, ``castle``, ``town``, ``economy`` (compiled),
+    weight gets 1. An agent spec with an argument needs its weight written out
+    (``mcts:30:0.1``: ``mcts:30`` alone would read as ``mcts`` with weight 30). Opponents: ``random``, ``castle``, ``town``, ``economy`` (compiled),
     ``self`` (the policy being trained), ``pool`` (the promoted checkpoints, sharing the
     weight), and any agent spec (``mcts:30``, ``policy:PATH``).
 
@@ -282,6 +289,11 @@ def parse_pool(text: str) -> list[tuple[str, float]]:
             name = item
         if not name:
             raise ValueError(f"opponent entry {raw!r} has no opponent name")
+        if name in _heads_needing_argument():
+            raise ValueError(
+                f"opponent entry {raw!r} reads as {name!r} with weight {last}, but {name!r} "
+                f"needs an argument: give the weight explicitly, e.g. {item}:1"
+            )
         if not np.isfinite(weight) or weight < 0:
             raise ValueError(f"opponent {name!r}: weight must be a number >= 0, got {last!r}")
         if any(n == name for n, _ in entries):

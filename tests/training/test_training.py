@@ -51,6 +51,7 @@ def _first_legal(b) -> np.ndarray:
         ("economy:-1", "weight must be a number >= 0"),
         ("economy:1,economy:2", "listed twice"),
         ("economy:0,random:0", "sum to 0"),
+        ("mcts:30", "give the weight explicitly, e.g. mcts:30:1"),
     ],
 )
 def test_a_bad_opponent_pool_is_refused_naming_the_entry(spec, message):
@@ -119,6 +120,15 @@ def test_external_opponents_are_asked_once_per_batch_of_waiting_games():
         b = games.step(_first_legal(b))
     assert max(me.batches) > 1  # several games waited on it at once
     assert not games.waiting.any()
+
+
+def test_an_mcts_opponent_plays_legal_moves_from_the_pool():
+    games = PoolGames(2, 2, opponents="mcts:2:1")
+    b = games.reset(seed=4)
+    for _ in range(30):
+        b = games.step(_first_legal(b))  # the pool checks every opponent move is legal
+    assert games.opponent_decisions >= 30
+    assert games.slots[0].name == "mcts:2"
 
 
 def test_a_pool_with_self_needs_the_policy_before_reset():
