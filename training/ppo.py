@@ -4,7 +4,8 @@ One run is one output directory:
 
     OUT/run.json               the arguments (a re-run must give the same ones, or --resume)
     OUT/checkpoints/step-*/    checkpoints (``training.checkpoints``), atomic
-    OUT/progress.csv, OUT/tb/  SB3's CSV and TensorBoard logs (rollout/*, train/*, eval/*)
+    OUT/progress.csv           SB3's CSV log (rollout/*, train/*, eval/*, league/*)
+    OUT/events.out.tfevents.*  the same for TensorBoard (tensorboard --logdir OUT)
     OUT/curve.csv              evaluation of each checkpoint (learning curve)
     OUT/learning_curve.png     the same, plotted
     OUT/league.json, league.md gated promotion (``training.league``)
