@@ -3,11 +3,11 @@
 After each checkpoint the trainer
 
 1. **evaluates** it against fixed references (``random`` and ``economy`` by default):
-   ``games`` games each, the checkpoint greedy, its seat drawn per game from the seed, every
-   game run in one batch (``PoolGames`` with the reference as the only opponent). The
+   ``games`` games each in pairs (the same setup with the seats swapped), the checkpoint
+   greedy, every game run in one batch (``PoolGames`` with the reference as the only opponent). The
    results make the learning curve (``curve.csv``, ``learning_curve.png``);
-2. **gates** it: a match of ``gate_games`` games against the current best checkpoint (both
-   greedy, batched the same way). It is promoted when its score is at least
+2. **gates** it: a paired match of ``gate_games`` games against the current best checkpoint
+   (both greedy, batched the same way). It is promoted when its score is at least
    ``PROMOTION_SCORE`` (AlphaGo Zero's 55% gate), and then becomes the best and joins the
    opponent pool (the ``pool`` entry of ``--opponents``). The first checkpoint is promoted
    without a match. Every decision, with the score's Wilson 95% interval, goes into
@@ -65,13 +65,15 @@ def play_match(
     num_players: int,
     seed: int,
 ) -> MatchResult:
-    """Play ``games`` games of ``policy`` against ``opponent`` (a ``PoolGames`` opponent:
-    ``random``, a scripted bot, ``policy:PATH``, an agent spec), all at once.
+    """Play ``games`` games (rounded up to an even count) of ``policy`` against ``opponent``
+    (a ``PoolGames`` opponent: ``random``, a scripted bot, ``policy:PATH``, an agent spec),
+    all at once, in pairs: games ``2j`` and ``2j + 1`` have the same setup with the seats
+    swapped (``PoolGames(paired=True)``), so a seat's advantage cancels out.
 
-    Game ``k`` is game ``k`` of ``PoolGames`` under ``seed``: the same games whatever the
-    policy, so two checkpoints are compared on the same setups and seats.
+    The games depend on ``seed`` only: two checkpoints are compared on the same setups.
     """
-    pool = PoolGames(games, num_players, opponents=f"{opponent}:1", seed=seed)
+    games += games % 2
+    pool = PoolGames(games, num_players, opponents=f"{opponent}:1", seed=seed, paired=True)
     b = pool.reset(seed=seed)
     done = np.zeros(games, np.bool_)
     rewards = np.zeros(games)

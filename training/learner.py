@@ -108,13 +108,15 @@ def _compiled_action(kind, s, legal_row, n, rng, k, weights, noise):
 
 
 @njit(cache=True)
-def _start(s, options, k, keys, episodes, setup_seeds, learner, rng, slot, fixed, cum, legal_row):
-    """Set up game ``k``'s current episode: the setup, the learner seat, the opponents'
-    stream and the opponent drawn from the pool (or the game's fixed one)."""
+def _start(
+    s, options, k, keys, episodes, setup_seeds, learner, rng, slot, fixed, shift, cum, legal_row
+):
+    """Set up game ``k``'s current episode: the setup, the learner seat (shifted by
+    ``shift[k]`` seats: the second game of a pair), the opponents' stream and the opponent
+    drawn from the pool (or the game's fixed one)."""
     n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal_row)
-    learner[k] = np.int64(
-        episode_word(keys[k], episodes[k], WORD_LEARNER) % np.uint64(options[k, 0])
-    )
+    drawn = episode_word(keys[k], episodes[k], WORD_LEARNER) % np.uint64(options[k, 0])
+    learner[k] = (np.int64(drawn) + shift[k]) % options[k, 0]
     rng[k] = episode_word(keys[k], episodes[k], WORD_OPPONENTS)
     u = _uniform(rng, k)
     if fixed[k] >= 0:
@@ -142,7 +144,7 @@ def _settle(k, n, g, out, pool, weights, noise, ret):
     """Play game ``k``'s compiled opponents (starting new episodes as games end) until the
     learner must act (its observation and mask written) or an external opponent must
     (``waiting[k]``); returns the opponent decisions taken."""
-    states, options, keys, episodes, setup_seeds, learner, rng, slot, fixed, legal = g
+    states, options, keys, episodes, setup_seeds, learner, rng, slot, fixed, legal, shift = g
     num_legal, obs, mask, rewards, terminated, final_obs, final_seat, final_prestige = out[:8]
     waiting, margin, final_margin, final_slot = out[8:]
     kind, cum = pool
@@ -175,7 +177,19 @@ def _settle(k, n, g, out, pool, weights, noise, ret):
         encode(s, learner[k], final_obs[k])
         episodes[k] += 1
         n = _start(
-            s, options, k, keys, episodes, setup_seeds, learner, rng, slot, fixed, cum, legal[k]
+            s,
+            options,
+            k,
+            keys,
+            episodes,
+            setup_seeds,
+            learner,
+            rng,
+            slot,
+            fixed,
+            shift,
+            cum,
+            legal[k],
         )
     waiting[k] = False
     num_legal[k] = n
@@ -187,7 +201,7 @@ def _settle(k, n, g, out, pool, weights, noise, ret):
 
 @njit(cache=True)
 def _reset_pool(select, g, out, pool, weights, noise, ret):
-    states, options, keys, episodes, setup_seeds, learner, rng, slot, fixed, legal = g
+    states, options, keys, episodes, setup_seeds, learner, rng, slot, fixed, legal, shift = g
     total = 0
     for k in range(states.shape[0]):
         if select[k]:
@@ -202,6 +216,7 @@ def _reset_pool(select, g, out, pool, weights, noise, ret):
                 rng,
                 slot,
                 fixed,
+                shift,
                 pool[1],
                 legal[k],
             )
@@ -351,6 +366,10 @@ class PoolGames(_Games):
         checkpoints: the promoted checkpoint directories that ``pool`` shares its weight
             between; with none yet, ``pool``'s weight goes to ``self``.
         seed: the seed of the external opponents that search (MCTS).
+        paired: play the games in pairs (``num_envs`` even): games ``2j`` and ``2j + 1``
+            share their key, so their setups and opponents' streams, and the learner sits
+            one seat further in the second (in 2-player games: the other seat), as paired
+            matches need.
 
     Raises:
         ValueError: naming an opponent or argument that is not allowed.
@@ -367,6 +386,7 @@ class PoolGames(_Games):
         opponents: str | Sequence[tuple[str, float]] = "random",
         checkpoints: Sequence[str] = (),
         seed: int = 0,
+        paired: bool = False,
     ) -> None:
         super().__init__(
             num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
@@ -378,6 +398,10 @@ class PoolGames(_Games):
         self.learner = np.zeros(self.num_envs, np.int64)
         self.slot = np.zeros(self.num_envs, np.int64)
         self.fixed = np.full(self.num_envs, -1, np.int64)
+        if paired and self.num_envs % 2:
+            raise ValueError(f"paired games need an even num_envs, got {self.num_envs}")
+        self.paired = bool(paired)
+        self.shift = (np.arange(self.num_envs) % 2).astype(np.int64) * int(self.paired)
         self.rng = np.zeros(self.num_envs, np.uint64)
         self._rewards = np.zeros(self.num_envs, np.float64)
         self.waiting = np.zeros(self.num_envs, np.bool_)
@@ -476,6 +500,7 @@ class PoolGames(_Games):
             self.slot,
             self.fixed,
             self._legal,
+            self.shift,
         )
 
     def _out(self) -> tuple:
@@ -522,6 +547,8 @@ class PoolGames(_Games):
     def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Any:
         """As ``LearnerGames.reset``: the opponents then play up to the learner's turn."""
         select = self._select(seed, reset_mask)
+        if self.paired and reset_mask is None:
+            self.keys[1::2] = self.keys[0::2]  # a pair plays the same setup
         if reset_mask is None:
             self.opponent_decisions = 0
         self._rewards[select] = 0.0

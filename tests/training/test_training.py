@@ -131,6 +131,15 @@ def test_an_mcts_opponent_plays_legal_moves_from_the_pool():
     assert games.slots[0].name == "mcts:2"
 
 
+def test_paired_games_share_their_setup_with_the_seats_swapped():
+    games = PoolGames(6, 2, opponents="random:1", paired=True)
+    b = games.reset(seed=8)
+    assert (games.setup_seeds[0::2] == games.setup_seeds[1::2]).all()
+    assert (b.seat[0::2] != b.seat[1::2]).all()
+    with pytest.raises(ValueError, match="even num_envs"):
+        PoolGames(3, 2, paired=True)
+
+
 def test_a_pool_with_self_needs_the_policy_before_reset():
     games = PoolGames(2, 2, opponents="self:1")
     with pytest.raises(RuntimeError, match="set_self_policy"):
