@@ -23,10 +23,12 @@ match ``config.json`` (a tampered or truncated file), or when a tensor is missin
 wrong shape.
 
 The network (``arch`` ``pieces-v1``, documented in ``training/networks.py``, which trains it)
-runs here in NumPy: an agent needs neither torch nor a GPU, and one decision (encoding the
-observation included) costs tens of microseconds on one core (``caylus bench --policy``).
-``PolicyNet.logits`` evaluates a whole batch at once; the tournament and the training
-opponent pool call it with every game waiting on the same checkpoint.
+runs here without torch, in a numba kernel: an agent needs neither torch nor a GPU, and one
+decision (encoding the observation included) costs tens of microseconds on one core
+(``caylus bench --training``). ``PolicyNet.logits`` takes a whole batch (the training
+opponent pool and the evaluation matches call it with every game waiting on the same
+checkpoint) and computes each row with a fixed summation order, so a game's moves never
+depend on which other games shared its batch.
 
 Modes: ``greedy`` (the default) plays the most probable legal action; ``sample`` draws from
 the masked softmax with the agent's seeded generator; ``temp=T`` samples from the softmax of
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from caylus_env.engine import Game
 from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
@@ -253,8 +256,69 @@ def read_config(path: str | Path) -> dict[str, Any]:
     return cfg
 
 
+@njit(cache=True)
+def _dense(x, w, b, out):
+    """``out = x @ w + b`` for one row, summing over ``x`` in index order (zeros skipped:
+    most of the observation is one-hot), so a row's result never depends on the others."""
+    out[:] = b
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(out.shape[0]):
+                out[j] += xi * w[i, j]
+
+
+@njit(cache=True)
+def _relu(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            x[i] = 0.0
+
+
+@njit(cache=True)
+def _logits_rows(obs, seat_idx, road_idx, rest_idx, w, out):
+    """The policy logits of every row of ``obs``, row by row (see ``PolicyNet.logits``).
+
+    ``w`` holds, in order: seat, space, rest, trunk, policy layer and action head, each as
+    (weight ``(in, out)``, bias) pairs.
+    """
+    seat_w, seat_b, space_w, space_b, rest_w, rest_b, trunk_w, trunk_b = w[:8]
+    pol_w, pol_b, act_w, act_b = w[8:]
+    n_seats, seat_dim = seat_idx.shape[0], seat_b.shape[0]
+    n_spaces, space_dim = road_idx.shape[0], space_b.shape[0]
+    rest_dim = rest_b.shape[0]
+    cat = np.empty(rest_dim + n_seats * seat_dim + n_spaces * space_dim, np.float32)
+    gather_seat = np.empty(seat_idx.shape[1], np.float32)
+    gather_road = np.empty(road_idx.shape[1], np.float32)
+    gather_rest = np.empty(rest_idx.shape[0], np.float32)
+    hidden = np.empty(trunk_b.shape[0], np.float32)
+    head = np.empty(pol_b.shape[0], np.float32)
+    for r in range(obs.shape[0]):
+        x = obs[r]
+        for i in range(rest_idx.shape[0]):
+            gather_rest[i] = x[rest_idx[i]]
+        _dense(gather_rest, rest_w, rest_b, cat[:rest_dim])
+        for p in range(n_seats):
+            for i in range(seat_idx.shape[1]):
+                gather_seat[i] = x[seat_idx[p, i]]
+            start = rest_dim + p * seat_dim
+            _dense(gather_seat, seat_w, seat_b, cat[start : start + seat_dim])
+        base = rest_dim + n_seats * seat_dim
+        for q in range(n_spaces):
+            for i in range(road_idx.shape[1]):
+                gather_road[i] = x[road_idx[q, i]]
+            start = base + q * space_dim
+            _dense(gather_road, space_w, space_b, cat[start : start + space_dim])
+        _relu(cat)
+        _dense(cat, trunk_w, trunk_b, hidden)
+        _relu(hidden)
+        _dense(hidden, pol_w, pol_b, head)
+        _relu(head)
+        _dense(head, act_w, act_b, out[r])
+
+
 class PolicyNet:
-    """A pieces-v1 network evaluated in NumPy (float32), from a checkpoint directory.
+    """A pieces-v1 network evaluated without torch (float32), from a checkpoint directory.
 
     Args:
         path: the checkpoint directory.
@@ -302,6 +366,18 @@ class PolicyNet:
         w = {name: np.ascontiguousarray(tensors[name].T) for name in shapes}
         self._seat_idx, self._road_idx, self._rest_idx = observation_groups()
         self._w = w
+        layers = ("seat", "space", "rest", "trunk")
+        self._policy_w = (
+            *(
+                w[f"features_extractor.{name}.{part}"]
+                for name in layers
+                for part in ("weight", "bias")
+            ),
+            w["mlp_extractor.policy_net.0.weight"],
+            w["mlp_extractor.policy_net.0.bias"],
+            w["action_net.weight"],
+            w["action_net.bias"],
+        )
         self.num_players = tuple(self.config.get("num_players", ()))
 
     def _trunk(self, obs: np.ndarray) -> np.ndarray:
@@ -321,14 +397,16 @@ class PolicyNet:
 
     def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Action logits ``(B, NUM_ACTIONS)`` float32 for observations ``(B, OBS_SIZE)``;
-        illegal actions (``mask`` False) get ``-inf``."""
-        w = self._w
-        h = self._trunk(np.asarray(obs, np.float32))
-        p = h @ w["mlp_extractor.policy_net.0.weight"]
-        p += w["mlp_extractor.policy_net.0.bias"]
-        np.maximum(p, 0.0, out=p)
-        out = p @ w["action_net.weight"]
-        out += w["action_net.bias"]
+        illegal actions (``mask`` False) get ``-inf``.
+
+        Computed row by row in compiled code with a fixed summation order, so a row's logits
+        are the same bits whatever else is in the batch (BLAS would change the last bits
+        with the batch size, and a greedy choice between near-equal actions with them):
+        batching games never changes a game.
+        """
+        x = np.ascontiguousarray(obs, np.float32).reshape(-1, OBS_SIZE)
+        out = np.empty((x.shape[0], NUM_ACTIONS), np.float32)
+        _logits_rows(x, self._seat_idx, self._road_idx, self._rest_idx, self._policy_w, out)
         if mask is not None:
             out[~np.asarray(mask, np.bool_)] = -np.inf
         return out

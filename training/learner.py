@@ -18,9 +18,10 @@ episode from the pool, with the pool's weights. The opponents are of two kinds:
 Reproducibility: game ``k``'s episode ``i`` depends only on ``(seed, k, i)``, the pool and
 the actions (as in ``caylus_env.vector``): the setup, the learner seat, the opponent drawn,
 the compiled opponents' choices and the uniform numbers external opponents sample with all
-come from the game's own splitmix64 stream. (A network's float results can differ in the
-last bits between batch sizes, so sampling external opponents is reproducible for a given
-``N`` and machine.)
+come from the game's own splitmix64 stream, and a checkpoint computes each game's logits
+alone (``agents.policy.PolicyNet``). Only ``self``, the torch network being trained, runs
+batched matrix products whose last bits can change with the batch size: with ``self`` in
+the pool a run is reproducible for a given ``N``, thread count and machine.
 
 Rewards are the env's (rank rewards, rules 8.21: zero-sum, at the end of a game). The
 optional shaped term (``PoolGames.margin``) is the learner's prestige margin over the best

@@ -304,6 +304,18 @@ def _custom(ckpt: Path) -> dict:
     return _sb3_replacements(env, _model_kwargs(cfg), last)
 
 
+def test_a_checkpoints_logits_do_not_depend_on_the_rest_of_the_batch(tiny_run):
+    net = PolicyNet(tiny_run / "checkpoints" / "step-000000002048")
+    games = PoolGames(16, 3, opponents="random:1")
+    b = games.reset(seed=2)
+    for _ in range(25):
+        b = games.step(_first_legal(b))
+    whole = net.logits(b.obs)
+    for k in (0, 7, 15):
+        assert (net.logits(b.obs[k : k + 1]) == whole[k : k + 1]).all()  # bit for bit
+    assert (net.logits(b.obs[3:11]) == whole[3:11]).all()
+
+
 def test_policy_spec_plays_legal_moves_in_a_tournament(tiny_run, tmp_path):
     from agents.tournament import read_records
 
