@@ -5,7 +5,7 @@ Modules, in the order data flows through them:
 * ``learner``: the learner view with an opponent pool (``PoolGames``), over the batched
   games of ``caylus_env.vector``;
 * ``vecenv``: ``PoolGames`` as a Stable-Baselines3 ``VecEnv`` with ``action_masks()``;
-* ``networks``: the pieces-v1 policy network (torch; its NumPy twin is
+* ``networks``: the pieces-v1 policy network (torch; its torch-free twin is
   ``agents.policy.PolicyNet``);
 * ``checkpoints``: checkpoint directories (safetensors + config.json + the SB3 archive),
   written atomically;

@@ -5,7 +5,7 @@ kernels compiled, torch initialized), all in one process on one core
 (``torch.set_num_threads(1)``):
 
 * **policy inference**: one decision of a ``policy:PATH`` agent (``PolicyAgent.act``: the
-  observation encoded, the NumPy network, the masked argmax), microseconds per decision
+  observation encoded, the compiled network, the masked argmax), microseconds per decision
   over a few thousand positions of real games; and the same network on a batch of 128
   observations (what the opponent pool and the tournament do), microseconds per decision;
 * **training, this project's way**: ``caylus train ppo`` as it runs (``--algo maskable``,

@@ -23,7 +23,7 @@ shared feature vector; the policy and the value each add one ``Linear(hidden, he
 about 300k weights (1.2 MB as float32) and about 0.3 MFLOP a decision: a quarter of a plain
 2004-256-256 MLP, so the updates, which dominate the training time on a CPU, are cheaper.
 
-The same weights run without torch in ``agents.policy.PolicyNet`` (NumPy), which is what a
+The same weights run without torch in ``agents.policy.PolicyNet`` (numba), which is what a
 ``policy:PATH`` agent uses; a test checks that both give the same logits.
 """
 
