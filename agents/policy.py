@@ -37,6 +37,7 @@ the masked softmax with the agent's seeded generator; ``temp=T`` samples from th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -421,6 +422,28 @@ class PolicyNet:
         return (v @ w["value_net.weight"] + w["value_net.bias"])[:, 0]
 
 
+def _file_key(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_net(config_key: tuple, weights_key: tuple) -> PolicyNet:
+    return PolicyNet(Path(config_key[0]).parent)
+
+
+def load_net(path: str | Path) -> PolicyNet:
+    """``PolicyNet(path)``, loaded and checked once per process while its files are unchanged
+    (a tournament creates its agents afresh for every game; an edited or replaced file, by
+    modification time or size, is loaded and checked again)."""
+    directory = Path(path)
+    try:
+        keys = (_file_key(directory / CONFIG_FILE), _file_key(directory / WEIGHTS_FILE))
+    except OSError:
+        return PolicyNet(directory)  # raises the CheckpointError that names what is missing
+    return _cached_net(*keys)
+
+
 def choose(logits: np.ndarray, temperature: float, uniforms: np.ndarray | None) -> np.ndarray:
     """One action per row of masked ``logits``: the argmax when ``temperature`` is 0, else a
     draw from ``softmax(logits / temperature)`` by inverse CDF with ``uniforms`` in [0, 1)
@@ -480,7 +503,7 @@ class PolicyAgent:
         self, name: str, path: str | Path, temperature: float = 0.0, seed: int | None = None
     ) -> None:
         self.name = name
-        self.net = PolicyNet(path)
+        self.net = load_net(path)
         self.temperature = temperature
         self._rng = np.random.default_rng(seed)
         self._obs = np.zeros((1, OBS_SIZE), np.float32)

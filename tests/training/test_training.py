@@ -369,6 +369,21 @@ def test_a_tampered_checkpoint_is_refused_naming_the_file(tiny_run, tmp_path):
         make_agent(f"policy:{bad}")
 
 
+def test_a_checkpoint_loaded_once_is_checked_again_after_it_changes(tiny_run, tmp_path):
+    import shutil
+
+    ckpt = tmp_path / "ck"
+    shutil.copytree(tiny_run / "checkpoints" / "step-000000002048", ckpt)
+    first, second = make_agent(f"policy:{ckpt}"), make_agent(f"policy:{ckpt}")
+    assert first.net is second.net  # loaded and verified once per process
+    data = bytearray((ckpt / "model.safetensors").read_bytes())
+    data[-9] ^= 0x01
+    time.sleep(0.01)
+    (ckpt / "model.safetensors").write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="SHA-256"):
+        make_agent(f"policy:{ckpt}")
+
+
 def test_a_checkpoint_of_another_observation_version_is_refused_naming_both(tiny_run, tmp_path):
     import shutil
 
