@@ -26,6 +26,9 @@ def bench(
     num_envs: Annotated[
         int | None, typer.Option(help="Games in the batched environment (with --vector).")
     ] = None,
+    threads: Annotated[
+        int | None, typer.Option(help="torch threads of the trainers (with --training).")
+    ] = None,
     training: Annotated[
         bool,
         typer.Option(
@@ -36,10 +39,14 @@ def bench(
     ] = False,
 ) -> None:
     """Measure the engine's speed (delegates to caylus_env.benchmark)."""
+    if threads is not None and not training:
+        _fail("--threads needs --training: it sets the trainers' torch threads")
     if training:
         if vector or num_envs is not None or players is not None:
             _fail("--training measures the trainer alone: drop --vector, --num-envs, --players")
-        _bench_training(repeats, quick)
+        if threads is not None and threads < 1:
+            _fail(f"invalid value for --threads: must be >= 1, got {threads}")
+        _bench_training(repeats, quick, threads or 1)
         return
     kwargs: dict[str, Any] = {"quick": quick}
     if num_envs is not None and not vector:
@@ -75,7 +82,7 @@ def bench(
         benchmark.main(**kwargs)
 
 
-def _bench_training(repeats: int | None, quick: bool) -> None:
+def _bench_training(repeats: int | None, quick: bool, threads: int) -> None:
     if repeats is not None and repeats < 1:
         _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
     try:
@@ -83,5 +90,5 @@ def _bench_training(repeats: int | None, quick: bool) -> None:
     except ImportError as err:
         _fail(f"--training needs the [train] extra ({err})", code=1)
     with compile_notice("engine", "vector"):
-        figures = train_bench.run(repeats=repeats or 3, quick=quick)
+        figures = train_bench.run(repeats=repeats or 3, quick=quick, threads=threads)
     typer.echo(train_bench.table(figures))

@@ -146,7 +146,7 @@ def _naive_env_class() -> type:
     return SingleSeat
 
 
-def _train_seconds(algo: str, steps: int, envs: int, root: Path) -> float:
+def _train_seconds(algo: str, steps: int, envs: int, root: Path, threads: int = 1) -> float:
     """Wall time of ``training.ppo.train`` for ``steps`` steps (a fresh run directory)."""
     from training.ppo import config_from_args, train
 
@@ -161,7 +161,7 @@ def _train_seconds(algo: str, steps: int, envs: int, root: Path) -> float:
         checkpoint_every=10**9,
         eval_games=0,
         gate_games=1,
-        threads=1,
+        threads=threads,
         algo=algo,
         progress=False,
     )
@@ -170,7 +170,9 @@ def _train_seconds(algo: str, steps: int, envs: int, root: Path) -> float:
     return time.perf_counter() - t
 
 
-def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -> dict[str, float]:
+def training_throughput(
+    steps: int = 16384, repeats: int = 3, envs: int = 128, threads: int = 1
+) -> dict[str, float]:
     """Samples per second end to end (collection and updates) of both PPO implementations on
     ``PoolGames``, and of MaskablePPO on the naive ``raw_env`` wrapper.
 
@@ -182,16 +184,16 @@ def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    torch.set_num_threads(1)
-    out: dict[str, float] = {"envs": envs}
+    torch.set_num_threads(threads)
+    out: dict[str, float] = {"envs": envs, "threads": threads}
     with tempfile.TemporaryDirectory() as tmp:
         for algo in ("maskable", "cleanrl"):
-            _train_seconds(algo, steps, envs, Path(tmp))  # warm-up
+            _train_seconds(algo, steps, envs, Path(tmp), threads)  # warm-up
             rates = [
                 steps
                 / (
-                    _train_seconds(algo, 2 * steps, envs, Path(tmp))
-                    - _train_seconds(algo, steps, envs, Path(tmp))
+                    _train_seconds(algo, 2 * steps, envs, Path(tmp), threads)
+                    - _train_seconds(algo, steps, envs, Path(tmp), threads)
                 )
                 for _ in range(repeats)
             ]
@@ -211,10 +213,13 @@ def training_throughput(steps: int = 16384, repeats: int = 3, envs: int = 128) -
     return out
 
 
-def run(repeats: int = 3, quick: bool = False) -> dict[str, float]:
-    """Every figure of this module (``quick``: fewer steps, for smoke tests)."""
+def run(repeats: int = 3, quick: bool = False, threads: int = 1) -> dict[str, float]:
+    """Every figure of this module (``quick``: fewer steps, for smoke tests; ``threads``: the
+    trainers' torch threads)."""
     figures = policy_inference(repeats=repeats, num_games=2 if quick else 6)
-    figures.update(training_throughput(steps=4096 if quick else 32768, repeats=repeats))
+    figures.update(
+        training_throughput(steps=4096 if quick else 32768, repeats=repeats, threads=threads)
+    )
     return figures
 
 
@@ -226,7 +231,8 @@ def table(figures: dict[str, float]) -> str:
             f"| policy:PATH, one decision | {figures['policy_us_per_decision']:.1f} µs |",
             f"| policy:PATH, batch of 128 | "
             f"{figures['policy_batch128_us_per_decision']:.1f} µs a decision |",
-            f"| MaskablePPO on PoolVecEnv ({figures['envs']:.0f} games, pieces-v1) | "
+            f"| MaskablePPO on PoolVecEnv ({figures['envs']:.0f} games, pieces-v1, "
+            f"{figures['threads']:.0f} torch thread(s)) | "
             f"{figures['maskable_samples_per_s']:,.0f} samples/s |",
             f"| CleanRL-style PPO (training/cleanrl_ppo.py), same games and network | "
             f"{figures['cleanrl_samples_per_s']:,.0f} samples/s |",
