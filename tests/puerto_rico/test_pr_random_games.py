@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 
-from caylus_env.puerto_rico.engine import Game, GameConfig, replay
+from caylus_env.puerto_rico.engine import NUM_ACTIONS, Game, GameConfig, replay
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine.invariants import (
     INVARIANT_MESSAGES,
@@ -27,7 +27,7 @@ from caylus_env.puerto_rico.engine.invariants import (
     Invariant,
     check_random_game,
 )
-from caylus_env.puerto_rico.engine.state_dict import dict_to_state
+from caylus_env.puerto_rico.engine.state_dict import dict_to_state, state_to_dict
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 
@@ -135,3 +135,31 @@ def test_engine_runs_the_same_without_the_jit():
         )
         out.append(res.stdout.strip())
     assert out[0] == out[1] and len(out[0]) > 0
+
+
+def test_legal_mask_matches_legal_actions():
+    s = K.new_state(4, 4000, 1, 0, 0, 3)
+    out = np.empty(NUM_ACTIONS, np.int64)
+    mask = np.ones(NUM_ACTIONS, np.int8)
+    for _ in range(200):
+        n = K.legal_actions(s, out)
+        if n == 0:
+            break
+        assert K.legal_mask(s, mask) == n
+        assert np.flatnonzero(mask).tolist() == out[:n].tolist()
+        K.step(s, out[n // 2], out)
+
+
+def test_resample_hidden_changes_only_the_face_down_order():
+    g = Game(GameConfig(num_players=3), seed=8)
+    for _ in range(60):
+        g.apply(g.legal_actions()[0])
+    before = g.state_dict()
+    s = g.state.copy()
+    K.resample_hidden(s, 99)
+    after = state_to_dict(s)
+    assert sorted(after["plantation_stack"]) == sorted(before["plantation_stack"])
+    assert after["plantation_stack"] != before["plantation_stack"]
+    for key in ("rng", "plantation_stack"):
+        before.pop(key), after.pop(key)
+    assert after == before and K.check_invariants(s) == 0

@@ -73,7 +73,12 @@ from caylus_env.puerto_rico.engine.roles.settler import (
     legal_settle,
 )
 from caylus_env.puerto_rico.engine.roles.trader import apply_sell, drive_trader, legal_sell
-from caylus_env.puerto_rico.engine.setup import init_game
+from caylus_env.puerto_rico.engine.setup import (
+    RNG_MODULUS,
+    init_game,
+    rng_write,
+    shuffle_stack,
+)
 from caylus_env.puerto_rico.engine.state import final_score, tie_break
 
 ILLEGAL = -1
@@ -130,6 +135,27 @@ def legal_actions(s, out):
         return legal_small_wharf(s, p, out)
     # HACIENDA, HOSPICE, MAYOR_PRIVILEGE, UNIVERSITY, FOREST: accept or decline.
     return legal_accept_decline(out)
+
+
+@njit(cache=True)
+def legal_mask(s, mask):
+    """Write an int8 mask of the legal actions into ``mask``; returns how many are legal."""
+    out = np.empty(NUM_ACTIONS, np.int64)
+    mask[:] = 0
+    n = legal_actions(s, out)
+    for i in range(n):
+        mask[out[i]] = 1
+    return n
+
+
+@njit(cache=True)
+def resample_hidden(s, seed):
+    """Replace the hidden information by a fresh draw: reseed the plantation generator
+    from ``seed`` and reshuffle the face-down stack (rules 6.8). What a player may see is
+    unchanged, so search code can determinize a position it observes this way."""
+    x = 1 + (seed % (RNG_MODULUS - 1))
+    rng_write(s, x)
+    shuffle_stack(s)
 
 
 @njit(cache=True)

@@ -8,12 +8,15 @@ Game flow:
 - ``new_state(num_players, max_decisions, expansion, draft, library_limit, seed)``: a set-up
   game at its first decision (``setup_game`` writes one into an existing array);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
+- ``legal_mask(s, mask)`` -> n: the same as an int8 mask;
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
 - ``apply(s, action)``: **no legality check**; call ``advance`` after it;
 - ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)``, ``scores(s, out)``,
   ``returns(s, ret)`` (rank returns);
-- ``random_playout``, ``play_random_games``: compiled playouts.
+- ``random_playout``, ``play_random_games``: compiled playouts;
+- ``resample_hidden(s, seed)``: a fresh order of the face-down plantations (the only
+  hidden information), to determinize a position for search.
 
 State accessors: ``num_players``, ``phase``, ``money``, ``vp_chips``, ``goods``,
 ``total_goods``, ``building_workers``, ``owns``, ``occupied``, ``island_tiles``,
@@ -38,9 +41,11 @@ from caylus_env.puerto_rico.engine.dispatch import (
     is_terminal,
     is_truncated,
     legal_actions,
+    legal_mask,
     new_state,
     play_random_games,
     random_playout,
+    resample_hidden,
     returns,
     scores,
     setup_game,
@@ -84,6 +89,7 @@ __all__ = [
     "is_truncated",
     "island_tiles",
     "legal_actions",
+    "legal_mask",
     "money",
     "new_state",
     "num_players",
@@ -92,6 +98,7 @@ __all__ = [
     "phase",
     "play_random_games",
     "random_playout",
+    "resample_hidden",
     "returns",
     "scores",
     "setup_game",
