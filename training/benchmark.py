@@ -10,8 +10,9 @@ kernels compiled, torch initialized), all in one process on one core
   observations (what the opponent pool and the tournament do), microseconds per decision;
 * **training, this project's way**: ``caylus train ppo`` as it runs (``--algo maskable``,
   sb3-contrib's ``MaskablePPO``, and ``--algo cleanrl``, the one-file PPO), pieces-v1 network,
-  128 games stepped by one compiled call, compiled opponents, one torch thread: samples per
-  second end to end (collection and updates);
+  128 games stepped by one compiled call against the compiled ``random`` opponent (the
+  anchor's), ``--threads`` torch threads: samples per second end to end (collection and
+  updates);
 * **training, the naive way** (the anchor, measured in the same run): ``MaskablePPO`` with
   SB3's default MLP on a single-seat Gymnasium wrapper of ``raw_env`` in a ``DummyVecEnv``
   of 8 envs, the random opponent played in Python.
@@ -157,7 +158,7 @@ def _train_seconds(algo: str, steps: int, envs: int, root: Path, threads: int = 
         envs=envs,
         n_steps=32,
         batch_size=2048,
-        opponents="random:1,economy:1",
+        opponents="random:1",  # the anchor's opponent: the games' cost, not the bots'
         checkpoint_every=10**9,
         eval_games=0,
         gate_games=1,
