@@ -8,9 +8,9 @@ kernel built on it) running the old rule: a stale cache would silently play othe
 
 So, before any kernel is defined, the cache directory is set to
 ``<base>/caylus-<digest>``, where ``digest`` hashes the sources of this project's compiled
-code and the numba version. The compiled code is every module of the ``caylus_env.engine``
-package (its kernels read the constant tables of modules that do not import numba
-themselves) and every other module of ``caylus_env``, ``agents`` and ``training`` that
+code and the numba version. The compiled code is every module of the ``caylus_env.engine`` and
+``caylus_env.puerto_rico.engine`` packages (their kernels read the constant tables of
+modules that do not import numba themselves) and every other module of ``caylus_env``, ``agents`` and ``training`` that
 mentions numba: a kernel embeds only code and globals from those (they import from each
 other and from the engine, never from plain Python modules). Any edit to them gives a fresh
 directory and a cold compile; an edit to a plain Python module (the CLI, the viewer, the
@@ -37,7 +37,8 @@ PREFIX = "caylus-"
 
 def is_compiled_source(relative: Path, text: bytes) -> bool:
     """Whether a module's code can end up inside a compiled kernel (see the module doc)."""
-    return relative.parts[:2] == ("caylus_env", "engine") or b"numba" in text
+    engines = (("caylus_env", "engine"), ("caylus_env", "puerto_rico", "engine"))
+    return any(relative.parts[: len(e)] == e for e in engines) or b"numba" in text
 
 
 def source_digest(roots: list[Path]) -> str:

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from caylus_env.engine import _cache
 
 
@@ -36,12 +38,13 @@ def test_the_digest_changes_with_any_compiled_source_edit_and_only_then(tmp_path
     assert _cache.source_digest([pkg]) == before
 
 
-def test_every_engine_module_is_covered_even_without_numba(tmp_path):
-    engine = tmp_path / "caylus_env" / "engine"
-    engine.mkdir(parents=True)
-    (engine / "constants.py").write_text("PRESTIGE = 1\n")
+@pytest.mark.parametrize("engine", [("engine",), ("puerto_rico", "engine")])
+def test_every_engine_module_is_covered_even_without_numba(tmp_path, engine):
+    folder = tmp_path.joinpath("caylus_env", *engine)
+    folder.mkdir(parents=True)
+    (folder / "constants.py").write_text("PRESTIGE = 1\n")
     before = _cache.source_digest([tmp_path / "caylus_env"])
-    (engine / "constants.py").write_text("PRESTIGE = 2\n")  # a table a kernel reads
+    (folder / "constants.py").write_text("PRESTIGE = 2\n")  # a table a kernel reads
     assert _cache.source_digest([tmp_path / "caylus_env"]) != before
 
 
