@@ -211,9 +211,18 @@ def stats(
     plot: Annotated[
         Path | None, typer.Option(help="PNG to write (default: DIRECTORY/stats.png).")
     ] = None,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html/--no-html",
+            help="Also write DIRECTORY/report.html (tables, the PNG embedded) and replay pages "
+            "of sampled games under DIRECTORY/viewer/.",
+        ),
+    ] = True,
 ) -> None:
     """Print games, decisions, win rates per agent and seat, actions per decision kind and game
-    lengths, and plot them to a PNG."""
+    lengths, plot them to a PNG, and write them as DIRECTORY/report.html with links to replay
+    pages of the first game of each table and of every forfeit."""
     from caylus_env.datasets.format import DatasetError
     from caylus_env.datasets.stats import STATS_PLOT_FILE, dataset_stats, plot_stats, print_stats
 
@@ -225,3 +234,11 @@ def stats(
     print_stats(summary, console)
     path = plot_stats(summary, plot or Path(directory) / STATS_PLOT_FILE)
     console.print(f"wrote {path}")
+    if html:
+        from caylus_env.datasets.report import VIEWER_DIR, write_dataset_report
+
+        report, pages = write_dataset_report(directory, summary, path)
+        console.print(
+            f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
+            f"{Path(directory) / VIEWER_DIR}"
+        )

@@ -3,7 +3,6 @@ self-contained HTML replay page (``--html``, drawn by ``caylus_env.viewer``)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -90,14 +89,10 @@ def _dataset_record(root: Path, game_id: int | None) -> Any:
     column of its ``decisions`` rows in ply order; `replay` then checks it like any record.
     Fails (exit 2) for a directory that is not a dataset or a game id it does not hold, (exit
     1) for a game whose rows do not form a record."""
-    import pyarrow.compute as pc
-
-    from caylus_env.datasets import DatasetError, open_dataset, read_manifest
-    from caylus_env.engine import Game, GameConfig, action_to_string
-    from caylus_env.engine.record import FinalResult, GameRecord, MatchInfo, Setup
+    from caylus_env.datasets import DatasetError, open_dataset
+    from caylus_env.datasets.records import dataset_records
 
     try:
-        manifest = read_manifest(root)
         games = open_dataset(root, "games")
         ids = games.to_table(columns=["game_id"]).column("game_id").to_pylist()
     except (DatasetError, OSError) as err:
@@ -110,33 +105,10 @@ def _dataset_record(root: Path, game_id: int | None) -> Any:
             f"invalid value for --game-id: no game {chosen} in {root}; "
             f"{_describe_ids(ids, len(ids))}"
         )
-    (row,) = games.to_table(filter=pc.field("game_id") == chosen).to_pylist()
-    plies = open_dataset(root).to_table(
-        filter=pc.field("game_id") == chosen, columns=["ply", "action"]
-    )
-    plies = plies.sort_by("ply")
-    actions = tuple(int(a) for a in plies.column("action").to_pylist())
     try:
-        options = {**json.loads(row["options"]), "num_players": row["num_players"]}
-        config = GameConfig.from_dict(options)
-        return GameRecord(
-            engine=manifest["engine"],
-            options=config.to_dict(),
-            seed=row["seed"],
-            setup=Setup.from_dict(Game(config, row["seed"]).setup()),
-            actions=actions,
-            action_names=tuple(action_to_string(a) for a in actions),
-            final=FinalResult(row["prestige"], row["ranks"], row["end"]),
-            match=MatchInfo(
-                row["game_id"],
-                row["block"],
-                row["agents"],
-                row["agent_seeds"],
-                [reason or None for reason in row["forfeits"]],
-            ),
-        )
-    except (TypeError, ValueError, KeyError) as err:
-        _fail(f"{root}: game {chosen} does not form a game record: {err}", code=1)
+        return dataset_records(root, [chosen])[chosen]
+    except ValueError as err:
+        _fail(f"{root}: {err}", code=1)
 
 
 def _pick_record(file: Path, game_id: int | None) -> Any:

@@ -117,11 +117,79 @@ def rows_from_record(record: GameRecord) -> GameRows:
     return decision_rows(record, states, masks, seats, None)
 
 
+def record_of_row(row: dict[str, Any], actions: Sequence[int], engine: str) -> GameRecord:
+    """Inverse of `game_row`: the record of a stored game, from its games row and the
+    ``action`` column of its decisions in ply order (``engine``: the manifest's version).
+
+    Raises:
+        ValueError: when the row's options or result do not form a record.
+    """
+    from caylus_env.engine import action_to_string
+    from caylus_env.engine.record import FinalResult, MatchInfo, Setup
+
+    try:
+        config = GameConfig.from_dict(
+            {**json.loads(row["options"]), "num_players": row["num_players"]}
+        )
+        return GameRecord(
+            engine=engine,
+            options=config.to_dict(),
+            seed=row["seed"],
+            setup=Setup.from_dict(Game(config, row["seed"]).setup()),
+            actions=tuple(int(a) for a in actions),
+            action_names=tuple(action_to_string(int(a)) for a in actions),
+            final=FinalResult(row["prestige"], row["ranks"], row["end"]),
+            match=MatchInfo(
+                row["game_id"],
+                row["block"],
+                row["agents"],
+                row["agent_seeds"],
+                [reason or None for reason in row["forfeits"]],
+            ),
+        )
+    except (TypeError, KeyError) as err:
+        raise ValueError(f"game {row.get('game_id')} does not form a game record: {err}") from err
+
+
+def dataset_records(root: Any, game_ids: Sequence[int]) -> dict[int, GameRecord]:
+    """The records of some games of a finished dataset (`record_of_row`), read in one pass over
+    the decisions table (a filtered scan, so the cost does not grow with the games asked).
+
+    Raises:
+        DatasetError: when ``root`` is not a finished dataset of this engine.
+        KeyError: naming the game ids the dataset does not hold.
+    """
+    import pyarrow.compute as pc
+
+    from caylus_env.datasets.format import read_manifest
+    from caylus_env.datasets.loader import open_dataset
+
+    wanted = sorted(set(int(g) for g in game_ids))
+    if not wanted:
+        return {}
+    manifest = read_manifest(root)
+    ids = pc.field("game_id").isin(wanted)
+    rows = {r["game_id"]: r for r in open_dataset(root, "games").to_table(filter=ids).to_pylist()}
+    missing = [g for g in wanted if g not in rows]
+    if missing:
+        raise KeyError(f"no game {', '.join(map(str, missing))} in {root}")
+    plies = open_dataset(root).to_table(filter=ids, columns=["game_id", "ply", "action"])
+    plies = plies.sort_by([("game_id", "ascending"), ("ply", "ascending")])
+    game_col = plies.column("game_id").to_numpy()
+    action_col = plies.column("action").to_numpy()
+    return {
+        g: record_of_row(rows[g], action_col[game_col == g].tolist(), manifest["engine"])
+        for g in wanted
+    }
+
+
 __all__ = [
+    "dataset_records",
     "decision_rows",
     "game_row",
     "kinds_of",
     "pack_masks",
+    "record_of_row",
     "replay_decisions",
     "rows_from_record",
     "unpack_masks",
