@@ -509,4 +509,4 @@ def test_bench_training_prints_inference_and_throughput_against_the_naive_wrappe
         "raw_env",
     ):
         assert line in r.stdout
-    assert re.search(r"\| ratio \| [\d.]+x \|", r.stdout)
+    assert re.search(r"\| ratio \| [\d.]+x \(MaskablePPO\), [\d.]+x \(CleanRL-style\) \|", r.stdout)
