@@ -173,8 +173,9 @@ def verify(
 
 
 def _schedule_lookup(manifest: dict) -> object:
-    """``game id -> job dict`` of the run's schedule, walked forward once (games are checked in
-    game id order), or None when the run's agents cannot be created here (a plugin missing)."""
+    """``game id -> job dict`` of the run's schedule, walked forward once whatever order the
+    games are asked in, or None when the run's agents cannot be created here (a plugin
+    missing)."""
     from agents.selfplay.generate import DatasetSpec
 
     run = manifest["run"]
@@ -191,16 +192,19 @@ def _schedule_lookup(manifest: dict) -> object:
     except ValueError:
         return None
     jobs = schedule.jobs()
-    held: dict[int, dict] = {}
+    skipped: dict[int, dict] = {}
 
     def lookup(game_id: int) -> dict | None:
-        while game_id not in held:
-            job = next(jobs, None)
-            if job is None:
-                return None
-            held.clear()
-            held[job.game_id] = job.to_dict()
-        return held.get(game_id)
+        # Shards are checked in order and games mostly in id order, but not always (games
+        # without decision rows come last in their shard): jobs walked past are kept until
+        # asked for, so any order works and the usual one holds almost nothing.
+        if game_id in skipped:
+            return skipped.pop(game_id)
+        for job in jobs:
+            if job.game_id == game_id:
+                return job.to_dict()
+            skipped[job.game_id] = job.to_dict()
+        return None
 
     return lookup
 

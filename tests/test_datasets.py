@@ -391,3 +391,30 @@ def test_spec_errors_name_the_field():
     with pytest.raises(TournamentError) as err:
         DatasetSpec(agents=("random", "random"), players=2, games=4).build()
     assert err.value.field == "agents"
+
+
+def test_verify_schedule_lookup_answers_game_ids_in_any_order(dataset):
+    from caylus_cli.dataset import _schedule_lookup
+
+    manifest = read_manifest(dataset)
+    spec = DatasetSpec(agents=SPEC.agents, players=SPEC.players, games=SPEC.games, seed=SPEC.seed)
+    schedule, _ = spec.build()
+    wanted = {job.game_id: job.to_dict() for job in schedule.jobs()}
+    ids = list(wanted)
+    order = ids[len(ids) // 2 :][::-1] + ids[: len(ids) // 2]
+    lookup = _schedule_lookup(manifest)
+    assert {gid: lookup(gid) for gid in order} == wanted
+    assert lookup(max(ids) + 1) is None
+
+
+def test_verify_command_passes_on_three_agents_over_two_player_counts(tmp_path):
+    out = tmp_path / "d"
+    make(DatasetSpec(agents=("castle", "random", "economy"), players="2-3", games=12, seed=5), out)
+    proc = subprocess.run(
+        [str(CAYLUS), "dataset", "verify", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "replay exactly" in proc.stdout
