@@ -112,6 +112,27 @@ OptionsOption = Annotated[
         help="Game option KEY=VALUE (JSON value), e.g. --option jeweller=true; repeatable.",
     ),
 ]
+
+
+def _game_known(value: str) -> str:
+    """``--game``: refused before any work unless it names a game of the platform."""
+    from caylus_env.games import game_info
+
+    try:
+        return game_info(value).name
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+GameOption = Annotated[
+    str,
+    typer.Option(
+        "--game",
+        help="Game to play: caylus or puerto_rico.",
+        callback=_game_known,
+    ),
+]
+
 SeedOption = Annotated[int, typer.Option(help="Master seed of every game and agent seed.")]
 WorkersOption = Annotated[
     int | None,
