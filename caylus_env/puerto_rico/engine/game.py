@@ -35,6 +35,10 @@ RECORD_FORMAT = "puerto-rico-record/1"
 REWARD_KINDS = ("rank", "margin")
 MAX_SEED = 2**63
 END_KINDS = ("terminated", "truncated")
+FORFEIT = "forfeit"
+"""The end of a tournament game stopped at an agent's forfeit (its record has a ``match``)."""
+MATCH_KEYS = ("game_id", "block", "agents", "agent_seeds", "forfeits")
+TIMINGS_KEYS = ("move_time_s", "wall_time_s")
 
 
 class IllegalActionError(ValueError):
@@ -66,12 +70,73 @@ def rank_of(keys: Any) -> np.ndarray:
     return 1.0 + better + tied / 2.0
 
 
+def forfeit_ranks(ranks: Any, loser: int) -> list[float]:
+    """Ranks after seat ``loser`` forfeits: it is last, the others keep the order of ``ranks``
+    (the position's ranking, rules 5.3), ties averaged.
+
+    Example:
+        >>> forfeit_ranks([1.0, 3.0, 2.0], loser=0)
+        [3.0, 2.0, 1.0]
+    """
+    n = len(ranks)
+    others = [s for s in range(n) if s != loser]
+    out = [float(n)] * n
+    for s, r in zip(others, rank_of([-float(ranks[s]) for s in others]), strict=True):
+        out[s] = float(r)
+    return out
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_seconds(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")
+
+
+def _check_section(name: str, value: Any, n: Any) -> None:
+    """Refuse a malformed ``match`` or ``timings`` section, naming the field and what is allowed."""
+    keys = MATCH_KEYS if name == "match" else TIMINGS_KEYS
+    if not isinstance(value, dict) or set(value) != set(keys):
+        got = sorted(value) if isinstance(value, dict) else type(value).__name__
+        raise ValueError(f"record {name} must be None or a dict of keys {list(keys)}, got {got}")
+    per_seat = ("agents", "agent_seeds", "forfeits") if name == "match" else ("move_time_s",)
+    for key in per_seat:
+        if not isinstance(value[key], list) or len(value[key]) != n:
+            raise ValueError(
+                f"record {name}.{key} is {value[key]!r}; allowed: a list of one entry per seat "
+                f"({n}, options.num_players)"
+            )
+    checks = {
+        "game_id": (_is_int(value.get("game_id")) and value["game_id"] >= 0, "an int >= 0"),
+        "block": (_is_int(value.get("block")) and value["block"] >= 0, "an int >= 0"),
+        "agents": (all(isinstance(a, str) and a for a in value.get("agents", ())), "names"),
+        "agent_seeds": (all(_is_int(x) for x in value.get("agent_seeds", ())), "ints"),
+        "forfeits": (
+            all(x is None or (isinstance(x, str) and x) for x in value.get("forfeits", ())),
+            "reasons (non-empty strings) or None",
+        ),
+        "move_time_s": (all(_is_seconds(x) for x in value.get("move_time_s", ())), "seconds"),
+        "wall_time_s": (_is_seconds(value.get("wall_time_s")), "seconds (a number >= 0)"),
+    }
+    for key in keys:
+        ok, allowed = checks[key]
+        if not ok:
+            raise ValueError(f"record {name}.{key} is {value[key]!r}; allowed: {allowed}")
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A replayable game: options, seed (or start position) and the agents' actions.
 
     ``final`` is ``None`` for an unfinished game, else ``{"end": "terminated" or
-    "truncated", "scores": [...], "ranks": [...]}``.
+    "truncated", "scores": [...], "ranks": [...]}``; a tournament game stopped by an agent's
+    forfeit ends ``"forfeit"`` with the scores of that position and `forfeit_ranks`.
+
+    A tournament adds two sections, written only when present (so ``Game.record()`` keeps its
+    shape), as in Caylus records: ``match`` (``game_id``, ``block``, ``agents`` and
+    ``agent_seeds`` per seat, and per seat the reason it forfeited or None) and ``timings``
+    (``act`` seconds per seat, wall seconds: the only part two runs of one game differ in).
     """
 
     options: dict[str, Any]
@@ -83,9 +148,18 @@ class GameRecord:
     engine: str = __version__
     game: str = GAME_NAME
     format: str = RECORD_FORMAT
+    match: dict[str, Any] | None = None
+    timings: dict[str, Any] | None = None
+
+    @property
+    def loser(self) -> int | None:
+        """The seat whose forfeit stopped the game (``match.forfeits``), or None."""
+        if self.match is None:
+            return None
+        return next((s for s, r in enumerate(self.match["forfeits"]) if r is not None), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": self.format,
             "game": self.game,
             "engine": self.engine,
@@ -96,6 +170,10 @@ class GameRecord:
             "action_names": list(self.action_names),
             "final": self.final,
         }
+        for name in ("match", "timings"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
 
     @classmethod
     def from_dict(cls, d: Any) -> GameRecord:
@@ -110,8 +188,11 @@ class GameRecord:
             "format", "game", "engine", "options", "seed", "start_state", "actions",
             "action_names", "final",
         }  # fmt: skip
-        if set(d) != keys:
-            raise ValueError(f"record has keys {sorted(d)}; expected {sorted(keys)}")
+        if not keys <= set(d) or not set(d) <= keys | {"match", "timings"}:
+            raise ValueError(
+                f"record has keys {sorted(d)}; expected {sorted(keys)}, optionally with "
+                "match and timings"
+            )
         actions = d["actions"]
         names = d["action_names"]
         if not isinstance(actions, list) or not all(
@@ -126,10 +207,14 @@ class GameRecord:
         if final is not None and (
             not isinstance(final, dict)
             or set(final) != {"end", "scores", "ranks"}
-            or final["end"] not in END_KINDS
+            or final["end"] not in (*END_KINDS, FORFEIT)
         ):
             raise ValueError(f"record final must be None or {{end, scores, ranks}}, got {final!r}")
-        return cls(
+        n = d["options"].get("num_players") if isinstance(d["options"], dict) else None
+        for name in ("match", "timings"):
+            if d.get(name) is not None:
+                _check_section(name, d[name], n)
+        record = cls(
             options=dict(d["options"]),
             seed=None if d["seed"] is None else _check_seed(d["seed"]),
             actions=tuple(actions),
@@ -137,7 +222,18 @@ class GameRecord:
             final=final,
             start_state=d["start_state"],
             engine=str(d["engine"]),
+            match=d.get("match"),
+            timings=d.get("timings"),
         )
+        loser = record.loser
+        if (final is not None and final["end"] == FORFEIT) != (loser is not None):
+            who = "no seat" if loser is None else f"seat {loser}"
+            end = None if final is None else final["end"]
+            raise ValueError(
+                f"record final.end is {end!r} but match.forfeits names {who}; allowed: end "
+                f"{FORFEIT!r} exactly when a seat forfeited"
+            )
+        return record
 
 
 class Game:
@@ -350,9 +446,21 @@ def replay(record: GameRecord | Mapping[str, Any]) -> Game:
         except IllegalActionError as e:
             raise ValueError(f"record step {i} disagrees with the engine: {e}") from None
     replayed = game.record().final
+    loser = rec.loser
+    if loser is not None and replayed is None:  # stopped at a forfeit: the position's result
+        ranks = forfeit_ranks(game.ranks().tolist(), loser)
+        replayed = {"end": FORFEIT, "scores": game.scores().tolist(), "ranks": ranks}
     if replayed != rec.final:
         raise ValueError(f"replayed end {replayed} differs from the record's {rec.final}")
     return game
 
 
-__all__ = ["Decision", "Game", "GameRecord", "IllegalActionError", "rank_of", "replay"]
+__all__ = [
+    "Decision",
+    "Game",
+    "GameRecord",
+    "IllegalActionError",
+    "forfeit_ranks",
+    "rank_of",
+    "replay",
+]
