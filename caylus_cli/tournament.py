@@ -8,6 +8,7 @@ import typer
 
 from caylus_cli.app import (
     BackendOption,
+    GameOption,
     OptionsOption,
     PluginsOption,
     ProgressOption,
@@ -61,13 +62,15 @@ def tournament(
             "records (the reports use the new ones).",
         ),
     ] = False,
+    game: GameOption = "caylus",
 ) -> None:
     """Play a seat-balanced tournament (resumable) and report ratings and statistics.
 
     Every seed is played in every seat rotation of its table (one block); with more agents than
     seats the tables cycle through balanced combinations. Running the same command again resumes
     an interrupted run, and a larger --games extends it without replaying its games; other
-    arguments on an existing --out are refused.
+    arguments on an existing --out are refused. --game puerto_rico plays Puerto Rico with its
+    own agents (caylus agents --game puerto_rico lists them).
     """
     from agents.tournament.runner import (
         TournamentError,
@@ -87,6 +90,7 @@ def tournament(
         move_time_limit=move_time_limit,
         game_options=_parse_options(option),
         plugins=tuple(plugin or ()),
+        game=game,
     )
     try:
         prepared = prepare_tournament(spec, out, workers=workers, backend=backend)
@@ -143,6 +147,7 @@ def duel(
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,
+    game: GameOption = "caylus",
 ) -> None:
     """Two-player paired games (same seed, seats swapped) until an SPRT decides.
 
@@ -170,6 +175,7 @@ def duel(
         move_time_limit=move_time_limit,
         game_options=_parse_options(option),
         plugins=tuple(plugin or ()),
+        game=game,
     )
     try:
         prepared = prepare_duel(spec, out, workers=workers, backend=backend)

@@ -24,9 +24,11 @@ yet"), which is how games were forfeited with a cold compile cache. Workers also
 warm every agent of the run before their timed games (`warm_up`). So a game plays the same
 with a cold and a warm cache.
 
-A record is a `caylus_env.engine.record.GameRecord`: ``Game.record()`` plus the match fields and
-the timings (see `play_game`); it replays exactly with ``caylus_env.engine.replay``. Only its
-``timings`` differ between two runs of the same job.
+A record is the game's own record (``games.TournamentGame``: for Caylus a
+`caylus_env.engine.record.GameRecord`): ``Game.record()`` plus the match fields and the timings
+(see `play_game`); it replays exactly with the game's engine (``caylus_env.engine.replay`` for
+Caylus). Only its ``timings`` differ between two runs of the same job. Everything else here is
+game-generic: the game comes from ``play_game(..., game=NAME)`` or the worker settings' ``game``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
@@ -48,9 +50,10 @@ import numpy as np
 from numba.core import event as numba_event
 
 from agents.base import Agent
-from agents.registry import make_agent
-from caylus_env.engine import Game, GameConfig, IllegalActionError, action_to_string
-from caylus_env.engine.record import FinalResult, GameRecord, MatchInfo, Timings, forfeit_ranks
+from agents.tournament.games import TournamentGame, game_of, tournament_game
+from caylus_env.engine import Game
+from caylus_env.engine.record import forfeit_ranks
+from caylus_env.games import DEFAULT_GAME
 
 DEFAULT_MOVE_TIME_LIMIT = 10.0
 """Seconds one ``act`` call may take before the agent forfeits."""
@@ -430,7 +433,7 @@ def _describe_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
-def _check_action(action: Any, legal: list[int]) -> str | None:
+def _check_action(action: Any, legal: list[int], adapter: TournamentGame) -> str | None:
     """Why ``action`` is not acceptable, or None when it is a legal action id."""
     if isinstance(action, bool) or not isinstance(action, Integral):
         return f"illegal action: act returned {action!r} ({type(action).__name__}), not an int id"
@@ -438,7 +441,7 @@ def _check_action(action: Any, legal: list[int]) -> str | None:
     if a in legal:
         return None
     try:
-        name = action_to_string(a)
+        name = adapter.action_name(a)
     except ValueError:
         name = "out of range"
     return f"illegal action: {a} ({name}) is not among the {len(legal)} legal actions"
@@ -458,13 +461,16 @@ def _play_moves(
     move_time: list[float],
     reasons: list[str | None],
     on_decision: DecisionHook | None = None,
+    adapter: TournamentGame | None = None,
 ) -> Game:
     """Ask the agents for moves until the game ends or one forfeits (its reason set in
     ``reasons``). Returns the game, which is a rebuilt object if an agent tampered with it."""
+    adapter = adapter or tournament_game(DEFAULT_GAME)
+    illegal = adapter.engine().IllegalActionError
     limit = deadline.seconds
     moves = list(game.history)  # our own copy: an agent could rewrite game.history
     slot = _SLOT
-    while not game.is_terminal():
+    while not adapter.is_over(game):
         p = game.current_player()
         legal = game.legal_actions()
         snapshot = game.state.tobytes()
@@ -490,12 +496,12 @@ def _play_moves(
             reason = f"timeout: act took {elapsed:.3f} s, the move time limit is {limit:g} s"
         if len(game.history) != len(moves) or game.state.tobytes() != snapshot:
             # Rebuild the untouched position so that the record stays exactly replayable.
-            game = Game(game.config, game.seed)
+            game = type(game)(game.config, game.seed)
             for a in moves:
                 game.apply(a)
             reason = reason or "error: the agent modified the game it was given"
         if reason is None:
-            reason = _check_action(action, legal)
+            reason = _check_action(action, legal, adapter)
         if reason is None and on_decision is not None:
             on_decision(game, p, int(action), agents[p])
         if reason is None:
@@ -504,7 +510,7 @@ def _play_moves(
                 moves.append(int(action))
                 if slot is not None:
                     slot.action(int(action))
-            except IllegalActionError as err:  # the legal list and the engine disagree
+            except illegal as err:  # the legal list and the engine disagree
                 reason = f"illegal action: {err}"
         if reason is not None:
             reasons[p] = reason
@@ -524,9 +530,10 @@ def play_game(
     block: int = 0,
     agent_seeds: Sequence[int] | None = None,
     move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
-    agent_factory: Callable[[str], Agent] = make_agent,
+    agent_factory: Callable[[str], Agent] | None = None,
     on_decision: DecisionHook | None = None,
-) -> GameRecord:
+    game: str = DEFAULT_GAME,
+) -> Any:
     """Play one game to its end (or to the first forfeit) and return its record.
 
     Agents are created fresh for every game and reset with their seat's seed, so a game depends
@@ -542,18 +549,22 @@ def play_game(
         block: Block id stored in the record.
         agent_seeds: Seed per seat for ``agent.reset``; defaults to ``seed + seat``.
         move_time_limit: Seconds per ``act`` call; None or 0 disables the limit.
-        agent_factory: Creates an agent from its spec (the registry by default).
+        agent_factory: Creates an agent from its spec (the game's registry by default).
         on_decision: Called at every accepted move (`DecisionHook`); None in tournaments.
+        game: Which game (``caylus_env.games``), Caylus by default.
 
     Returns:
         ``game.record()`` with ``match`` (game id, block, agents, agent seeds, forfeit reason
         per seat), ``timings`` (``act`` seconds per seat without compile time, wall seconds) and
-        ``final`` also for a forfeit (current prestige, the forfeiting seat ranked last).
+        ``final`` also for a forfeit (current prestige or score, the forfeiting seat ranked
+        last): a record of the game's engine (see ``games.TournamentGame.finish``).
 
     Raises:
         ValueError: for bad arguments (before any agent is created).
     """
     start = time.perf_counter()
+    adapter = tournament_game(game)
+    make = adapter.make_agent if agent_factory is None else agent_factory
     seats = [str(s) for s in seats]
     n = len(seats) if num_players is None else int(num_players)
     if len(seats) != n:
@@ -561,7 +572,6 @@ def play_game(
     options = dict(config_options or {})
     if "num_players" in options:
         raise ValueError("config_options must not hold num_players; pass num_players instead")
-    config = GameConfig(num_players=n, **options)
     seeds = (
         [int(seed) + s for s in range(n)] if agent_seeds is None else [int(x) for x in agent_seeds]
     )
@@ -569,13 +579,13 @@ def play_game(
         raise ValueError(f"{len(seeds)} agent seeds given for a {n}-player game")
     limit = float(move_time_limit) if move_time_limit else None
 
-    game = Game(config, seed)
+    state = adapter.new_game(n, options, seed)
     reasons: list[str | None] = [None] * n
     move_time = [0.0] * n
     agents: list[Agent] = []
     for s, spec in enumerate(seats):
         try:
-            agent = agent_factory(spec)
+            agent = make(spec)
             agent.reset(seeds[s])
         except Exception as err:
             reasons[s] = f"error: could not create agent {spec!r}: {_describe_error(err)}"
@@ -584,27 +594,26 @@ def play_game(
 
     if not any(reasons):
         if _SLOT is not None:
-            _SLOT.game(int(game_id), game.history)
+            _SLOT.game(int(game_id), state.history)
         with _Deadline(limit) as deadline:
-            game = _play_moves(game, agents, deadline, move_time, reasons, on_decision)
+            state = _play_moves(state, agents, deadline, move_time, reasons, on_decision, adapter)
 
-    record = game.record()
-    loser = next((s for s, r in enumerate(reasons) if r is not None), None)
-    final = record.final
-    if loser is not None:
-        prestige = [int(x) for x in game.prestige()]
-        final = FinalResult(prestige, forfeit_ranks(prestige, loser), "forfeit")
-    return replace(
-        record,
-        final=final,
-        match=MatchInfo(int(game_id), int(block), seats, seeds, reasons),
-        timings=Timings([round(t, 6) for t in move_time], round(time.perf_counter() - start, 6)),
+    return adapter.finish(
+        state,
+        reasons,
+        game_id=game_id,
+        block=block,
+        seats=seats,
+        agent_seeds=seeds,
+        move_time=move_time,
+        wall_time=time.perf_counter() - start,
     )
 
 
-def result_of(record: GameRecord) -> dict[str, Any]:
-    """The `RESULT_FIELDS` of a tournament record (one with ``match`` and ``final``)."""
-    return record.result()
+def result_of(record: Any) -> dict[str, Any]:
+    """The `RESULT_FIELDS` of a tournament record (one with ``match`` and ``final``), of the
+    game the record names."""
+    return tournament_game(record.game).result_of(record)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -650,8 +659,8 @@ class WarmUp:
     agents: tuple[str, ...]
 
 
-_WARMED: set[tuple[str, int, tuple[tuple[str, Any], ...]]] = set()
-"""(spec, players, options) already warmed in this process."""
+_WARMED: set[tuple[str, str, int, tuple[tuple[str, Any], ...]]] = set()
+"""(game, spec, players, options) already warmed in this process."""
 
 
 def warm_up(
@@ -659,6 +668,7 @@ def warm_up(
     num_players: int,
     game_options: Mapping[str, Any] | None = None,
     move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
+    game: str = DEFAULT_GAME,
 ) -> WarmUp:
     """Compile and warm every agent before timed games: one game per spec, every seat that agent.
 
@@ -666,21 +676,22 @@ def warm_up(
     recorded; an agent that fails or forfeits in them is left to forfeit in its real games. The
     move clock runs as in real games (so a deliberately slow agent costs one time limit, not
     its whole delay) but, as always, without numba's compile time, which is what this is for.
-    Each spec is warmed once per process.
+    Each spec is warmed once per process and game.
     """
+    adapter = tournament_game(game)
     clock = compile_clock()
     options = dict(game_options or {})
     key_options = tuple(sorted(options.items()))
     start, compile_start, compiled = time.perf_counter(), clock.seconds(), clock.compiles
     done = []
     for spec in specs:
-        key = (spec, int(num_players), key_options)
+        key = (adapter.name, spec, int(num_players), key_options)
         if key in _WARMED:
             continue
         _WARMED.add(key)
         done.append(spec)
         try:
-            agent = make_agent(spec)
+            agent = adapter.make_agent(spec)
         except Exception:  # the real games record why the agent cannot be created
             continue
         hook = getattr(agent, "warm_up", None)
@@ -697,6 +708,7 @@ def warm_up(
             options,
             agent_seeds=[WARM_UP_SEED] * num_players,
             move_time_limit=move_time_limit,
+            game=adapter.name,
         )
     return WarmUp(
         round(time.perf_counter() - start, 6),
@@ -728,6 +740,7 @@ def init_worker(
         settings["num_players"],
         settings.get("game_options") or {},
         settings.get("move_time_limit", DEFAULT_MOVE_TIME_LIMIT),
+        game_of(settings),
     )
 
 
@@ -787,14 +800,14 @@ def play_jobs(
     settings: Mapping[str, Any],
     token: int = 0,
     on_decision_for: Callable[[Mapping[str, Any]], DecisionHook | None] | None = None,
-) -> list[GameRecord]:
+) -> list[Any]:
     """Play a chunk of scheduled games (plain dicts in, records out): the unit of remote work.
 
     Args:
         jobs: ``GameJob.to_dict()`` entries; a game has as many players as its job's seats.
         settings: ``num_players`` (of the warm-up games), ``game_options``,
-            ``move_time_limit``, ``plugins`` and ``agents`` (every spec of the run, warmed
-            before the first game of a process).
+            ``move_time_limit``, ``plugins``, ``agents`` (every spec of the run, warmed
+            before the first game of a process) and ``game`` (Caylus when absent).
         token: The driver's id of this chunk, written to this worker's `MoveSlots` slot (in a
             local pool) so that its watchdog knows which chunk a hung move belongs to.
         on_decision_for: Given a job, the `DecisionHook` of its game (None: no hook).
@@ -818,6 +831,7 @@ def play_jobs(
                     agent_seeds=job["agent_seeds"],
                     move_time_limit=settings.get("move_time_limit", DEFAULT_MOVE_TIME_LIMIT),
                     on_decision=None if on_decision_for is None else on_decision_for(job),
+                    game=game_of(settings),
                 )
             )
     finally:
@@ -832,21 +846,23 @@ def play_chunk(
 ) -> list[tuple[bytes, dict[str, Any]]]:
     """`play_jobs`, returning each record as its ledger line plus its `result_of`.
 
-    What the backends run: the worker serialises the record once (`GameRecord.to_json_line`),
+    What the backends run: the worker serialises the record once (``TournamentGame.to_line``),
     and the driver only writes bytes and keeps small dicts, so the driver's cost per game stays
     far below a game's.
     """
     return [ledger_item(r) for r in play_jobs(jobs, settings, token)]
 
 
-def ledger_item(record: GameRecord) -> tuple[bytes, dict[str, Any]]:
-    """A tournament record as `play_chunk` returns it: its ledger line and its `result_of`."""
-    return record.to_json_line().encode("utf-8"), result_of(record)
+def ledger_item(record: Any) -> tuple[bytes, dict[str, Any]]:
+    """A tournament record as `play_chunk` returns it: its ledger line and its `result_of`
+    (of the game the record names in its ``game`` field)."""
+    adapter = tournament_game(record.game)
+    return adapter.to_line(record).encode("utf-8"), adapter.result_of(record)
 
 
 def hung_move_record(
     job: Mapping[str, Any], settings: Mapping[str, Any], hung: HungMove, budget: float
-) -> GameRecord:
+) -> Any:
     """The record of a game whose worker the driver killed while ``hung.seat``'s ``act`` ran.
 
     The driver rebuilds the game from the actions the worker reported (`MoveSlots`) and
@@ -859,11 +875,12 @@ def hung_move_record(
             (a fault of the harness, not of an agent).
     """
     n = len(job["seats"])
+    adapter = tournament_game(game_of(settings))
     options = dict(settings.get("game_options") or {})
-    game = Game(GameConfig(num_players=n, **options), int(job["seed"]))
+    game = adapter.new_game(n, options, int(job["seed"]))
     for a in hung.actions:
         game.apply(a)
-    if game.is_terminal() or game.current_player() != hung.seat:
+    if adapter.is_over(game) or game.current_player() != hung.seat:
         raise RuntimeError(
             f"game {job['game_id']}: the worker reported seat {hung.seat} thinking after "
             f"{len(hung.actions)} actions, but the engine waits on seat {game.current_player()}"
@@ -875,14 +892,15 @@ def hung_move_record(
         f"{limit:g} s; the alarm cannot interrupt compiled code), so the driver's watchdog "
         f"killed the worker after {budget:g} s"
     )
-    prestige = [int(x) for x in game.prestige()]
-    return replace(
-        game.record(),
-        final=FinalResult(prestige, forfeit_ranks(prestige, hung.seat), "forfeit"),
-        match=MatchInfo(
-            int(job["game_id"]), int(job["block"]), job["seats"], job["agent_seeds"], reasons
-        ),
-        timings=Timings([round(t, 6) for t in hung.move_time[:n]], round(hung.game_seconds, 6)),
+    return adapter.finish(
+        game,
+        reasons,
+        game_id=int(job["game_id"]),
+        block=int(job["block"]),
+        seats=job["seats"],
+        agent_seeds=job["agent_seeds"],
+        move_time=hung.move_time[:n],
+        wall_time=hung.game_seconds,
     )
 
 

@@ -34,7 +34,6 @@ from typing import Any
 
 from rich.console import Console
 
-from agents.registry import make_agent
 from agents.tournament.arena import (
     HungMove,
     MoveSlots,
@@ -47,18 +46,27 @@ from agents.tournament.arena import (
     single_thread_env,
     warm_up,
 )
-from caylus_env.engine.record import GameRecord
+from agents.tournament.games import game_of, tournament_game
+from caylus_env.games import DEFAULT_GAME
 
 ChunkTask = Callable[[list[dict[str, Any]], dict[str, Any], int], list[tuple[Any, dict[str, Any]]]]
 """What a backend runs: ``task(jobs, settings, token)``, one ``(payload, result)`` per game."""
 
-COLD_COMPILE_SECONDS = {"engine": 23.0, "env": 2.0, "vector": 12.5, "scripted": 18.0, "mcts": 90.0}
+COLD_COMPILE_SECONDS = {
+    "engine": 23.0,
+    "env": 2.0,
+    "vector": 12.5,
+    "scripted": 18.0,
+    "mcts": 90.0,
+    "puerto_rico": 20.0,
+}
 """Seconds to compile each family of numba kernels from scratch (and, for ``mcts``, to play the
 short warm-up game that compiles it), measured with an empty ``NUMBA_CACHE_DIR`` on one core of
 the 2-core development machine: the engine (a game of ``random``: 23 s), what the observation
 encoder adds (``env``: 2 s), what the batched environment adds (``vector``: 12.5 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
-what MCTS adds (a game of ``mcts:20``: 113 s in all). The one table of these estimates: the CLI
-sums the families a command uses."""
+what MCTS adds (a game of ``mcts:20``: 113 s in all), and Puerto Rico's engine (``puerto_rico``:
+a game of ``random``: 20 s). The one table of these estimates: the CLI sums the families a
+command uses."""
 AGENT_KERNELS = {
     "agents.scripted.bots": ("scripted",),
     "agents.mcts": ("scripted", "mcts"),
@@ -66,18 +74,25 @@ AGENT_KERNELS = {
 """Kernel families an agent class compiles besides the engine's, by the class's module."""
 
 
-def kernel_families(specs: list[str]) -> list[str]:
-    """The kernel families (keys of `COLD_COMPILE_SECONDS`) a game between ``specs`` compiles."""
+def kernel_families(specs: list[str], game: str = DEFAULT_GAME) -> list[str]:
+    """The kernel families (keys of `COLD_COMPILE_SECONDS`) a game between ``specs`` compiles.
+
+    Puerto Rico's agents are counted with its engine (``puerto_rico``): no Puerto Rico bot's
+    own compile time is measured yet.
+    """
+    if game != DEFAULT_GAME:
+        return [game]
+    adapter = tournament_game(game)
     families = {"engine"}
     for spec in specs:
         with contextlib.suppress(Exception):  # unknown agents compile what they compile
-            families.update(AGENT_KERNELS.get(type(make_agent(spec)).__module__, ()))
+            families.update(AGENT_KERNELS.get(type(adapter.make_agent(spec)).__module__, ()))
     return sorted(families)
 
 
-def cold_compile_estimate(specs: list[str]) -> float:
+def cold_compile_estimate(specs: list[str], game: str = DEFAULT_GAME) -> float:
     """About how long compiling the run's kernels from scratch takes (`COLD_COMPILE_SECONDS`)."""
-    return sum(COLD_COMPILE_SECONDS[f] for f in kernel_families(specs))
+    return sum(COLD_COMPILE_SECONDS[f] for f in kernel_families(specs, game))
 
 
 def prewarm(settings: Mapping[str, Any], console: Console) -> WarmUp:
@@ -88,9 +103,10 @@ def prewarm(settings: Mapping[str, Any], console: Console) -> WarmUp:
     """
     clock = compile_clock()
     specs = list(settings.get("agents", ()))
+    game = game_of(settings)
 
     def notice() -> None:
-        seconds = cold_compile_estimate(specs)
+        seconds = cold_compile_estimate(specs, game)
         console.print(f"compiling kernels (first run only, about {seconds:.0f} s)")
 
     clock.on_first_compile = notice if clock.compiles == 0 else None
@@ -100,6 +116,7 @@ def prewarm(settings: Mapping[str, Any], console: Console) -> WarmUp:
             settings["num_players"],
             settings.get("game_options") or {},
             settings.get("move_time_limit"),
+            game,
         )
     finally:
         clock.on_first_compile = None
@@ -213,7 +230,7 @@ class _LocalPool:
         workers: int,
         settings: dict[str, Any],
         task: ChunkTask = play_chunk,
-        item: Callable[[GameRecord], tuple[Any, dict[str, Any]]] = ledger_item,
+        item: Callable[[Any], tuple[Any, dict[str, Any]]] = ledger_item,
     ) -> None:
         self.workers = workers
         self.settings = settings
@@ -285,7 +302,7 @@ def open_backend(
     executor: cf.Executor | None,
     *,
     task: ChunkTask = play_chunk,
-    item: Callable[[GameRecord], tuple[Any, dict[str, Any]]] = ledger_item,
+    item: Callable[[Any], tuple[Any, dict[str, Any]]] = ledger_item,
 ) -> Iterator[Backend]:
     """Start the backend for one run and stop it afterwards.
 

@@ -26,6 +26,7 @@ from rich.table import Table
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
+from agents.tournament.games import game_of
 from agents.tournament.reports import DUEL_FILE, progress_bar
 from agents.tournament.rundir import RunDir
 from agents.tournament.schedule import Schedule, ScheduleError, check_seed
@@ -34,12 +35,15 @@ from agents.tournament.specs import (
     PreparedRun,
     TournamentError,
     check_execution,
+    check_game,
     check_out_dir,
     common_info,
     schedule_of,
+    with_game,
     worker_settings,
 )
 from caylus_env.fileio import atomic_write_json
+from caylus_env.games import DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class DuelSpec:
         move_time_limit: As for tournaments.
         game_options: As for tournaments.
         plugins: As for tournaments.
+        game: As for tournaments (``caylus_env.games``).
     """
 
     candidate: str
@@ -77,6 +82,7 @@ class DuelSpec:
     move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
     game_options: Mapping[str, Any] = field(default_factory=dict)
     plugins: tuple[str, ...] = ()
+    game: str = DEFAULT_GAME
 
     def make_sprt(self) -> Any:
         """A fresh `agents.stats.SPRT` with these settings."""
@@ -98,6 +104,7 @@ class DuelSpec:
         Raises:
             TournamentError: naming the offending argument.
         """
+        game = check_game(self.game)
         if self.candidate == self.opponent:
             raise TournamentError("agents", "a duel needs two different agents")
         for name in ("min_pairs", "max_pairs"):
@@ -117,7 +124,7 @@ class DuelSpec:
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
         schedule = schedule_of([self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed)
-        common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins)
+        common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins, game)
         info = {
             "format": RUN_FORMAT,
             "kind": "duel",
@@ -131,7 +138,7 @@ class DuelSpec:
             **common,
             "schedule_hash": schedule.hash(),
         }
-        return schedule, info
+        return schedule, with_game(info, game)
 
 
 def prepare_duel(
@@ -148,9 +155,11 @@ def prepare_duel(
         TournamentError: naming the bad argument.
     """
     check_out_dir(out_dir)
+    if out_dir is not None:
+        RunDir(out_dir, check_game(spec.game)).check_game(spec.game)
     schedule, info = spec.build()
     workers = check_execution(workers, backend, executor)
-    resumes = RunDir(out_dir).check(info) if out_dir is not None else False
+    resumes = RunDir(out_dir, game_of(info)).check(info) if out_dir is not None else False
     return PreparedRun(
         schedule=schedule,
         info=info,
@@ -260,7 +269,7 @@ def run_duel(
     else:
         run = prepare_duel(spec, out_dir, workers=workers, backend=backend, executor=executor)
     schedule, info = run.schedule, run.info
-    run_dir = RunDir(run.out_dir) if run.out_dir is not None else None
+    run_dir = RunDir(run.out_dir, game_of(info)) if run.out_dir is not None else None
     sprt = spec.make_sprt()
     blocks = schedule.block_jobs()
     fed: list[dict[str, Any]] = []

@@ -7,7 +7,9 @@ on the games alone, never on timings, so the same arguments give the same ``summ
 ``report.html`` is the same report for a browser: the leaderboard with its intervals, the seat
 table, the head-to-head matrix and the plots (embedded, so the file can be moved on its own),
 plus a replay page (``caylus_env.viewer``) for a sample of games, written beside it as
-``game-<id>.html``: the first game of each table of agents and every forfeit.
+``game-<id>.html``: the first game of each table of agents and every forfeit. The viewer draws
+Caylus only, so a run of another game (``run.json`` field ``game``) gets no replay pages, and
+its reports say so and say what the shared "prestige" columns hold there (`GAME_NOTES`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from agents.tournament.games import game_of, tournament_game
 from agents.tournament.rundir import GAMES_FILE, read_records
+from caylus_env.games import game_info
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
@@ -49,6 +53,17 @@ MAX_GAME_PAGES = 60
 """Replay pages written per run at most (pairings first, then forfeits in game order): each
 costs about 0.1 s and a few hundred KiB, and a run with a crashing agent can forfeit hundreds of
 games. The report lists the games left without a page and the command that writes one."""
+GAME_NOTES = {
+    "puerto_rico": (
+        "The prestige columns hold victory points (docs/rules/puerto_rico.md 5.2), "
+        "and ranks break ties by doubloons plus goods (5.3). A game cut off by the decision cap "
+        "(6.9) ends truncated and is ranked by its position then.",
+        "Replay pages are written for Caylus runs only for now: this run has none. Every game's "
+        f"record is in {GAMES_FILE} and replays with caylus_env.puerto_rico.engine.replay.",
+    ),
+}
+"""What the reports of a game other than Caylus add (report.md's last section and report.html's
+notes): how to read the shared columns, and why there are no replay pages."""
 
 
 class _RateColumn(ProgressColumn):
@@ -85,6 +100,7 @@ def write_reports(
     print them, and write the report files."""
     from agents import stats
 
+    adapter = tournament_game(game_of(info))
     agents = list(info["agents"])
     reference = "random" if "random" in agents else None
     summary = stats.build_summary(
@@ -95,22 +111,40 @@ def write_reports(
     summary["run"]["forfeited_games"] = forfeits
     stats.write_summary_json(summary, out_dir / SUMMARY_FILE)
     stats.write_markdown_report(summary, out_dir / REPORT_FILE)
+    notes = GAME_NOTES.get(adapter.name, ())
+    if notes:
+        _append_notes(out_dir / REPORT_FILE, adapter.info.title, notes)
     stats.plot_ratings(summary, out_dir / stats.RATINGS_PLOT_FILE)  # the files report.md links
     stats.plot_head_to_head(summary, out_dir / stats.HEAD_TO_HEAD_PLOT_FILE)
-    pages, unpaged = write_game_pages(results, out_dir)
-    write_html_report(summary, results, out_dir, pages, unpaged)
+    pages: dict[int, tuple[str, str]] = {}
+    unpaged: list[int] = []
+    if adapter.replay_pages:
+        pages, unpaged = write_game_pages(results, out_dir)
+    write_html_report(summary, results, out_dir, pages, unpaged, notes)
     stats.print_summary(summary, console)
     if forfeits:
         console.print(
             f"{forfeits} game(s) ended by a forfeit; reasons are in {GAMES_FILE} "
             "(--replay-forfeits plays them again)"
         )
+    if adapter.replay_pages:
+        with_pages = f"with {len(pages)} game page{'s' if len(pages) != 1 else ''}"
+    else:
+        with_pages = "no game pages: Caylus only for now"
     console.print(
-        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {HTML_REPORT_FILE} (with {len(pages)} game "
-        f"page{'s' if len(pages) != 1 else ''}), {stats.RATINGS_PLOT_FILE} and "
-        f"{stats.HEAD_TO_HEAD_PLOT_FILE} in {out_dir}"
+        f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {HTML_REPORT_FILE} ({with_pages}), "
+        f"{stats.RATINGS_PLOT_FILE} and {stats.HEAD_TO_HEAD_PLOT_FILE} in {out_dir}"
     )
     return summary
+
+
+def _append_notes(path: Path, title: str, notes: Sequence[str]) -> None:
+    """Add a section of ``notes`` about the game to the end of a written report.md."""
+    from caylus_env.fileio import atomic_write_text
+
+    text = path.read_text("utf-8").rstrip("\n")
+    section = "\n\n".join([f"## {title}", *notes])
+    atomic_write_text(path, f"{text}\n\n{section}\n")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -255,10 +289,12 @@ def write_html_report(
     out_dir: Path,
     pages: Mapping[int, tuple[str, str]],
     unpaged: Sequence[int] = (),
+    notes: Sequence[str] = (),
 ) -> Path:
     """Write ``report.html`` (atomically) from a `agents.stats.build_summary` dict of
     ``results``, the plots beside it and the sampled games' replay pages of
-    `write_game_pages`."""
+    `write_game_pages`; ``notes`` (`GAME_NOTES`) replace the games section of a game without
+    replay pages."""
     # The tables are those of report.md, row for row: the same formatting code.
     from agents.stats.report import (
         _AGENT_HEADER,
@@ -285,6 +321,8 @@ def write_html_report(
         f"{summary['n_games']} games in {summary['n_blocks']} blocks ({counts}), seed "
         f"{run.get('seed', '?')}, engine {run.get('engine', '?')}."
     )
+    if "game" in run:  # absent for Caylus runs, whose report is unchanged
+        intro = f"{game_info(run['game']).title}: {intro}"
     if ratings["n_boot"]:
         level = round(100 * ratings["level"])
         boot = f"{level}% intervals from {ratings['n_boot']} block-bootstrap resamples."
@@ -341,9 +379,14 @@ def write_html_report(
         body.append(_table(_FORFEIT_HEADER, forfeits, text_columns=1))
     else:
         body.append(_para("No agent forfeited a game."))
+    games_section = (
+        "".join(_para(note) for note in notes)
+        if notes
+        else _games_section({r["game_id"]: r for r in results}, pages, unpaged)
+    )
     body += [
         '<h2 id="games">Games</h2>',
-        _games_section({r["game_id"]: r for r in results}, pages, unpaged),
+        games_section,
         '<h2 id="plots">Plots</h2>',
         _plots(out_dir),
     ]
@@ -358,6 +401,7 @@ def write_html_report(
 
 __all__ = [
     "DUEL_FILE",
+    "GAME_NOTES",
     "GAME_PAGE",
     "HTML_REPORT_FILE",
     "MAX_GAME_PAGES",

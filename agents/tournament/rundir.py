@@ -7,12 +7,16 @@ The driver owns the directory (design doc (d), "the driver owns the ledger"):
   fields, before anything is touched. One difference is allowed: a tournament started again
   with more ``games`` extends the run (the schedule is prefix-stable, so the games already
   played are the first games of the longer schedule, and are kept).
-- ``games.jsonl``: one `GameRecord` per line, one line per game id, appended as workers return
-  them. A torn last line left by a kill is dropped and its game played again, which reproduces
+- ``games.jsonl``: one game record per line (the game's own record, ``games.TournamentGame``),
+  one line per game id, appended as workers return them. A torn last line left by a kill is dropped and its game played again, which reproduces
   it exactly (a game is a pure function of its scheduled job). Replayed games (``tournament
   --replay-forfeits``) replace their line in one atomic rewrite. A resume trusts no line it
   has not checked (`verify_record`: the scheduled game, the run's engine and options, an exact
   replay, about 1.3 ms a game on top of reading it): an edited line is refused, naming it.
+
+``run.json`` names the game (its ``game`` field, absent for Caylus): a run directory is resumed
+with its own game only, and its lines are read by that game's strict reader, which refuses a
+record of another game (``caylus_env.games.record_game``).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.tournament.arena import result_of
+from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.schedule import GameJob, Schedule, build_schedule
 from agents.tournament.specs import (
     DERIVED_FIELDS,
@@ -31,8 +35,7 @@ from agents.tournament.specs import (
     RunMismatchError,
     TournamentError,
 )
-from caylus_env.engine import replay
-from caylus_env.engine.record import GameRecord
+from caylus_env.games import DEFAULT_GAME, GAME_NAMES, game_info
 from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
 
 GAMES_FILE = "games.jsonl"
@@ -41,12 +44,16 @@ EXTENSIBLE_FIELDS = ("games", "scheduled_games", "blocks", "schedule_hash")
 """What may differ when a tournament is extended to more games (and nothing else)."""
 
 
-def _finished(raw: bytes) -> GameRecord:
-    """A ledger line as a finished tournament record (what a torn line fails to be)."""
-    record = GameRecord.from_json(raw)
-    if record.match is None or record.final is None:
-        raise ValueError("not a finished tournament game (no match or final section)")
-    return record
+def _finished(adapter: TournamentGame) -> Callable[[bytes], Any]:
+    """The reader of a ledger line as a finished tournament record of the game (what a torn
+    line fails to be)."""
+
+    def read(raw: bytes) -> Any:
+        record = adapter.parse(raw)
+        adapter.view(record)  # refuses a record without match or final
+        return record
+
+    return read
 
 
 def _first_difference(pairs: Sequence[tuple[str, Any, Any]]) -> str | None:
@@ -58,7 +65,7 @@ def _first_difference(pairs: Sequence[tuple[str, Any, Any]]) -> str | None:
 
 
 def verify_record(
-    record: GameRecord, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None
+    record: Any, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """Check one ledger record against the run before resuming trusts it; returns its
     `result_of`.
@@ -68,53 +75,59 @@ def verify_record(
     schedule, its seed, block, seats and agent seeds are that game's, its engine version and
     game options are the run's (``info``), and it replays exactly with the engine (every
     action legal and named as recorded, the final prestige, ranks and end reason as recorded:
-    ``caylus_env.engine.replay``). What cannot be checked this way is what a game does not
-    determine: the forfeit reason texts and the timings.
+    the game's ``replay``, ``caylus_env.engine.replay`` for Caylus). What cannot be checked this
+    way is what a game does not determine: the forfeit reason texts and the timings. The game
+    is the one the record names (its reader refused any other game than the run's).
 
     Raises:
         ValueError: naming the first field that differs and both values.
     """
-    match = record.match
-    if match is None or record.final is None:
-        raise ValueError("not a finished tournament game (no match or final section)")
+    adapter = tournament_game(record.game)
+    match = adapter.view(record)
     job = jobs.get(match.game_id)
     if job is None:
         raise ValueError(f"game_id {match.game_id} is not a game of the schedule in {RUN_FILE}")
     pairs: list[tuple[str, Any, Any]] = [
-        ("seed", record.seed, job.seed),
+        ("seed", match.seed, job.seed),
         ("match.block", match.block, job.block),
         ("match.agents", match.agents, job.seats),
         ("match.agent_seeds", match.agent_seeds, job.agent_seeds),
     ]
     if info is not None:
         options = {**info["game_options"], "num_players": job.num_players}
-        pairs.append(("engine", record.engine, info["engine"]))
-        pairs += [(f"options.{k}", record.options.get(k), v) for k, v in options.items()]
-        pairs += [(f"options.{k}", v, None) for k, v in record.options.items() if k not in options]
+        pairs.append(("engine", match.engine, info["engine"]))
+        pairs += [(f"options.{k}", match.options.get(k), v) for k, v in options.items()]
+        pairs += [(f"options.{k}", v, None) for k, v in match.options.items() if k not in options]
     differs = _first_difference(pairs)
     if differs is not None:
         raise ValueError(f"game_id {match.game_id}: {differs}")
     try:
-        replay(record)
+        adapter.replay(record)
     except ValueError as err:
         raise ValueError(f"game_id {match.game_id} does not replay: {err}") from None
-    return result_of(record)
+    return adapter.result_of(record)
 
 
-def read_records(path: str | os.PathLike[str]) -> list[GameRecord]:
-    """Every complete record of a ``games.jsonl`` (a torn last line is skipped, not repaired),
-    ordered by game id."""
+def read_records(path: str | os.PathLike[str], game: str = DEFAULT_GAME) -> list[Any]:
+    """Every complete record of a ``games.jsonl`` of ``game`` (a torn last line is skipped, not
+    repaired), ordered by game id."""
     path = Path(path)
+    adapter = tournament_game(game)
     ledger = Ledger(path.parent, records=path.name, info=RUN_FILE)
-    lines, _ = ledger.read(GameRecord.from_json, repair=False)
-    return sorted((r for _, r in lines), key=lambda r: r.game_id or 0)
+    lines, _ = ledger.read(adapter.parse, repair=False)
+    return sorted((r for _, r in lines), key=lambda r: adapter.game_id(r) or 0)
 
 
 class RunDir:
-    """The files of one run: ``run.json``, ``games.jsonl`` and the reports."""
+    """The files of one run: ``run.json``, ``games.jsonl`` and the reports.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    Attributes:
+        game: The game of the run (``caylus_env.games``), whose reader reads the ledger lines.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], game: str = DEFAULT_GAME) -> None:
         self.path = Path(path)
+        self.game = tournament_game(game).name
         self.ledger = Ledger(self.path, records=GAMES_FILE, info=RUN_FILE, info_format=RUN_FORMAT)
         self.run_path = self.ledger.info_path
         self.games_path = self.ledger.records_path
@@ -144,7 +157,13 @@ class RunDir:
     def extends(
         self, info: Mapping[str, Any], schedule: Schedule | None = None
     ) -> tuple[bool, dict[str, Any] | None]:
-        """``(run exists, stored run.json if this run extends it to more games else None)``."""
+        """``(run exists, stored run.json if this run extends it to more games else None)``.
+
+        Raises:
+            TournamentError: (field ``game``) for a directory of another game than ``info``'s,
+                naming both; `RunMismatchError` for other differing arguments.
+        """
+        self.check_game(game_of(info))
 
         def may_differ(stored: Mapping[str, Any]) -> Collection[str]:
             if schedule is None or not _is_extension(stored, info, schedule):
@@ -161,6 +180,27 @@ class RunDir:
             return False, None
         extended = stored.get("games") != info.get("games")
         return True, stored if extended else None
+
+    def check_game(self, wanted: str) -> None:
+        """Refuse a directory holding a run of another game than ``wanted``, before anything
+        else is compared or validated: its other differences (agents, game options) follow
+        from the game, and naming the game says what to change.
+
+        Raises:
+            TournamentError: (field ``game``) naming both games and the option to pass.
+        """
+        stored = self.read_info()
+        if stored is None:
+            return
+        held = game_of(stored)
+        if held != wanted:
+            title = game_info(held).title if held in GAME_NAMES else held
+            raise TournamentError(
+                "game",
+                f"{self.path} holds a {title} run ({RUN_FILE} field game is {held!r}), not a "
+                f"{game_info(wanted).title} one ({wanted!r}): resume it with --game {held}, or "
+                "choose another output directory",
+            )
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -194,7 +234,8 @@ class RunDir:
         """
         try:
             lines, torn = self.ledger.read(
-                _finished, check=lambda _, record: verify_record(record, jobs, info)
+                _finished(tournament_game(self.game)),
+                check=lambda _, record: verify_record(record, jobs, info),
             )
         except LedgerError as err:
             raise TournamentError("out", str(err)) from None

@@ -22,6 +22,7 @@ from rich.console import Console
 
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
+from agents.tournament.games import game_of
 from agents.tournament.reports import progress_bar, write_reports
 from agents.tournament.rundir import GAMES_FILE, RunDir, read_records
 from agents.tournament.schedule import Schedule
@@ -32,10 +33,11 @@ from agents.tournament.specs import (
     TournamentError,
     TournamentSpec,
     check_execution,
+    check_game,
     check_out_dir,
     worker_settings,
 )
-from caylus_env.engine.record import GameRecord
+from caylus_env.games import DEFAULT_GAME
 
 
 @dataclass
@@ -50,6 +52,7 @@ class TournamentResult:
         repaired: Whether a torn last line of ``games.jsonl`` was dropped.
         summary: The ``agents.stats`` summary (None when reports were disabled).
         out_dir: The run directory.
+        game: The game played (``caylus_env.games``).
     """
 
     schedule: Schedule
@@ -59,10 +62,12 @@ class TournamentResult:
     summary: dict[str, Any] | None
     out_dir: Path
     replayed: int = 0
+    game: str = DEFAULT_GAME
 
-    def records(self) -> list[GameRecord]:
-        """The complete game records, read from ``games.jsonl``, ordered by ``game_id``."""
-        return read_records(self.out_dir / GAMES_FILE)
+    def records(self) -> list[Any]:
+        """The complete game records (of the game's engine), read from ``games.jsonl``,
+        ordered by ``game_id``."""
+        return read_records(self.out_dir / GAMES_FILE, self.game)
 
 
 def prepare_tournament(
@@ -80,9 +85,10 @@ def prepare_tournament(
             with different arguments, other than more games).
     """
     check_out_dir(out_dir)
+    RunDir(out_dir, check_game(spec.game)).check_game(spec.game)
     schedule, info = spec.build()
     workers = check_execution(workers, backend, executor)
-    resumes, extends = RunDir(out_dir).extends(info, schedule)
+    resumes, extends = RunDir(out_dir, game_of(info)).extends(info, schedule)
     return PreparedRun(
         schedule=schedule,
         info=info,
@@ -141,7 +147,7 @@ def run_tournament(
             raise TournamentError("out", "a tournament needs an output directory")
         run = prepare_tournament(spec, out_dir, workers=workers, backend=backend, executor=executor)
     schedule, info = run.schedule, run.info
-    run_dir = RunDir(run.out_dir)
+    run_dir = RunDir(run.out_dir, game_of(info))
     jobs = {job.game_id: job for job in schedule.jobs}
     replaced: dict[int, bytes] = {}
     with run_dir.locked():
@@ -197,7 +203,14 @@ def run_tournament(
         ordered = [results[i] for i in sorted(results)]
         summary = write_reports(ordered, run_dir.path, info, console, n_boot) if report else None
     return TournamentResult(
-        schedule, ordered, len(todo), repaired, summary, run_dir.path, replayed=len(replaced)
+        schedule,
+        ordered,
+        len(todo),
+        repaired,
+        summary,
+        run_dir.path,
+        replayed=len(replaced),
+        game=run_dir.game,
     )
 
 

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.registry import make_agent
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, load_plugins
+from agents.tournament.games import game_of, tournament_game
 from agents.tournament.schedule import Schedule, ScheduleError, build_schedule
-from caylus_env.engine import GameConfig
+from caylus_env.games import DEFAULT_GAME
 from caylus_env.ledger import InfoMismatchError
 
 RUN_FORMAT = "caylus-tournament-run/1"
@@ -54,18 +54,43 @@ class RunMismatchError(TournamentError):
         self.differences = err.differences
 
 
-def normal_game_options(players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+def check_game(game: Any) -> str:
+    """The name of a game of the platform that the harness can run.
+
+    Raises:
+        TournamentError: naming the allowed games.
+    """
+    try:
+        return tournament_game(game).name
+    except ValueError as err:
+        raise TournamentError("game", str(err)) from None
+
+
+def with_game(info: dict[str, Any], game: str) -> dict[str, Any]:
+    """``info`` with a ``game`` field after ``kind``, except for Caylus: its runs predate the
+    field, and a run.json without one is a Caylus run (so Caylus run.json files stay as they
+    were, and old run directories resume)."""
+    if game == DEFAULT_GAME:
+        return info
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        out[key] = value
+        if key == "kind":
+            out["game"] = game
+    return out
+
+
+def normal_game_options(
+    players: int, options: Mapping[str, Any] | None, game: str = DEFAULT_GAME
+) -> dict[str, Any]:
     """All game options with defaults filled in, so ``{}`` and explicit defaults compare equal."""
     options = dict(options or {})
     if "num_players" in options:
         raise TournamentError("game_options", "give the player count as players, not an option")
     try:
-        config = GameConfig.from_dict({**options, "num_players": players})
+        return tournament_game(game).normal_options(players, options)
     except (TypeError, ValueError) as err:
         raise TournamentError("game_options", f"bad game options: {err}") from None
-    out = config.to_dict()
-    del out["num_players"]
-    return out
 
 
 MIN_MOVE_TIME_LIMIT = 0.01
@@ -112,17 +137,23 @@ def check_out_dir(out_dir: Any) -> None:
         )
 
 
-def check_agents_exist(specs: Sequence[str], plugins: Sequence[str]) -> None:
-    """Create each agent once in the driver, so a typo fails here and not in every worker."""
+def check_agents_exist(
+    specs: Sequence[str], plugins: Sequence[str], game: str = DEFAULT_GAME
+) -> None:
+    """Create each agent once in the driver, so a typo fails here and not in every worker
+    (naming the agents of ``game``'s registry)."""
     try:
         load_plugins(plugins)
     except ImportError as err:
         raise TournamentError("plugins", f"cannot import agent plugin: {err}") from None
+    adapter = tournament_game(game)
     for spec in specs:
         try:
-            make_agent(spec)
+            adapter.make_agent(spec)
         except ValueError as err:
-            raise TournamentError("agents", str(err)) from None
+            if adapter.name == DEFAULT_GAME:
+                raise TournamentError("agents", str(err)) from None
+            raise TournamentError("agents", f"{adapter.info.title}: {err}") from None
 
 
 def engine_version() -> str:
@@ -166,13 +197,17 @@ def schedule_of(
 
 
 def common_info(
-    schedule: Schedule, move_time_limit: Any, game_options: Any, plugins: Sequence[str]
+    schedule: Schedule,
+    move_time_limit: Any,
+    game_options: Any,
+    plugins: Sequence[str],
+    game: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
     """The run.json fields shared by tournaments and duels (validated)."""
     limit = check_time_limit(move_time_limit)
-    options = normal_game_options(schedule.players, game_options)
+    options = normal_game_options(schedule.players, game_options, game)
     plugins = tuple(plugins)
-    check_agents_exist(schedule.agents, plugins)
+    check_agents_exist(schedule.agents, plugins, game)
     return {
         "seed": schedule.master_seed,
         "move_time_limit": limit,
@@ -185,6 +220,7 @@ def common_info(
 def worker_settings(info: Mapping[str, Any], players: int) -> dict[str, Any]:
     """What every worker needs besides its jobs (plain data: it crosses process boundaries)."""
     return {
+        "game": game_of(info),
         "num_players": players,
         "game_options": info["game_options"],
         "move_time_limit": info["move_time_limit"],
@@ -198,7 +234,8 @@ class TournamentSpec:
     """Everything that determines a tournament's games (not how fast they are played).
 
     Attributes:
-        agents: Distinct agent specs (``agents.registry.make_agent``).
+        agents: Distinct agent specs of the game's registry (``agents.registry.make_agent``
+            for Caylus).
         players: Seats per table, 2 to 5.
         games: Games wanted; rounded up to whole blocks.
         seed: Master seed.
@@ -206,6 +243,7 @@ class TournamentSpec:
         move_time_limit: Seconds per ``act`` call before a forfeit; None disables it.
         game_options: `GameConfig` options other than the player count.
         plugins: Modules imported in the driver and every worker to register more agents.
+        game: The game (``caylus_env.games``): ``"caylus"`` or ``"puerto_rico"``.
     """
 
     agents: tuple[str, ...]
@@ -216,6 +254,7 @@ class TournamentSpec:
     move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
     game_options: Mapping[str, Any] = field(default_factory=dict)
     plugins: tuple[str, ...] = ()
+    game: str = DEFAULT_GAME
 
     def build(self) -> tuple[Schedule, dict[str, Any]]:
         """Validate everything and return the schedule and the ``run.json`` content.
@@ -223,8 +262,9 @@ class TournamentSpec:
         Raises:
             TournamentError: naming the offending argument.
         """
+        game = check_game(self.game)
         schedule = schedule_of(self.agents, self.players, self.games, self.seed, self.seating)
-        common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins)
+        common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins, game)
         info = {
             "format": RUN_FORMAT,
             "kind": "tournament",
@@ -242,7 +282,7 @@ class TournamentSpec:
             "cycle_blocks": schedule.cycle_blocks,
             "schedule_hash": schedule.hash(),
         }
-        return schedule, info
+        return schedule, with_game(info, game)
 
 
 @dataclass(frozen=True)
@@ -285,11 +325,13 @@ __all__ = [
     "TournamentSpec",
     "check_agents_exist",
     "check_execution",
+    "check_game",
     "check_out_dir",
     "check_time_limit",
     "common_info",
     "engine_version",
     "normal_game_options",
     "schedule_of",
+    "with_game",
     "worker_settings",
 ]

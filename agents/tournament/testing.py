@@ -21,18 +21,26 @@ the driver and in every worker:
 They live in the package, not in a test file, because spawned pool workers and Ray workers must
 be able to import them by module name. Importing the module registers nothing (so collecting it,
 for doctests say, changes no registry); `register_agents` does, idempotently.
+
+The agents that only read ``legal_actions()`` (all but ``test-pass``, whose pass and decline are
+Caylus actions) are registered in the agent registry of every other game of ``caylus_env.games``
+too (Puerto Rico's, when it is installed), so the harness is checked the same way on each game.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numba
 
 from agents.registry import register
 from caylus_env.engine import Game, string_to_action
+from caylus_env.games import DEFAULT_GAME, GAME_NAMES, game_info
 
 FLAKY_ENV = "CAYLUS_TEST_FLAKY"
 _PASS = string_to_action("pass")
@@ -193,13 +201,36 @@ def _slow(spec: str, arg: str | None) -> SlowAgent:
 
 
 def register_agents() -> None:
-    """Register the ``test-*`` agents (called by the harness when this plugin is loaded)."""
+    """Register the ``test-*`` agents (called by the harness when this plugin is loaded): all of
+    them for Caylus, the game-generic ones for the other games too (`other_registers`)."""
     register(
         "test-pass",
         lambda spec, arg: PassAgent(spec),
         description="harness check: passes or declines whenever it may (weaker than random); "
         "under 1 ms a move",
     )
+    _register_generic(register)
+    for other in other_registers():
+        _register_generic(other)
+
+
+def other_registers() -> list[Callable[..., Any]]:
+    """The ``register`` of every other game's agent registry that is installed."""
+    out = []
+    for name in GAME_NAMES:
+        module = game_info(name).agents
+        if name == DEFAULT_GAME:
+            continue
+        try:
+            out.append(importlib.import_module(module).register)
+        except ModuleNotFoundError as err:  # that registry only: a broken one must say so
+            if err.name is None or not module.startswith(err.name):
+                raise
+    return out
+
+
+def _register_generic(register: Callable[..., Any]) -> None:
+    """The agents that only call ``legal_actions()``, so they play any game."""
     register(
         "test-first",
         lambda spec, arg: FirstAgent(spec),
@@ -245,5 +276,6 @@ __all__ = [
     "PassAgent",
     "SlowAgent",
     "SpinAgent",
+    "other_registers",
     "register_agents",
 ]
