@@ -1,5 +1,7 @@
 """Tournament harness: seat-balanced schedules, sandboxed games, parallel resumable runs.
 
+- `games`: what differs between the games of the platform (Caylus, Puerto Rico): making a game,
+  its agents, and writing, reading and checking its records; everything else is game-generic;
 - `schedule`: which agents sit where, on which seed, grouped into blocks (pure and deterministic);
 - `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
   returning a replayable `GameRecord` (what workers run), and the compile warm-up;
