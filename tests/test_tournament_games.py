@@ -268,8 +268,8 @@ def test_a_bad_agent_spec_for_puerto_rico_exits_2_naming_its_agents(tmp_path):
     assert result.exit_code == 2, result.output
     text = " ".join(result.output.split())
     assert "invalid value for --agents: Puerto Rico: unknown agent 'no-such-bot'" in text
-    for head in registry().available_agents():
-        assert head in text
+    for info in registry().describe():
+        assert info.head in text.partition("available:")[2], info.head
     assert not out.exists()
     unknown = CliRunner().invoke(app, ["tournament", "--game", "chess", "--agents", "random",
                                        "--players", "2", "--games", "2", "--out", str(out)])  # fmt: skip
