@@ -69,11 +69,12 @@ def bots() -> list[str]:
 
 
 def agents() -> tuple[str, ...]:
-    """random plus the bots, and test-first while fewer than one agent per seat exist."""
+    """random plus the bots, then game-generic test agents while there are fewer agents than
+    seats."""
     names = ["random", *bots()]
     if len(names) < PLAYERS:
         register_agents()
-        names += ["test-first", "test-pass"][: PLAYERS - len(names)]
+        names += ["test-first", "test-slow:0"][: PLAYERS - len(names)]
     return tuple(names)
 
 
