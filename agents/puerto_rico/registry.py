@@ -160,7 +160,7 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     head, _, arg = spec.strip().partition(":")
     if head not in _FACTORIES:
-        raise ValueError(f"unknown Puerto Rico agent {spec!r}; available: {', '.join(specs())}")
+        raise ValueError(f"unknown agent {spec!r}; available: {', '.join(specs())}")
     if head in _NEEDS_ARG and not arg:
         example = _INFO[head].syntax if head in _INFO else f"{head}:ARG"
         raise ValueError(f"agent {head!r} needs an argument: {example}")

@@ -62,10 +62,13 @@ class TournamentGame:
     Attributes:
         name: The game's name (``caylus_env.games``).
         replay_pages: Whether reports write a replay page per sampled game (``caylus_env.viewer``).
+        score_note: How to read the game's scores in the shared "prestige" columns, for a game
+            whose score is not Caylus's prestige (None for Caylus).
     """
 
     name: str = DEFAULT_GAME
     replay_pages: bool = False
+    score_note: str | None = None
 
     @property
     def info(self) -> GameInfo:
@@ -233,11 +236,17 @@ class PuertoRicoGame(TournamentGame):
 
     Its scores take the place of Caylus's prestige in the results (the statistics' "prestige"
     columns are victory points), and ranks are the engine's (score, then doubloons plus goods,
-    docs/rules/puerto_rico.md 5.3).
+    as the Puerto Rico rules document's section on the winner says).
     """
 
     name = "puerto_rico"
     replay_pages = False
+
+    @property
+    def score_note(self) -> str:  # type: ignore[override]
+        from caylus_env.puerto_rico import SCORE_NOTE
+
+        return SCORE_NOTE
 
     def normal_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
         config_class = self.engine().GameConfig

@@ -9,7 +9,7 @@ table, the head-to-head matrix and the plots (embedded, so the file can be moved
 plus a replay page (``caylus_env.viewer``) for a sample of games, written beside it as
 ``game-<id>.html``: the first game of each table of agents and every forfeit. The viewer draws
 Caylus only, so a run of another game (``run.json`` field ``game``) gets no replay pages, and
-its reports say so and say what the shared "prestige" columns hold there (`GAME_NOTES`).
+its reports say so and say what the shared "prestige" columns hold there (`game_notes`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from agents.tournament.games import game_of, tournament_game
+from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.rundir import GAMES_FILE, read_records
 from caylus_env.games import game_info
 
@@ -53,17 +53,19 @@ MAX_GAME_PAGES = 60
 """Replay pages written per run at most (pairings first, then forfeits in game order): each
 costs about 0.1 s and a few hundred KiB, and a run with a crashing agent can forfeit hundreds of
 games. The report lists the games left without a page and the command that writes one."""
-GAME_NOTES = {
-    "puerto_rico": (
-        "The prestige columns hold victory points (docs/rules/puerto_rico.md 5.2), "
-        "and ranks break ties by doubloons plus goods (5.3). A game cut off by the decision cap "
-        "(6.9) ends truncated and is ranked by its position then.",
-        "Replay pages are written for Caylus runs only for now: this run has none. Every game's "
-        f"record is in {GAMES_FILE} and replays with caylus_env.puerto_rico.engine.replay.",
-    ),
-}
-"""What the reports of a game other than Caylus add (report.md's last section and report.html's
-notes): how to read the shared columns, and why there are no replay pages."""
+
+
+def game_notes(adapter: TournamentGame) -> tuple[str, ...]:
+    """What the reports of a game other than Caylus add (report.md's last section and
+    report.html's notes): how to read the shared columns, and why there are no replay pages."""
+    if adapter.replay_pages:
+        return ()
+    notes = [] if adapter.score_note is None else [adapter.score_note]
+    notes.append(
+        f"Replay pages are written for Caylus runs only for now: this run has none. Every game's "
+        f"record is in {GAMES_FILE} and replays with `caylus replay --game {adapter.name}`."
+    )
+    return tuple(notes)
 
 
 class _RateColumn(ProgressColumn):
@@ -111,7 +113,7 @@ def write_reports(
     summary["run"]["forfeited_games"] = forfeits
     stats.write_summary_json(summary, out_dir / SUMMARY_FILE)
     stats.write_markdown_report(summary, out_dir / REPORT_FILE)
-    notes = GAME_NOTES.get(adapter.name, ())
+    notes = game_notes(adapter)
     if notes:
         _append_notes(out_dir / REPORT_FILE, adapter.info.title, notes)
     stats.plot_ratings(summary, out_dir / stats.RATINGS_PLOT_FILE)  # the files report.md links
@@ -293,7 +295,7 @@ def write_html_report(
 ) -> Path:
     """Write ``report.html`` (atomically) from a `agents.stats.build_summary` dict of
     ``results``, the plots beside it and the sampled games' replay pages of
-    `write_game_pages`; ``notes`` (`GAME_NOTES`) replace the games section of a game without
+    `write_game_pages`; ``notes`` (`game_notes`) replace the games section of a game without
     replay pages."""
     # The tables are those of report.md, row for row: the same formatting code.
     from agents.stats.report import (
@@ -401,12 +403,12 @@ def write_html_report(
 
 __all__ = [
     "DUEL_FILE",
-    "GAME_NOTES",
     "GAME_PAGE",
     "HTML_REPORT_FILE",
     "MAX_GAME_PAGES",
     "REPORT_FILE",
     "SUMMARY_FILE",
+    "game_notes",
     "progress_bar",
     "sample_games",
     "write_game_pages",

@@ -105,8 +105,7 @@ ACTION_SPACE_REVISION = 1
 #: every id's name, so any renamed, added or moved id changes it without anyone remembering
 #: to. Checkpoints and datasets store it; loaders refuse another one (naming both).
 ACTION_SPACE_VERSION = (
-    f"{ACTION_SPACE_REVISION}-"
-    + hashlib.sha256("\n".join(ACTION_NAMES).encode()).hexdigest()[:8]
+    f"{ACTION_SPACE_REVISION}-" + hashlib.sha256("\n".join(ACTION_NAMES).encode()).hexdigest()[:8]
 )
 _NAME_TO_ID = {name: i for i, name in enumerate(ACTION_NAMES)}
 
