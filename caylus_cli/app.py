@@ -59,6 +59,7 @@ _OPTION_OF: dict[str, dict[str, str]] = {
         "move_time_limit": "--move-time-limit",
         "game_options": "--option",
         "plugins": "--plugin",
+        "game": "--game",
     },
     "duel": {
         "agents": "CANDIDATE/OPPONENT",
@@ -73,6 +74,7 @@ _OPTION_OF: dict[str, dict[str, str]] = {
         "min_pairs": "--min-pairs",
         "max_pairs": "--max-pairs",
         "sprt": "--p0/--p1 (or --elo0/--elo1), --alpha, --beta",
+        "game": "--game",
     },
 }
 
