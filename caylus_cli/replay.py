@@ -1,16 +1,25 @@
 """``caylus replay``: re-run a game record, checking every step, and show it as text or as a
-self-contained HTML replay page (``--html``, drawn by ``caylus_env.viewer``)."""
+self-contained HTML replay page (``--html``, drawn by ``caylus_env.viewer``).
+
+The game is the record's own (its ``game`` field, Caylus when absent: ``caylus_env.games``);
+``--game NAME`` says which game the file must hold, and a record of the other game is refused
+naming both. ``--game`` followed by a number is the older spelling of ``--game-id``. Puerto
+Rico records (``caylus_env.puerto_rico.engine``) replay as text only: replay pages are
+Caylus-only for now.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from caylus_cli.app import _fail, app, compile_notice
-from caylus_cli.games import _render
+from caylus_cli.app import _fail, _game_known, app, compile_notice
+from caylus_cli.games import _render, check_html_game, score_word
+from caylus_env.games import DEFAULT_GAME, record_game
 
 HTML_SUFFIXES = (".html", ".htm")
 
@@ -46,26 +55,123 @@ def write_html(record: Any, path: Path, agents: Sequence[str] | None = None) -> 
     typer.echo(f"wrote {path} ({size / 1024:.0f} KiB, {len(record.actions) + 1} steps)")
 
 
-def _read_records(path: Path) -> list[Any]:
-    """The `GameRecord`s of a file (one JSON record, a JSON list, or JSON lines), read by the
-    engine's one strict reader; fails (exit 2) naming the file, the line and the bad field."""
+def _read_records(path: Path, game: str = DEFAULT_GAME) -> list[Any]:
+    """The records of ``game`` in a file (one JSON record, a JSON list, or JSON lines), read by
+    that engine's strict reader; fails (exit 2) naming the file, the line and the bad field."""
     from caylus_env.engine.record import load_records
 
     try:
-        records = load_records(path)
+        records = load_records(path) if game == DEFAULT_GAME else _load_records(path, game)
     except OSError as err:
         _fail(f"cannot read {path}: {err}")
-    except ValueError as err:  # load_records turns every malformed input into one
+    except ValueError as err:  # the readers turn every malformed input into one
         _fail(f"not a game record file: {err}")
     if not records:
         _fail(f"{path} holds no game record")
     return records
 
 
-def _ids_held(records: list[Any]) -> str:
+def _json_items(path: Path) -> list[tuple[str, Any]]:
+    """The JSON values of a record file, each with where it is (``record 2``, ``line 5``): one
+    JSON value (a record or a list of them) or JSON lines.
+
+    The file is untrusted, as for the Caylus engine's reader (``load_records``): one larger
+    than its ``MAX_RECORD_FILE_BYTES`` is refused unread, and bad UTF-8 or JSON nested too
+    deeply are ``ValueError`` s naming the file.
+    """
+    from caylus_env.engine.record import MAX_RECORD_FILE_BYTES
+
+    size = path.stat().st_size
+    if size > MAX_RECORD_FILE_BYTES:
+        raise ValueError(
+            f"{path} is {size} bytes; allowed: record files up to {MAX_RECORD_FILE_BYTES} bytes "
+            f"({MAX_RECORD_FILE_BYTES // 2**20} MiB): split it"
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not UTF-8 text: {err}") from None
+    try:
+        whole = _parse_json(text)
+    except ValueError:
+        pass
+    else:
+        items = whole if isinstance(whole, list) else [whole]
+        return [(f"record {i + 1}", item) for i, item in enumerate(items)]
+    out = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append((f"line {lineno}", _parse_json(line)))
+            except ValueError as err:
+                raise ValueError(f"{path} line {lineno}: {err}") from None
+    return out
+
+
+def _parse_json(text: str) -> Any:
+    """``json.loads`` whose every failure is a ``ValueError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("a game record must be valid JSON: it is nested too deeply") from None
+    except ValueError as err:
+        raise ValueError(f"a game record must be valid JSON: {err}") from None
+
+
+def _load_records(path: Path, game: str) -> list[Any]:
+    """Every record of a file of ``game`` (not Caylus), each checked to be of that game
+    (``caylus_env.games.record_game``, naming both games) and read by its engine's strict
+    ``GameRecord.from_dict``.
+
+    Raises:
+        ValueError: naming the file, the record or line and what is wrong.
+    """
+    from caylus_env.games import game_info
+
+    reader = game_info(game).engine_module().GameRecord
+    out = []
+    for where, item in _json_items(path):
+        try:
+            record_game(item, game)
+            out.append(reader.from_dict(item))
+        except ValueError as err:
+            raise ValueError(f"{path} {where}: {err}") from None
+    return out
+
+
+def _file_game(path: Path, expected: str | None) -> str:
+    """The game of a record file or dataset directory: its first record's ``game`` field (a
+    dataset's manifest's), Caylus when absent; ``expected`` (``--game``) when the file cannot
+    say, which its reader then explains. Fails (exit 2) for a file of another game than
+    ``expected``, naming both."""
+    first: Any = None
+    try:
+        if path.is_dir():
+            from caylus_env.datasets.format import read_manifest
+
+            first = read_manifest(path)
+        else:
+            items = _json_items(path)
+            first = items[0][1] if items else None
+    except (OSError, ValueError, ImportError):  # the game's own reader names what is wrong
+        first = None
+    if not isinstance(first, dict):
+        return expected or DEFAULT_GAME
+    try:
+        return record_game(first, expected).name
+    except ValueError as err:
+        what = "dataset" if path.is_dir() else "record file"
+        _fail(f"{path}: {err}" if expected else f"{path} is not a {what} of a known game: {err}")
+
+
+def _ids_held(records: list[Any], game: str = DEFAULT_GAME) -> str:
     """The game ids a file holds, as a range when they are consecutive: ``it holds 12 games,
     ids 0 to 11``; otherwise the sorted ids, the middle elided past a dozen."""
-    return _describe_ids([r.match.game_id for r in records if r.match is not None], len(records))
+    from agents.tournament.games import tournament_game
+
+    adapter = tournament_game(game)
+    ids = [adapter.game_id(r) for r in records]
+    return _describe_ids([i for i in ids if i is not None], len(records))
 
 
 def _describe_ids(game_ids: list[int], games: int) -> str:
@@ -111,17 +217,40 @@ def _dataset_record(root: Path, game_id: int | None) -> Any:
         _fail(f"{root}: {err}", code=1)
 
 
-def _pick_record(file: Path, game_id: int | None) -> Any:
+def _pick_record(file: Path, game_id: int | None, game: str = DEFAULT_GAME) -> Any:
     """The record ``--game-id`` names (default: the first) in a record file or a dataset."""
+    from agents.tournament.games import tournament_game
+
     if file.is_dir():
+        if game != DEFAULT_GAME:
+            _fail(
+                f"{file}: replaying the games of a {game} dataset is not supported yet; "
+                "allowed: a record file or a games.jsonl"
+            )
         return _dataset_record(file, game_id)
-    records = _read_records(file)
+    records = _read_records(file, game)
     if game_id is None:
         return records[0]
-    matches = [r for r in records if r.match is not None and r.match.game_id == game_id]
+    adapter = tournament_game(game)
+    matches = [r for r in records if adapter.game_id(r) == game_id]
     if not matches:
-        _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
+        _fail(
+            f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records, game)}"
+        )
     return matches[0]
+
+
+def _is_number(value: str) -> bool:
+    """Whether a ``--game`` value is a game id (its older spelling) rather than a game name."""
+    return value.strip().lstrip("-").isdigit()
+
+
+def _game_or_id(value: str | None) -> str | None:
+    """``--game``: a game of the platform (refused before any work when unknown), or a number,
+    the older spelling of ``--game-id``."""
+    if value is None or _is_number(value):
+        return value
+    return _game_known(value)
 
 
 @app.command()
@@ -136,9 +265,16 @@ def replay(
     game_id: Annotated[
         int | None,
         typer.Option(
-            "--game-id",
+            "--game-id", help="Which game of a games.jsonl or a dataset (default: the first)."
+        ),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
             "--game",
-            help="Which game of a games.jsonl or a dataset (default: the first).",
+            help="The game the file must hold: caylus or puerto_rico (default: the game its "
+            "records name). A number is read as --game-id, its older spelling.",
+            callback=_game_or_id,
         ),
     ] = None,
     show: Annotated[
@@ -148,28 +284,58 @@ def replay(
         Path | None,
         typer.Option(
             help="Write the game as a self-contained HTML replay page (board, decisions, legal "
-            "actions, prestige chart; opens from disk in any browser) instead of the text board."
+            "actions, prestige chart; opens from disk in any browser) instead of the text board "
+            "(Caylus only)."
         ),
     ] = None,
 ) -> None:
     """Re-run a game record, checking every action and the final scores, and show it.
 
-    The record is verified in full (every step replayed, its action names, the final prestige,
-    ranks and end reason compared) before anything is printed: a file that is not a record
-    exits 2, a record that does not replay exits 1, each with one line on stderr.
+    The record is verified in full (every step replayed, its action names, the final scores,
+    ranks and end compared) before anything is printed: a file that is not a record, or a
+    record of another game than --game, exits 2, a record that does not replay exits 1, each
+    with one line on stderr. The game is the one the record names (Caylus when it names none).
     """
-    from caylus_env.engine import Game, GameConfig, action_to_string
-    from caylus_env.engine import replay as replay_record
-
+    if game is not None and _is_number(game):
+        if game_id is not None:
+            _fail(
+                f"give the game id once: --game-id {game_id} (--game {game} is its older spelling)"
+            )
+        game_id, game = int(game), None
+    if game is not None:
+        check_html_game(html, game)
     check_html_out(html)
-    record = _pick_record(file, game_id)
-    with compile_notice("engine"):
-        try:  # checks every action, and the recorded prestige, ranks and end
-            game = replay_record(record)
+    held = _file_game(file, game)
+    check_html_game(html, held)
+    record = _pick_record(file, game_id, held)
+    if held == DEFAULT_GAME:
+        _show_caylus(file, record, show, html)
+    else:
+        _show_other(file, record, show, held)
+
+
+def _replayed(file: Path, record: Any, game: str) -> Any:
+    """The game a record replays to (every step and the recorded end checked by the engine);
+    fails (exit 1) in one line, without a traceback, when it does not replay."""
+    from agents.tournament.backends import kernel_families
+    from agents.tournament.games import tournament_game
+
+    families = ["engine"] if game == DEFAULT_GAME else kernel_families([], game)
+    with compile_notice(*families):
+        try:  # checks every action, and the recorded scores, ranks and end
+            return tournament_game(game).replay(record)
         except ValueError as err:
             _fail(f"{file}: the record does not replay: {err}", code=1)
         except Exception as err:  # an engine fault on a hostile record: one line, no traceback
             _fail(f"{file}: the record does not replay: {type(err).__name__}: {err}", code=1)
+
+
+def _show_caylus(file: Path, record: Any, show: bool, html: Path | None) -> None:
+    """Print a replayed Caylus record: its actions (``--show``), the board or a replay page,
+    the end, the forfeits and each seat's prestige and rank."""
+    from caylus_env.engine import Game, GameConfig, action_to_string
+
+    game = _replayed(file, record, DEFAULT_GAME)
     n = game.num_players
     match = record.match
     seats = list(match.agents) if match is not None else [f"player {p}" for p in range(n)]
@@ -198,3 +364,43 @@ def replay(
     prestige = game.prestige().tolist()
     for p in range(n):
         typer.echo(f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}")
+
+
+def _show_other(file: Path, record: Any, show: bool, name: str) -> None:
+    """Print a replayed record of a game with dict ``match`` and ``final`` sections (Puerto
+    Rico's ``GameRecord``): its decisions by name (``--show``), the board, the end, the
+    forfeits and each seat's score and rank (victory points for Puerto Rico, its rules 5.2-5.3).
+    """
+    from caylus_cli.games import CLOCKS, _scores
+    from caylus_env.games import game_info
+
+    engine = game_info(name).engine_module()
+    game = _replayed(file, record, name)
+    n = game.num_players
+    match, final = record.match, record.final
+    seats = list(match["agents"]) if match is not None else [f"player {p}" for p in range(n)]
+    if show:
+        if record.seed is None:
+            walker = engine.Game.from_state_dict(dict(record.start_state))
+        else:
+            walker = engine.Game(engine.GameConfig.from_dict(dict(record.options)), record.seed)
+        clock = CLOCKS[name]
+        for i, a in enumerate(record.actions):
+            p = walker.current_player()
+            typer.echo(
+                f"{i + 1:4d}. {clock} {getattr(walker, clock)} player {p} ({seats[p]}): "
+                f"{engine.action_to_string(a)}"
+            )
+            walker.apply(a)
+    typer.echo(_render(game, name))
+    label = f"game {match['game_id']}" if match is not None else "record"
+    end = final["end"] if final is not None else "unfinished"
+    typer.echo(f"{label} replayed: {len(record.actions)} actions, end: {end}")
+    for p, reason in enumerate(match["forfeits"] if match is not None else ()):
+        if reason:
+            typer.echo(f"  player {p} ({seats[p]}) forfeited: {reason}")
+    scores = list(final["scores"]) if final is not None else _scores(game, name)
+    ranks = list(final["ranks"]) if final is not None else game.ranks().tolist()
+    word = score_word(name)
+    for p in range(n):
+        typer.echo(f"  player {p} ({seats[p]}): {word} {scores[p]}, rank {ranks[p]:g}")
