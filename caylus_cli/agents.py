@@ -1,29 +1,37 @@
-"""``caylus agents``: the agent specs the other commands accept, with what each plays and costs."""
+"""``caylus agents``: the agent specs the other commands accept, with what each plays and costs.
+
+``--game puerto_rico`` lists Puerto Rico's registry (``agents.puerto_rico.registry``) instead of
+Caylus's: each game has its own agents (``caylus_env.games.GameInfo.agents``).
+"""
 
 from __future__ import annotations
 
 import typer
 
-from caylus_cli.app import PluginsOption, _console, _load_plugins, app
+from caylus_cli.app import GameOption, PluginsOption, _console, _load_plugins, app
+from caylus_env.games import DEFAULT_GAME, game_info
 
 
 @app.command("agents")
-def list_agents(plugin: PluginsOption = None) -> None:
+def list_agents(plugin: PluginsOption = None, game: GameOption = DEFAULT_GAME) -> None:
     """List the agent specs (with their syntax, what they play and what a move costs)."""
     from rich.table import Table
     from rich.text import Text
 
-    from agents.registry import describe
-
+    info = game_info(game)
     _load_plugins(plugin)
-    table = Table(title="agent specs (use them in --agents, or as duel arguments)")
+    describe = info.agents_module().describe
+    title = "agent specs (use them in --agents, or as duel arguments)"
+    if game != DEFAULT_GAME:
+        title = f"{info.title} agent specs (use them with --game {game} in --agents, or in duels)"
+    table = Table(title=title)
     table.add_column("spec", no_wrap=True)
     table.add_column("plays, and costs per move on one core")
-    for info in describe():
+    for agent in describe():
         # Text cells: rich markup would eat the brackets of "mcts:SIMS[:ROLLOUT]".
-        about = Text(info.description or "(registered without a description)")
-        if info.options:
-            about.append(f"\noptions: {info.options}", style="dim")
-        table.add_row(Text(info.syntax), about)
+        about = Text(agent.description or "(registered without a description)")
+        if agent.options:
+            about.append(f"\noptions: {agent.options}", style="dim")
+        table.add_row(Text(agent.syntax), about)
     _console().print(table)
     typer.echo("Costs are approximate (a shared 2-core machine); mcts scales with SIMS.")
