@@ -95,6 +95,8 @@ def write_checkpoint(
     games: Any,
     meta: dict[str, Any],
     last_episode_starts: np.ndarray,
+    tensors: dict[str, Any] | None = None,
+    versions: dict[str, str] | None = None,
 ) -> Path:
     """Write the checkpoint of ``step`` atomically; returns its directory.
 
@@ -106,6 +108,9 @@ def write_checkpoint(
         meta: the ``config.json`` fields besides format, versions and checksums (arch,
             num_players, seed, parent, command, ...).
         last_episode_starts: SB3's per-game episode-start flags at this point.
+        tensors: the network's weights (default: the pieces-v1 tensors of ``model``).
+        versions: the fields tying it to a game (default: Caylus's observation and action
+            versions; ``training.puerto_rico`` gives its game and versions).
     """
     import torch
     from safetensors.numpy import save_file as save_numpy
@@ -119,7 +124,7 @@ def write_checkpoint(
     tmp = root / f".tmp-{checkpoint_name(step)}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    save_file(policy_tensors(model.policy), str(tmp / WEIGHTS_FILE))
+    save_file(policy_tensors(model.policy) if tensors is None else tensors, str(tmp / WEIGHTS_FILE))
     model.save(str(tmp / SB3_FILE))
     arrays = {f"games.{k}": v for k, v in games.save_arrays().items()}
     arrays["torch_rng"] = torch.get_rng_state().numpy()
@@ -138,11 +143,15 @@ def write_checkpoint(
         )
     )
     files = [WEIGHTS_FILE, SB3_FILE, RESUME_ARRAYS, RESUME_JSON]
+    if versions is None:
+        versions = {
+            "observation_version": OBSERVATION_VERSION,
+            "action_space_version": ACTION_SPACE_VERSION,
+        }
     config = {
         "format": CHECKPOINT_FORMAT,
         "caylus_env_version": __version__,
-        "observation_version": OBSERVATION_VERSION,
-        "action_space_version": ACTION_SPACE_VERSION,
+        **versions,
         "step": int(step),
         **meta,
         "sha256": {name: _sha256(tmp / name) for name in files},
@@ -158,15 +167,16 @@ def write_checkpoint(
     return final
 
 
-def verify_files(ckpt: Path, names: list[str]) -> dict[str, Any]:
-    """``config.json`` of ``ckpt`` after checking the SHA-256 of ``names``.
+def verify_files(ckpt: Path, names: list[str], read: Any = None) -> dict[str, Any]:
+    """``config.json`` of ``ckpt`` (read and checked by ``read``, default Caylus's
+    ``agents.policy.read_config``) after checking the SHA-256 of ``names``.
 
     Raises:
         CheckpointError: for a missing file or a checksum that differs.
     """
     from agents.policy import read_config
 
-    config = read_config(ckpt)
+    config = (read or read_config)(ckpt)
     for name in names:
         path = ckpt / name
         if not path.is_file():
@@ -200,9 +210,10 @@ def _sb3_replacements(env: Any, model_kwargs: dict[str, Any], last: dict[str, An
     }
 
 
-def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any]) -> Any:
+def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any], read: Any = None) -> Any:
     """Load the ``MaskablePPO`` of a checkpoint and restore the games and generators, so
-    that training continues exactly as the uninterrupted run.
+    that training continues exactly as the uninterrupted run (``read``: the game's
+    ``read_config``, default Caylus's).
 
     Raises:
         CheckpointError: for missing or changed files, or an archive entry that would need
@@ -212,7 +223,7 @@ def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any]) -> Any:
     from safetensors.numpy import load_file
     from sb3_contrib import MaskablePPO
 
-    verify_files(ckpt, [WEIGHTS_FILE, SB3_FILE, RESUME_ARRAYS, RESUME_JSON])
+    verify_files(ckpt, [WEIGHTS_FILE, SB3_FILE, RESUME_ARRAYS, RESUME_JSON], read)
     arrays = load_file(str(ckpt / RESUME_ARRAYS))
     state = json.loads((ckpt / RESUME_JSON).read_text())
     games = env.games

@@ -21,6 +21,7 @@ from agents.base import Agent
 from agents.puerto_rico.mcts import _OPTIONS as MCTS_OPTIONS
 from agents.puerto_rico.mcts import MAX_SIMS as MCTS_MAX_SIMS
 from agents.puerto_rico.mcts import ROLLOUTS, make_mcts
+from agents.puerto_rico.policy import make_policy
 from agents.puerto_rico.scripted import STRATEGIES, make_scripted
 from agents.random_agent import RandomAgent
 from agents.registry import AgentInfo
@@ -167,3 +168,14 @@ def make_agent(spec: str) -> Agent:
     if head not in _NEEDS_ARG and arg:
         raise ValueError(f"agent {head!r} takes no argument, got {spec!r}")
     return _FACTORIES[head](spec.strip(), arg or None)
+
+
+register(
+    "policy",
+    make_policy,
+    needs_arg=True,
+    syntax="policy:PATH[:greedy|:sample|:temp=T]",
+    description="a trained network from a checkpoint of caylus train ppo --game puerto_rico, "
+    "compiled inference; refuses another game's checkpoint (agents.puerto_rico.policy)",
+    options="PATH: a checkpoint directory; mode: greedy (default), sample, temp=T (T > 0)",
+)
