@@ -1,7 +1,8 @@
 """``caylus train ppo`` and ``caylus train bc``: self-play training (``training``).
 
 Both need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they
-fail at once, saying how to install it.
+fail at once, saying how to install it. ``--game puerto_rico`` trains Puerto Rico with
+``training.puerto_rico`` (PPO only; the Caylus-only options are refused by name).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from caylus_cli.app import _fail, app
+from caylus_cli.app import GameOption, _fail, app
 
 train_app = typer.Typer(
     help="Train agents by self-play (PPO) or from a dataset (behaviour cloning).",
@@ -85,12 +86,24 @@ def ppo(
         ),
     ] = "maskable",
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    game: GameOption = "caylus",
 ) -> None:
-    """Train a policy with PPO against an opponent pool; checkpoints in OUT."""
+    """Train a policy with PPO against an opponent pool; checkpoints in OUT.
+
+    --game puerto_rico trains Puerto Rico: opponents from its agents (random, shipper,
+    builder, mcts:SIMS, policy:PATH) and self, e.g. 'self:0.5,shipper:0.3,builder:0.2'; no
+    evaluation, league, shaping, --init or cleanrl yet (refused).
+    """
     _need_training()
-    from training.ppo import config_from_args, train
+    from training.puerto_rico import check_run_game
+
+    if game == "puerto_rico":
+        from training.puerto_rico import config_from_args, train
+    else:
+        from training.ppo import config_from_args, train
 
     try:
+        check_run_game(out, game)
         cfg = config_from_args(
             out=out,
             players=players,
@@ -142,8 +155,11 @@ def bc(
     seed: Annotated[int, typer.Option(help="Seed of the initialization and shuffling.")] = 0,
     threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 2,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    game: GameOption = "caylus",
 ) -> None:
     """Behaviour cloning: fit the policy network to a dataset's moves (a PPO warm start)."""
+    if game != "caylus":
+        _fail(f"caylus train bc --game {game}: behaviour cloning is Caylus-only for now")
     _need_training()
     from training.bc import BCConfig, train_bc
 
