@@ -26,7 +26,8 @@ thumb per decision (rules 4 and 6 name the decisions):
 
 Expansion decisions (draft, forest, black market, guest house) get plain defaults: draft
 by building preference, decline the rest. ``playout`` runs whole games with one strategy
-per seat (and optional random moves): MCTS's rollouts.
+per seat (and optional random moves): MCTS's rollouts; ``determinize`` gives MCTS a copy
+of the position whose hidden part depends only on a seed.
 
 Everything here is ``@njit(cache=True)``.
 """
@@ -479,6 +480,21 @@ def choose(s, out, n, strategy):
         if scores[i] > scores[best] + EPS:
             best = i
     return best
+
+
+@njit(cache=True)
+def determinize(s, seed):
+    """Replace the hidden information of ``s`` (in place) by a draw that depends only on
+    what the players see and on ``seed``: the face-down plantations (rules 6.8) are put
+    in a canonical order (sorted: which tiles are in the stack is public, their order is
+    not) before the engine's ``resample_hidden`` reshuffles them and reseeds the
+    plantation generator. Without the sort the shuffle would permute the true order, so
+    a search's draws (not their distribution) would still follow it."""
+    n = np.int64(s[L.PLANTATION_STACK_SIZE_F])
+    s[L.PLANTATION_STACK : L.PLANTATION_STACK + n] = np.sort(
+        s[L.PLANTATION_STACK : L.PLANTATION_STACK + n]
+    )
+    K.resample_hidden(s, seed)
 
 
 @njit(cache=True)

@@ -4,9 +4,11 @@ Puerto Rico's one piece of hidden information is the order of the face-down plan
 stack (rules 6.8): which tiles are in it is public (the box minus the tiles in sight),
 their order is not, and neither is the state of the generator that reshuffles the
 discards later. The search must not use the true order, so **every simulation first
-determinizes**: it copies the root state and calls the engine's
-``kernels.resample_hidden`` on the copy, which reseeds the plantation generator and
-reshuffles the face-down stack (what a player sees is unchanged). The tree is shared by
+determinizes**: it copies the root state and calls ``_kernels.determinize`` on the
+copy, which sorts the face-down stack into a canonical order and then calls the engine's
+``kernels.resample_hidden``, which reseeds the plantation generator and reshuffles the
+stack (what a player sees is unchanged). The sort makes every draw a function of the
+public position and the agent's seed only: the true order never reaches the search. The tree is shared by
 all determinizations (single-observer information-set MCTS): a node is the sequence of
 actions from the root, and its children are the actions tried there. Because a
 determinization can change what is legal below a settler phase (other face-up tiles),
@@ -28,7 +30,8 @@ One simulation:
    [-1, 1], mixed (``margin``) with ``tanh(score margin over the best other / scale)``,
    so that with nearly deterministic bot rollouts a bigger win still beats a smaller one.
 
-The move played is the most visited root child; ``action_distribution()`` gives the root
+The move played is the most visited root child (ties, frequent with a small budget: the
+better mean return for the mover, then the first expanded, the rollout bot's favourite); ``action_distribution()`` gives the root
 visit counts. Spec strings: ``mcts:SIMS``, ``mcts:SIMS:ROLLOUT`` (ROLLOUT: ``shipper``,
 ``builder``, ``random``), then optional ``:key=value`` options ``c``, ``eps``, ``margin``,
 ``scale``, ``cutoff``, e.g. ``mcts:400:builder:c=1.0:eps=0.2``.
@@ -155,8 +158,12 @@ class MCTSAgent:
         root = _Node(seats)
         for _ in range(self.sims):
             self._simulate(root, game.state, seats)
-        visits = {a: kid.n for a, kid in root.kids.items() if kid.n > 0}
-        best = max(sorted(visits), key=lambda a: visits[a])
+        p = game.current_player()
+        tried = [(a, kid) for a, kid in root.kids.items() if kid.n > 0]
+        # most visits, then the better mean return for the mover, then the first expanded
+        # (the rollout bot's favourite): with a small budget visits often tie
+        best = max(tried, key=lambda item: (item[1].n, item[1].w[p] / item[1].n))[0]
+        visits = {a: kid.n for a, kid in tried}
         total = sum(visits.values())
         actions = tuple(sorted(visits))
         self._dist = (actions, tuple(visits[a] / total for a in actions))
@@ -166,7 +173,7 @@ class MCTSAgent:
         """One determinization, selection, expansion, rollout and backpropagation."""
         rng, out = self._rng, self._out
         state = root_state.copy()
-        K.resample_hidden(state, rng.getrandbits(HIDDEN_SEED_BITS))
+        SK.determinize(state, rng.getrandbits(HIDDEN_SEED_BITS))
         node, path = root, [root]
         n = K.legal_actions(state, out)
         while n > 0:

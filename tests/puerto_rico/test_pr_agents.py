@@ -1,0 +1,336 @@
+"""Tests for the Puerto Rico agents: legality over whole games, determinism, strength
+against ``random``, the two scripted strategies' different play, MCTS's chance handling
+(it never sees the face-down plantation order) and the registry's errors and descriptions.
+
+A "win" is rank 1 of ``Game.ranks`` (score, then doubloons plus barrels, rules 5.3); a
+first place shared by k seats counts 1/k (half for two), as in ``bench/pr_agents_bench.py``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from agents.base import Agent
+from agents.puerto_rico import _kernels as SK
+from agents.puerto_rico import available_agents, describe, make_agent, register, specs
+from agents.puerto_rico import registry as pr_registry
+from agents.puerto_rico.mcts import MAX_SIMS, ROLLOUTS, MCTSAgent
+from agents.puerto_rico.scripted import STRATEGIES, ScriptedAgent
+from agents.random_agent import RandomAgent
+from agents.stats.ratings import wilson_interval
+from caylus_env.puerto_rico.engine import Game, GameConfig
+from caylus_env.puerto_rico.engine import kernels as K
+from caylus_env.puerto_rico.engine import layout as L
+from caylus_env.puerto_rico.engine.constants import (
+    DRAFT_MODES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    DecisionKind,
+)
+
+BOTS = tuple(STRATEGIES)  # shipper, builder
+MCTS_SPEC = "mcts:4"  # enough to exercise selection, expansion and rollouts in whole games
+SPECS = ("random", *BOTS, MCTS_SPEC)
+PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+CONFIGS = {
+    "base": {},
+    **{f"expansion-{mode}-draft": {"expansion": True, "draft": mode} for mode in DRAFT_MODES},
+}
+QUICK_GAMES = 60  # per bot and player count in the default suite
+QUICK_THRESHOLD = 0.85  # conservative: a working bot wins ~100%, a broken one far less
+SWEEP_GAMES = 400  # per bot, player count and expansion setting in the slow sweep
+REQUIRED_RATE = 0.95  # the issue's bar against random
+# buildings that only serve one strategy: shipping (rules 4.6, 4.7) and trading/building
+# (rules 4.5, 2.5); each bot must build its own kind more often than the other bot does
+SHIPPING_BUILDINGS = ("small_warehouse", "large_warehouse", "harbor", "wharf")
+TRADING_BUILDINGS = ("small_market", "large_market", "office", "factory")
+
+
+def _config(num_players: int, setting: str) -> GameConfig:
+    return GameConfig(num_players=num_players, **CONFIGS[setting])
+
+
+def _play(agents: list[Agent], config: GameConfig, seed: int) -> Game:
+    """One whole game; seat ``q`` is reset with ``seed * 31 + q``."""
+    game = Game(config, seed=seed)
+    for seat, agent in enumerate(agents):
+        agent.reset(seed * 31 + seat)
+    while not (game.is_terminal() or game.is_truncated()):
+        game.apply(agents[game.current_player()].act(game))
+    return game
+
+
+def _win_share(game: Game, seat: int) -> float:
+    """1 for a sole first place, 1/k for a first place shared by k seats, else 0."""
+    ranks = game.ranks()
+    best = ranks.min()
+    return 1.0 / int((ranks == best).sum()) if ranks[seat] == best else 0.0
+
+
+def _share_against_random(spec: str, num_players: int, games: int, setting: str) -> float:
+    """The bot's win share with random in every other seat, its seat rotated."""
+    total = 0.0
+    for i in range(games):
+        seat = i % num_players
+        agents: list[Agent] = [RandomAgent() for _ in range(num_players)]
+        agents[seat] = make_agent(spec)
+        game = _play(agents, _config(num_players, setting), seed=5000 + i)
+        assert game.is_terminal(), f"{spec} game {i} was truncated"
+        total += _win_share(game, seat)
+    return total
+
+
+# -- legality over whole games --------------------------------------------------------------
+@pytest.mark.parametrize("setting", list(CONFIGS))
+@pytest.mark.parametrize("spec", SPECS)
+def test_agents_play_only_legal_actions_through_complete_games(spec, setting):
+    kinds: Counter[int] = Counter()
+    for num_players in PLAYER_COUNTS:
+        agents = [make_agent(spec) for _ in range(num_players)]
+        game = Game(_config(num_players, setting), seed=num_players)
+        for seat, agent in enumerate(agents):
+            agent.reset(seat)
+        while not (game.is_terminal() or game.is_truncated()):
+            state, history = game.state.copy(), list(game.history)
+            legal = game.legal_actions()
+            kinds[K.decision_kind(game.state)] += 1
+            action = agents[game.current_player()].act(game)
+            assert action in legal, f"{spec}: {action} not in {legal} ({game!r})"
+            assert np.array_equal(game.state, state) and game.history == history, (
+                f"{spec} changed the game it was asked about"
+            )
+            game.apply(action)
+        assert game.is_terminal(), f"{spec}, {num_players} players, {setting}: truncated"
+    if CONFIGS[setting].get("draft") == "players":
+        assert kinds[DecisionKind.DRAFT] > 0, "the draft decisions were never asked"
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s != "random"])
+def test_agents_refuse_a_finished_game(spec):
+    game = _play([make_agent("shipper"), make_agent("builder")], _config(2, "base"), seed=1)
+    with pytest.raises(ValueError, match="asks no decision"):
+        make_agent(spec).act(game)
+
+
+# -- determinism ---------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", SPECS)
+def test_same_seed_gives_the_same_game_bit_for_bit(spec):
+    config = _config(3, "expansion-players-draft")
+    runs = [_play([make_agent(spec) for _ in range(3)], config, seed=11) for _ in range(2)]
+    assert runs[0].history == runs[1].history
+    assert runs[0].state.tobytes() == runs[1].state.tobytes()
+
+
+def test_mcts_with_another_seed_searches_differently():
+    game = Game(_config(2, "base"), seed=4)
+    dists = []
+    for seed in (0, 1):
+        agent = make_agent("mcts:40")
+        agent.reset(seed)
+        agent.act(game)
+        dists.append(agent.action_distribution())
+    assert dists[0] != dists[1], "the agent's seed does not reach the search"
+
+
+# -- strength against random ---------------------------------------------------------------
+@pytest.mark.parametrize("num_players", [2, 3])
+@pytest.mark.parametrize("bot", BOTS)
+def test_scripted_bot_beats_random_quick(bot, num_players):
+    share = _share_against_random(bot, num_players, QUICK_GAMES, "base")
+    assert share >= QUICK_THRESHOLD * QUICK_GAMES, (
+        f"{bot} won {share} of {QUICK_GAMES} {num_players}-player games against random"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", ["base", "expansion-players-draft"])
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+@pytest.mark.parametrize("bot", BOTS)
+def test_scripted_bot_wins_95_percent_against_random_at_every_player_count(
+    bot, num_players, setting
+):
+    share = _share_against_random(bot, num_players, SWEEP_GAMES, setting)
+    low, _ = wilson_interval(share, SWEEP_GAMES)
+    assert low >= REQUIRED_RATE, (
+        f"{bot}, {num_players} players, {setting}: {share}/{SWEEP_GAMES}, Wilson low {low:.3f}"
+    )
+
+
+def test_mcts_beats_random_with_a_small_budget():
+    share = sum(
+        _win_share(_play(agents, _config(n, "base"), seed=900 + i), seat)
+        for i, (n, seat) in enumerate([(2, 0), (2, 1), (3, 0), (3, 2)])
+        for agents in [[make_agent("mcts:20") if q == seat else RandomAgent() for q in range(n)]]
+    )
+    assert share >= 3, f"mcts:20 won {share} of 4 games against random"
+
+
+# -- the two scripted strategies -------------------------------------------------------------
+def _buildings_built(bot: str, games: int) -> Counter[str]:
+    """Buildings the bot owns at the end of 3-player games against two randoms."""
+    built: Counter[str] = Counter()
+    for i in range(games):
+        seat = i % 3
+        agents: list[Agent] = [RandomAgent() for _ in range(3)]
+        agents[seat] = make_agent(bot)
+        game = _play(agents, _config(3, "base"), seed=300 + i)
+        built.update(game.state_dict()["players"][seat]["buildings"])
+    return built
+
+
+def test_shipper_and_builder_build_different_buildings():
+    games = 30
+    shipper, builder = _buildings_built("shipper", games), _buildings_built("builder", games)
+    ship = {
+        name: sum(c[b] for b in SHIPPING_BUILDINGS) for name, c in [("s", shipper), ("b", builder)]
+    }
+    trade = {
+        name: sum(c[b] for b in TRADING_BUILDINGS) for name, c in [("s", shipper), ("b", builder)]
+    }
+    assert ship["s"] > ship["b"], f"shipping buildings: shipper {ship['s']}, builder {ship['b']}"
+    assert trade["b"] > trade["s"], f"trading buildings: builder {trade['b']}, shipper {trade['s']}"
+
+
+def test_shipper_and_builder_choose_differently_in_the_same_games():
+    config = _config(4, "base")
+    differing = 0
+    for seed in range(5):
+        games = [_play([make_agent(bot) for _ in range(4)], config, seed) for bot in BOTS]
+        differing += int(games[0].history != games[1].history)
+    assert differing == 5
+
+
+def test_scripted_scores_cover_every_legal_action_and_pick_the_best():
+    game = Game(_config(4, "expansion-players-draft"), seed=2)
+    agents = [ScriptedAgent(BOTS[q % 2]) for q in range(4)]
+    while not game.is_terminal():
+        agent = agents[game.current_player()]
+        scores = agent.scores(game)
+        assert sorted(scores) == game.legal_actions()
+        action = agent.act(game)
+        assert scores[action] == max(scores.values())
+        game.apply(action)
+
+
+def test_unknown_strategy_names_the_allowed_ones():
+    with pytest.raises(ValueError, match="allowed: shipper, builder"):
+        ScriptedAgent("mine", strategy="pirate")
+
+
+# -- MCTS's chance handling ------------------------------------------------------------------
+def _positions(count: int) -> list[Game]:
+    """Positions from random 3-player games, a few rounds in (the stack has been drawn)."""
+    positions = []
+    for seed in range(count):
+        game = Game(_config(3, "base"), seed=seed)
+        agent = RandomAgent(seed=seed)
+        while game.round < 3 + seed % 4 or len(game.legal_actions()) < 2:
+            game.apply(agent.act(game))
+        positions.append(game)
+    return positions
+
+
+def _with_other_stack_order(game: Game, seed: int) -> Game:
+    """The same position with another face-down order and plantation generator."""
+    other = game.clone()
+    K.resample_hidden(other.state, seed)
+    stack = [d["plantation_stack"] for d in (game.state_dict(), other.state_dict())]
+    assert stack[0] != stack[1] and sorted(stack[0]) == sorted(stack[1])
+    return other
+
+
+def _search(game: Game, sims: int = 30) -> tuple[int, object]:
+    agent = make_agent(f"mcts:{sims}")
+    agent.reset(7)
+    return agent.act(game), agent.action_distribution()
+
+
+def test_determinize_depends_only_on_the_public_position_and_the_seed():
+    for game in _positions(4):
+        other = _with_other_stack_order(game, seed=123)
+        a, b = game.state.copy(), other.state.copy()
+        SK.determinize(a, 99)
+        SK.determinize(b, 99)
+        assert np.array_equal(a, b)
+        hidden = np.zeros(len(a), bool)
+        hidden[L.RNG : L.RNG + 2] = True
+        hidden[L.PLANTATION_STACK : L.PLANTATION_STACK + int(a[L.PLANTATION_STACK_SIZE_F])] = True
+        assert np.array_equal(a[~hidden], game.state[~hidden]), "a visible field changed"
+
+
+def test_mcts_decision_does_not_depend_on_the_true_stack_order():
+    for game in _positions(4):
+        assert _search(game) == _search(_with_other_stack_order(game, seed=321))
+
+
+def test_a_search_without_the_canonical_order_would_see_the_true_order(monkeypatch):
+    # the check above has teeth: resampling the true order in place leaks it into the draws
+    monkeypatch.setattr(SK, "determinize", K.resample_hidden)
+    pairs = [(g, _with_other_stack_order(g, seed=321)) for g in _positions(4)]
+    assert any(_search(g)[1] != _search(h)[1] for g, h in pairs)
+
+
+def test_mcts_visits_sum_to_one_over_legal_actions():
+    game = _positions(1)[0]
+    action, (actions, probs) = _search(game, sims=25)
+    assert action in actions and set(actions) <= set(game.legal_actions())
+    assert abs(sum(probs) - 1.0) < 1e-9
+
+
+# -- the registry ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("", "non-empty string"),
+        ("castle", "unknown agent 'castle'; available: builder, mcts:SIMS"),
+        ("mcts", "needs an argument: mcts:SIMS"),
+        ("mcts:abc", f"SIMS must be an int from 1 to {MAX_SIMS}"),
+        ("mcts:0", f"SIMS must be an int from 1 to {MAX_SIMS}"),
+        (f"mcts:{MAX_SIMS + 1}", f"SIMS must be an int from 1 to {MAX_SIMS}"),
+        ("mcts:10:pirate", f"allowed: {', '.join(ROLLOUTS)}"),
+        ("mcts:10:depth=3", "option 'depth=3' is not allowed; allowed: c=<float"),
+        ("mcts:10:eps=2", "eps='2' is not allowed; allowed: eps=<float in [0, 1]"),
+        ("mcts:10:cutoff=x", "cutoff='x' is not allowed; allowed: cutoff=<int"),
+        ("shipper:3", "takes no argument"),
+        ("random:1", "takes no argument"),
+    ],
+)
+def test_registry_errors_name_what_is_allowed(spec, expected):
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    assert expected in str(err.value)
+
+
+def test_mcts_options_reach_the_agent():
+    agent = make_agent("mcts:12:builder:c=1.5:eps=0.2:margin=0:scale=5:cutoff=50")
+    assert isinstance(agent, MCTSAgent)
+    assert (agent.sims, agent.rollout, agent.c, agent.eps) == (12, "builder", 1.5, 0.2)
+    assert (agent.margin, agent.scale, agent.cutoff) == (0.0, 5.0, 50)
+
+
+def test_describe_covers_every_head():
+    infos = describe()
+    heads = [info.head for info in infos]
+    assert heads == sorted(h.partition(":")[0] for h in available_agents())
+    assert {"random", *BOTS, "mcts"} <= set(heads)
+    assert specs() == [info.syntax for info in infos]
+    for info in infos:
+        assert info.description, f"{info.head} has no description"
+    mcts = next(info for info in infos if info.head == "mcts")
+    assert mcts.needs_arg and mcts.syntax.startswith("mcts:SIMS")
+    assert all(word in mcts.options for word in (*ROLLOUTS, "c=", "eps=", "cutoff="))
+
+
+def test_a_registered_head_is_described_and_removed():
+    register("plugin", lambda spec, arg: RandomAgent(spec), description="a test agent")
+    try:
+        assert make_agent("plugin").name == "plugin"
+        assert any(i.head == "plugin" and i.description == "a test agent" for i in describe())
+    finally:
+        pr_registry.unregister("plugin")
+    assert "plugin" not in available_agents()
+    with pytest.raises(ValueError, match="no Puerto Rico agent 'plugin' is registered"):
+        pr_registry.unregister("plugin")
