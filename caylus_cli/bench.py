@@ -1,12 +1,19 @@
-"""``caylus bench``: the engine's speed, measured by :mod:`caylus_env.benchmark`."""
+"""``caylus bench``: the engine's speed, measured by :mod:`caylus_env.benchmark`.
+
+``--game puerto_rico`` measures the Puerto Rico engine instead
+(:mod:`caylus_env.puerto_rico.benchmark`); the batched environment (``--vector``) and the
+trainers (``--training``) are Caylus's only, and refused for it before any work.
+"""
 
 from __future__ import annotations
 
+import importlib
 from typing import Annotated, Any
 
 import typer
 
-from caylus_cli.app import _fail, app, compile_notice
+from caylus_cli.app import GameOption, _console, _fail, app, compile_notice
+from caylus_env.games import DEFAULT_GAME, game_info
 
 
 @app.command()
@@ -37,8 +44,13 @@ def bench(
             "needs the [train] extra).",
         ),
     ] = False,
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
-    """Measure the engine's speed (delegates to caylus_env.benchmark)."""
+    """Measure the engine's speed (delegates to caylus_env.benchmark, or with --game
+    puerto_rico to caylus_env.puerto_rico.benchmark)."""
+    if game != DEFAULT_GAME:
+        _bench_other(game, repeats, players, quick, vector, num_envs, threads, training)
+        return
     if threads is not None and not training:
         _fail("--threads needs --training: it sets the trainers' torch threads")
     if training:
@@ -62,23 +74,68 @@ def bench(
             _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
         kwargs["repeats"] = repeats
     if players is not None:
-        try:
-            counts = [int(x) for x in players.split(",") if x.strip()]
-        except ValueError:
-            _fail(f"invalid value for --players: {players!r} is not a list like 2,4")
-        from caylus_env.engine.constants import MAX_PLAYERS, MIN_PLAYERS
-
-        if not counts or any(not MIN_PLAYERS <= c <= MAX_PLAYERS for c in counts):
-            _fail(
-                f"invalid value for --players: {players!r}; player counts are "
-                f"{MIN_PLAYERS} to {MAX_PLAYERS}"
-            )
-        kwargs["players"] = counts
+        kwargs["players"] = _player_counts(players, DEFAULT_GAME)
     try:
         from caylus_env import benchmark
     except ImportError as err:
         _fail(f"the benchmark module is not available: {err}", code=1)
     with compile_notice("engine", "env", *(["vector"] if vector else [])):
+        benchmark.main(**kwargs)
+
+
+def _player_counts(players: str, game: str) -> list[int]:
+    """``--players 2,4`` as a list, each count one the game's rules allow."""
+    try:
+        counts = [int(x) for x in players.split(",") if x.strip()]
+    except ValueError:
+        _fail(f"invalid value for --players: {players!r} is not a list like 2,4")
+    info = game_info(game)
+    if not counts or any(not info.min_players <= c <= info.max_players for c in counts):
+        _fail(
+            f"invalid value for --players: {players!r}; {info.title} player counts are "
+            f"{info.min_players} to {info.max_players}"
+        )
+    return counts
+
+
+def _bench_other(
+    game: str,
+    repeats: int | None,
+    players: str | None,
+    quick: bool,
+    vector: bool,
+    num_envs: int | None,
+    threads: int | None,
+    training: bool,
+) -> None:
+    """``caylus bench --game puerto_rico``: that engine's figures, Caylus's layers refused."""
+    title = game_info(game).title
+    caylus_only = [
+        flag
+        for flag, given in (
+            ("--vector", vector),
+            ("--num-envs", num_envs is not None),
+            ("--training", training),
+            ("--threads", threads is not None),
+        )
+        if given
+    ]
+    if caylus_only:
+        _fail(
+            f"{', '.join(caylus_only)}: Caylus-only (its batched environment and trainers), not "
+            f"for {title} (--game {game}); allowed with --game {game}: --repeats, --players, "
+            "--quick"
+        )
+    kwargs: dict[str, Any] = {"quick": quick, "console": _console()}
+    if repeats is not None:
+        if repeats < 1:
+            _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
+        kwargs["repeats"] = repeats
+    if players is not None:
+        kwargs["players"] = _player_counts(players, game)
+    # A game's benchmark module sits next to its engine package (caylus_env.puerto_rico).
+    benchmark = importlib.import_module(game_info(game).engine.rpartition(".")[0] + ".benchmark")
+    with compile_notice("engine", "env", game):
         benchmark.main(**kwargs)
 
 
