@@ -11,11 +11,13 @@ each once. Nothing here reads the face-down plantation order: only how many tile
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from caylus_env.puerto_rico.engine.buildings import B_KIND, B_PRODUCES, BUILDING_NAMES, BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     GOOD_NAMES,
+    MAX_FACE_UP,
     MAX_SHIPS,
     NUM_PLANTATION_KINDS,
     ROLE_NAMES,
@@ -111,17 +113,28 @@ def supply_bottom(expansion: bool) -> int:
     return SUPPLY_Y + SUPPLY_TITLE_H + rows * SUPPLY_STEP_Y
 
 
-def role_origin(r: int) -> tuple[int, int]:
-    return MARGIN + r * ROLE_STEP, ROLES_Y
-
-
-def ship_origin(k: int) -> tuple[int, int]:
-    x, _ = BOXES["ships"]
-    return x + 8, ROW_Y + BOX_TITLE_Y + 8 + k * SHIP_ROW
-
-
-def box_origin(name: str) -> tuple[int, int]:
-    return BOXES[name][0], ROW_Y
+def slot_origins(expansion: bool) -> dict[str, tuple[int, int]]:
+    """Top-left corner of every slot of the shared board, in drawing order."""
+    out: dict[str, tuple[int, int]] = {"header": (0, 0)}
+    out.update({f"role:{r}": (MARGIN + i * ROLE_STEP, ROLES_Y) for i, r in enumerate(ROLE_NAMES)})
+    inside = ROW_Y + BOX_TITLE_Y + 12
+    out["colonists"] = (BOXES["colonists"][0], ROW_Y)
+    out["supplies"] = (BOXES["supplies"][0], ROW_Y)
+    x = BOXES["face_up"][0] + 8
+    out.update({f"face_up:{i}": (x + i * TILE_STEP, inside) for i in range(MAX_FACE_UP)})
+    x = BOXES["goods_supply"][0] + 8
+    out.update(
+        {f"goods_supply:{g}": (x + i * BARREL_STEP, inside) for i, g in enumerate(GOOD_NAMES)}
+    )
+    x = BOXES["trading_house"][0] + 8
+    out.update(
+        {f"trading_house:{i}": (x + i * TILE_STEP, inside) for i in range(TRADING_HOUSE_SPACES)}
+    )
+    x = BOXES["ships"][0] + 8
+    out.update({f"ship:{k + 1}": (x, inside - 4 + k * SHIP_ROW) for k in range(MAX_SHIPS)})
+    for i, b in enumerate(supply_buildings(expansion)):
+        out[f"supply:{b}"] = supply_origin(i)
+    return out
 
 
 def frame(width: int) -> str:
@@ -225,49 +238,48 @@ def tile(kind: str, w: int = TILE_W, h: int = TILE_H, left: bool = False) -> str
     )
 
 
-def _at(x: int, y: int, piece: str) -> str:
-    return svg.group(piece, transform=f"translate({x},{y})")
-
-
-def face_up(d: dict[str, Any]) -> str:
-    """The face-up plantations, players + 1 after each settler phase (rules 4.1)."""
+def face_up(d: dict[str, Any]) -> dict[str, str]:
+    """The face-up plantations, players + 1 after each settler phase (rules 4.1), one slot
+    per place."""
     kinds = [k for k in PLANTATION_NAMES for _ in range(d["face_up"][k])]
-    parts = [_at(8 + i * TILE_STEP, 26, tile(k)) for i, k in enumerate(kinds)]
+    out = {f"face_up:{i}": tile(k) for i, k in enumerate(kinds)}
+    out.update({f"face_up:{i}": "" for i in range(len(kinds), MAX_FACE_UP)})
     if not kinds:
-        parts.append(svg.text(8, 42, "none", size=FONT_SMALL, fill=MUTED))
-    return "".join(parts)
+        out["face_up:0"] = svg.text(0, 16, "none", size=FONT_SMALL, fill=MUTED)
+    return out
 
 
-def barrel(good: str, count: int) -> str:
-    """A barrel of ``good`` with a count on it."""
-    return svg.rect(0, 0, TILE_W, TILE_H - 4, GOOD_COLOURS[good], stroke=INK, rx=6) + svg.text(
+def barrel(good: str, count: int | None = None) -> str:
+    """A barrel of ``good``, with a count on it when one is given."""
+    shape = svg.rect(0, 0, TILE_W, TILE_H - 4, GOOD_COLOURS[good], stroke=INK, rx=6)
+    if count is None:
+        return shape
+    return shape + svg.text(
         TILE_W // 2, TILE_H // 2 + 2, count, size=FONT_SMALL, fill=GOOD_TEXT[good], anchor="middle"
     )
 
 
-def goods_supply(d: dict[str, Any]) -> str:
+def counted_barrel(good: str, count: int) -> str:
+    """A barrel with its count and the good's name under it (a supply or a player's goods)."""
+    return barrel(good, count) + svg.text(
+        TILE_W // 2, TILE_H + 8, good, size=FONT_TINY, anchor="middle"
+    )
+
+
+def goods_supply(d: dict[str, Any]) -> dict[str, str]:
     """Barrels left in the supply per good (rules 1.1, 6.2)."""
-    parts = [
-        _at(8 + i * BARREL_STEP, 26, barrel(g, d["goods_supply"][g]))
-        + svg.text(8 + i * BARREL_STEP + TILE_W // 2, 62, g, size=FONT_TINY, anchor="middle")
-        for i, g in enumerate(GOOD_NAMES)
-    ]
-    return "".join(parts)
+    return {f"goods_supply:{g}": counted_barrel(g, d["goods_supply"][g]) for g in GOOD_NAMES}
 
 
-def trading_house(d: dict[str, Any]) -> str:
-    """The trading house's four places, filled in the order sold (rules 4.5)."""
+def trading_house(d: dict[str, Any]) -> dict[str, str]:
+    """The trading house's four places, filled in price order (rules 4.5: it holds at most one
+    barrel of a kind without the office, so the order sold is not kept)."""
     sold = [g for g in GOOD_NAMES for _ in range(d["trading_house"][g])]
-    parts = []
-    for i in range(TRADING_HOUSE_SPACES):
-        if i < len(sold):
-            parts.append(_at(8 + i * TILE_STEP, 26, barrel(sold[i], 1)))
-        else:
-            parts.append(
-                svg.rect(8 + i * TILE_STEP, 26, TILE_W, TILE_H - 4, EMPTY_SPACE, stroke=RULE, rx=6)
-            )
-    parts.append(svg.text(8, 64, f"{len(sold)} of {TRADING_HOUSE_SPACES} sold", size=FONT_SMALL))
-    return "".join(parts)
+    empty = svg.rect(0, 0, TILE_W, TILE_H - 4, EMPTY_SPACE, stroke=RULE, rx=6)
+    return {
+        f"trading_house:{i}": barrel(sold[i]) if i < len(sold) else empty
+        for i in range(TRADING_HOUSE_SPACES)
+    }
 
 
 def ship(s: dict[str, Any] | None, k: int) -> str:
@@ -319,19 +331,20 @@ def building_supply(d: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def roles(d: dict[str, Any], takers: dict[str, int]) -> dict[str, str]:
+def roles(d: dict[str, Any], takers: Mapping[str, int]) -> dict[str, str]:
     return {f"role:{r}": role_card(d, r, takers.get(r)) for r in ROLE_NAMES}
 
 
-__all__ = [
-    "building_supply",
-    "colonists",
-    "face_up",
-    "frame",
-    "goods_supply",
-    "header",
-    "roles",
-    "ships",
-    "supplies",
-    "trading_house",
-]
+def slots(d: dict[str, Any], names: tuple[str, ...], takers: Mapping[str, int]) -> dict[str, str]:
+    """The drawing of every slot of the shared board (``slot_origins`` gives where)."""
+    return {
+        "header": header(d, names),
+        **roles(d, takers),
+        "colonists": colonists(d),
+        "supplies": supplies(d),
+        **face_up(d),
+        **goods_supply(d),
+        **trading_house(d),
+        **ships(d),
+        **building_supply(d),
+    }

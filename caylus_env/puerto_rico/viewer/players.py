@@ -66,7 +66,6 @@ FIELDS = {
     "money": (74, 42),
     "vp": (190, 42),
     "score": (74, 62),
-    "goods": (INSET, 72),
     "san_juan": (74, 118),
 }
 LABELS = {
@@ -74,6 +73,7 @@ LABELS = {
     "vp": (118, 42, "VP chips"),
     "score": (INSET, 62, "score"),
 }
+GOODS_Y = 72
 SAN_JUAN_LABEL = (INSET, 118, "San Juan")
 ISLAND_Y = 142
 CITY_Y = 220
@@ -86,22 +86,26 @@ def panel_origin(seat: int, top: int) -> tuple[int, int]:
     return board.MARGIN + seat * PANEL_STEP, top
 
 
-def slot_names(seat: int) -> list[str]:
-    """The slots of one panel, in drawing order."""
-    names = [f"player:{seat}:{f}" for f in FIELDS]
-    names += [f"player:{seat}:island:{r}" for r in range(ISLAND_ROWS)]
-    names += [f"player:{seat}:city:{r}" for r in range(CITY_ROWS)]
-    return [*names, f"player:{seat}:status"]
-
-
 def slot_origins(seat: int, top: int) -> dict[str, tuple[int, int]]:
-    """Where each slot of seat ``seat``'s panel sits on the picture."""
+    """Where each slot of seat ``seat``'s panel sits on the picture, in drawing order: the
+    numbers, one slot per good, per island space and per city space, then the status (on
+    top)."""
     x, y = panel_origin(seat, top)
     out = {f"player:{seat}:{f}": (x + fx, y + fy) for f, (fx, fy) in FIELDS.items()}
-    for r in range(ISLAND_ROWS):
-        out[f"player:{seat}:island:{r}"] = (x + INSET, y + ISLAND_Y + r * ISLAND_STEP_Y)
-    for r in range(CITY_ROWS):
-        out[f"player:{seat}:city:{r}"] = (x + INSET, y + CITY_Y + r * CITY_STEP_Y)
+    for i, g in enumerate(GOOD_NAMES):
+        out[f"player:{seat}:good:{g}"] = (x + INSET + i * board.BARREL_STEP, y + GOODS_Y)
+    for i in range(ISLAND_SPACES):
+        row, col = divmod(i, ISLAND_COLS)
+        out[f"player:{seat}:island:{i}"] = (
+            x + INSET + col * ISLAND_STEP_X,
+            y + ISLAND_Y + row * ISLAND_STEP_Y,
+        )
+    for i in range(CITY_SPACES):
+        row, col = divmod(i, CITY_COLS)
+        out[f"player:{seat}:city:{i}"] = (
+            x + INSET + col * CITY_STEP_X,
+            y + CITY_Y + row * CITY_STEP_Y,
+        )
     out[f"player:{seat}:status"] = (x, y)
     return out
 
@@ -127,17 +131,6 @@ def card(seat: int, name: str, top: int) -> str:
 
 def _number(value: int, field: str) -> str:
     return svg.text(0, 0, value, size=FONT_TEXT, weight="bold", data_field=field)
-
-
-def goods(p: dict[str, Any]) -> str:
-    """The barrels a player holds (rules 4.4)."""
-    return "".join(
-        svg.group(board.barrel(g, p["goods"][g]), transform=f"translate({i * board.BARREL_STEP},0)")
-        + svg.text(
-            i * board.BARREL_STEP + board.TILE_W // 2, 30, g, size=FONT_TINY, anchor="middle"
-        )
-        for i, g in enumerate(GOOD_NAMES)
-    )
 
 
 def san_juan(p: dict[str, Any]) -> str:
@@ -173,14 +166,6 @@ def island_tile(space: tuple[str, bool] | None) -> str:
     return "".join(parts)
 
 
-def island_row(p: dict[str, Any], row: int) -> str:
-    spaces = island_tiles(p)[row * ISLAND_COLS : (row + 1) * ISLAND_COLS]
-    return "".join(
-        svg.group(island_tile(s), transform=f"translate({i * ISLAND_STEP_X},0)")
-        for i, s in enumerate(spaces)
-    )
-
-
 def city_rows(p: dict[str, Any]) -> list[list[tuple[str, int]]]:
     """The city's rows of ``(building, colonists)``: small buildings two to a row from the
     top, large ones (two spaces, rules 2.1) one to a row from the bottom."""
@@ -207,17 +192,20 @@ def building(name: str, colonists: int, width: int) -> str:
     return svg.group("".join(parts), data_building=name, data_colonists=colonists)
 
 
-def city_row(row: list[tuple[str, int]]) -> str:
-    if len(row) == 1 and B_SPACES[BUILDING_NAMES.index(row[0][0])] > 1:
-        return building(*row[0], CITY_STEP_X + CITY_W)
-    parts = []
-    for i in range(CITY_COLS):
-        x = i * CITY_STEP_X
-        if i < len(row):
-            parts.append(svg.group(building(*row[i], CITY_W), transform=f"translate({x},0)"))
-        else:
-            parts.append(svg.rect(x, 0, CITY_W, CITY_H, EMPTY_SPACE, stroke=RULE, rx=3))
-    return "".join(parts)
+def city_spaces(p: dict[str, Any]) -> list[str]:
+    """The drawing of each of the twelve city spaces, row by row (``city_rows``); a large
+    building is drawn on the first space of its row, and the second stays blank."""
+    out = []
+    for row in city_rows(p):
+        if len(row) == 1 and B_SPACES[BUILDING_NAMES.index(row[0][0])] > 1:
+            out += [building(*row[0], CITY_STEP_X + CITY_W), ""]
+            continue
+        for i in range(CITY_COLS):
+            if i < len(row):
+                out.append(building(*row[i], CITY_W))
+            else:
+                out.append(svg.rect(0, 0, CITY_W, CITY_H, EMPTY_SPACE, stroke=RULE, rx=3))
+    return out
 
 
 def status(d: dict[str, Any], seat: int) -> str:
@@ -237,17 +225,17 @@ def values(d: dict[str, Any], seat: int, score: int) -> dict[str, str]:
     """Every changing slot of seat ``seat``'s panel; ``score`` is its VP as if the game ended
     now (rules 5.2, computed by the engine)."""
     p = d["players"][seat]
-    rows = city_rows(p)
     out = {
         f"player:{seat}:money": _number(p["money"], "money"),
         f"player:{seat}:vp": _number(p["vp"], "vp"),
         f"player:{seat}:score": _number(score, "score"),
-        f"player:{seat}:goods": goods(p),
         f"player:{seat}:san_juan": san_juan(p),
     }
-    for r in range(ISLAND_ROWS):
-        out[f"player:{seat}:island:{r}"] = island_row(p, r)
-    for r in range(CITY_ROWS):
-        out[f"player:{seat}:city:{r}"] = city_row(rows[r])
+    for g in GOOD_NAMES:
+        out[f"player:{seat}:good:{g}"] = board.counted_barrel(g, p["goods"][g])
+    for i, space in enumerate(island_tiles(p)):
+        out[f"player:{seat}:island:{i}"] = island_tile(space)
+    for i, piece in enumerate(city_spaces(p)):
+        out[f"player:{seat}:city:{i}"] = piece
     out[f"player:{seat}:status"] = status(d, seat)
     return out

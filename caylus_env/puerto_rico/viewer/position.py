@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from caylus_env.puerto_rico.engine import kernels
-from caylus_env.puerto_rico.engine.constants import MAX_SHIPS, ROLE_NAMES
 from caylus_env.puerto_rico.engine.state_dict import dict_to_state
 from caylus_env.puerto_rico.viewer import board, players
 from caylus_env.puerto_rico.viewer.theme import PAPER
@@ -56,32 +55,20 @@ def height(expansion: bool) -> int:
     return players_top(expansion) + players.PANEL_H + PLAYERS_GAP
 
 
-def slot_names(num_players: int, expansion: bool) -> tuple[str, ...]:
-    """Every slot of a game with ``num_players`` seats, in drawing order (later on top)."""
-    names = ["background", "header"]
-    names += [f"role:{r}" for r in ROLE_NAMES]
-    names += ["colonists", "supplies", "face_up", "goods_supply", "trading_house"]
-    names += [f"ship:{k + 1}" for k in range(MAX_SHIPS)]
-    names += [f"supply:{b}" for b in board.supply_buildings(expansion)]
-    for seat in range(num_players):
-        names += players.slot_names(seat)
-    return tuple(names)
-
-
 def slot_origins(num_players: int, expansion: bool) -> dict[str, tuple[int, int]]:
-    """Top-left corner of every slot (``slot_names`` order)."""
-    out: dict[str, tuple[int, int]] = {"background": (0, 0), "header": (0, 0)}
-    out.update({f"role:{r}": board.role_origin(i) for i, r in enumerate(ROLE_NAMES)})
-    for name in ("colonists", "supplies", "face_up", "goods_supply", "trading_house"):
-        out[name] = board.box_origin(name)
-    out.update({f"ship:{k + 1}": board.ship_origin(k) for k in range(MAX_SHIPS)})
-    for i, b in enumerate(board.supply_buildings(expansion)):
-        out[f"supply:{b}"] = board.supply_origin(i)
+    """Top-left corner of every slot of a game with ``num_players`` seats, in drawing order
+    (later on top); each slot is drawn in its own coordinates."""
+    out: dict[str, tuple[int, int]] = {"background": (0, 0)}
+    out.update(board.slot_origins(expansion))
     top = players_top(expansion)
     for seat in range(num_players):
         out.update(players.slot_origins(seat, top))
-    assert list(out) == list(slot_names(num_players, expansion))
     return out
+
+
+def slot_names(num_players: int, expansion: bool) -> tuple[str, ...]:
+    """Every slot of a game with ``num_players`` seats, in drawing order (later on top)."""
+    return tuple(slot_origins(num_players, expansion))
 
 
 def background(names: tuple[str, ...], expansion: bool) -> str:
@@ -133,15 +120,7 @@ def draw_slots(
         )
     out: dict[str, str] = {
         "background": background(names, expansion) if static is None else static,
-        "header": board.header(d, names),
-        **board.roles(d, dict(takers or {})),
-        "colonists": board.colonists(d),
-        "supplies": board.supplies(d),
-        "face_up": board.face_up(d),
-        "goods_supply": board.goods_supply(d),
-        "trading_house": board.trading_house(d),
-        **board.ships(d),
-        **board.building_supply(d),
+        **board.slots(d, names, takers or {}),
     }
     for seat in range(n):
         out.update(players.values(d, seat, scores[seat]))
