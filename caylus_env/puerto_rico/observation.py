@@ -221,6 +221,14 @@ OBSERVATION_VERSION = (
     f"{OBSERVATION_REVISION}-" + hashlib.sha256(repr(PIECES).encode()).hexdigest()[:8]
 )
 
+#: Pieces indexed by relative seat (first axis, ``MAX_PLAYERS`` long): absent seats are zero.
+SEAT_PIECES = (
+    "governor",
+    "picker",
+    "decision_player",
+    *(name for name, _ in PIECES[[n for n, _ in PIECES].index("seat_present") :]),
+)
+
 #: Pieces that hold counts with no fixed ceiling (bounded by ``inf`` in ``BOUNDS``).
 UNBOUNDED_PIECES = (
     "round",
@@ -534,6 +542,7 @@ __all__ = [
     "PIECES",
     "PIECE_SHAPES",
     "PIECE_SLICES",
+    "SEAT_PIECES",
     "UNBOUNDED_PIECES",
     "encode",
     "encode_batch",
