@@ -1,0 +1,357 @@
+"""Puerto Rico training: the learner's games against a pool, ``caylus train ppo --game
+puerto_rico``, its checkpoints, resume, and ``policy:PATH`` for Puerto Rico.
+
+Tiny settings throughout (2,048 steps, 8 games, one hidden layer of 32).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from agents.policy import CheckpointError
+from agents.puerto_rico.policy import PolicyAgent, PolicyNet
+from agents.puerto_rico.registry import make_agent
+from caylus_cli.app import app
+from caylus_env.puerto_rico.engine import Game, GameConfig, IllegalActionError
+from caylus_env.puerto_rico.engine import kernels as K
+from caylus_env.puerto_rico.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
+from caylus_env.puerto_rico.observation import OBS_SIZE, OBSERVATION_VERSION, encode
+from training.puerto_rico import (
+    PuertoRicoPoolGames,
+    config_from_args,
+    make_vecenv,
+    train,
+)
+
+TINY = {
+    "players": 3,
+    "envs": 8,
+    "n_steps": 64,
+    "batch_size": 256,
+    "n_epochs": 2,
+    "checkpoint_every": 1024,
+    "threads": 1,
+    "progress": False,
+    "opponents": "self:1,random:1,shipper:1,builder:1",
+    "arch": {"name": "pr-mlp-v1", "layers": [32]},
+}
+LAST = "step-000000002048"
+runner = CliRunner()
+
+
+def _first_legal(mask: np.ndarray) -> np.ndarray:
+    return np.argmax(mask, axis=1).astype(np.int64)
+
+
+# -- the learner's games -----------------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_pool_games_show_the_learner_its_own_observation_and_legal_mask(players):
+    games = PuertoRicoPoolGames(5, players, opponents="random:1,shipper:1,builder:1")
+    b = games.reset(seed=players)
+    seats = set()
+    for _ in range(120):
+        for k in range(games.num_envs):
+            state = games.states[k]
+            assert K.current_player(state) == b.seat[k]  # the learner is to act
+            assert np.array_equal(b.obs[k], encode(state, int(b.seat[k])))
+            legal = np.zeros(NUM_ACTIONS, np.int8)
+            K.legal_mask(state, legal)
+            assert np.array_equal(b.mask[k], legal.astype(bool))
+            seats.add(int(b.seat[k]))
+        b = games.step(_first_legal(b.mask))
+        assert all(-1.0 <= b.rewards[k] <= 1.0 for k in np.flatnonzero(b.terminated))
+        assert not b.rewards[~b.terminated].any()  # rewards only when a game ends
+    assert len(seats) > 1  # the learner's seat is drawn per episode
+
+
+def test_game_k_depends_on_the_seed_and_k_only_not_on_the_batch_size():
+    small = PuertoRicoPoolGames(2, 3, opponents="random:1,shipper:1")
+    large = PuertoRicoPoolGames(5, 3, opponents="random:1,shipper:1")
+    a, b = small.reset(seed=11), large.reset(seed=11)
+    for _ in range(60):
+        assert np.array_equal(small.states, large.states[:2])
+        a, b = small.step(_first_legal(a.mask)), large.step(_first_legal(b.mask))
+    assert not np.array_equal(large.states[0], large.states[1])
+
+
+def test_an_episode_ends_with_the_engines_rank_reward_of_the_learners_seat():
+    games = PuertoRicoPoolGames(3, 3, opponents="shipper:1")
+    b = games.reset(seed=4)
+    shipper = make_agent("shipper")
+    seen = 0
+    while seen < 3:
+        before = [games.games[k].clone() for k in range(3)]
+        b = games.step(_first_legal(b.mask))
+        for k in np.flatnonzero(b.terminated):
+            # Play the finished game's last moves again: the learner's, then the shipper's.
+            final = before[k]
+            final.apply(int(np.argmax(final.legal_mask())))
+            while final.current_player() >= 0:
+                final.apply(shipper.act(final))
+            assert b.rewards[k] == final.returns()[int(games.final_seat[k])]
+            seen += 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("castle:1,random:1", "'castle' is not a Puerto Rico opponent"),
+        ("economy", "allowed: self, builder"),
+        ("pool:1,self:1", "'pool' is not supported with --game puerto_rico"),
+        ("random:-1", "weight must be a number >= 0"),
+        ("mcts:20", "give the weight explicitly"),
+    ],
+)
+def test_an_opponent_that_is_not_a_puerto_rico_agent_is_refused_naming_the_allowed(spec, message):
+    with pytest.raises(ValueError, match=message):
+        PuertoRicoPoolGames(2, 3, opponents=spec)
+
+
+def test_an_mcts_opponent_plays_legal_moves_from_the_pool():
+    games = PuertoRicoPoolGames(2, 2, opponents="mcts:3:1")
+    b = games.reset(seed=1)
+    for _ in range(5):
+        b = games.step(_first_legal(b.mask))
+    assert games.opponent_decisions > 0
+
+
+def test_a_pool_with_self_needs_the_policy_before_reset():
+    games = PuertoRicoPoolGames(2, 3, opponents="self:1")
+    with pytest.raises(RuntimeError, match="set_self_policy"):
+        games.reset(seed=0)
+
+
+def test_an_illegal_learner_action_is_refused_naming_the_game_and_nothing_moves():
+    games = PuertoRicoPoolGames(3, 3, opponents="random:1")
+    b = games.reset(seed=2)
+    actions = _first_legal(b.mask)
+    actions[1] = int(np.flatnonzero(~b.mask[1])[0])
+    before = games.states.copy()
+    with pytest.raises(IllegalActionError, match="game 1: action"):
+        games.step(actions)
+    assert np.array_equal(games.states, before)
+
+
+def test_the_vecenv_gives_masks_and_terminal_observations_to_sb3():
+    env = make_vecenv(PuertoRicoPoolGames(4, 2, opponents="builder:1"), seed=3)
+    obs = env.reset()
+    assert obs.shape == (4, OBS_SIZE) and env.action_masks().shape == (4, NUM_ACTIONS)
+    done_infos = []
+    for _ in range(200):
+        env.step_async(_first_legal(env.action_masks()))
+        obs, _, dones, infos = env.step_wait()
+        done_infos += [infos[k] for k in np.flatnonzero(dones)]
+    assert done_infos
+    for info in done_infos:
+        assert info["terminal_observation"].shape == (OBS_SIZE,)
+        assert info["opponent"] == "builder" and info["rank_reward"] in (-1.0, 0.0, 1.0)
+
+
+# -- training, checkpoints, resume ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pr_ppo") / "run"
+    train(config_from_args(out=str(out), steps=2048, seed=3, **TINY))
+    return out
+
+
+def test_a_short_ppo_run_writes_puerto_rico_checkpoints(tiny_run):
+    ckpts = sorted(p.name for p in (tiny_run / "checkpoints").iterdir())
+    assert ckpts == ["step-000000001024", LAST]
+    cfg = json.loads((tiny_run / "checkpoints" / LAST / "config.json").read_text())
+    assert cfg["game"] == "puerto_rico"
+    assert cfg["observation_version"] == OBSERVATION_VERSION
+    assert cfg["action_space_version"] == ACTION_SPACE_VERSION
+    assert cfg["step"] == 2048 and cfg["num_players"] == [3] and cfg["seed"] == 3
+    assert cfg["parent"].endswith("step-000000001024")
+    run = json.loads((tiny_run / "run.json").read_text())
+    assert run["game"] == "puerto_rico"
+    header = (tiny_run / "progress.csv").read_text().splitlines()[0]
+    assert "rollout/score_shipper" in header and "time/samples_per_s" in header
+
+
+def test_the_same_seed_trains_the_same_weights(tiny_run, tmp_path):
+    again = tmp_path / "again"
+    train(config_from_args(out=str(again), steps=2048, seed=3, **TINY))
+    name = "model.safetensors"
+    assert (again / "checkpoints" / LAST / name).read_bytes() == (
+        tiny_run / "checkpoints" / LAST / name
+    ).read_bytes()
+
+
+def test_resume_continues_to_the_weights_of_an_uninterrupted_run(tiny_run, tmp_path):
+    out = tmp_path / "resumed"
+    train(config_from_args(out=str(out), steps=1024, seed=3, **TINY))
+    assert not (out / "checkpoints" / LAST).exists()
+    train(config_from_args(out=str(out), steps=2048, seed=3, resume=True, **TINY))
+    name = "model.safetensors"
+    assert (out / "checkpoints" / LAST / name).read_bytes() == (
+        tiny_run / "checkpoints" / LAST / name
+    ).read_bytes()
+    cfg = json.loads((out / "checkpoints" / LAST / "config.json").read_text())
+    assert cfg["parent"].endswith("step-000000001024")
+
+
+def test_a_run_directory_is_not_reused_without_resume_nor_by_another_game(tiny_run, tmp_path):
+    with pytest.raises(ValueError, match="add --resume"):
+        train(config_from_args(out=str(tiny_run), steps=2048, seed=3, **TINY))
+    caylus_run = tmp_path / "caylus"
+    caylus_run.mkdir()
+    (caylus_run / "run.json").write_text(json.dumps({"out": str(caylus_run), "players": 2}))
+    with pytest.raises(ValueError, match="training run of game 'caylus', not 'puerto_rico'"):
+        train(config_from_args(out=str(caylus_run), steps=2048, resume=True, **TINY))
+    r = runner.invoke(app, ["train", "ppo", "--out", str(tiny_run), "--resume", "--no-progress"])
+    assert r.exit_code == 2
+    assert "training run of game 'puerto_rico', not 'caylus'" in " ".join(r.output.split())
+
+
+# -- checkpoints as agents ---------------------------------------------------------------------
+def test_numpy_inference_matches_the_trained_torch_policy(tiny_run):
+    import torch
+    from safetensors.torch import load_file
+    from sb3_contrib import MaskablePPO
+
+    from agents.puerto_rico.policy import Arch
+    from training.puerto_rico import policy_kwargs
+
+    ckpt = tiny_run / "checkpoints" / LAST
+    games = PuertoRicoPoolGames(6, 3, opponents="random:1")
+    env = make_vecenv(games, seed=0)
+    arch = Arch.from_json(TINY["arch"])
+    model = MaskablePPO("MlpPolicy", env, device="cpu", policy_kwargs=policy_kwargs(arch))
+    state = model.policy.state_dict()
+    state.update(load_file(str(ckpt / "model.safetensors")))
+    model.policy.load_state_dict(state)
+    b = games.reset(seed=5)
+    for _ in range(10):
+        b = games.step(_first_legal(b.mask))
+    net = PolicyNet(ckpt)
+    with torch.no_grad():
+        obs = torch.as_tensor(b.obs)
+        latent = model.policy.mlp_extractor.forward_actor(model.policy.extract_features(obs))
+        expected = model.policy.action_net(latent).numpy()
+        value = model.policy.predict_values(obs).numpy()[:, 0]
+    assert np.allclose(net.logits(b.obs), expected, atol=1e-4)
+    assert np.allclose(net.value(b.obs), value, atol=1e-4)
+    whole = net.logits(b.obs)
+    assert (net.logits(b.obs[2:3]) == whole[2:3]).all()  # a row alone: the same bits
+
+
+def test_policy_spec_plays_legal_moves_in_a_puerto_rico_tournament(tiny_run, tmp_path):
+    from agents.tournament import TournamentSpec, run_tournament
+
+    ckpt = tiny_run / "checkpoints" / LAST
+    for mode in ("", ":sample", ":temp=0.5"):
+        agent = make_agent(f"policy:{ckpt}{mode}")
+        assert isinstance(agent, PolicyAgent)
+        agent.reset(1)
+        game = Game(GameConfig(num_players=3), seed=4)
+        while game.current_player() >= 0:
+            game.apply(agent.act(game))  # Game.apply refuses an illegal action
+        assert game.is_terminal() or game.is_truncated()
+    spec = TournamentSpec((f"policy:{ckpt}", "random", "shipper"), 3, 3, 1, game="puerto_rico")
+    result = run_tournament(
+        spec,
+        tmp_path / "t",
+        workers=1,
+        progress=False,
+        console=Console(file=io.StringIO()),
+        report=False,
+    )
+    records = result.records()
+    assert len(records) == 3
+    assert all(all(f is None for f in rec.match["forfeits"]) for rec in records)
+    assert all(f"policy:{ckpt}" in rec.match["agents"] for rec in records)
+
+
+def test_a_caylus_checkpoint_is_refused_by_puerto_rico_naming_both_games(tiny_run, tmp_path):
+    from caylus_env.engine.actions import ACTION_SPACE_VERSION as CAYLUS_ACTIONS
+    from caylus_env.observation import OBSERVATION_VERSION as CAYLUS_OBS
+
+    caylus = tmp_path / "caylus-ckpt"
+    shutil.copytree(tiny_run / "checkpoints" / LAST, caylus)
+    cfg = json.loads((caylus / "config.json").read_text())
+    del cfg["game"]  # Caylus checkpoints have no game field
+    cfg.update(observation_version=CAYLUS_OBS, action_space_version=CAYLUS_ACTIONS)
+    (caylus / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CheckpointError) as err:
+        make_agent(f"policy:{caylus}")
+    text = str(err.value)
+    assert "game 'caylus'" in text and "game 'puerto_rico'" in text
+    assert repr(CAYLUS_OBS) in text and repr(OBSERVATION_VERSION) in text
+
+
+def test_a_puerto_rico_checkpoint_is_refused_by_caylus_naming_both_versions(tiny_run):
+    from agents.registry import make_agent as make_caylus_agent
+    from caylus_env.observation import OBSERVATION_VERSION as CAYLUS_OBS
+
+    with pytest.raises(CheckpointError) as err:
+        make_caylus_agent(f"policy:{tiny_run / 'checkpoints' / LAST}")
+    assert repr(OBSERVATION_VERSION) in str(err.value) and repr(CAYLUS_OBS) in str(err.value)
+
+
+def test_a_tampered_or_mismatched_checkpoint_is_refused_naming_what_differs(tiny_run, tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(tiny_run / "checkpoints" / LAST, bad)
+    weights = bad / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-8] + b"\0" * 8)
+    with pytest.raises(CheckpointError, match=r"SHA-256 .* does not match"):
+        make_agent(f"policy:{bad}")
+    shutil.rmtree(bad)
+    shutil.copytree(tiny_run / "checkpoints" / LAST, bad)
+    cfg = json.loads((bad / "config.json").read_text())
+    cfg["arch"] = {"name": "pr-mlp-v1", "layers": [64]}
+    (bad / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CheckpointError, match="needs float32"):
+        make_agent(f"policy:{bad}")
+    with pytest.raises(ValueError, match="is not a directory"):
+        make_agent(f"policy:{tmp_path / 'missing'}")
+
+
+# -- the command line ----------------------------------------------------------------------------
+def test_cli_train_ppo_game_puerto_rico_trains_and_names_the_agent_spec(tmp_path):
+    out = tmp_path / "cli"
+    args = ["train", "ppo", "--game", "puerto_rico", "--players", "3", "--steps", "512"]
+    args += ["--out", str(out), "--envs", "8", "--n-steps", "64", "--batch-size", "256"]
+    args += ["--n-epochs", "1", "--opponents", "random:1,shipper:1", "--no-progress"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert f"policy:{out / 'checkpoints' / 'step-000000000512'}" in r.output
+    cfg = json.loads((out / "checkpoints" / "step-000000000512" / "config.json").read_text())
+    assert cfg["game"] == "puerto_rico" and cfg["num_players"] == [3]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--opponents", "castle:1,self:1"], "'castle' is not a Puerto Rico opponent"),
+        (["--shaping", "0.5"], "--shaping is not supported with --game puerto_rico"),
+        (["--eval-games", "4"], "--eval-games is not supported with --game puerto_rico"),
+        (["--algo", "cleanrl"], "--algo is not supported with --game puerto_rico"),
+        (["--init", "x"], "--init is not supported with --game puerto_rico"),
+        (["--players", "6"], "--players 6 is not allowed; allowed: 2-5"),
+    ],
+)
+def test_cli_refuses_what_the_puerto_rico_trainer_does_not_support(tmp_path, args, message):
+    out = tmp_path / "never"
+    r = runner.invoke(
+        app, ["train", "ppo", "--game", "puerto_rico", "--out", str(out), "--no-progress", *args]
+    )
+    assert r.exit_code == 2
+    assert message in " ".join(r.output.split())
+    assert not out.exists()
+
+
+def test_cli_train_bc_refuses_puerto_rico(tmp_path):
+    r = runner.invoke(
+        app, ["train", "bc", "--game", "puerto_rico", "--dataset", "d", "--out", str(tmp_path)]
+    )
+    assert r.exit_code == 2 and "behaviour cloning is Caylus-only" in r.output
