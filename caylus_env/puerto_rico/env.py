@@ -99,14 +99,14 @@ returns them as named views):
   `role_taken` (8: the role whose phase runs), `picker` (5: relative seat),
   `picks` (1: / roles per round), `privilege_doubled` (2: the library doubles this
   role; a library doubled one this round).
-- The decision: `decision` (18: one-hot kind; all zero at the end), `decision_player`
-  (5: relative seat asked); its context: `decision_tile` (7), `decision_building` (37),
+- The decision: `decision` (18: one-hot kind; all zero at the end),
+  `decision_player` (5: relative seat asked); its context: `decision_tile` (7), `decision_building` (37),
   `decision_goods` (5: goods the craftsman produced), `decision_count` (1, / 5);
   `phase_turns` (3: turns taken in the phase, captain turns without a load, guest-house
   turns, / 5), `produced` (5), `black_market` (4: colonist, barrel, chip returned;
   doubloons short / 10).
-- The supply: `colonist_ship` (1, / 5), `colonist_supply` (1, / 25), `vp_supply`
-  (2: chips left, VP owed on paper, / 50), `goods_supply` (5, / barrels in the box),
+- The supply: `colonist_ship` (1, / 5), `colonist_supply` (1, / 25),
+  `vp_supply` (2: chips left, VP owed on paper, / 50), `goods_supply` (5, / barrels in the box),
   `face_up` (5, / 6), `discards` (5, / 6), `plantation_stack` (1: face-down tiles
   / 50), `quarries` (1, / 8), `building_supply` (37, / 4), `ship_capacity` (3, / 8),
   `ship_good` (3x5), `ship_load` (3, / 8), `trading_house` (5, / 4).
