@@ -11,6 +11,7 @@ import typer
 
 from caylus_cli.app import (
     BackendOption,
+    GameOption,
     OptionsOption,
     PluginsOption,
     ProgressOption,
@@ -46,6 +47,7 @@ _OPTION = {
     "plugins": "--plugin",
     "shard_games": "--shard-games",
     "policy_targets": "--policy-targets",
+    "game": "--game",
 }
 """Spec field named by an error -> the option of ``caylus dataset generate`` that sets it."""
 
@@ -91,12 +93,14 @@ def generate(
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,
+    game: GameOption = "caylus",
 ) -> None:
     """Play seat-balanced self-play games and write every decision as Parquet (resumable).
 
     The games are the tournament's (seat rotations, seeds, forfeits); each player count plays
     an equal share. Running the same command again resumes an interrupted run (a kill loses at
     most the shards being written); other arguments on an existing --out are refused.
+    --game puerto_rico stores Puerto Rico states, masks and decision kinds (docs/datasets.md).
     """
     from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
     from agents.tournament.specs import TournamentError
@@ -112,6 +116,7 @@ def generate(
         plugins=tuple(plugin or ()),
         policy_targets=policy_targets,
         shard_games=shard_games,
+        game=game,
     )
     try:
         prepared = prepare_dataset(spec, out, workers=workers, backend=backend)
@@ -137,20 +142,23 @@ def generate(
 def verify(
     directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
     progress: ProgressOption = True,
+    game: GameOption = "caylus",
 ) -> None:
     """Replay every game from its seed and actions and check every stored row.
 
     Checks the shard checksums, each game's seed and seats against the run's schedule, and at
     every ply the state, legal mask, action, seat, kind, agent and return; at the end the
     prestige, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
+    A dataset of another game than --game is refused, naming both.
     """
     from agents.tournament.reports import progress_bar
-    from caylus_env.datasets.format import DatasetError, read_manifest
+    from caylus_env.datasets.format import DatasetError, check_game, read_manifest
     from caylus_env.datasets.verify import verify_dataset
 
     console = _console()
     try:
         manifest = read_manifest(directory)
+        check_game(manifest, game)
     except DatasetError as err:
         _fail(str(err))
     lookup = _schedule_lookup(manifest)
@@ -158,7 +166,10 @@ def verify(
         task = bar.add_task("games", total=manifest["counts"]["games"])
         try:
             report = verify_dataset(
-                directory, schedule=lookup, on_game=lambda k: bar.update(task, completed=k)
+                directory,
+                schedule=lookup,
+                on_game=lambda k: bar.update(task, completed=k),
+                game=game,
             )
         except DatasetError as err:
             _fail(str(err))
@@ -177,6 +188,7 @@ def _schedule_lookup(manifest: dict) -> object:
     games are asked in, or None when the run's agents cannot be created here (a plugin
     missing)."""
     from agents.selfplay.generate import DatasetSpec
+    from agents.tournament.games import game_of
 
     run = manifest["run"]
     spec = DatasetSpec(
@@ -186,6 +198,7 @@ def _schedule_lookup(manifest: dict) -> object:
         seed=run["seed"],
         seating=run["seating"],
         plugins=tuple(run["plugins"]),
+        game=game_of(run),
     )
     try:
         schedule, _ = spec.build()
@@ -220,21 +233,29 @@ def stats(
         typer.Option(
             "--html/--no-html",
             help="Also write DIRECTORY/report.html (tables, the PNG embedded) and replay pages "
-            "of sampled games under DIRECTORY/viewer/.",
+            "of sampled games under DIRECTORY/viewer/ (Caylus only).",
         ),
     ] = True,
+    game: GameOption = "caylus",
 ) -> None:
     """Print games, decisions, win rates per agent and seat, actions per decision kind and game
     lengths, plot them to a PNG, and write them as DIRECTORY/report.html with links to replay
-    pages of the first game of each table and of every forfeit."""
+    pages of the first game of each table and of every forfeit (Caylus only: a Puerto Rico
+    report says it has none)."""
     from caylus_env.datasets.format import DatasetError
     from caylus_env.datasets.stats import STATS_PLOT_FILE, dataset_stats, plot_stats, print_stats
 
     try:
-        summary = dataset_stats(directory)
+        summary = dataset_stats(directory, game)
     except DatasetError as err:
         _fail(str(err))
     console = _console()
+    if game != "caylus":
+        from agents.tournament.games import tournament_game
+
+        note = tournament_game(game).score_note
+        if note:
+            console.print(note)
     print_stats(summary, console)
     path = plot_stats(summary, plot or Path(directory) / STATS_PLOT_FILE)
     console.print(f"wrote {path}")
@@ -242,7 +263,10 @@ def stats(
         from caylus_env.datasets.report import VIEWER_DIR, write_dataset_report
 
         report, pages = write_dataset_report(directory, summary, path)
-        console.print(
-            f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
-            f"{Path(directory) / VIEWER_DIR}"
-        )
+        if game != "caylus":
+            console.print(f"wrote {report} (no replay pages: they are drawn for Caylus only)")
+        else:
+            console.print(
+                f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
+                f"{Path(directory) / VIEWER_DIR}"
+            )

@@ -57,10 +57,12 @@ from agents.tournament.specs import (
     TournamentError,
     check_agents_exist,
     check_execution,
+    check_game,
     check_out_dir,
     check_time_limit,
     engine_version,
     normal_game_options,
+    with_game,
 )
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
@@ -77,6 +79,7 @@ from caylus_env.datasets.format import (
     versions,
 )
 from caylus_env.fileio import atomic_write_json
+from caylus_env.games import DEFAULT_GAME
 from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
 
 RUN_FORMAT = "caylus-dataset-run/1"
@@ -146,6 +149,8 @@ class DatasetSpec:
         plugins: Modules imported in the driver and every worker to register more agents.
         policy_targets: Store each acting agent's action distribution.
         shard_games: Games per shard.
+        game: The game (``caylus_env.games``); ``run.json`` and the manifest name it in a
+            ``game`` field, except for Caylus (whose datasets predate the field).
     """
 
     agents: tuple[str, ...]
@@ -158,6 +163,7 @@ class DatasetSpec:
     plugins: tuple[str, ...] = ()
     policy_targets: bool = False
     shard_games: int = DEFAULT_SHARD_GAMES
+    game: str = DEFAULT_GAME
 
     def build(self) -> tuple[DatasetSchedule, dict[str, Any]]:
         """Validate everything; return the schedule and the ``run.json`` content.
@@ -179,14 +185,15 @@ class DatasetSpec:
                 next(iter_blocks(self.agents, n, self.seed, self.seating))
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
+        game = check_game(self.game)
         limit = check_time_limit(self.move_time_limit)
-        options = normal_game_options(players[0], self.game_options)
+        options = normal_game_options(players[0], self.game_options, game)
         plugins = tuple(self.plugins)
         agents = tuple(a.strip() for a in self.agents)
-        check_agents_exist(agents, plugins)
+        check_agents_exist(agents, plugins, game)
         schedule = DatasetSchedule(agents, players, self.games, self.seed, self.seating)
         scheduled = schedule.count()
-        now = versions()
+        now = versions(game)
         info = {
             "format": RUN_FORMAT,
             "kind": "dataset",
@@ -206,7 +213,7 @@ class DatasetSpec:
             "scheduled_games": scheduled,
             "shards": math.ceil(scheduled / self.shard_games),
         }
-        return schedule, info
+        return schedule, with_game(info, game)
 
     def command(self, out: str | os.PathLike[str]) -> str:
         """The ``caylus dataset generate`` command line that makes this dataset."""
@@ -217,6 +224,7 @@ class DatasetSpec:
             text = ",".join(str(p) for p in players)
         args = [
             "caylus", "dataset", "generate",
+            *(() if self.game == DEFAULT_GAME else ("--game", self.game)),
             "--agents", ",".join(self.agents),
             "--players", text,
             "--games", str(self.games),
@@ -362,6 +370,8 @@ def prepare_dataset(
         "agents": list(info["agents"]),
         "policy_targets": info["policy_targets"],
     }
+    if spec.game != DEFAULT_GAME:
+        settings["game"] = spec.game
     return PreparedDataset(spec, schedule, info, settings, workers, backend, executor, path)
 
 
@@ -463,6 +473,7 @@ def generate_dataset(
                             s * shard_games,
                             min(shard_games, total - s * shard_games),
                             info["policy_targets"],
+                            run.spec.game,
                         )
                         for s in group
                     }
@@ -549,14 +560,14 @@ def _manifest(
 ) -> dict[str, Any]:
     count = totals(entries)
     return {
-        **versions(),
+        **versions(run.spec.game),
         "command": command or run.spec.command(run.out_dir),
         "run": run.info,
         "counts": {**count, "shards": len(entries)},
         "bytes_per_decision": count["bytes"] / max(1, count["decisions"]),
         "columns": {
             "games": GAMES_SCHEMA.names,
-            "decisions": decisions_schema(run.info["policy_targets"]).names,
+            "decisions": decisions_schema(run.info["policy_targets"], run.spec.game).names,
         },
         "shards": entries,
         "generation": {

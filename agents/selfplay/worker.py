@@ -18,11 +18,10 @@ import numpy as np
 
 from agents.base import Agent, policy_target
 from agents.tournament.arena import play_jobs
+from agents.tournament.games import game_of, tournament_game
 from caylus_env.datasets.format import GameRows
 from caylus_env.datasets.records import decision_rows, rows_from_record
 from caylus_env.engine import Game
-from caylus_env.engine.actions import NUM_ACTIONS
-from caylus_env.engine.layout import STATE_DTYPE, STATE_SIZE
 from caylus_env.engine.record import GameRecord
 
 
@@ -42,11 +41,10 @@ class _Collector:
         if self.policy is not None:
             self.policy.append(policy_target(agent, action))
 
-    def rows(self, record: GameRecord) -> GameRows:
+    def rows(self, record: GameRecord) -> GameRows:  # or a Puerto Rico record
         d = len(record.actions)  # a move whose apply failed was hooked but not played
-        if d == 0:  # a forfeit before the first move
-            states = np.zeros((0, STATE_SIZE), STATE_DTYPE)
-            return decision_rows(record, states, np.zeros((0, NUM_ACTIONS), np.int8), [], [])
+        if d == 0:  # a forfeit before the first move (shaped by the record's game)
+            return decision_rows(record, [], [], [], [])
         policy = None if self.policy is None else self.policy[:d]
         return decision_rows(
             record, np.stack(self.states[:d]), np.stack(self.masks[:d]), self.seats[:d], policy
@@ -68,13 +66,16 @@ def play_dataset_chunk(
         return collector
 
     records = play_jobs(jobs, settings, token, hook_for)
-    return [(collectors[int(r.game_id or 0)].rows(r), r.result()) for r in records]
+    adapter = tournament_game(game_of(settings))
+    return [
+        (collectors[int(adapter.game_id(r) or 0)].rows(r), adapter.result_of(r)) for r in records
+    ]
 
 
 def rows_item(record: GameRecord) -> tuple[GameRows, dict[str, Any]]:
     """The rows of a game the watchdog ended (its worker, and the agents' policy targets,
     died with it): replayed from the record (``backends.open_backend(item=...)``)."""
-    return rows_from_record(record), record.result()
+    return rows_from_record(record), tournament_game(record.game).result_of(record)
 
 
 __all__ = ["play_dataset_chunk", "rows_item"]

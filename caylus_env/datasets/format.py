@@ -18,6 +18,10 @@ The state column is the engine's flat ``int16`` state (``caylus_env.engine.layou
 bytes, little-endian) at the moment the agent was asked; consecutive states of a game differ in
 a few entries, which zstd finds, so a decision costs about 20 bytes on disk. Observations are
 not stored: the loader encodes states with the environment's own observation encoder.
+
+The module's constants are Caylus's; a dataset of another game (``--game puerto_rico``) has
+the same tables with that game's state and mask widths (``games.DatasetGame``), and its
+manifest names the game in a ``game`` field (a Caylus manifest has none, and stays as it was).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from caylus_env._version import __version__
 from caylus_env.engine import layout as L
 from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
 from caylus_env.engine.constants import DECISION_NAMES
+from caylus_env.games import DEFAULT_GAME
 
 DATASET_FORMAT = "caylus-dataset/1"
 """Schema version of the manifest and both tables: bump it when a column is added, removed or
@@ -114,9 +119,20 @@ POLICY_FIELDS = [
 worker was killed by the watchdog, whose search results died with it)."""
 
 
-def decisions_schema(policy_targets: bool) -> pa.Schema:
-    """One row per decision (see ``docs/datasets.md``)."""
-    return pa.schema(_DECISION_FIELDS + (POLICY_FIELDS if policy_targets else []))
+def decisions_schema(policy_targets: bool, game: str = DEFAULT_GAME) -> pa.Schema:
+    """One row per decision of ``game`` (see ``docs/datasets.md``): the ``legal`` and
+    ``state`` columns are fixed-size binary of that game's mask and state widths."""
+    fields = list(_DECISION_FIELDS)
+    if game != DEFAULT_GAME:
+        from caylus_env.datasets.games import dataset_game
+
+        spec = dataset_game(game)
+        widths = {"legal": spec.mask_bytes, "state": spec.state_bytes}
+        fields = [
+            pa.field(f.name, pa.binary(widths[f.name]), nullable=False) if f.name in widths else f
+            for f in fields
+        ]
+    return pa.schema(fields + (POLICY_FIELDS if policy_targets else []))
 
 
 def returns_of(ranks: Sequence[float]) -> list[float]:
@@ -167,9 +183,20 @@ def games_table(rows: Sequence[GameRows]) -> pa.Table:
     return pa.Table.from_pylist([r.game for r in rows], schema=GAMES_SCHEMA)
 
 
-def decisions_table(rows: Sequence[GameRows], policy_targets: bool) -> pa.Table:
-    """The decision rows of ``rows``' games, in their order (ply order within a game)."""
-    schema = decisions_schema(policy_targets)
+def decisions_table(
+    rows: Sequence[GameRows], policy_targets: bool, game: str = DEFAULT_GAME
+) -> pa.Table:
+    """The decision rows of ``rows``' games of ``game``, in their order (ply order within a
+    game)."""
+    schema = decisions_schema(policy_targets, game)
+    if game == DEFAULT_GAME:
+        kind_array, mask_bytes, state_bytes = _KIND_ARRAY, MASK_BYTES, STATE_BYTES
+    else:
+        from caylus_env.datasets.games import dataset_game
+
+        spec = dataset_game(game)
+        kind_array = pa.array(spec.kind_names, pa.string())
+        mask_bytes, state_bytes = spec.mask_bytes, spec.state_bytes
     counts = [len(r.actions) for r in rows]
     total = sum(counts)
     if total == 0:
@@ -192,14 +219,14 @@ def decisions_table(rows: Sequence[GameRows], policy_targets: bool) -> pa.Table:
         "seat": pa.array(seats),
         "num_players": pa.array(n),
         "kind_id": pa.array(kinds),
-        "kind": _KIND_ARRAY.take(pa.array(kinds.astype(np.int32))),
+        "kind": kind_array.take(pa.array(kinds.astype(np.int32))),
         "action": pa.array(np.concatenate([r.actions for r in rows]).astype(np.int16)),
         "num_legal": pa.array(np.concatenate([r.num_legal for r in rows]).astype(np.int16)),
         "legal": _fixed_binary(
-            np.concatenate([r.legal for r in rows]).astype(np.uint8), MASK_BYTES
+            np.concatenate([r.legal for r in rows]).astype(np.uint8), mask_bytes
         ),
         "state": _fixed_binary(
-            np.concatenate([r.states for r in rows]).astype(_LE_STATE), STATE_BYTES
+            np.concatenate([r.states for r in rows]).astype(_LE_STATE), state_bytes
         ),
         "ret": pa.array(ret),
         "rank": pa.array(rank),
@@ -284,12 +311,20 @@ class ShardWriter:
         first: Its first game id.
         count: Its number of games.
         policy_targets: Whether decisions carry the policy columns.
+        game: The game of the dataset (``caylus_env.games``).
     """
 
     def __init__(
-        self, root: Path, index: int, first: int, count: int, policy_targets: bool
+        self,
+        root: Path,
+        index: int,
+        first: int,
+        count: int,
+        policy_targets: bool,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.root = root
+        self.game = game
         self.index = index
         self.first = first
         self.count = count
@@ -304,7 +339,7 @@ class ShardWriter:
             path.parent.mkdir(parents=True, exist_ok=True)
         self._games = pq.ParquetWriter(_tmp(self.games_path), GAMES_SCHEMA, **_WRITE_OPTIONS)
         self._decisions = pq.ParquetWriter(
-            _tmp(self.decisions_path), decisions_schema(policy_targets), **_WRITE_OPTIONS
+            _tmp(self.decisions_path), decisions_schema(policy_targets, game), **_WRITE_OPTIONS
         )
 
     @property
@@ -328,7 +363,7 @@ class ShardWriter:
         if not self.batch:
             return
         self._games.write_table(games_table(self.batch), row_group_size=len(self.batch))
-        table = decisions_table(self.batch, self.policy_targets)
+        table = decisions_table(self.batch, self.policy_targets, self.game)
         self._decisions.write_table(table, row_group_size=max(1, table.num_rows))
         self.decisions += table.num_rows
         self.batch, self.batch_decisions = [], 0
@@ -380,8 +415,12 @@ filtered scan skips row groups."""
 # --------------------------------------------------------------------------------------------------
 
 
-def versions() -> dict[str, Any]:
-    """What the stored data means, for the loader to check (`check_versions`)."""
+def versions(game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """What the stored data means, for the loader to check (`check_versions`): for Caylus
+    exactly the keys its datasets always had; another game adds ``game`` after ``format``, and
+    its state, action space, observation encoder and decision kinds (``games.DatasetGame``)."""
+    if game != DEFAULT_GAME:
+        return _game_versions(game)
     from caylus_env.observation import OBS_SIZE, OBSERVATION_VERSION
 
     return {
@@ -394,6 +433,25 @@ def versions() -> dict[str, Any]:
         "observation_version": OBSERVATION_VERSION,
         "observation_size": OBS_SIZE,
         "decision_kinds": list(KIND_NAMES),
+    }
+
+
+def _game_versions(game: str) -> dict[str, Any]:
+    from caylus_env.datasets.games import dataset_game
+
+    spec = dataset_game(game)
+    obs = spec.observation_module()
+    return {
+        "format": DATASET_FORMAT,
+        "game": spec.name,
+        "engine": __version__,
+        "state_version": spec.state_version,
+        "state_size": spec.state_size,
+        "action_space_version": spec.action_space_version,
+        "num_actions": spec.num_actions,
+        "observation_version": obs.OBSERVATION_VERSION,
+        "observation_size": obs.OBS_SIZE,
+        "decision_kinds": list(spec.kind_names),
     }
 
 
@@ -426,23 +484,63 @@ def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
     return manifest
 
 
-def check_versions(manifest: Mapping[str, Any], *, observations: bool = True) -> None:
-    """Refuse a dataset whose states or actions mean something else to this engine.
-
-    The state layout and the action space must match (`STATE_VERSION`,
-    ``ACTION_SPACE_VERSION``); the observation version may differ, since observations are
-    encoded from the states at load time, by the encoder of this build.
+def check_game(manifest: Mapping[str, Any], game: str = DEFAULT_GAME) -> None:
+    """Refuse a dataset of another game than ``game``, naming both (a Puerto Rico dataset
+    opened by code that expects Caylus says so, and how to ask for it).
 
     Raises:
-        DatasetError: naming the version that differs and both values.
+        DatasetError: naming the dataset's game and the one expected.
     """
-    now = versions()
+    from caylus_env.datasets.games import dataset_game, game_of_manifest
+
+    try:
+        expected = dataset_game(game)
+        held = dataset_game(game_of_manifest(manifest))
+    except ValueError as err:
+        raise DatasetError(str(err)) from None
+    if held.name != expected.name:
+        raise DatasetError(
+            f"this is a {held.title} dataset (game {held.name!r}); expected a {expected.title} "
+            f"dataset (game {expected.name!r}): pass --game {held.name} "
+            f"(game={held.name!r} in Python)"
+        )
+
+
+def check_versions(
+    manifest: Mapping[str, Any], *, observations: bool = True, game: str = DEFAULT_GAME
+) -> None:
+    """Refuse a dataset of another game, or whose states or actions mean something else to
+    this engine.
+
+    The game must be ``game`` (`check_game`), the state layout and the action space must match
+    (`STATE_VERSION`, ``ACTION_SPACE_VERSION``, or the other game's); the observation version
+    may differ, since observations are encoded from the states at load time, by the encoder of
+    this build.
+
+    Raises:
+        DatasetError: naming both games, or the version that differs and both values.
+    """
+    check_game(manifest, game)
+    now = versions(game) if game == DEFAULT_GAME else _stored_versions(game)
     for key in ("state_version", "action_space_version", "decision_kinds"):
         if manifest.get(key) != now[key]:
             raise DatasetError(
                 f"the dataset has {key} {manifest.get(key)!r} but this engine has {now[key]!r}; "
                 f"read it with caylus-env {manifest.get('engine')!r} or generate it again"
             )
+
+
+def _stored_versions(game: str) -> dict[str, Any]:
+    """What `check_versions` compares for another game: no observation encoder needed to
+    read states and masks."""
+    from caylus_env.datasets.games import dataset_game
+
+    spec = dataset_game(game)
+    return {
+        "state_version": spec.state_version,
+        "action_space_version": spec.action_space_version,
+        "decision_kinds": list(spec.kind_names),
+    }
 
 
 def shard_files(manifest: Mapping[str, Any], root: Path, table: str) -> list[str]:
@@ -484,6 +582,7 @@ __all__ = [
     "DatasetError",
     "GameRows",
     "ShardWriter",
+    "check_game",
     "check_versions",
     "decisions_schema",
     "decisions_table",

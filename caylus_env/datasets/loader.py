@@ -18,6 +18,11 @@ kind id, names in ``KIND_NAMES``), ``agent`` (object array of specs), ``game_id`
 int64, and with policy targets ``target`` float32 ``(B, NUM_ACTIONS)`` (dense; rows of games
 without targets are all zero and ``has_target`` is False for them). ``columns`` adds other
 decision columns as they are stored.
+
+Every reader takes ``game=`` (``caylus_env.games``, Caylus by default): a dataset of another
+game is refused naming both. For ``game="puerto_rico"`` the widths are Puerto Rico's
+(``games.DatasetGame``) and ``obs`` is ``caylus_env.puerto_rico.observation.encode_batch`` of
+the stored states (imported on first use: reading states and masks needs no encoder).
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ from caylus_env.datasets.format import (
     read_manifest,
     shard_files,
 )
+from caylus_env.datasets.games import dataset_game
 from caylus_env.datasets.records import unpack_masks
 from caylus_env.engine import layout as L
 from caylus_env.engine.actions import NUM_ACTIONS
+from caylus_env.games import DEFAULT_GAME
 from caylus_env.observation import OBS_SIZE, encode
 
 BATCH_KEYS = (
@@ -65,31 +72,34 @@ OUTCOMES = ("win", "loss")
 """``outcome="win"``: decisions of seats that finished first alone (rank 1); ``"loss"``: last
 alone (rank = number of players)."""
 _BASE_COLUMNS = ["game_id", "ply", "seat", "num_players", "kind_id", "action", "ret", "agent"]
-_STATE_DTYPE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
 
 
-def open_dataset(root: str | os.PathLike[str], table: str = "decisions") -> pds.Dataset:
+def open_dataset(
+    root: str | os.PathLike[str], table: str = "decisions", *, game: str = DEFAULT_GAME
+) -> pds.Dataset:
     """A pyarrow dataset over one table of a finished dataset, in shard order.
 
     Args:
         root: The dataset directory (it must hold ``manifest.json``).
         table: ``"decisions"`` or ``"games"``.
+        game: The game the dataset must hold (``caylus_env.games``).
 
     Raises:
-        DatasetError: for a directory that is not a finished dataset, or whose state layout or
-            action space is not this engine's.
+        DatasetError: for a directory that is not a finished dataset, a dataset of another
+            game (naming both), or one whose state layout or action space is not this
+            engine's.
     """
     path = Path(root)
     manifest = read_manifest(path)
-    check_versions(manifest)
+    check_versions(manifest, game=game)
     if table not in (DECISIONS_DIR, GAMES_DIR):
         raise DatasetError(f"table={table!r}; allowed: {DECISIONS_DIR!r}, {GAMES_DIR!r}")
     return pds.dataset(shard_files(manifest, path, table), format="parquet")
 
 
-def read_games(root: str | os.PathLike[str]) -> pa.Table:
+def read_games(root: str | os.PathLike[str], *, game: str = DEFAULT_GAME) -> pa.Table:
     """The games table, one row per game, in game id order."""
-    return open_dataset(root, GAMES_DIR).to_table()
+    return open_dataset(root, GAMES_DIR, game=game).to_table()
 
 
 def _values(name: str, value: Any, kind: type) -> list[Any]:
@@ -158,19 +168,29 @@ def _fragments(dataset: pds.Dataset, part: tuple[int, int]) -> list[Any]:
     return groups[index::count]
 
 
-def encode_observations(states: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """``(B, OBS_SIZE)`` float32: each state encoded from its seat (the env's encoder)."""
+def encode_observations(
+    states: np.ndarray, seats: np.ndarray, game: str = DEFAULT_GAME
+) -> np.ndarray:
+    """``(B, OBS_SIZE)`` float32: each state encoded from its seat (the env's encoder; for
+    Puerto Rico its batch encoder, ``encode_batch``)."""
+    if game != DEFAULT_GAME:
+        obs = dataset_game(game).observation_module()
+        out = np.empty((len(states), obs.OBS_SIZE), np.float32)
+        obs.encode_batch(np.ascontiguousarray(states), np.ascontiguousarray(seats, np.int64), out)
+        return out
     out = np.empty((len(states), OBS_SIZE), np.float32)
     for k in range(len(states)):
         encode(states[k], int(seats[k]), out[k])
     return out
 
 
-def dense_targets(actions: pa.Array, probs: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Sparse ``(action, probability)`` lists as ``(B, NUM_ACTIONS)`` float32 and a bool
+def dense_targets(
+    actions: pa.Array, probs: pa.Array, num_actions: int = NUM_ACTIONS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse ``(action, probability)`` lists as ``(B, num_actions)`` float32 and a bool
     ``has_target`` per row (False where the list is null)."""
     b = len(actions)
-    out = np.zeros((b, NUM_ACTIONS), np.float32)
+    out = np.zeros((b, num_actions), np.float32)
     valid = np.asarray(actions.is_valid().to_numpy(zero_copy_only=False), bool)
     lengths = pc.fill_null(pc.list_value_length(actions), 0).to_numpy()
     rows = np.repeat(np.arange(b), lengths)
@@ -180,10 +200,22 @@ def dense_targets(actions: pa.Array, probs: pa.Array) -> tuple[np.ndarray, np.nd
     return out, valid
 
 
-def _source(source: str | os.PathLike[str] | pds.Dataset) -> pds.Dataset:
-    if isinstance(source, pds.Dataset):
-        return source
-    return open_dataset(source)
+def _source(source: str | os.PathLike[str] | pds.Dataset, game: str) -> pds.Dataset:
+    """The decisions of ``source``; a pyarrow dataset given directly must have ``game``'s
+    state and mask widths (it has no manifest to name its game)."""
+    if not isinstance(source, pds.Dataset):
+        return open_dataset(source, game=game)
+    spec = dataset_game(game)
+    schema = source.schema
+    for name, width in (("state", spec.state_bytes), ("legal", spec.mask_bytes)):
+        if name in schema.names:
+            found = getattr(schema.field(name).type, "byte_width", None)
+            if found != width:
+                raise DatasetError(
+                    f"column {name} holds {found}-byte values; a {spec.title} dataset "
+                    f"(game {spec.name!r}) has {width}: pass the game it was generated for"
+                )
+    return source
 
 
 def iter_batches(
@@ -201,6 +233,7 @@ def iter_batches(
     policy_targets: bool | None = None,
     part: tuple[int, int] = (0, 1),
     drop_last: bool = False,
+    game: str = DEFAULT_GAME,
 ) -> Iterator[dict[str, np.ndarray]]:
     """Decision batches of NumPy arrays (keys in the module docstring), in dataset order.
 
@@ -218,6 +251,8 @@ def iter_batches(
         part: ``(index, count)``: read only every ``count``-th row group from ``index``
             (how parallel readers split a dataset without sharing a row).
         drop_last: Drop a last batch smaller than ``batch_size``.
+        game: The game the dataset must hold (``caylus_env.games``): its widths, and its
+            observation encoder for ``obs``.
 
     Raises:
         ValueError: for a bad argument (before reading anything); DatasetError for a
@@ -225,7 +260,7 @@ def iter_batches(
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r}; allowed: an integer >= 1")
-    dataset = _source(source)
+    dataset = _source(source, game)
     expr = decision_filter(players, agents, seats, outcome, min_return)
     names = set(dataset.schema.names)
     has_policy = "policy_actions" in names
@@ -258,13 +293,15 @@ def iter_batches(
             while held >= batch_size:
                 table = pa.Table.from_batches(pending)
                 yield _convert(
-                    table.slice(0, batch_size), observations, masks, policy_targets, columns
+                    table.slice(0, batch_size), observations, masks, policy_targets, columns, game
                 )
                 rest = table.slice(batch_size)
                 pending = rest.to_batches() if rest.num_rows else []
                 held = rest.num_rows
     if held and not drop_last:
-        yield _convert(pa.Table.from_batches(pending), observations, masks, policy_targets, columns)
+        yield _convert(
+            pa.Table.from_batches(pending), observations, masks, policy_targets, columns, game
+        )
 
 
 def _fixed_bytes(column: pa.ChunkedArray, width: int) -> np.ndarray:
@@ -280,8 +317,16 @@ def _convert(
     masks: bool,
     policy_targets: bool,
     columns: Sequence[str],
+    game: str = DEFAULT_GAME,
 ) -> dict[str, np.ndarray]:
     seat = table["seat"].to_numpy().astype(np.int64)
+    if game == DEFAULT_GAME:
+        state_bytes, mask_bytes, num_actions = STATE_BYTES, (NUM_ACTIONS + 7) // 8, NUM_ACTIONS
+        state_dtype, state_size = L.STATE_DTYPE, L.STATE_SIZE
+    else:
+        spec = dataset_game(game)
+        state_bytes, mask_bytes, num_actions = spec.state_bytes, spec.mask_bytes, spec.num_actions
+        state_dtype, state_size = spec.layout.STATE_DTYPE, spec.state_size
     out: dict[str, np.ndarray] = {
         "action": table["action"].to_numpy().astype(np.int64),
         "seat": seat,
@@ -293,18 +338,19 @@ def _convert(
         "ply": table["ply"].to_numpy().astype(np.int64),
     }
     if observations:
-        raw = _fixed_bytes(table["state"], STATE_BYTES)
-        states = np.ascontiguousarray(raw).view(_STATE_DTYPE).astype(L.STATE_DTYPE)
-        out["obs"] = encode_observations(states.reshape(len(seat), L.STATE_SIZE), seat)
+        raw = _fixed_bytes(table["state"], state_bytes)
+        little = np.dtype(state_dtype).newbyteorder("<")
+        states = np.ascontiguousarray(raw).view(little).astype(state_dtype)
+        out["obs"] = encode_observations(states.reshape(len(seat), state_size), seat, game)
     if masks:
-        out["mask"] = unpack_masks(_fixed_bytes(table["legal"], (NUM_ACTIONS + 7) // 8))
+        out["mask"] = unpack_masks(_fixed_bytes(table["legal"], mask_bytes), game)
     if policy_targets:
         actions = table["policy_actions"].combine_chunks()
         probs = table["policy_probs"].combine_chunks()
-        out["target"], out["has_target"] = dense_targets(actions, probs)
+        out["target"], out["has_target"] = dense_targets(actions, probs, num_actions)
     for name in columns:
         if name in ("state", "legal"):
-            width = STATE_BYTES if name == "state" else (NUM_ACTIONS + 7) // 8
+            width = state_bytes if name == "state" else mask_bytes
             out[name] = np.array(_fixed_bytes(table[name], width))
         elif name not in out:
             out[name] = table[name].to_numpy(zero_copy_only=False)
@@ -334,7 +380,7 @@ def _decision_dataset_class() -> type:
             source: A dataset directory or `open_dataset`'s result.
             batch_size: Rows per batch.
             **filters: `iter_batches`' ``players``, ``agents``, ``seats``, ``outcome``,
-                ``min_return``, ``policy_targets`` and ``drop_last``.
+                ``min_return``, ``policy_targets``, ``drop_last`` and ``game``.
         """
 
         def __init__(
@@ -351,13 +397,14 @@ def _decision_dataset_class() -> type:
                 "min_return",
                 "policy_targets",
                 "drop_last",
+                "game",
             }
             unknown = sorted(set(filters) - allowed)
             if unknown:
                 raise TypeError(
                     f"unknown DecisionDataset arguments {unknown}; allowed: {sorted(allowed)}"
                 )
-            self.dataset = _source(source)
+            self.dataset = _source(source, filters.get("game", DEFAULT_GAME))
             self.batch_size = batch_size
             self.filters = filters
             decision_filter(

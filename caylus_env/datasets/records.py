@@ -5,6 +5,9 @@ match fields) determines every stored state, mask, decision kind and return. `de
 turns the states an agent was shown into the stored columns, `game_row` turns a record into
 its games row, and `rows_from_record` replays a record with the engine to produce both (what
 the generator stores for a game whose worker was killed, and what ``verify`` compares with).
+Records of either engine are accepted (their ``game`` field picks the widths and the replay,
+``games.DatasetGame``); a Puerto Rico record's victory points fill the ``prestige`` column
+(docs/rules/puerto_rico.md 5.2).
 """
 
 from __future__ import annotations
@@ -16,16 +19,20 @@ from typing import Any
 import numpy as np
 
 from caylus_env.datasets.format import GameRows, returns_of
+from caylus_env.datasets.games import dataset_game, record_game_name
 from caylus_env.engine import Game, GameConfig
 from caylus_env.engine import layout as L
 from caylus_env.engine.actions import NUM_ACTIONS
 from caylus_env.engine.record import GameRecord
+from caylus_env.games import DEFAULT_GAME
 
 _KIND_OFFSET = 0  # the kind is the first value of a pending-decision entry (decisions.E_KIND)
 
 
-def kinds_of(states: np.ndarray) -> np.ndarray:
+def kinds_of(states: np.ndarray, game: str = DEFAULT_GAME) -> np.ndarray:
     """The pending decision's kind id in each ``(D, STATE_SIZE)`` state (top of the stack)."""
+    if game != DEFAULT_GAME:
+        return dataset_game(game).kinds_of(states)
     if len(states) == 0:
         return np.zeros(0, np.int8)
     top = L.STACK + (states[:, L.STACK_SIZE].astype(np.int64) - 1) * L.STACK_ENTRY
@@ -37,13 +44,16 @@ def pack_masks(masks: np.ndarray) -> np.ndarray:
     return np.packbits(masks.astype(bool), axis=1, bitorder="little")
 
 
-def unpack_masks(packed: np.ndarray) -> np.ndarray:
-    """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool."""
-    return np.unpackbits(packed, axis=1, count=NUM_ACTIONS, bitorder="little").astype(bool)
+def unpack_masks(packed: np.ndarray, game: str = DEFAULT_GAME) -> np.ndarray:
+    """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool (that game's action count)."""
+    count = NUM_ACTIONS if game == DEFAULT_GAME else dataset_game(game).num_actions
+    return np.unpackbits(packed, axis=1, count=count, bitorder="little").astype(bool)
 
 
-def game_row(record: GameRecord, decisions: int) -> dict[str, Any]:
+def game_row(record: Any, decisions: int) -> dict[str, Any]:
     """The games row of a finished record with match fields (``GAMES_SCHEMA``)."""
+    if record_game_name(record) != DEFAULT_GAME:
+        return _other_game_row(record, decisions)
     match, final = record.match, record.final
     if match is None or final is None or record.seed is None:
         raise ValueError("a dataset game needs a finished record with a seed and match fields")
@@ -67,8 +77,34 @@ def game_row(record: GameRecord, decisions: int) -> dict[str, Any]:
     }
 
 
+def _other_game_row(record: Any, decisions: int) -> dict[str, Any]:
+    """`game_row` of a record whose ``match`` and ``final`` are dicts (Puerto Rico's: scores in
+    the ``prestige`` column, docs/rules/puerto_rico.md 5.2; ``end`` may be ``truncated``, 6.9)."""
+    match, final = record.match, record.final
+    if match is None or final is None or record.seed is None:
+        raise ValueError("a dataset game needs a finished record with a seed and match fields")
+    loser = record.loser
+    options = {k: v for k, v in record.options.items() if k != "num_players"}
+    return {
+        "game_id": int(match["game_id"]),
+        "block": int(match["block"]),
+        "seed": int(record.seed),
+        "num_players": int(record.options["num_players"]),
+        "options": json.dumps(options, sort_keys=True, separators=(",", ":")),
+        "agents": list(match["agents"]),
+        "agent_seeds": list(match["agent_seeds"]),
+        "prestige": [int(v) for v in final["scores"]],
+        "ranks": [float(r) for r in final["ranks"]],
+        "returns": returns_of(final["ranks"]),
+        "decisions": decisions,
+        "end": final["end"],
+        "forfeit_seat": -1 if loser is None else loser,
+        "forfeits": [r or "" for r in match["forfeits"]],
+    }
+
+
 def decision_rows(
-    record: GameRecord,
+    record: Any,
     states: Sequence[np.ndarray] | np.ndarray,
     masks: Sequence[np.ndarray] | np.ndarray,
     seats: Sequence[int],
@@ -76,54 +112,60 @@ def decision_rows(
 ) -> GameRows:
     """A game's rows from the states, masks and seats of its decisions (one per action)."""
     d = len(record.actions)
-    st = np.asarray(states, dtype=L.STATE_DTYPE).reshape(d, L.STATE_SIZE)
-    mk = np.asarray(masks).reshape(d, NUM_ACTIONS)
+    game = record_game_name(record)
+    spec = dataset_game(game)
+    st = np.asarray(states, dtype=spec.layout.STATE_DTYPE).reshape(d, spec.state_size)
+    mk = np.asarray(masks).reshape(d, spec.num_actions)
     return GameRows(
         game=game_row(record, d),
         states=st,
         legal=pack_masks(mk),
         actions=np.asarray(record.actions, np.int16),
         seats=np.asarray(seats, np.int8),
-        kinds=kinds_of(st),
+        kinds=kinds_of(st, game),
         num_legal=mk.astype(bool).sum(axis=1).astype(np.int16),
         policy=policy,
     )
 
 
-def replay_decisions(record: GameRecord) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(states, masks, seats)`` of every decision of a record, replayed with the engine.
+def replay_decisions(record: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(states, masks, seats)`` of every decision of a record, replayed with its engine.
 
     Raises:
         ValueError: when an action is not legal where the record says it was played.
     """
-    options = dict(record.options)
-    game = Game(GameConfig.from_dict(options), int(record.seed))
+    spec = dataset_game(record_game_name(record))
+    game = spec.new_game(record.options, int(record.seed))
     d = len(record.actions)
-    states = np.empty((d, L.STATE_SIZE), L.STATE_DTYPE)
-    masks = np.zeros((d, NUM_ACTIONS), np.int8)
+    states = np.empty((d, spec.state_size), spec.layout.STATE_DTYPE)
+    masks = np.zeros((d, spec.num_actions), np.int8)
     seats = np.empty(d, np.int8)
     for i, a in enumerate(record.actions):
         states[i] = game.state
-        game.legal_mask(masks[i])
+        spec.fill_mask(game, masks[i])
         seats[i] = game.current_player()
         game.apply(a)
     return states, masks, seats
 
 
-def rows_from_record(record: GameRecord) -> GameRows:
+def rows_from_record(record: Any) -> GameRows:
     """A game's rows computed from its record alone (no policy targets: only the agents
     that played knew them)."""
     states, masks, seats = replay_decisions(record)
     return decision_rows(record, states, masks, seats, None)
 
 
-def record_of_row(row: dict[str, Any], actions: Sequence[int], engine: str) -> GameRecord:
-    """Inverse of `game_row`: the record of a stored game, from its games row and the
-    ``action`` column of its decisions in ply order (``engine``: the manifest's version).
+def record_of_row(
+    row: dict[str, Any], actions: Sequence[int], engine: str, game: str = DEFAULT_GAME
+) -> Any:
+    """Inverse of `game_row`: the record of a stored game of ``game``, from its games row and
+    the ``action`` column of its decisions in ply order (``engine``: the manifest's version).
 
     Raises:
         ValueError: when the row's options or result do not form a record.
     """
+    if game != DEFAULT_GAME:
+        return _other_record_of_row(row, actions, engine, game)
     from caylus_env.engine import action_to_string
     from caylus_env.engine.record import FinalResult, MatchInfo, Setup
 
@@ -151,12 +193,41 @@ def record_of_row(row: dict[str, Any], actions: Sequence[int], engine: str) -> G
         raise ValueError(f"game {row.get('game_id')} does not form a game record: {err}") from err
 
 
-def dataset_records(root: Any, game_ids: Sequence[int]) -> dict[int, GameRecord]:
-    """The records of some games of a finished dataset (`record_of_row`), read in one pass over
-    the decisions table (a filtered scan, so the cost does not grow with the games asked).
+def _other_record_of_row(
+    row: dict[str, Any], actions: Sequence[int], engine: str, game: str
+) -> Any:
+    """`record_of_row` for a game whose records hold dict sections (Puerto Rico)."""
+    spec = dataset_game(game)
+    try:
+        config = spec.engine.GameConfig.from_dict(
+            {**json.loads(row["options"]), "num_players": row["num_players"]}
+        )
+        return spec.engine.GameRecord(
+            options=config.to_dict(),
+            seed=row["seed"],
+            actions=tuple(int(a) for a in actions),
+            action_names=tuple(spec.action_to_string(int(a)) for a in actions),
+            final={"end": row["end"], "scores": list(row["prestige"]), "ranks": list(row["ranks"])},
+            engine=engine,
+            match={
+                "game_id": row["game_id"],
+                "block": row["block"],
+                "agents": list(row["agents"]),
+                "agent_seeds": list(row["agent_seeds"]),
+                "forfeits": [reason or None for reason in row["forfeits"]],
+            },
+        )
+    except (TypeError, KeyError) as err:
+        raise ValueError(f"game {row.get('game_id')} does not form a game record: {err}") from err
+
+
+def dataset_records(root: Any, game_ids: Sequence[int], game: str = DEFAULT_GAME) -> dict[int, Any]:
+    """The records of some games of a finished dataset of ``game`` (`record_of_row`), read in
+    one pass over the decisions table (a filtered scan, so the cost does not grow with the
+    games asked).
 
     Raises:
-        DatasetError: when ``root`` is not a finished dataset of this engine.
+        DatasetError: when ``root`` is not a finished dataset of this engine and game.
         KeyError: naming the game ids the dataset does not hold.
     """
     import pyarrow.compute as pc
@@ -169,16 +240,17 @@ def dataset_records(root: Any, game_ids: Sequence[int]) -> dict[int, GameRecord]
         return {}
     manifest = read_manifest(root)
     ids = pc.field("game_id").isin(wanted)
-    rows = {r["game_id"]: r for r in open_dataset(root, "games").to_table(filter=ids).to_pylist()}
+    games = open_dataset(root, "games", game=game).to_table(filter=ids)
+    rows = {r["game_id"]: r for r in games.to_pylist()}
     missing = [g for g in wanted if g not in rows]
     if missing:
         raise KeyError(f"no game {', '.join(map(str, missing))} in {root}")
-    plies = open_dataset(root).to_table(filter=ids, columns=["game_id", "ply", "action"])
+    plies = open_dataset(root, game=game).to_table(filter=ids, columns=["game_id", "ply", "action"])
     plies = plies.sort_by([("game_id", "ascending"), ("ply", "ascending")])
     game_col = plies.column("game_id").to_numpy()
     action_col = plies.column("action").to_numpy()
     return {
-        g: record_of_row(rows[g], action_col[game_col == g].tolist(), manifest["engine"])
+        g: record_of_row(rows[g], action_col[game_col == g].tolist(), manifest["engine"], game)
         for g in wanted
     }
 

@@ -6,6 +6,11 @@ the game lengths and the stats PNG (embedded, so the file can be moved on its ow
 to a replay page (``caylus_env.viewer``) for a sample of games, written under ``DIR/viewer/``:
 the first game of each table (player count and agents) and every forfeit. Neither the page nor
 the viewer folder is a shard: readers and ``verify`` list shards from the manifest alone.
+
+Replay pages are Caylus-only (``caylus_env.viewer`` draws a Caylus board): the report of a
+Puerto Rico dataset writes none, says so in its games section, and notes that its
+``prestige`` columns hold victory points (``caylus_env.puerto_rico.SCORE_NOTE``,
+docs/rules/puerto_rico.md 5.2).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from caylus_env.games import DEFAULT_GAME, game_info
 from caylus_env.htmlreport import STYLE, link, para, png_figure, table
 
 HTML_REPORT_FILE = "report.html"
@@ -90,7 +96,9 @@ def write_game_pages(
 def _summary(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     counts = manifest["counts"]
     run = manifest["run"]
-    facts = [
+    game = manifest.get("game", DEFAULT_GAME)
+    facts = [] if game == DEFAULT_GAME else [("game", game_info(game).title)]
+    facts += [
         ("games", str(stats["games"])),
         ("decisions", str(stats["decisions"])),
         ("forfeited games", str(stats["forfeited_games"])),
@@ -108,6 +116,7 @@ def _summary(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         (key, str(manifest[key]))
         for key in (
             "format",
+            *(() if game == DEFAULT_GAME else ("game",)),
             "engine",
             "state_version",
             "action_space_version",
@@ -219,6 +228,17 @@ def _games(
     return "".join(out)
 
 
+def _other_game_games(game: str) -> str:
+    """The games section of a dataset whose game has no replay page (all but Caylus)."""
+    from caylus_env.puerto_rico import SCORE_NOTE
+
+    note = SCORE_NOTE if game == "puerto_rico" else ""
+    return para(
+        f"No replay pages: they are drawn for Caylus only, and this is a "
+        f"{game_info(game).title} dataset. {note}"
+    )
+
+
 def write_dataset_report(
     root: str | os.PathLike[str],
     stats: Mapping[str, Any],
@@ -228,11 +248,14 @@ def write_dataset_report(
     at ``plot`` (embedded; left out when None or missing) and the sampled games' replay pages
     (`write_game_pages`).
 
+    The dataset's game is ``stats["game"]`` (Caylus when absent); a Puerto Rico report writes
+    no replay page (see the module docstring).
+
     Returns:
         The report's path and the number of replay pages written.
 
     Raises:
-        DatasetError: when ``root`` is not a finished dataset of this engine.
+        DatasetError: when ``root`` is not a finished dataset of this engine and game.
     """
     from caylus_env.datasets.format import read_manifest
     from caylus_env.datasets.loader import read_games
@@ -240,9 +263,14 @@ def write_dataset_report(
 
     path = Path(root)
     manifest = read_manifest(path)
+    game = str(stats.get("game", DEFAULT_GAME))
     columns = ["game_id", "num_players", "agents", "prestige", "end", "forfeit_seat"]
-    rows = read_games(path).select(columns).to_pylist()
-    pages, unpaged = write_game_pages(path, rows)
+    rows = read_games(path, game=game).select(columns).to_pylist()
+    if game == DEFAULT_GAME:
+        pages, unpaged = write_game_pages(path, rows)
+        games_section = _games(path, {r["game_id"]: r for r in rows}, pages, unpaged)
+    else:
+        pages, games_section = {}, _other_game_games(game)
     plot_path = None if plot is None else Path(plot)
     figure = (
         png_figure(plot_path, "Game lengths, win rate by agent and seat, decisions by kind")
@@ -259,7 +287,7 @@ def write_dataset_report(
         '<h2 id="lengths">Game lengths</h2>',
         _lengths(stats),
         '<h2 id="games">Games</h2>',
-        _games(path, {r["game_id"]: r for r in rows}, pages, unpaged),
+        games_section,
         '<h2 id="plots">Plots</h2>',
         figure,
     ]

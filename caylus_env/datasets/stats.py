@@ -2,7 +2,9 @@
 
 Counts come from the games table (small) and from one streaming pass over the decision kinds
 and actions, so memory does not grow with the dataset. A seat *wins* a game when its rank is
-the game's best (a shared first place counts as a win for each seat sharing it, rules 8.21).
+the game's best (a shared first place counts as a win for each seat sharing it, rules 8.21;
+for Puerto Rico docs/rules/puerto_rico.md 5.3). Decision kinds and action names are the
+dataset's game's (``games.DatasetGame``: Puerto Rico's from its decision schema).
 """
 
 from __future__ import annotations
@@ -14,21 +16,29 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.datasets.format import KIND_NAMES
+from caylus_env.datasets.games import dataset_game
 from caylus_env.datasets.loader import open_dataset, read_games
-from caylus_env.engine.actions import NUM_ACTIONS, action_to_string
+from caylus_env.games import DEFAULT_GAME
 
 STATS_PLOT_FILE = "stats.png"
 
 
-def dataset_stats(root: str | os.PathLike[str]) -> dict[str, Any]:
-    """Summary of a dataset: games and decisions per player count, per agent and seat (games,
-    wins, win rate, mean rank), actions per decision kind, and game lengths.
+def dataset_stats(root: str | os.PathLike[str], game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """Summary of a dataset of ``game``: games and decisions per player count, per agent and
+    seat (games, wins, win rate, mean rank), actions per decision kind, and game lengths.
 
     Raises:
-        DatasetError: when ``root`` is not a finished dataset.
+        DatasetError: when ``root`` is not a finished dataset of ``game`` (naming both games).
     """
-    games = read_games(root).select(["num_players", "agents", "ranks", "decisions", "end"])
+    spec = dataset_game(game)
+    kind_names, num_actions, action_to_string = (
+        spec.kind_names,
+        spec.num_actions,
+        spec.action_to_string,
+    )
+    games = read_games(root, game=game).select(
+        ["num_players", "agents", "ranks", "decisions", "end"]
+    )
     rows = games.to_pylist()
     by_players: dict[int, dict[str, int]] = defaultdict(lambda: {"games": 0, "decisions": 0})
     agents: dict[str, dict[str, Any]] = {}
@@ -57,16 +67,18 @@ def dataset_stats(root: str | os.PathLike[str]) -> dict[str, Any]:
         a["seat_win_rate"] = {
             s: a["seat_wins"][s] / a["seat_games"][s] for s in sorted(a["seat_games"])
         }
-    counts = np.zeros((len(KIND_NAMES), NUM_ACTIONS), np.int64)
-    scanner = open_dataset(root).scanner(columns=["kind_id", "action"], batch_size=65_536)
+    counts = np.zeros((len(kind_names), num_actions), np.int64)
+    scanner = open_dataset(root, game=game).scanner(
+        columns=["kind_id", "action"], batch_size=65_536
+    )
     for batch in scanner.to_batches():
         kinds = batch["kind_id"].to_numpy().astype(np.int64)
         actions = batch["action"].to_numpy().astype(np.int64)
-        counts += np.bincount(kinds * NUM_ACTIONS + actions, minlength=counts.size).reshape(
+        counts += np.bincount(kinds * num_actions + actions, minlength=counts.size).reshape(
             counts.shape
         )
     kinds_out = {}
-    for k, name in enumerate(KIND_NAMES):
+    for k, name in enumerate(kind_names):
         total = int(counts[k].sum())
         if total:
             top = np.argsort(-counts[k], kind="stable")[:5]
@@ -79,6 +91,7 @@ def dataset_stats(root: str | os.PathLike[str]) -> dict[str, Any]:
                 ],
             }
     return {
+        "game": spec.name,
         "games": len(rows),
         "decisions": int(counts.sum()),
         "forfeited_games": forfeits,
@@ -90,6 +103,7 @@ def dataset_stats(root: str | os.PathLike[str]) -> dict[str, Any]:
             for n, v in sorted(lengths.items())
         },
         "_counts": counts,
+        "_kind_names": kind_names,
         "_lengths": dict(lengths),
     }
 
@@ -97,6 +111,7 @@ def dataset_stats(root: str | os.PathLike[str]) -> dict[str, Any]:
 def print_stats(stats: dict[str, Any], console: Any) -> None:
     """The summary as rich tables."""
     from rich.table import Table
+    from rich.text import Text
 
     head = Table(title=f"{stats['games']} games, {stats['decisions']} decisions")
     for col in ("players", "games", "decisions", "mean length", "min", "max"):
@@ -120,7 +135,8 @@ def print_stats(stats: dict[str, Any], console: Any) -> None:
         kinds.add_column(col, justify="right" if col == "decisions" else "left")
     for name, k in stats["kinds"].items():
         top = ", ".join(f"{a} {share:.0%}" for a, share in k["top_actions"][:3])
-        kinds.add_row(name, str(k["decisions"]), top)
+        # Text, not markup: Puerto Rico names like load:corn:ship1 are not emoji codes
+        kinds.add_row(name, str(k["decisions"]), Text(top))
     console.print(kinds)
     if stats["forfeited_games"]:
         console.print(f"{stats['forfeited_games']} game(s) ended by a forfeit")
@@ -164,7 +180,8 @@ def plot_stats(stats: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     used = counts.sum(axis=1) > 0
     share = counts[used] / counts[used].sum(axis=1, keepdims=True)
     image = ax.imshow(share, aspect="auto", interpolation="nearest", cmap="viridis")
-    ax.set_yticks(range(int(used.sum())), [KIND_NAMES[k] for k in np.flatnonzero(used)])
+    names = stats["_kind_names"]
+    ax.set_yticks(range(int(used.sum())), [names[k] for k in np.flatnonzero(used)])
     ax.set(title="action frequency within each decision kind", xlabel="action id")
     fig.colorbar(image, ax=ax, label="share of the kind's decisions")
     fig.tight_layout()

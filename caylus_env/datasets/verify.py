@@ -9,6 +9,13 @@ a ``forfeit`` game stops before the end with the forfeiting seat ranked last; re
 from the ranks. Policy targets must be distributions over legal actions. A difference is
 reported by shard, game id and ply, naming the column (and the state field), so a tampered
 row is found exactly. Memory is one row group and one game at a time.
+
+A Puerto Rico dataset (``game="puerto_rico"``) is replayed with the Puerto Rico engine, its
+columns compared the same way at its own widths (``games.DatasetGame``); its ends are the
+engine's: ``terminated`` (docs/rules/puerto_rico.md 5.1), ``truncated`` by the decision cap
+(6.9, ranked by the position) or ``forfeit``; its ``prestige`` column holds victory points
+(5.2) and ranks break ties by doubloons plus goods (5.3). A dataset of another game than the
+one asked for is refused, naming both.
 """
 
 from __future__ import annotations
@@ -28,23 +35,17 @@ import pyarrow.parquet as pq
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
-    KIND_NAMES,
-    MASK_BYTES,
-    STATE_BYTES,
     check_versions,
     file_digest,
     read_manifest,
     returns_of,
 )
-from caylus_env.datasets.records import kinds_of, pack_masks
-from caylus_env.engine import Game, GameConfig, IllegalActionError
-from caylus_env.engine import layout as L
-from caylus_env.engine.actions import NUM_ACTIONS
-from caylus_env.engine.record import forfeit_ranks, rank_of
+from caylus_env.datasets.games import DatasetGame, dataset_game
+from caylus_env.datasets.records import pack_masks
+from caylus_env.games import DEFAULT_GAME
 
 MAX_PROBLEMS = 50
 """Problems listed before verification stops (the first ones locate the damage)."""
-_STATE_LE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
 
 
 @dataclass
@@ -72,20 +73,13 @@ class _Stop(Exception):
     """Enough problems were found."""
 
 
-def _field_at(index: int) -> str:
-    for f in L.FIELDS:
-        if f.offset <= index < f.offset + f.size:
-            return f"{f.name}[{index - f.offset}]" if f.size > 1 else f.name
-    return f"entry {index}"
-
-
 def _fixed(column: pa.ChunkedArray | pa.Array, width: int) -> np.ndarray:
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     data = np.frombuffer(array.buffers()[1], np.uint8, count=(array.offset + len(array)) * width)
     return data[array.offset * width :].reshape(len(array), width)
 
 
-def _game_decisions(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _game_decisions(path: Path, spec: DatasetGame) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(game id, its decision columns)`` per game, in file order, one row group at a time."""
     handle = pq.ParquetFile(path)
     carry: pa.Table | None = None
@@ -100,19 +94,20 @@ def _game_decisions(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         starts = np.concatenate([[0], cuts])
         ends = np.concatenate([cuts, [len(ids)]])
         for s, e in zip(starts[:-1], ends[:-1], strict=True):
-            yield int(ids[s]), _columns(table.slice(s, e - s))
+            yield int(ids[s]), _columns(table.slice(s, e - s), spec)
         carry = table.slice(starts[-1])
     if carry is not None and carry.num_rows:
-        yield int(carry["game_id"][0].as_py()), _columns(carry)
+        yield int(carry["game_id"][0].as_py()), _columns(carry, spec)
 
 
-def _columns(table: pa.Table) -> dict[str, Any]:
+def _columns(table: pa.Table, spec: DatasetGame) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    state_le = np.dtype(spec.layout.STATE_DTYPE).newbyteorder("<")
     for name in table.column_names:
         if name == "state":
-            out[name] = _fixed(table[name], STATE_BYTES).copy().view(_STATE_LE)
+            out[name] = _fixed(table[name], spec.state_bytes).copy().view(state_le)
         elif name == "legal":
-            out[name] = _fixed(table[name], MASK_BYTES)
+            out[name] = _fixed(table[name], spec.mask_bytes)
         elif name in ("policy_actions", "policy_probs"):
             out[name] = table[name].to_pylist()
         else:
@@ -125,26 +120,30 @@ def verify_dataset(
     *,
     schedule: Callable[[int], Mapping[str, Any] | None] | None = None,
     on_game: Callable[[int], None] | None = None,
+    game: str = DEFAULT_GAME,
 ) -> VerifyReport:
     """Check a finished dataset (see the module docstring).
 
     Args:
         root: The dataset directory.
+        game: The game the dataset must hold (``caylus_env.games``).
         schedule: ``game id -> job dict`` of the run's schedule (``GameJob.to_dict()``): the
             seed, block, agents and agent seeds of every game are then checked against it
             (``caylus dataset verify`` passes the generator's schedule).
         on_game: Called with the number of games checked so far (a progress bar).
 
     Raises:
-        DatasetError: when ``root`` is not a finished dataset of this engine's format.
+        DatasetError: when ``root`` is not a finished dataset of this engine's format, or is
+            a dataset of another game (naming both).
     """
     path = Path(root)
     manifest = read_manifest(path)
-    check_versions(manifest)
+    check_versions(manifest, game=game)
+    spec = dataset_game(game)
     report = VerifyReport()
     try:
         for shard in manifest["shards"]:
-            _verify_shard(path, shard, report, schedule, on_game)
+            _verify_shard(path, shard, report, schedule, on_game, spec)
             report.shards += 1
     except _Stop:
         report.problems.append(f"stopped after {MAX_PROBLEMS} problems")
@@ -172,6 +171,7 @@ def _verify_shard(
     report: VerifyReport,
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
     on_game: Callable[[int], None] | None,
+    spec: DatasetGame,
 ) -> None:
     index = shard["shard"]
     where = f"shard {index}"
@@ -202,7 +202,7 @@ def _verify_shard(
     by_id = {g["game_id"]: g for g in games}
     seen: set[int] = set()
     decisions = 0
-    for gid, cols in _game_decisions(decisions_file):
+    for gid, cols in _game_decisions(decisions_file, spec):
         game = by_id.get(gid)
         if game is None or gid in seen:
             _problem(
@@ -212,14 +212,14 @@ def _verify_shard(
             continue
         seen.add(gid)
         decisions += len(cols["ply"])
-        _verify_game(game, cols, report, schedule)
+        _verify_game(game, cols, report, schedule, spec)
         report.games += 1
         if on_game is not None:
             on_game(report.games)
     for gid in ids:
         if gid not in seen:
             if by_id[gid]["decisions"] == 0:
-                _verify_game(by_id[gid], None, report, schedule)
+                _verify_game(by_id[gid], None, report, schedule, spec)
                 report.games += 1
             else:
                 _problem(report, f"{where}: game {gid} has no decision rows")
@@ -235,6 +235,7 @@ def _verify_game(
     cols: Mapping[str, Any] | None,
     report: VerifyReport,
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
+    spec: DatasetGame,
 ) -> None:
     gid = row["game_id"]
     n = row["num_players"]
@@ -254,7 +255,7 @@ def _verify_game(
             return
     try:
         options = {**json.loads(row["options"]), "num_players": n}
-        game = Game(GameConfig.from_dict(options), int(row["seed"]))
+        game = spec.new_game(options, int(row["seed"]))
     except (TypeError, ValueError) as err:
         _problem(report, f"game {gid}: cannot start the game from its row: {err}")
         return
@@ -266,50 +267,52 @@ def _verify_game(
             report, f"game {gid}: games row says {row['decisions']} decisions, there are {d} rows"
         )
         return
-    if cols is not None and not _check_plies(game, gid, row, cols, returns, ranks, report):
+    if cols is not None and not _check_plies(game, gid, row, cols, returns, ranks, report, spec):
         return
-    _check_end(game, gid, row, ranks, returns, report)
+    _check_end(game, gid, row, ranks, returns, report, spec)
 
 
 def _check_plies(
-    game: Game,
+    game: Any,
     gid: int,
     row: Mapping[str, Any],
     cols: Mapping[str, Any],
     returns: list[float],
     ranks: list[float],
     report: VerifyReport,
+    spec: DatasetGame,
 ) -> bool:
     """Replay the stored actions, then compare every column with the replay at once and
     report the first ply where one differs (False after a problem)."""
     d = len(cols["ply"])
-    states = np.zeros((d, L.STATE_SIZE), L.STATE_DTYPE)
-    masks = np.zeros((d, NUM_ACTIONS), np.int8)
+    states = np.zeros((d, spec.state_size), spec.layout.STATE_DTYPE)
+    masks = np.zeros((d, spec.num_actions), np.int8)
     seats = np.zeros(d, np.int64)
+    illegal = spec.engine.IllegalActionError
     stop: tuple[int, str] | None = None  # (ply, why) where the replay could not go on
     for ply in range(d):
-        if game.is_terminal():
+        if spec.end_of(game) is not None:
             stop = (ply, "the replayed game is already over")
             break
         states[ply] = game.state
-        game.legal_mask(masks[ply])
+        spec.fill_mask(game, masks[ply])
         seats[ply] = game.current_player()
         try:
             game.apply(int(cols["action"][ply]))
-        except IllegalActionError as err:
+        except illegal as err:
             stop = (ply, f"column action: {err}")
             break
     upto = d if stop is None else stop[0] + (0 if stop[1].startswith("the replayed") else 1)
     agents = np.asarray(row["agents"], dtype=object)
     n = len(agents)
     seat_ok = np.clip(seats[:upto], 0, max(0, n - 1))
-    kinds = kinds_of(states[:upto])
+    kinds = spec.kinds_of(states[:upto])
     expected: dict[str, np.ndarray] = {
         "ply": np.arange(upto),
         "seat": seats[:upto],
         "num_players": np.full(upto, row["num_players"]),
         "kind_id": kinds,
-        "kind": np.asarray(KIND_NAMES, dtype=object)[kinds],
+        "kind": np.asarray(spec.kind_names, dtype=object)[kinds],
         "num_legal": masks[:upto].sum(axis=1),
         "agent": agents[seat_ok] if n else np.full(upto, None),
         "ret": np.asarray(returns or [np.nan] * max(n, 1), np.float32)[seat_ok],
@@ -328,7 +331,7 @@ def _check_plies(
         j = int(np.flatnonzero(cols["state"][i] != states[i])[0])
         first = (
             i,
-            f"column state differs from the replay at {_field_at(j)} "
+            f"column state differs from the replay at {spec.field_at(j)} "
             f"(stored {int(cols['state'][i][j])}, replay {int(states[i][j])})",
         )
     bad_mask = np.flatnonzero((cols["legal"][:upto] != pack_masks(masks[:upto])).any(axis=1))
@@ -337,7 +340,7 @@ def _check_plies(
     if "policy_actions" in cols:
         for ply in range(upto if first is None else first[0]):
             why = _policy_problem(
-                cols["policy_actions"][ply], cols["policy_probs"][ply], masks[ply]
+                cols["policy_actions"][ply], cols["policy_probs"][ply], masks[ply], spec
             )
             if why is not None:
                 first = (ply, why)
@@ -350,13 +353,13 @@ def _check_plies(
     return True
 
 
-def _policy_problem(acts: Any, probs: Any, mask: np.ndarray) -> str | None:
+def _policy_problem(acts: Any, probs: Any, mask: np.ndarray, spec: DatasetGame) -> str | None:
     if (acts is None) != (probs is None):
         return "policy_actions and policy_probs are not both null"
     if acts is not None and (
         len(acts) != len(probs)
         or not acts
-        or any(not 0 <= a < NUM_ACTIONS or not mask[a] for a in acts)
+        or any(not 0 <= a < spec.num_actions or not mask[a] for a in acts)
         or any(not math.isfinite(p) or p < 0 for p in probs)
         or abs(math.fsum(probs) - 1.0) > 1e-4
     ):
@@ -365,41 +368,44 @@ def _policy_problem(acts: Any, probs: Any, mask: np.ndarray) -> str | None:
 
 
 def _check_end(
-    game: Game,
+    game: Any,
     gid: int,
     row: Mapping[str, Any],
     ranks: list[float],
     returns: list[float],
     report: VerifyReport,
+    spec: DatasetGame,
 ) -> None:
-    prestige = [int(p) for p in game.prestige()]
+    prestige = spec.scores(game)
     n = row["num_players"]
     forfeits = row["forfeits"]
     seat = row["forfeit_seat"]
-    if row["end"] == "terminated":
-        if not game.is_terminal():
+    ended = spec.end_of(game)
+    if row["end"] in spec.ends and row["end"] != "forfeit":
+        if ended != row["end"]:
             _problem(
                 report,
-                f"game {gid}: stored as terminated, but the replay waits for seat {game.current_player()}",
+                f"game {gid}: stored as {row['end']}, but the replay "
+                + (f"ends {ended}" if ended else f"waits for seat {game.current_player()}"),
             )
             return
-        want_ranks = rank_of(prestige).tolist()
+        want_ranks = spec.ranks(game, None)
         if seat != -1 or any(forfeits):
-            _problem(report, f"game {gid}: a terminated game names a forfeit")
+            _problem(report, f"game {gid}: a {row['end']} game names a forfeit")
             return
     elif row["end"] == "forfeit":
-        if game.is_terminal() or not 0 <= seat < n:
+        if ended is not None or not 0 <= seat < n:
             _problem(
                 report,
                 f"game {gid}: stored as a forfeit of seat {seat}, but the replay ended or the seat is not at the table",
             )
             return
-        want_ranks = forfeit_ranks(prestige, seat)
+        want_ranks = spec.ranks(game, seat)
         if [bool(f) for f in forfeits] != [s == seat for s in range(n)]:
             _problem(report, f"game {gid}: forfeits {forfeits} do not name exactly seat {seat}")
             return
     else:
-        _problem(report, f"game {gid}: end {row['end']!r}; allowed: terminated, forfeit")
+        _problem(report, f"game {gid}: end {row['end']!r}; allowed: {', '.join(spec.ends)}")
         return
     if list(row["prestige"]) != prestige:
         _problem(report, f"game {gid}: prestige {row['prestige']}, the replay gives {prestige}")
