@@ -28,7 +28,7 @@ from caylus_cli.app import (
 
 dataset_app = typer.Typer(
     name="dataset",
-    help="Self-play datasets: generate (Parquet shards), verify (replay), stats.",
+    help="Self-play datasets: generate (Parquet shards), verify (replay), stats, inspect.",
     no_args_is_help=True,
 )
 app.add_typer(dataset_app, name="dataset")
@@ -270,3 +270,30 @@ def stats(
                 f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
                 f"{Path(directory) / VIEWER_DIR}"
             )
+
+
+@dataset_app.command()
+def inspect(
+    directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
+    game_id: Annotated[
+        int | None, typer.Option(help="Which game (default: the first of the dataset).")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Decisions to print (0: all).", min=0)] = 50,
+    game: GameOption = "caylus",
+) -> None:
+    """Print one stored game: its games row, then its decisions in ply order (seat, agent,
+    decision kind, action, legal count, and the policy target's top action if stored).
+
+    The way to read a Puerto Rico game move by move (replay pages are Caylus-only). A dataset
+    of another game than --game is refused, naming both.
+    """
+    from caylus_env.datasets.format import DatasetError
+    from caylus_env.datasets.stats import inspect_game, print_game
+
+    try:
+        inspected = inspect_game(directory, game_id, game)
+    except DatasetError as err:
+        _fail(str(err))
+    except KeyError as err:
+        _fail(str(err.args[0]))
+    print_game(inspected, _console(), limit or None)

@@ -24,6 +24,7 @@ from agents.tournament.specs import RunMismatchError
 from caylus_env.datasets import (
     DatasetError,
     dataset_stats,
+    inspect_game,
     iter_batches,
     open_dataset,
     read_manifest,
@@ -226,6 +227,22 @@ def test_stats_counts_kinds_and_the_command_notes_the_missing_replay_pages(datas
     assert (copy / "stats.png").stat().st_size > 1000
     page = (copy / "report.html").read_text()
     assert "No replay pages" in page and "Puerto Rico" in page and not (copy / "viewer").exists()
+
+
+def test_inspect_lists_one_games_decisions_with_puerto_rico_kinds_and_action_names(dataset):
+    from caylus_env.puerto_rico.engine import action_to_string
+
+    inspected = inspect_game(dataset, 7, PR)
+    assert inspected["row"]["game_id"] == 7 and inspected["game"] == PR
+    decisions = inspected["decisions"]
+    assert [d["ply"] for d in decisions] == list(range(inspected["row"]["decisions"]))
+    assert decisions[0]["kind"] == "role" and decisions[0]["action_name"].startswith("role:")
+    assert all(d["action_name"] == action_to_string(d["action"]) for d in decisions)
+    with pytest.raises(KeyError, match="no game 99"):
+        inspect_game(dataset, 99, PR)
+    proc = cli("inspect", str(dataset), "--game", PR, "--game-id", "7", "--limit", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "Puerto Rico game 7" in proc.stdout and decisions[-1]["action_name"] in proc.stdout
 
 
 def test_policy_targets_of_mcts_are_its_visit_distribution_over_legal_actions(tmp_path):

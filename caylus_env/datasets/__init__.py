@@ -3,8 +3,9 @@
 The format (``format``, ``docs/datasets.md``) is plain Parquet that pyarrow, pandas, polars,
 DuckDB and Hugging Face ``datasets`` open directly; this package adds what those do not know:
 observations encoded from the stored states by the environment's own encoder
-(`iter_batches`, `DecisionDataset`), the replay check (`verify_dataset`) and the summary
-(`dataset_stats`). Generating a dataset needs the agents and lives above this layer
+(`iter_batches`, `DecisionDataset`), the replay check (`verify_dataset`), the summary
+(`dataset_stats`) and one game's decisions (`inspect_game`). Every reader takes ``game=``
+(Caylus by default, or ``"puerto_rico"``): what differs per game is in `dataset_game`. Generating a dataset needs the agents and lives above this layer
 (``agents.selfplay``). Submodules are imported on first use; torch only by `DecisionDataset`.
 """
 
@@ -22,6 +23,9 @@ _NAMES = {
     "verify_dataset": "verify",
     "VerifyReport": "verify",
     "dataset_stats": "stats",
+    "inspect_game": "stats",
+    "dataset_game": "games",
+    "DatasetGame": "games",
     "read_manifest": "format",
     "DatasetError": "format",
     "KIND_NAMES": "format",

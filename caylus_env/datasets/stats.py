@@ -192,4 +192,91 @@ def plot_stats(stats: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     return Path(path)
 
 
-__all__ = ["STATS_PLOT_FILE", "dataset_stats", "plot_stats", "print_stats"]
+def inspect_game(
+    root: str | os.PathLike[str], game_id: int | None = None, game: str = DEFAULT_GAME
+) -> dict[str, Any]:
+    """One stored game as plain values: its games row (``row``) and its decisions in ply order
+    (``decisions``: ply, seat, agent, kind, action id and name, legal count, and the policy
+    target's most likely action when the dataset has targets). ``game_id`` None: the first.
+
+    What ``caylus dataset inspect`` prints; for a Puerto Rico dataset, whose games have no
+    replay page, it is the way to read one game move by move.
+
+    Raises:
+        DatasetError: when ``root`` is not a finished dataset of ``game`` (naming both games).
+        KeyError: naming a game id the dataset does not hold.
+    """
+    import pyarrow.compute as pc
+
+    spec = dataset_game(game)
+    games = open_dataset(root, "games", game=game)
+    if game_id is None:
+        first = games.head(1, columns=["game_id"])
+        if first.num_rows == 0:
+            raise KeyError(f"{root} holds no games")
+        game_id = int(first["game_id"][0].as_py())
+    wanted = pc.field("game_id") == int(game_id)
+    rows = games.to_table(filter=wanted).to_pylist()
+    if not rows:
+        raise KeyError(f"no game {game_id} in {root}")
+    decisions = open_dataset(root, game=game)
+    columns = ["ply", "seat", "agent", "kind", "action", "num_legal"]
+    has_policy = "policy_actions" in decisions.schema.names
+    if has_policy:
+        columns += ["policy_actions", "policy_probs"]
+    table = decisions.to_table(filter=wanted, columns=columns).sort_by("ply").to_pylist()
+    for d in table:
+        d["action_name"] = spec.action_to_string(int(d["action"]))
+        if has_policy:
+            acts, probs = d.pop("policy_actions"), d.pop("policy_probs")
+            d["target"] = (
+                None if not acts else (int(acts[int(np.argmax(probs))]), float(max(probs)))
+            )
+    return {"game": spec.name, "row": rows[0], "decisions": table}
+
+
+def print_game(inspected: dict[str, Any], console: Any, limit: int | None = None) -> None:
+    """`inspect_game`'s result as a header and one table row per decision (the first
+    ``limit`` decisions; None: all)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    spec = dataset_game(inspected["game"])
+    row = inspected["row"]
+    seats = ", ".join(f"{s}: {a}" for s, a in enumerate(row["agents"]))
+    console.print(
+        Text(
+            f"{spec.title} game {row['game_id']} (block {row['block']}, seed {row['seed']}): "
+            f"{row['num_players']} players ({seats}); end {row['end']}; "
+            f"prestige {row['prestige']}, ranks {row['ranks']}, {row['decisions']} decisions"
+        )
+    )
+    table = Table()
+    columns = ["ply", "seat", "agent", "kind", "action", "legal"]
+    policy = any("target" in d for d in inspected["decisions"])
+    if policy:
+        columns.append("target (top)")
+    for col in columns:
+        table.add_column(col, justify="right" if col in ("ply", "seat", "legal") else "left")
+    shown = inspected["decisions"] if limit is None else inspected["decisions"][:limit]
+    for d in shown:
+        cells = [str(d["ply"]), str(d["seat"]), d["agent"], d["kind"]]
+        cells += [f"{d['action']} {d['action_name']}", str(d["num_legal"])]
+        if policy:
+            t = d.get("target")
+            cells.append("" if t is None else f"{spec.action_to_string(t[0])} {t[1]:.2f}")
+        table.add_row(*(Text(c) for c in cells))  # Text: action names are not markup
+    console.print(table)
+    rest = len(inspected["decisions"]) - len(shown)
+    if rest > 0:
+        console.print(f"... {rest} more decisions (--limit 0 shows all)")
+
+
+__all__ = [
+    "STATS_PLOT_FILE",
+    "dataset_stats",
+    "inspect_game",
+    "plot_stats",
+    "print_game",
+    "print_stats",
+]
