@@ -24,6 +24,7 @@ from PIL import Image
 
 from agents.puerto_rico.registry import make_agent
 from caylus_env.puerto_rico.engine import Game, GameConfig, GameRecord, action_to_string
+from caylus_env.puerto_rico.engine.game import forfeit_ranks
 from caylus_env.puerto_rico.engine.state_dict import InvalidStateError
 from caylus_env.puerto_rico.viewer import (
     page_data,
@@ -365,3 +366,41 @@ def test_bad_input_is_refused_by_name(record_5p, tmp_path):
         position_svg({**d, "governor": 9})
     with pytest.raises(ValueError, match="one non-empty name per seat, 4"):
         position_svg(d, ("a", "b"))
+
+
+def test_a_forfeit_names_the_seat_and_its_reason_at_the_last_step():
+    game = Game(GameConfig(num_players=3), 2)
+    for _ in range(40):
+        game.apply(game.legal_actions()[0])
+    partial = game.record().to_dict()
+    ranks = forfeit_ranks(game.ranks().tolist(), 1)
+    forfeited = {
+        **partial,
+        "final": {"end": "forfeit", "scores": game.scores().tolist(), "ranks": ranks},
+        "match": {
+            "game_id": 7,
+            "block": 0,
+            "agents": ["random", "crash", "shipper"],
+            "agent_seeds": [1, 2, 3],
+            "forfeits": [None, "timeout", None],
+        },
+    }
+    data = page_data(forfeited)
+    assert data["title"].startswith("game 7: random vs crash vs shipper (3 players")
+    assert data["texts"][data["decision"][-1]] == "Forfeit: player 1 (crash) forfeited (timeout)"
+    context = data["texts"][data["context"][-1]]
+    assert context.startswith("player 0 (random): ") and " for player " in context
+
+
+def test_a_record_from_a_loaded_position_replays_from_it():
+    start = Game(GameConfig(num_players=2, expansion=True, draft="random"), 3)
+    for _ in range(10):
+        start.apply(start.legal_actions()[-1])
+    game = Game.from_state_dict(start.state_dict())
+    for _ in range(30):
+        game.apply(game.legal_actions()[0])
+    record = game.record()
+    assert record.seed is None and record.start_state is not None
+    data = page_data(record, ("a", "b"))
+    assert data["title"] == "Puerto Rico game: a vs b (2 players, expansion, loaded position)"
+    assert len(data["frames"]) == 31 and data["round"][0] == start.round
