@@ -137,7 +137,7 @@ def slot_origins(expansion: bool) -> dict[str, tuple[int, int]]:
     return out
 
 
-def frame(width: int) -> str:
+def frame() -> str:
     """What never changes: the titles and frames of the supply boxes."""
     titles = {
         "colonists": "Colonists",
@@ -217,7 +217,7 @@ def colonists(d: dict[str, Any]) -> str:
 
 def supplies(d: dict[str, Any]) -> str:
     """The VP chips, the quarries and how many face-down plantations are left (their order is
-    hidden, rules 6.8); the VP chips go below 0 once the end is triggered (5.1, 6.7)."""
+    hidden, rules 6.8); the VP chips go below 0 once they run out: VP counted on paper (6.7)."""
     return "".join(
         [
             svg.text(8, 34, f"VP chips left: {d['vp_supply']}", size=FONT_TEXT),
@@ -272,8 +272,8 @@ def goods_supply(d: dict[str, Any]) -> dict[str, str]:
 
 
 def trading_house(d: dict[str, Any]) -> dict[str, str]:
-    """The trading house's four places, filled in price order (rules 4.5: it holds at most one
-    barrel of a kind without the office, so the order sold is not kept)."""
+    """The trading house's four places (rules 4.5), filled in price order: the engine keeps
+    how many barrels of each good it holds, not the order they were sold in."""
     sold = [g for g in GOOD_NAMES for _ in range(d["trading_house"][g])]
     empty = svg.rect(0, 0, TILE_W, TILE_H - 4, EMPTY_SPACE, stroke=RULE, rx=6)
     return {
@@ -282,9 +282,9 @@ def trading_house(d: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def ship(s: dict[str, Any] | None, k: int) -> str:
-    """Cargo ship ``k`` (1 = smallest): its places, the good it carries and its load
-    (rules 4.6); ``None`` draws nothing (a ship not in this game)."""
+def ship(s: dict[str, Any] | None) -> str:
+    """A cargo ship: its places, the good it carries and its load (rules 4.6); ``None``
+    draws nothing (the third ship of a 2-player game, rules 1.3)."""
     if s is None:
         return ""
     good = s["good"]
@@ -309,7 +309,7 @@ def ship(s: dict[str, Any] | None, k: int) -> str:
 def ships(d: dict[str, Any]) -> dict[str, str]:
     """Every cargo-ship slot, smallest ship first."""
     return {
-        f"ship:{k + 1}": ship(d["ships"][k] if k < len(d["ships"]) else None, k)
+        f"ship:{k + 1}": ship(d["ships"][k] if k < len(d["ships"]) else None)
         for k in range(MAX_SHIPS)
     }
 

@@ -78,7 +78,7 @@ def background(names: tuple[str, ...], expansion: bool) -> str:
     return "".join(
         [
             svg.rect(0, 0, WIDTH, height(expansion), PAPER),
-            board.frame(WIDTH),
+            board.frame(),
             *(players.card(seat, name, top) for seat, name in enumerate(names)),
         ]
     )

@@ -14,7 +14,6 @@ from caylus_env.puerto_rico.engine.constants import GOOD_NAMES, ROLE_NAMES, TILE
 from caylus_env.viewer.theme import (
     EMPTY_SPACE,
     FONT,
-    FONT_BIG,
     FONT_SMALL,
     FONT_TEXT,
     FONT_TITLE,
@@ -35,7 +34,6 @@ __all__ = [
     "COLONIST",
     "EMPTY_SPACE",
     "FONT",
-    "FONT_BIG",
     "FONT_SMALL",
     "FONT_TEXT",
     "FONT_TINY",
