@@ -189,7 +189,7 @@ def _describe_ids(game_ids: list[int], games: int) -> str:
     return f"{count}, {shown}"
 
 
-def _dataset_record(root: Path, game_id: int | None) -> Any:
+def _dataset_record(root: Path, game_id: int | None, game: str = DEFAULT_GAME) -> Any:
     """The record of one game of a self-play dataset (``caylus dataset generate``), rebuilt
     from its ``games`` row (seed, options, seats, agent seeds, result) and the ``action``
     column of its ``decisions`` rows in ply order; `replay` then checks it like any record.
@@ -199,7 +199,7 @@ def _dataset_record(root: Path, game_id: int | None) -> Any:
     from caylus_env.datasets.records import dataset_records
 
     try:
-        games = open_dataset(root, "games")
+        games = open_dataset(root, "games", game=game)
         ids = games.to_table(columns=["game_id"]).column("game_id").to_pylist()
     except (DatasetError, OSError) as err:
         _fail(f"{root} is not a dataset (a directory written by caylus dataset generate): {err}")
@@ -212,7 +212,7 @@ def _dataset_record(root: Path, game_id: int | None) -> Any:
             f"{_describe_ids(ids, len(ids))}"
         )
     try:
-        return dataset_records(root, [chosen])[chosen]
+        return dataset_records(root, [chosen], game)[chosen]
     except ValueError as err:
         _fail(f"{root}: {err}", code=1)
 
@@ -222,12 +222,7 @@ def _pick_record(file: Path, game_id: int | None, game: str = DEFAULT_GAME) -> A
     from agents.tournament.games import tournament_game
 
     if file.is_dir():
-        if game != DEFAULT_GAME:
-            _fail(
-                f"{file}: replaying the games of a {game} dataset is not supported yet; "
-                "allowed: a record file or a games.jsonl"
-            )
-        return _dataset_record(file, game_id)
+        return _dataset_record(file, game_id, game)
     records = _read_records(file, game)
     if game_id is None:
         return records[0]
