@@ -326,19 +326,23 @@ def test_a_picked_role_names_its_taker_until_the_round_ends(record_5p):
     data = page_data(record_5p)
     slot = data["slots"].index("role:captain")
     piece = data["frames"][0][slot]
-    shown = []  # the captain card's drawing at every step
+    shown = [data["pieces"][piece]]  # the captain card's drawing at every step
     for frame in data["frames"][1:]:
-        changes = dict(zip(frame[::2], frame[1::2], strict=True))
-        piece = changes.get(slot, piece)
+        piece = dict(zip(frame[::2], frame[1::2], strict=True)).get(slot, piece)
         shown.append(data["pieces"][piece])
-    step = data["action"].index(
-        next(a for a in data["action"] if a >= 0 and data["names"][a] == "role:captain")
-    )
-    actor = data["actor"][step]
-    assert f"taken by player {actor}" in shown[step]  # the drawing after the pick
-    assert "available" in shown[step - 1]
-    later = next(i for i in range(step, len(shown)) if "taken" not in shown[i])
-    assert data["round"][later + 1] == data["round"][step] + 1  # freed as the round ends
+    captain = data["names"].index("role:captain")
+    step = data["action"].index(captain)
+    assert "available" in shown[step]
+    assert f"taken by player {data['actor'][step]}" in shown[step + 1]
+    freed = next(s for s in range(step + 1, len(shown)) if "taken" not in shown[s])
+    assert data["round"][freed] == data["round"][step] + 1  # freed as the round ends
+
+
+def test_names_are_escaped_in_the_page():
+    record = play(2, False, 1, max_decisions=30)
+    html = replay_page_html(record, ("<b>bold</b>", "</script><script>alert(1)"))
+    assert html.count("</script>") == 2  # the data and the script: nothing ends them early
+    assert "<b>bold</b>" not in html and "&lt;b&gt;bold&lt;/b&gt;" in html
 
 
 def test_a_truncated_game_says_so_at_its_last_step():
