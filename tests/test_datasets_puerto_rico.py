@@ -229,6 +229,24 @@ def test_stats_counts_kinds_and_the_command_notes_the_missing_replay_pages(datas
     assert "No replay pages" in page and "Puerto Rico" in page and not (copy / "viewer").exists()
 
 
+def test_games_cut_off_by_the_decision_cap_are_stored_truncated_and_verify(tmp_path):
+    spec = DatasetSpec(
+        agents=("random", "builder"), players="2", games=2, game_options={"max_decisions": 40},
+        game=PR,
+    )  # fmt: skip
+    make(spec, tmp_path / "t", workers=1)
+    games = pq.read_table(tmp_path / "t" / "games").to_pylist()
+    assert [g["end"] for g in games] == ["truncated", "truncated"]
+    assert all(g["decisions"] == 40 and sorted(g["ranks"]) == [1.0, 2.0] for g in games)
+    assert verify_dataset(tmp_path / "t", game=PR).ok
+    path = next((tmp_path / "t" / "games").glob("*.parquet"))
+    rows = pq.read_table(path).to_pylist()
+    rows[0]["end"] = "terminated"
+    pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(path)), path)
+    problems = verify_dataset(tmp_path / "t", game=PR).problems
+    assert any("game 0: stored as terminated, but the replay ends truncated" in p for p in problems)
+
+
 def test_inspect_lists_one_games_decisions_with_puerto_rico_kinds_and_action_names(dataset):
     from caylus_env.puerto_rico.engine import action_to_string
 
