@@ -1,7 +1,8 @@
 """Dataset generation against a tournament of the same agents: games per second and bytes.
 
 Usage: ``nice -n 10 python bench/dataset_bench.py [--agents castle,economy] [--players 2]
-[--games 400] [--workers 1,2] [--repeats 3] [--json out.json]``.
+[--games 400] [--workers 1,2] [--repeats 3] [--game caylus] [--json out.json]``
+(``--game puerto_rico --agents random,shipper,builder --players 3`` for Puerto Rico).
 
 For each worker count, runs ``caylus tournament`` (the library call, without reports) and
 ``caylus dataset generate`` with the same agents, player count, games and seed, alternating
@@ -26,9 +27,11 @@ from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_data
 from agents.tournament.runner import TournamentSpec, run_tournament
 
 
-def _time_tournament(agents: tuple[str, ...], players: int, games: int, workers: int) -> float:
+def _time_tournament(
+    agents: tuple[str, ...], players: int, games: int, workers: int, game: str
+) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        spec = TournamentSpec(agents, players, games, seed=1)
+        spec = TournamentSpec(agents, players, games, seed=1, game=game)
         start = time.perf_counter()
         result = run_tournament(
             spec, Path(tmp) / "t", workers=workers, progress=False,
@@ -38,10 +41,10 @@ def _time_tournament(agents: tuple[str, ...], players: int, games: int, workers:
 
 
 def _time_dataset(
-    agents: tuple[str, ...], players: int, games: int, workers: int
+    agents: tuple[str, ...], players: int, games: int, workers: int, game: str
 ) -> tuple[float, float, int]:
     with tempfile.TemporaryDirectory() as tmp:
-        spec = DatasetSpec(agents, players, games, seed=1)
+        spec = DatasetSpec(agents, players, games, seed=1, game=game)
         start = time.perf_counter()
         prepared = prepare_dataset(spec, Path(tmp) / "d", workers=workers)
         result = generate_dataset(prepared, progress=False, console=Console(file=io.StringIO()))
@@ -57,6 +60,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--game", default="caylus")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     agents = tuple(a.strip() for a in args.agents.split(","))
@@ -64,8 +68,10 @@ def main() -> None:
     for workers in (int(w) for w in args.workers.split(",")):
         tour, data, sizes = [], [], []
         for _ in range(args.repeats):
-            tour.append(_time_tournament(agents, args.players, args.games, workers))
-            rate, per_decision, decisions = _time_dataset(agents, args.players, args.games, workers)
+            tour.append(_time_tournament(agents, args.players, args.games, workers, args.game))
+            rate, per_decision, decisions = _time_dataset(
+                agents, args.players, args.games, workers, args.game
+            )
             data.append(rate)
             sizes.append(per_decision)
         row = {
@@ -82,7 +88,7 @@ def main() -> None:
             f"workers {workers}: tournament {row['tournament_games_per_s']:.1f} games/s, dataset "
             f"{row['dataset_games_per_s']:.1f} games/s ({row['ratio']:.0%}), "
             f"{row['bytes_per_decision']:.1f} bytes a decision "
-            f"({args.games} games of {','.join(agents)}, {args.players} players, "
+            f"({args.games} {args.game} games of {','.join(agents)}, {args.players} players, "
             f"median of {args.repeats})"
         )
     if args.json:
