@@ -456,8 +456,9 @@ def choose(logits: np.ndarray, temperature: float, uniforms: np.ndarray | None) 
     cdf = np.cumsum(p, axis=1)
     cdf /= cdf[:, -1:]
     picks = (cdf < uniforms[:, None]).sum(axis=1)
-    # Land on a legal action even at the float edge (p == 0 for the illegal ones).
-    picks = np.minimum(picks, NUM_ACTIONS - 1)
+    # Land on a legal action even at the float edge (p == 0 for the illegal ones). The row
+    # width, not Caylus's NUM_ACTIONS: Puerto Rico's policies sample with this too.
+    picks = np.minimum(picks, logits.shape[1] - 1)
     bad = ~np.isfinite(logits[np.arange(len(picks)), picks])
     if bad.any():
         picks[bad] = np.argmax(logits[bad], axis=1)

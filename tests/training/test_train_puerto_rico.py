@@ -355,3 +355,15 @@ def test_cli_train_bc_refuses_puerto_rico(tmp_path):
         app, ["train", "bc", "--game", "puerto_rico", "--dataset", "d", "--out", str(tmp_path)]
     )
     assert r.exit_code == 2 and "behaviour cloning is Caylus-only" in r.output
+
+
+def test_sampling_reaches_puerto_rico_action_ids_beyond_caylus_action_space():
+    from agents.policy import choose
+    from caylus_env.engine.actions import NUM_ACTIONS as CAYLUS_ACTIONS
+
+    logits = np.full((1, NUM_ACTIONS), -np.inf, np.float32)
+    high = NUM_ACTIONS - 1
+    assert high >= CAYLUS_ACTIONS  # Puerto Rico has more action ids than Caylus
+    logits[0, [CAYLUS_ACTIONS - 1, high]] = 0.0  # two legal actions, equally likely
+    assert choose(logits, 1.0, np.array([0.25]))[0] == CAYLUS_ACTIONS - 1
+    assert choose(logits, 1.0, np.array([0.75]))[0] == high
