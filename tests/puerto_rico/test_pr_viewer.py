@@ -192,11 +192,12 @@ def test_navigation_keys_buttons_slider_jumps_and_address(page, page_5p, record_
 def test_every_step_renders_in_under_50_ms(page, page_5p, record_5p, artifacts):
     """Each step is timed from the step before it (stepping forward) and from the far end of
     the game (a jump: most slots change), style and layout included; each time is the best of
-    3 tries, so that another process taking the CPU for a moment is not counted."""
+    3 tries, and a step over the bound is timed again a little later (up to 5 times), so that
+    another process taking the shared CPU for a moment is not counted."""
     tab, _ = page
     _open(tab, page_5p)
     timings = tab.evaluate(
-        """() => {
+        """async (bound) => {
           const viewer = window.caylusViewer;
           const last = viewer.steps - 1;
           const time = (from, to) => {
@@ -211,12 +212,20 @@ def test_every_step_renders_in_under_50_ms(page, page_5p, record_5p, artifacts):
             }
             return best;
           };
+          const pause = () => new Promise((done) => setTimeout(done, 50));
           const forward = [];
           const jumps = [];
-          for (let k = 1; k <= last; k++) { forward.push(time(k - 1, k)); }
-          for (let k = 0; k <= last; k += 25) { jumps.push(time(last - k, k)); }
-          return {forward: forward, jumps: jumps};
-        }"""
+          for (let k = 1; k <= last; k++) { forward.push([k - 1, k, time(k - 1, k)]); }
+          for (let k = 0; k <= last; k += 25) { jumps.push([last - k, k, time(last - k, k)]); }
+          let retimed = 0;
+          for (let again = 0; again < 5; again++) {
+            const slow = forward.concat(jumps).filter((t) => t[2] >= bound);
+            for (const t of slow) { await pause(); t[2] = Math.min(t[2], time(t[0], t[1])); }
+            retimed += slow.length;
+          }
+          return {forward: forward.map((t) => t[2]), jumps: jumps.map((t) => t[2]), retimed};
+        }""",
+        MAX_STEP_MS,
     )
     forward, jumps = timings["forward"], timings["jumps"]
     assert len(forward) == len(record_5p.actions)
@@ -226,6 +235,7 @@ def test_every_step_renders_in_under_50_ms(page, page_5p, record_5p, artifacts):
         "forward_max_ms": max(forward),
         "jump_median_ms": median(jumps),
         "jump_max_ms": max(jumps),
+        "retimed": timings["retimed"],
     }
     (artifacts / "pr_render_timings.json").write_text(json.dumps(summary))
     print(f"Puerto Rico viewer render per step: {summary}")
