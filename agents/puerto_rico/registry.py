@@ -32,12 +32,15 @@ _SCRIPTED_PLAYS = {
     "shipper": "corn and indigo production shipped with the captain, warehouses, harbor, wharf",
     "builder": "quarries, dear goods sold with markets and office, factory, large buildings",
 }
-_SCRIPTED_COST = "about 0.01 ms a move, a whole game in about 1-2 ms; wins >= 95% vs random"
+_SCRIPTED_COST = (
+    "about 0.001 ms a move, its moves of a whole game under 1 ms; wins >= 99% vs random "
+    "at 2-5 players (docs/puerto_rico_agents.md)"
+)
 _BUILTIN: dict[str, AgentInfo] = {
     "random": AgentInfo(
         "random",
         "random",
-        "uniform over the legal moves (seeded), the floor of every ladder; about 0.002 ms a move",
+        "uniform over the legal moves (seeded), the floor of every ladder; about 0.001 ms a move",
     ),
     **{
         name: AgentInfo(
@@ -49,8 +52,8 @@ _BUILTIN: dict[str, AgentInfo] = {
         "mcts",
         "mcts:SIMS[:ROLLOUT][:key=value...]",
         "UCT over determinized positions (the face-down plantations reshuffled per "
-        "simulation) with scripted rollouts; cost grows linearly with SIMS, about 1 ms per "
-        "simulation early in a 2-player game",
+        "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.2 ms per "
+        "simulation (mcts:100 about 20-40 ms a move, 4-6 s of moves a game)",
         f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
         + "|".join(ROLLOUTS)
         + " (default shipper); keys: "
