@@ -31,7 +31,7 @@ from typing import Any
 
 from caylus_env.fileio import atomic_write_bytes
 from caylus_env.puerto_rico.engine import Game, GameConfig, GameRecord, replay
-from caylus_env.puerto_rico.engine.actions import ACTION_NAMES, BLOCKS
+from caylus_env.puerto_rico.engine.actions import ACTION_NAMES, string_to_action
 from caylus_env.puerto_rico.engine.constants import PHASE_NAMES, ROLE_NAMES
 from caylus_env.puerto_rico.engine.decisions import CODEC_NONE, ENTRY_OF_NAME
 from caylus_env.puerto_rico.engine.game import FORFEIT
@@ -45,7 +45,7 @@ from caylus_env.viewer.page import _changes, _script_json, _Table
 TEMPLATE = "template.html"
 PAGE_FORMAT = "puerto-rico-viewer/1"
 """Version of the data the page's script reads; bump it when its shape changes."""
-ROLE_ACTIONS = {BLOCKS["ROLE"][0] + r: name for r, name in enumerate(ROLE_NAMES)}
+ROLE_ACTIONS = {string_to_action(f"role:{name}"): name for name in ROLE_NAMES}
 """The role card each ``role:*`` action picks (rules 3.1)."""
 
 

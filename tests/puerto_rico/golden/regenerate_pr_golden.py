@@ -43,20 +43,18 @@ def make_position(players: int, expansion: bool, seed: int, agents: tuple[str, .
     """The stored form of the position after ``step`` actions of a fixed game."""
     from agents.puerto_rico.registry import make_agent
     from caylus_env.puerto_rico.engine import Game, GameConfig
-    from caylus_env.puerto_rico.engine.actions import BLOCKS
-    from caylus_env.puerto_rico.engine.constants import ROLE_NAMES
+    from caylus_env.puerto_rico.viewer.page import ROLE_ACTIONS
 
     game = Game(GameConfig(num_players=players, expansion=expansion), seed)
     bots = [make_agent(a) for a in agents]
     for i, bot in enumerate(bots):
         bot.reset(i)
     takers: dict[str, int] = {}
-    first_role = BLOCKS["ROLE"][0]
     for _ in range(step):
         seat = game.current_player()
         action = bots[seat].act(game)
-        if first_role <= action < first_role + len(ROLE_NAMES):
-            takers[ROLE_NAMES[action - first_role]] = seat
+        if action in ROLE_ACTIONS:
+            takers[ROLE_ACTIONS[action]] = seat
         game.apply(action)
     d = game.state_dict()
     takers = {r: s for r, s in takers.items() if d["roles"][r]["picked"]}
