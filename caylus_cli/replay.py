@@ -139,6 +139,22 @@ def _load_records(path: Path, game: str) -> list[Any]:
     return out
 
 
+def _first_item(path: Path) -> Any:
+    """The first JSON value of a record file: its first line's when that line is a whole
+    record or list (a games.jsonl, a compact record: the file is not parsed twice), else the
+    whole file's (an indented record)."""
+    from caylus_env.engine.record import MAX_RECORD_FILE_BYTES
+
+    with path.open("rb") as handle:  # bounded: a longer line fails to parse, then is refused
+        line = handle.readline(MAX_RECORD_FILE_BYTES + 1).strip()
+    try:
+        first = _parse_json(line.decode("utf-8"))
+    except ValueError:  # an indented record, or bytes the reader will name
+        items = _json_items(path)
+        return items[0][1] if items else None
+    return first[0] if isinstance(first, list) and first else first
+
+
 def _file_game(path: Path, expected: str | None) -> str:
     """The game of a record file or dataset directory: its first record's ``game`` field (a
     dataset's manifest's), Caylus when absent; ``expected`` (``--game``) when the file cannot
@@ -151,8 +167,7 @@ def _file_game(path: Path, expected: str | None) -> str:
 
             first = read_manifest(path)
         else:
-            items = _json_items(path)
-            first = items[0][1] if items else None
+            first = _first_item(path)
     except (OSError, ValueError, ImportError):  # the game's own reader names what is wrong
         first = None
     if not isinstance(first, dict):
