@@ -111,12 +111,15 @@ def test_play_puerto_rico_with_the_expansion_starts_with_the_draft():
     assert len(finals(result.output)) == 3
 
 
-def test_play_puerto_rico_shows_the_board_each_round():
+def test_play_puerto_rico_draws_the_board_at_each_new_round_and_at_the_end():
     result = invoke("play", "--game", GAME, "--agents", "builder,builder", "--seed", "1")
     assert result.exit_code == 0, result.output
-    assert "Game over after" in result.output
-    rounds = {line.split()[1] for line in result.output.splitlines() if PLAYED.match(line)}
-    assert len(rounds) > 5  # several rounds were played, each rendered before its decisions
+    lines = result.output.splitlines()
+    boards = [line for line in lines if line.startswith("Puerto Rico, 2 players, seed 1:")]
+    rounds = sorted({int(line.split()[1]) for line in lines if PLAYED.match(line)})
+    assert rounds == list(range(1, len(rounds) + 1)) and len(rounds) > 5
+    assert [int(b.split("round ")[1].split(",")[0]) for b in boards[:-1]] == rounds
+    assert boards[-1].endswith("phase game_over")  # and the final position after the last one
 
 
 @pytest.mark.parametrize(
