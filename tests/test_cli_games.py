@@ -122,6 +122,14 @@ def test_play_puerto_rico_draws_the_board_at_each_new_round_and_at_the_end():
     assert boards[-1].endswith("phase game_over")  # and the final position after the last one
 
 
+def test_play_puerto_rico_says_when_the_decision_cap_cut_the_game_off():
+    result = invoke("play", "--game", GAME, "--agents", "random,random",
+                    "--option", "max_decisions=30", "--no-board")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sum(1 for line in result.output.splitlines() if PLAYED.match(line)) == 30
+    assert "Game over after 30 decisions (truncated by the decision cap)" in result.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
