@@ -317,3 +317,36 @@ def test_sigkill_then_the_same_command_resumes_to_the_uninterrupted_dataset(tmp_
     make(KILL_SPEC, tmp_path / "whole", workers=1)
     assert shard_bytes(out) == shard_bytes(tmp_path / "whole")
     assert verify_dataset(out, game=PR).ok
+
+
+def test_decision_dataset_gives_puerto_rico_tensors(dataset):
+    import torch
+    from torch.utils.data import DataLoader
+
+    from caylus_env.datasets import DecisionDataset
+    from caylus_env.puerto_rico.observation import OBS_SIZE
+
+    batches = list(DataLoader(DecisionDataset(dataset, 512, game=PR), batch_size=None))
+    total = read_manifest(dataset)["counts"]["decisions"]
+    assert sum(len(b["action"]) for b in batches) == total
+    assert batches[0]["obs"].shape == (512, OBS_SIZE) and batches[0]["obs"].dtype == torch.float32
+    assert batches[0]["mask"].shape == (512, NUM_ACTIONS)
+    assert all(b["mask"][torch.arange(len(b["action"])), b["action"]].all() for b in batches)
+    with pytest.raises(DatasetError, match="Puerto Rico dataset"):
+        DecisionDataset(dataset, 512)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--agents", "castle,random"], "invalid value for --agents: Puerto Rico: unknown agent"),
+        (["--agents", "random", "--option", "jeweller=true"], "unknown Puerto Rico option"),
+    ],
+)
+def test_bad_puerto_rico_arguments_exit_2_naming_the_option(tmp_path, args, needle):
+    proc = cli(
+        "generate", "--game", PR, "--players", "3", "--games", "3",
+        "--out", str(tmp_path / "d"), "--no-progress", *args,
+    )  # fmt: skip
+    assert proc.returncode == 2 and needle in proc.stderr, proc.stderr
+    assert not (tmp_path / "d").exists()
