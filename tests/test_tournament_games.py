@@ -150,15 +150,24 @@ def record_line(record: GameRecord) -> str:
     return json.dumps(record.to_dict())
 
 
-def test_its_reports_say_why_there_are_no_replay_pages(pr_run):
+def test_its_reports_link_puerto_rico_replay_pages_and_say_what_the_scores_are(pr_run):
     out = pr_run.out_dir
     for name in ("summary.json", "report.md", "report.html", "ratings.png", "head_to_head.png"):
         assert (out / name).exists(), name
-    assert not list(out.glob("game-*.html"))
     report = (out / "report.md").read_text()
     assert "## Puerto Rico" in report and "victory points" in report
     page = (out / "report.html").read_text()
-    assert "Puerto Rico: " in page and "Caylus runs only" in page
+    assert "victory points" in page
+    pages = sorted(out.glob("game-*.html"))
+    assert pages, "a Puerto Rico run writes replay pages of its sampled games"
+    records = {r.match["game_id"]: r for r in pr_run.records()}
+    for path in pages:
+        assert f'href="{path.name}"' in page, path.name
+        html = path.read_text()
+        assert "<svg" in html and "http://" not in html.replace("http://www.w3.org", "")
+        gid = int(path.stem.split("-")[1])
+        for seat, agent in enumerate(records[gid].match["agents"]):
+            assert agent in html, (gid, seat, agent)
 
 
 def test_the_same_command_twice_writes_identical_results(pr_run, tmp_path):

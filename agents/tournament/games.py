@@ -10,7 +10,7 @@ the reports stay game-generic and ask `tournament_game(name)` (names of ``caylus
 - `PuertoRicoGame`: ``caylus_env.puerto_rico.engine`` records (``puerto-rico-record/1``) with
   the optional ``match`` and ``timings`` sections; a game cut off by the engine's decision cap
   (docs/rules/puerto_rico.md 6.9) ends ``truncated`` and is ranked by its position, like the
-  engine's own records; replay pages are Caylus-only for now (`replay_pages`).
+  engine's own records; its replay pages come from ``caylus_env.puerto_rico.viewer``.
 
 A game's agents come from its registry (``GameInfo.agents_module``), engines and registries are
 imported on first use, and a run directory's ``run.json`` names its game in a ``game`` field
@@ -23,6 +23,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -157,12 +158,26 @@ class TournamentGame:
         """Replay a record with the engine, checking every step and its end."""
         return self.engine().replay(record)
 
+    def write_page(self, record: Any, path: Path) -> None:
+        """Write the record's self-contained replay page (the game's viewer) to ``path``,
+        atomically.
+
+        Raises:
+            ValueError: if the record does not replay exactly (nothing is written then).
+        """
+        raise NotImplementedError
+
 
 class CaylusGame(TournamentGame):
     """Caylus: the harness's original code, moved here without a change in what it writes."""
 
     name = "caylus"
     replay_pages = True
+
+    def write_page(self, record: Any, path: Path) -> None:
+        from caylus_env.viewer import write_replay_html
+
+        write_replay_html(record, path)
 
     def normal_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
         from caylus_env.engine import GameConfig
@@ -240,7 +255,12 @@ class PuertoRicoGame(TournamentGame):
     """
 
     name = "puerto_rico"
-    replay_pages = False
+    replay_pages = True
+
+    def write_page(self, record: Any, path: Path) -> None:
+        from caylus_env.puerto_rico.viewer import write_replay_page
+
+        write_replay_page(record, path)
 
     @property
     def score_note(self) -> str:  # type: ignore[override]

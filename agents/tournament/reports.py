@@ -6,10 +6,11 @@ on the games alone, never on timings, so the same arguments give the same ``summ
 
 ``report.html`` is the same report for a browser: the leaderboard with its intervals, the seat
 table, the head-to-head matrix and the plots (embedded, so the file can be moved on its own),
-plus a replay page (``caylus_env.viewer``) for a sample of games, written beside it as
-``game-<id>.html``: the first game of each table of agents and every forfeit. The viewer draws
-Caylus only, so a run of another game (``run.json`` field ``game``) gets no replay pages, and
-its reports say so and say what the shared "prestige" columns hold there (`game_notes`).
+plus a replay page (the game's viewer: ``caylus_env.viewer`` or
+``caylus_env.puerto_rico.viewer``) for a sample of games, written beside it as
+``game-<id>.html``: the first game of each table of agents and every forfeit. The reports of a
+game whose score is not Caylus's prestige say what the shared "prestige" columns hold there
+(`game_notes`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from rich.text import Text
 
 from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.rundir import GAMES_FILE, read_records
-from caylus_env.games import game_info
+from caylus_env.games import DEFAULT_GAME, game_info
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
@@ -57,15 +58,8 @@ games. The report lists the games left without a page and the command that write
 
 def game_notes(adapter: TournamentGame) -> tuple[str, ...]:
     """What the reports of a game other than Caylus add (report.md's last section and
-    report.html's notes): how to read the shared columns, and why there are no replay pages."""
-    if adapter.replay_pages:
-        return ()
-    notes = [] if adapter.score_note is None else [adapter.score_note]
-    notes.append(
-        f"Replay pages are written for Caylus runs only for now: this run has none. Every game's "
-        f"record is in {GAMES_FILE} and replays with `caylus replay --game {adapter.name}`."
-    )
-    return tuple(notes)
+    report.html's notes): how to read the shared score columns."""
+    return () if adapter.score_note is None else (adapter.score_note,)
 
 
 class _RateColumn(ProgressColumn):
@@ -121,7 +115,7 @@ def write_reports(
     pages: dict[int, tuple[str, str]] = {}
     unpaged: list[int] = []
     if adapter.replay_pages:
-        pages, unpaged = write_game_pages(results, out_dir)
+        pages, unpaged = write_game_pages(results, out_dir, adapter.name)
     write_html_report(summary, results, out_dir, pages, unpaged, notes)
     stats.print_summary(summary, console)
     if forfeits:
@@ -177,7 +171,7 @@ def sample_games(results: Sequence[Mapping[str, Any]]) -> list[tuple[int, str]]:
 
 
 def write_game_pages(
-    results: Sequence[Mapping[str, Any]], out_dir: Path
+    results: Sequence[Mapping[str, Any]], out_dir: Path, game: str = DEFAULT_GAME
 ) -> tuple[dict[int, tuple[str, str]], list[int]]:
     """Write the replay page of every sampled game (`sample_games`) from the run's
     ``games.jsonl``, atomically, and remove pages of games no longer sampled.
@@ -185,16 +179,17 @@ def write_game_pages(
     Returns:
         ``{game_id: (page file name, why)}`` and the ids of forfeits left without a page.
     """
-    from caylus_env.viewer import write_replay_html
-
+    adapter = tournament_game(game)
     sample = sample_games(results)
     pages = {gid: (GAME_PAGE.format(game_id=gid), why) for gid, why in sample}
     games_path = out_dir / GAMES_FILE
-    records = {r.game_id: r for r in read_records(games_path)} if pages else {}
+    records = (
+        {adapter.game_id(r): r for r in read_records(games_path, adapter.name)} if pages else {}
+    )
     for gid, (name, _) in pages.items():
         if gid not in records:
             raise ValueError(f"game {gid} has a result but no line in {games_path}")
-        write_replay_html(records[gid], out_dir / name)
+        adapter.write_page(records[gid], out_dir / name)
     wanted = {name for name, _ in pages.values()}
     for stale in out_dir.iterdir():
         if GAME_PAGE_NAME.fullmatch(stale.name) and stale.name not in wanted:
@@ -295,8 +290,7 @@ def write_html_report(
 ) -> Path:
     """Write ``report.html`` (atomically) from a `agents.stats.build_summary` dict of
     ``results``, the plots beside it and the sampled games' replay pages of
-    `write_game_pages`; ``notes`` (`game_notes`) replace the games section of a game without
-    replay pages."""
+    `write_game_pages`; ``notes`` (`game_notes`) open the games section."""
     # The tables are those of report.md, row for row: the same formatting code.
     from agents.stats.report import (
         _AGENT_HEADER,
@@ -381,10 +375,8 @@ def write_html_report(
         body.append(_table(_FORFEIT_HEADER, forfeits, text_columns=1))
     else:
         body.append(_para("No agent forfeited a game."))
-    games_section = (
-        "".join(_para(note) for note in notes)
-        if notes
-        else _games_section({r["game_id"]: r for r in results}, pages, unpaged)
+    games_section = "".join(_para(note) for note in notes) + _games_section(
+        {r["game_id"]: r for r in results}, pages, unpaged
     )
     body += [
         '<h2 id="games">Games</h2>',
