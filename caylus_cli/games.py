@@ -3,7 +3,7 @@
 ``--game puerto_rico`` plays Puerto Rico with its own agents (``caylus agents --game
 puerto_rico``); the game is made, its options checked and its agents created through the
 harness's per-game adapter (``agents.tournament.games``), so that ``play`` and ``tournament``
-accept the same options and agents. Replay pages (``--html``) are Caylus-only for now.
+accept the same options and agents.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ RENDERERS = {
 #: Game name -> the attribute of its ``Game`` counting the game's clock (Caylus turns, Puerto
 #: Rico rounds, docs/rules/puerto_rico.md 3), printed with every decision.
 CLOCKS = {"caylus": "turn", "puerto_rico": "round"}
-#: Games whose records the viewer draws as replay pages (``caylus_env.viewer``).
-HTML_GAMES = ("caylus",)
+#: Games whose records a viewer draws as replay pages (``caylus_env.viewer``,
+#: ``caylus_env.puerto_rico.viewer``).
+HTML_GAMES = ("caylus", "puerto_rico")
 
 
 def _render(game: Any, name: str = DEFAULT_GAME) -> str:
@@ -152,7 +153,7 @@ def play(
         Path | None,
         typer.Option(
             help="Also write the game as a self-contained HTML replay page to this file "
-            "(see caylus replay --html; Caylus only)."
+            "(see caylus replay --html)."
         ),
     ] = None,
     game: GameOption = DEFAULT_GAME,
@@ -223,7 +224,7 @@ def play(
     for line in _final_lines(state, seats, game):
         typer.echo(line)
     if html is not None:
-        write_html(state.record(), html, seats)
+        write_html(state.record(), html, seats, game)
 
 
 def _is_truncated(game: Any) -> bool:

@@ -1,5 +1,6 @@
 """``caylus replay``: re-run a game record, checking every step, and show it as text or as a
-self-contained HTML replay page (``--html``, drawn by ``caylus_env.viewer``).
+self-contained HTML replay page (``--html``, drawn by the game's viewer: ``caylus_env.viewer``
+or ``caylus_env.puerto_rico.viewer``).
 
 The game is the record's own (its ``game`` field, Caylus when absent: ``caylus_env.games``);
 ``--game NAME`` says which game the file must hold, and a record of the other game is refused
@@ -44,12 +45,20 @@ def check_html_out(path: Path | None, option: str = "--html") -> Path | None:
     return path
 
 
-def write_html(record: Any, path: Path, agents: Sequence[str] | None = None) -> None:
-    """Write the replay page of ``record`` (checked by the engine first) and say where."""
-    from caylus_env.viewer import write_replay_html
-
+def write_html(
+    record: Any, path: Path, agents: Sequence[str] | None = None, game: str = DEFAULT_GAME
+) -> None:
+    """Write the replay page of ``record`` (checked by the engine first) with the viewer of
+    ``game`` (``caylus_env.viewer`` or ``caylus_env.puerto_rico.viewer``) and say where."""
     try:
-        size = write_replay_html(record, path, agents)
+        if game == DEFAULT_GAME:
+            from caylus_env.viewer import write_replay_html
+
+            size = write_replay_html(record, path, agents)
+        else:
+            from caylus_env.puerto_rico.viewer import write_replay_page
+
+            size = write_replay_page(record, path, agents).stat().st_size
     except OSError as err:
         _fail(f"cannot write {path}: {err}", code=1)
     typer.echo(f"wrote {path} ({size / 1024:.0f} KiB, {len(record.actions) + 1} steps)")
@@ -321,7 +330,7 @@ def replay(
     if held == DEFAULT_GAME:
         _show_caylus(file, record, show, html)
     else:
-        _show_other(file, record, show, held)
+        _show_other(file, record, show, held, html)
 
 
 def _replayed(file: Path, record: Any, game: str) -> Any:
@@ -376,7 +385,7 @@ def _show_caylus(file: Path, record: Any, show: bool, html: Path | None) -> None
         typer.echo(f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}")
 
 
-def _show_other(file: Path, record: Any, show: bool, name: str) -> None:
+def _show_other(file: Path, record: Any, show: bool, name: str, html: Path | None) -> None:
     """Print a replayed record of a game with dict ``match`` and ``final`` sections (Puerto
     Rico's ``GameRecord``): its decisions by name (``--show``), the board, the end, the
     forfeits and each seat's score and rank (victory points for Puerto Rico, its rules 5.2-5.3).
@@ -402,7 +411,10 @@ def _show_other(file: Path, record: Any, show: bool, name: str) -> None:
                 f"{engine.action_to_string(a)}"
             )
             walker.apply(a)
-    typer.echo(_render(game, name))
+    if html is not None:
+        write_html(record, html, seats, name)
+    else:
+        typer.echo(_render(game, name))
     label = f"game {match['game_id']}" if match is not None else "record"
     end = final["end"] if final is not None else "unfinished"
     typer.echo(f"{label} replayed: {len(record.actions)} actions, end: {end}")

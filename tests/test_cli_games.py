@@ -1,7 +1,7 @@
 """``--game puerto_rico`` on ``caylus play``, ``replay``, ``agents`` and ``bench`` (typer's
 CliRunner): each command works for Puerto Rico, a record of the other game is refused naming
-both games, an unknown game is refused, and replay pages (``--html``) are refused for Puerto
-Rico before any work; and every path ``docs/adding-a-game.md`` names exists."""
+both games, an unknown game is refused, ``--html`` writes a Puerto Rico replay page (drawn by
+``caylus_env.puerto_rico.viewer``); and every path ``docs/adding-a-game.md`` names exists."""
 
 from __future__ import annotations
 
@@ -145,12 +145,26 @@ def test_play_puerto_rico_refuses_bad_arguments_naming_what_is_allowed(args, mes
     assert message in result.output
 
 
-def test_play_refuses_html_for_puerto_rico_before_any_work(tmp_path):
+def test_play_html_writes_the_puerto_rico_replay_page_of_the_game_played(tmp_path):
     page = tmp_path / "game.html"
+    result = invoke(
+        "play", "--game", GAME, "--agents", "shipper,builder", "--seed", "5", "--html", page
+    )
+    assert result.exit_code == 0, result.output
+    assert f"wrote {page}" in result.output
+    html = page.read_text()
+    assert "<svg" in html and "shipper" in html and "builder" in html
+    final = re.findall(r"player (\d) \((\w+)\): score (\d+), rank", result.output)
+    assert len(final) == 2
+    for _, _, score in final:
+        assert f"{score} VP" in html
+
+
+def test_play_html_refuses_a_bad_page_name_before_any_work(tmp_path):
+    page = tmp_path / "game.txt"
     result = invoke("play", "--game", GAME, "--agents", "random,random", "--html", page)
     assert result.exit_code == 2
-    assert "--html" in result.output and "Puerto Rico" in result.output
-    assert "->" not in result.output  # no decision was played
+    assert "--html" in result.output and ".html" in result.output
     assert not page.exists()
 
 
@@ -225,13 +239,17 @@ def test_replay_refuses_a_caylus_line_in_a_puerto_rico_games_jsonl(games_jsonl, 
     assert "line 4" in result.output and "Caylus record" in result.output
 
 
-def test_replay_refuses_html_for_puerto_rico(record_file, tmp_path):
-    page = tmp_path / "game.html"
+def test_replay_html_writes_the_puerto_rico_replay_page(record_file, tmp_path):
+    record = json.loads(record_file.read_text())
     for args in ([], ["--game", GAME]):
+        page = tmp_path / f"game{len(args)}.html"
         result = invoke("replay", record_file, *args, "--html", page)
-        assert result.exit_code == 2
-        assert "--html" in result.output and "Puerto Rico" in result.output
-    assert not page.exists()
+        assert result.exit_code == 0, result.output
+        assert f"{len(record['actions']) + 1} steps" in result.output
+        html = page.read_text()
+        assert "<svg" in html
+        for score in record["final"]["scores"]:
+            assert f"{score} VP" in html
 
 
 def test_replay_of_a_tampered_puerto_rico_record_exits_1(record_file, tmp_path):
