@@ -5,8 +5,7 @@ or ``caylus_env.puerto_rico.viewer``).
 The game is the record's own (its ``game`` field, Caylus when absent: ``caylus_env.games``);
 ``--game NAME`` says which game the file must hold, and a record of the other game is refused
 naming both. ``--game`` followed by a number is the older spelling of ``--game-id``. Puerto
-Rico records (``caylus_env.puerto_rico.engine``) replay as text only: replay pages are
-Caylus-only for now.
+Rico records (``caylus_env.puerto_rico.engine``) get the Puerto Rico board and replay page.
 """
 
 from __future__ import annotations
@@ -303,8 +302,7 @@ def replay(
         Path | None,
         typer.Option(
             help="Write the game as a self-contained HTML replay page (board, decisions, legal "
-            "actions, prestige chart; opens from disk in any browser) instead of the text board "
-            "(Caylus only)."
+            "actions, score chart; opens from disk in any browser) instead of the text board."
         ),
     ] = None,
 ) -> None:

@@ -126,7 +126,7 @@ def write_reports(
     if adapter.replay_pages:
         with_pages = f"with {len(pages)} game page{'s' if len(pages) != 1 else ''}"
     else:
-        with_pages = "no game pages: Caylus only for now"
+        with_pages = f"no game pages: {adapter.info.title} has no viewer"
     console.print(
         f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {HTML_REPORT_FILE} ({with_pages}), "
         f"{stats.RATINGS_PLOT_FILE} and {stats.HEAD_TO_HEAD_PLOT_FILE} in {out_dir}"
