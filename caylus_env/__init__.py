@@ -1,7 +1,9 @@
-"""caylus-env: the board game Caylus (2005) as a fast PettingZoo environment.
+"""caylus-env: the board games Caylus (2005) and Puerto Rico (2002) as fast PettingZoo
+environments.
 
 - ``caylus_v0.env(...)``: the PettingZoo AEC environment (``caylus_v0.raw_env``
-  without the standard wrappers);
+  without the standard wrappers); ``puerto_rico_v0.env(...)`` the same for Puerto Rico
+  (its engine is ``caylus_env.puerto_rico.engine``);
 - ``Game``, ``GameConfig``, ``replay``, ``IllegalActionError``: the rules engine;
 - ``NUM_ACTIONS``, ``action_to_string``, ``string_to_action``: the action codec.
 
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from caylus_env._version import __version__
 
 if TYPE_CHECKING:
-    from caylus_env import caylus_v0
+    from caylus_env import caylus_v0, puerto_rico_v0
     from caylus_env.engine import (
         NUM_ACTIONS,
         Game,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 #: Public name -> the module that defines it (a submodule is its own entry).
 _LAZY = {
     "caylus_v0": "caylus_env.caylus_v0",
+    "puerto_rico_v0": "caylus_env.puerto_rico_v0",
     "NUM_ACTIONS": "caylus_env.engine",
     "Game": "caylus_env.engine",
     "GameConfig": "caylus_env.engine",
@@ -49,6 +52,7 @@ __all__ = [
     "__version__",
     "action_to_string",
     "caylus_v0",
+    "puerto_rico_v0",
     "replay",
     "string_to_action",
 ]
