@@ -258,6 +258,12 @@ def test_inspect_lists_one_games_decisions_with_puerto_rico_kinds_and_action_nam
     assert all(d["action_name"] == action_to_string(d["action"]) for d in decisions)
     with pytest.raises(KeyError, match="no game 99"):
         inspect_game(dataset, 99, PR)
+    from caylus_env.datasets.records import dataset_records
+    from caylus_env.puerto_rico.engine import replay
+
+    record = dataset_records(dataset, [7], PR)[7]  # the engine's record, rebuilt from the rows
+    assert record.match["game_id"] == 7 and record.final["scores"] == inspected["row"]["prestige"]
+    assert replay(record).record().final == record.final
     proc = cli("inspect", str(dataset), "--game", PR, "--game-id", "7", "--limit", "0")
     assert proc.returncode == 0, proc.stderr
     assert "Puerto Rico game 7" in proc.stdout and decisions[-1]["action_name"] in proc.stdout
