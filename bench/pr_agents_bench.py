@@ -2,7 +2,7 @@
 
 Usage: ``python bench/pr_agents_bench.py [--repeats 3] [--players 2,4] [--sims 25,100,400]
 [--timing-games 4] [--mcts-timing-games 1] [--games 400] [--win-players 2,3,4,5]
-[--mcts-games 0] [--quick] [--json out.json]``.
+[--mcts-games 0] [--duel shipper,builder] [--duel-games 400] [--quick] [--json out.json]``.
 
 Figures:
 
@@ -18,9 +18,11 @@ Figures:
   first place shared by k seats counts 1/k (half for two). Intervals are Wilson 95%
   (``agents.stats.wilson_interval``). ``--mcts-games N`` adds ``mcts:SIMS`` (the smallest
   budget of ``--sims``) against ``random`` over N games per player count;
-  ``--duel-games`` 2-player games of ``shipper`` against ``builder``, seats alternating.
+  ``--duel-games`` 2-player games of the two specs of ``--duel`` (default ``shipper``
+  against ``builder``), seats alternating.
 
-Games are seeded (game ``i`` has seed ``BASE_SEED + i``), so the win rates are exactly
+The games are those of ``agents.puerto_rico.strength`` (seeded: game ``i`` has seed
+``FIRST_SEED + i``), the same as the strength tests', so the win rates are exactly
 reproducible; the timings are not. Run it alone on the machine: a second job on the same
 cores skews every time.
 """
@@ -30,91 +32,28 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 
-from agents.puerto_rico import make_agent
 from agents.puerto_rico.scripted import STRATEGIES
-from agents.random_agent import RandomAgent
-from agents.stats.ratings import wilson_interval
-from caylus_env.puerto_rico.engine import Game, GameConfig
+from agents.puerto_rico.strength import SETTINGS, Series, play_seat, series
 from caylus_env.puerto_rico.engine.constants import MAX_PLAYERS, MIN_PLAYERS
-
-BASE_SEED = 5000  # seeds of the measured games (the tests' quick check uses the same)
-SETTINGS = {"base": {}, "expansion": {"expansion": True, "draft": "players"}}
-
-
-def _timed_game(spec: str, num_players: int, setting: str, i: int) -> tuple[Game, int, float]:
-    """Game ``i``: ``spec`` in seat ``i % num_players``, random elsewhere. Returns the
-    game, the agent's move count and the seconds its ``act`` calls took."""
-    seat = i % num_players
-    agents = [RandomAgent() for _ in range(num_players)]
-    agents[seat] = make_agent(spec)
-    game = Game(GameConfig(num_players=num_players, **SETTINGS[setting]), seed=BASE_SEED + i)
-    for q, agent in enumerate(agents):
-        agent.reset((BASE_SEED + i) * 31 + q)
-    moves, seconds = 0, 0.0
-    clock = time.perf_counter
-    while not (game.is_terminal() or game.is_truncated()):
-        p = game.current_player()
-        if p == seat:
-            t0 = clock()
-            action = agents[p].act(game)
-            seconds += clock() - t0
-            moves += 1
-        else:
-            action = agents[p].act(game)
-        game.apply(action)
-    return game, moves, seconds
-
-
-def win_share(game: Game, seat: int) -> float:
-    """1 for a sole first place, 1/k for a first place shared by k seats, else 0."""
-    ranks = game.ranks()
-    best = ranks.min()
-    return 1.0 / int((ranks == best).sum()) if ranks[seat] == best else 0.0
 
 
 def cost(spec: str, num_players: int, games: int, repeats: int) -> dict[str, float]:
     """Median ms per move and per game of ``spec`` over ``repeats`` runs of ``games``."""
-    _timed_game(spec, num_players, "base", 0)  # warm-up: compiles
+    play_seat(spec, num_players, 0)  # warm-up: compiles
     per_move, per_game = [], []
     for _ in range(repeats):
         moves, seconds = 0, 0.0
         for i in range(games):
-            _, m, s = _timed_game(spec, num_players, "base", i)
+            _, m, s = play_seat(spec, num_players, i)
             moves, seconds = moves + m, seconds + s
         per_move.append(1000.0 * seconds / moves)
         per_game.append(1000.0 * seconds / games)
     return {"ms_per_move": statistics.median(per_move), "ms_per_game": statistics.median(per_game)}
 
 
-def strength(spec: str, num_players: int, setting: str, games: int) -> dict[str, float]:
-    """Win share of ``spec`` against random over ``games`` seeded games, Wilson 95%."""
-    wins = 0.0
-    for i in range(games):
-        game, _, _ = _timed_game(spec, num_players, setting, i)
-        if not game.is_terminal():
-            raise RuntimeError(f"{spec} game {i} ({num_players} players) was truncated")
-        wins += win_share(game, i % num_players)
-    low, high = wilson_interval(wins, games)
-    return {"games": games, "wins": wins, "rate": wins / games, "low": low, "high": high}
-
-
-def duel(first: str, second: str, games: int) -> dict[str, float]:
-    """Win share of ``first`` against ``second`` in 2-player games, seats alternating."""
-    wins = 0.0
-    for i in range(games):
-        seat = i % 2
-        agents = [make_agent(second), make_agent(second)]
-        agents[seat] = make_agent(first)
-        game = Game(GameConfig(num_players=2), seed=BASE_SEED + i)
-        for q, agent in enumerate(agents):
-            agent.reset((BASE_SEED + i) * 31 + q)
-        while not (game.is_terminal() or game.is_truncated()):
-            game.apply(agents[game.current_player()].act(game))
-        wins += win_share(game, seat)
-    low, high = wilson_interval(wins, games)
-    return {"games": games, "wins": wins, "rate": wins / games, "low": low, "high": high}
+def _figures(r: Series) -> dict[str, float]:
+    return {"games": r.games, "wins": r.wins, "rate": r.rate, "low": r.low, "high": r.high}
 
 
 def _ints(text: str, name: str, low: int, high: int) -> list[int]:
@@ -135,10 +74,6 @@ def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
         print("| " + " | ".join(row) + " |")
 
 
-def _rate(r: dict[str, float]) -> str:
-    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"
-
-
 def main(argv: list[str] | None = None) -> dict[str, object]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="timing runs (median)")
@@ -151,7 +86,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--games", type=int, default=400, help="games per win-rate setting")
     parser.add_argument("--win-players", default="2,3,4,5", help="player counts of win rates")
     parser.add_argument("--mcts-games", type=int, default=0, help="mcts vs random games")
-    parser.add_argument("--duel-games", type=int, default=400, help="shipper vs builder games")
+    parser.add_argument("--duel", default="shipper,builder", help="two specs for the duel")
+    parser.add_argument("--duel-games", type=int, default=400, help="games of the duel")
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke check)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args(argv)
@@ -193,9 +129,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     for spec, setting, games in contenders:
         row = [spec, setting]
         for n in win_players:
-            r = strength(spec, n, setting, games)
-            figures["strength"][f"{spec}/{setting}/{n}p"] = r  # type: ignore[index]
-            row.append(_rate(r))
+            r = series(spec, n, games, setting)
+            figures["strength"][f"{spec}/{setting}/{n}p"] = _figures(r)  # type: ignore[index]
+            row.append(str(r))
         rows.append(row)
     _print_table(
         f"Win rate against random ({args.games} games per cell, mcts {args.mcts_games}; "
@@ -204,12 +140,15 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         rows,
     )
     if args.duel_games > 0:
-        first, second = bots
-        r = duel(first, second, args.duel_games)
-        figures["duel"] = {f"{first}/{second}/2p": r}
+        duelists = args.duel.split(",")
+        if len(duelists) != 2:
+            raise SystemExit(f"--duel {args.duel!r} is not allowed; allowed: two specs A,B")
+        first, second = duelists
+        r = series(first, 2, args.duel_games, opponent=second)
+        figures["duel"] = {f"{first}/{second}/2p": _figures(r)}
         print(
             f"\n{first} against {second}, 2 players, {args.duel_games} games, seats "
-            f"alternating: {first} wins {_rate(r)}"
+            f"alternating: {first} wins {r}"
         )
     if args.json:
         with open(args.json, "w") as f:

@@ -52,8 +52,8 @@ _BUILTIN: dict[str, AgentInfo] = {
         "mcts",
         "mcts:SIMS[:ROLLOUT][:key=value...]",
         "UCT over determinized positions (the face-down plantations reshuffled per "
-        "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.2 ms per "
-        "simulation (mcts:100 about 20-40 ms a move, 4-6 s of moves a game)",
+        "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "
+        "simulation (mcts:100 about 10 ms a move, 1-2 s of moves a game)",
         f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
         + "|".join(ROLLOUTS)
         + " (default shipper); keys: "

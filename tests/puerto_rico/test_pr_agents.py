@@ -2,8 +2,9 @@
 against ``random``, the two scripted strategies' different play, MCTS's chance handling
 (it never sees the face-down plantation order) and the registry's errors and descriptions.
 
-A "win" is rank 1 of ``Game.ranks`` (score, then doubloons plus barrels, rules 5.3); a
-first place shared by k seats counts 1/k (half for two), as in ``bench/pr_agents_bench.py``.
+The strength checks play the seeded series of ``agents.puerto_rico.strength`` (a first
+place shared by k seats counts 1/k), the games behind the figures of
+``docs/puerto_rico_agents.md``.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from agents.puerto_rico import available_agents, describe, make_agent, register,
 from agents.puerto_rico import registry as pr_registry
 from agents.puerto_rico.mcts import MAX_SIMS, ROLLOUTS, MCTSAgent
 from agents.puerto_rico.scripted import STRATEGIES, ScriptedAgent
+from agents.puerto_rico.strength import SETTINGS, play_seat, series, win_share
 from agents.random_agent import RandomAgent
-from agents.stats.ratings import wilson_interval
 from caylus_env.puerto_rico.engine import Game, GameConfig
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine import layout as L
@@ -61,26 +62,6 @@ def _play(agents: list[Agent], config: GameConfig, seed: int) -> Game:
     while not (game.is_terminal() or game.is_truncated()):
         game.apply(agents[game.current_player()].act(game))
     return game
-
-
-def _win_share(game: Game, seat: int) -> float:
-    """1 for a sole first place, 1/k for a first place shared by k seats, else 0."""
-    ranks = game.ranks()
-    best = ranks.min()
-    return 1.0 / int((ranks == best).sum()) if ranks[seat] == best else 0.0
-
-
-def _share_against_random(spec: str, num_players: int, games: int, setting: str) -> float:
-    """The bot's win share with random in every other seat, its seat rotated."""
-    total = 0.0
-    for i in range(games):
-        seat = i % num_players
-        agents: list[Agent] = [RandomAgent() for _ in range(num_players)]
-        agents[seat] = make_agent(spec)
-        game = _play(agents, _config(num_players, setting), seed=5000 + i)
-        assert game.is_terminal(), f"{spec} game {i} was truncated"
-        total += _win_share(game, seat)
-    return total
 
 
 # -- legality over whole games --------------------------------------------------------------
@@ -139,33 +120,56 @@ def test_mcts_with_another_seed_searches_differently():
 @pytest.mark.parametrize("num_players", [2, 3])
 @pytest.mark.parametrize("bot", BOTS)
 def test_scripted_bot_beats_random_quick(bot, num_players):
-    share = _share_against_random(bot, num_players, QUICK_GAMES, "base")
-    assert share >= QUICK_THRESHOLD * QUICK_GAMES, (
-        f"{bot} won {share} of {QUICK_GAMES} {num_players}-player games against random"
-    )
+    result = series(bot, num_players, QUICK_GAMES)
+    assert result.rate >= QUICK_THRESHOLD, f"{bot}, {num_players} players: {result}"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("setting", ["base", "expansion-players-draft"])
+@pytest.mark.parametrize("setting", list(SETTINGS))
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("bot", BOTS)
 def test_scripted_bot_wins_95_percent_against_random_at_every_player_count(
     bot, num_players, setting
 ):
-    share = _share_against_random(bot, num_players, SWEEP_GAMES, setting)
-    low, _ = wilson_interval(share, SWEEP_GAMES)
-    assert low >= REQUIRED_RATE, (
-        f"{bot}, {num_players} players, {setting}: {share}/{SWEEP_GAMES}, Wilson low {low:.3f}"
-    )
+    result = series(bot, num_players, SWEEP_GAMES, setting)
+    assert result.low >= REQUIRED_RATE, f"{bot}, {num_players} players, {setting}: {result}"
 
 
-def test_mcts_beats_random_with_a_small_budget():
-    share = sum(
-        _win_share(_play(agents, _config(n, "base"), seed=900 + i), seat)
-        for i, (n, seat) in enumerate([(2, 0), (2, 1), (3, 0), (3, 2)])
-        for agents in [[make_agent("mcts:20") if q == seat else RandomAgent() for q in range(n)]]
-    )
-    assert share >= 3, f"mcts:20 won {share} of 4 games against random"
+@pytest.mark.parametrize(("num_players", "games", "least"), [(2, 6, 5), (3, 3, 2)])
+def test_mcts_beats_random_with_a_small_budget(num_players, games, least):
+    result = series("mcts:20", num_players, games)
+    assert result.wins >= least, f"mcts:20, {num_players} players: {result}"
+
+
+class _Ranked:
+    """Stands in for a finished game with given ranks (ties averaged, rules 5.3)."""
+
+    def __init__(self, ranks: list[float]) -> None:
+        self._ranks = np.array(ranks)
+
+    def ranks(self) -> np.ndarray:
+        return self._ranks
+
+
+def test_win_share_splits_a_shared_first_place():
+    assert [win_share(_Ranked([1.5, 1.5, 3.0]), seat) for seat in range(3)] == [0.5, 0.5, 0.0]
+    assert [win_share(_Ranked([2.0, 2.0, 2.0]), seat) for seat in range(3)] == [1 / 3] * 3
+    assert [win_share(_Ranked([2.0, 1.0]), seat) for seat in range(2)] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: series("shipper", 3, 0), "games=0 is not allowed; allowed: 1 or more"),
+        (lambda: series("shipper", 6, 1), "num_players=6 is not allowed; allowed: 2 to 5"),
+        (lambda: series("shipper", 3, 1, "deluxe"), "allowed: base, expansion"),
+        (lambda: series("shipper", 3, 1, opponent="pirate"), "unknown agent 'pirate'"),
+    ],
+)
+def test_strength_series_refuse_bad_input(call, expected):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert expected in str(err.value)
 
 
 # -- the two scripted strategies -------------------------------------------------------------
@@ -173,11 +177,8 @@ def _buildings_built(bot: str, games: int) -> Counter[str]:
     """Buildings the bot owns at the end of 3-player games against two randoms."""
     built: Counter[str] = Counter()
     for i in range(games):
-        seat = i % 3
-        agents: list[Agent] = [RandomAgent() for _ in range(3)]
-        agents[seat] = make_agent(bot)
-        game = _play(agents, _config(3, "base"), seed=300 + i)
-        built.update(game.state_dict()["players"][seat]["buildings"])
+        game, _, _ = play_seat(bot, 3, i)
+        built.update(game.state_dict()["players"][i % 3]["buildings"])
     return built
 
 
