@@ -89,6 +89,42 @@ def test_agents_play_only_legal_actions_through_complete_games(spec, setting):
         assert kinds[DecisionKind.DRAFT] > 0, "the draft decisions were never asked"
 
 
+POSITIONS_PER_KIND = 3
+MAX_POSITION_GAMES = 400
+
+
+@pytest.fixture(scope="module")
+def positions_of_every_kind() -> dict[DecisionKind, list[Game]]:
+    """Positions of random expansion games (both drafts, 2-5 players) until every decision
+    kind, the rare expansion ones included (rules 7), has ``POSITIONS_PER_KIND``."""
+    found: dict[DecisionKind, list[Game]] = {kind: [] for kind in DecisionKind}
+    agent = RandomAgent(seed=0)
+    for i in range(MAX_POSITION_GAMES):
+        setting = ("expansion-players-draft", "expansion-random-draft")[i % 2]
+        game = Game(_config(PLAYER_COUNTS[i % len(PLAYER_COUNTS)], setting), seed=i)
+        while not game.is_terminal():
+            kind = DecisionKind(K.decision_kind(game.state))
+            if len(found[kind]) < POSITIONS_PER_KIND:
+                found[kind].append(game.clone())
+            game.apply(agent.act(game))
+        if all(len(games) == POSITIONS_PER_KIND for games in found.values()):
+            return found
+    missing = [kind.name for kind, games in found.items() if len(games) < POSITIONS_PER_KIND]
+    raise AssertionError(f"no positions of {missing} in {MAX_POSITION_GAMES} random games")
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_agents_answer_every_decision_kind_legally(spec, positions_of_every_kind):
+    agent = make_agent(spec)
+    agent.reset(5)
+    for kind, games in positions_of_every_kind.items():
+        for game in games:
+            state, legal = game.state.copy(), game.legal_actions()
+            action = agent.act(game)
+            assert action in legal, f"{spec} at a {kind.name} decision: {action} not in {legal}"
+            assert np.array_equal(game.state, state), f"{spec} changed a {kind.name} position"
+
+
 @pytest.mark.parametrize("spec", [s for s in SPECS if s != "random"])
 def test_agents_refuse_a_finished_game(spec):
     game = _play([make_agent("shipper"), make_agent("builder")], _config(2, "base"), seed=1)
