@@ -233,15 +233,14 @@ def stats(
         typer.Option(
             "--html/--no-html",
             help="Also write DIRECTORY/report.html (tables, the PNG embedded) and replay pages "
-            "of sampled games under DIRECTORY/viewer/ (Caylus only).",
+            "of sampled games under DIRECTORY/viewer/.",
         ),
     ] = True,
     game: GameOption = "caylus",
 ) -> None:
     """Print games, decisions, win rates per agent and seat, actions per decision kind and game
     lengths, plot them to a PNG, and write them as DIRECTORY/report.html with links to replay
-    pages of the first game of each table and of every forfeit (Caylus only: a Puerto Rico
-    report says it has none)."""
+    pages of the first game of each table and of every forfeit (drawn by the game's viewer)."""
     from caylus_env.datasets.format import DatasetError
     from caylus_env.datasets.stats import STATS_PLOT_FILE, dataset_stats, plot_stats, print_stats
 
@@ -263,13 +262,10 @@ def stats(
         from caylus_env.datasets.report import VIEWER_DIR, write_dataset_report
 
         report, pages = write_dataset_report(directory, summary, path)
-        if game != "caylus":
-            console.print(f"wrote {report} (no replay pages: they are drawn for Caylus only)")
-        else:
-            console.print(
-                f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
-                f"{Path(directory) / VIEWER_DIR}"
-            )
+        console.print(
+            f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
+            f"{Path(directory) / VIEWER_DIR}"
+        )
 
 
 @dataset_app.command()
@@ -284,8 +280,7 @@ def inspect(
     """Print one stored game: its games row, then its decisions in ply order (seat, agent,
     decision kind, action, legal count, and the policy target's top action if stored).
 
-    The way to read a Puerto Rico game move by move (replay pages are Caylus-only). A dataset
-    of another game than --game is refused, naming both.
+    A dataset of another game than --game is refused, naming both.
     """
     from caylus_env.datasets.format import DatasetError
     from caylus_env.datasets.stats import inspect_game, print_game

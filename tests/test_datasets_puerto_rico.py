@@ -212,7 +212,7 @@ def test_a_resume_with_another_game_is_refused_naming_the_field(dataset):
         prepare_dataset(caylus_spec, dataset)
 
 
-def test_stats_counts_kinds_and_the_command_notes_the_missing_replay_pages(dataset, tmp_path):
+def test_stats_counts_kinds_and_the_report_links_puerto_rico_replay_pages(dataset, tmp_path):
     stats = dataset_stats(dataset, PR)
     assert stats["games"] == 12 and stats["players"][3]["games"] == 12
     assert set(stats["kinds"]) <= {e.name for e in SCHEMA} and "place_colonist" in stats["kinds"]
@@ -223,10 +223,14 @@ def test_stats_counts_kinds_and_the_command_notes_the_missing_replay_pages(datas
     assert proc.returncode == 0, proc.stderr
     out = " ".join(proc.stdout.split())
     assert "place_colonist" in out and "load:corn:ship" in out
-    assert "victory points" in out and "no replay pages" in out
+    assert "victory points" in out and "1 replay page in" in out
     assert (copy / "stats.png").stat().st_size > 1000
     page = (copy / "report.html").read_text()
-    assert "No replay pages" in page and "Puerto Rico" in page and not (copy / "viewer").exists()
+    assert "Puerto Rico" in page and "Final VP" in page and "victory points" in page
+    assert 'href="viewer/game-0.html"' in page  # the first game of the only table
+    assert [p.name for p in (copy / "viewer").iterdir()] == ["game-0.html"]
+    replay = (copy / "viewer" / "game-0.html").read_text()
+    assert "puerto" in replay.lower() and len(replay) > 10_000
 
 
 def test_games_cut_off_by_the_decision_cap_are_stored_truncated_and_verify(tmp_path):

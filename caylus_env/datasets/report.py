@@ -7,10 +7,9 @@ to a replay page (``caylus_env.viewer``) for a sample of games, written under ``
 the first game of each table (player count and agents) and every forfeit. Neither the page nor
 the viewer folder is a shard: readers and ``verify`` list shards from the manifest alone.
 
-Replay pages are Caylus-only (``caylus_env.viewer`` draws a Caylus board): the report of a
-Puerto Rico dataset writes none, says so in its games section, and notes that its
-``prestige`` columns hold victory points (``caylus_env.puerto_rico.SCORE_NOTE``,
-docs/rules/puerto_rico.md 5.2).
+A Puerto Rico dataset's pages are drawn by its own viewer (``caylus_env.puerto_rico.viewer``),
+and its report notes that the ``prestige`` columns hold victory points
+(``caylus_env.puerto_rico.SCORE_NOTE``, docs/rules/puerto_rico.md 5.2).
 """
 
 from __future__ import annotations
@@ -64,26 +63,37 @@ def sample_games(rows: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[int, str
     return kept, unpaged
 
 
+def _page_writer(game: str) -> Any:
+    """``write(record, path)`` of the game's viewer (each writes atomically)."""
+    if game == DEFAULT_GAME:
+        from caylus_env.viewer import write_replay_html
+
+        return write_replay_html
+    from caylus_env.puerto_rico.viewer import write_replay_page
+
+    return write_replay_page
+
+
 def write_game_pages(
-    root: Path, rows: Sequence[Mapping[str, Any]]
+    root: Path, rows: Sequence[Mapping[str, Any]], game: str = DEFAULT_GAME
 ) -> tuple[dict[int, tuple[str, str]], list[int]]:
     """Write the replay page of every sampled game (`sample_games`) to ``root/viewer/``,
-    atomically, and remove pages of games no longer sampled.
+    atomically, with ``game``'s viewer, and remove pages of games no longer sampled.
 
     Returns:
         ``{game_id: (page path relative to root, why)}`` and the sampled games left without a
         page.
     """
     from caylus_env.datasets.records import dataset_records
-    from caylus_env.viewer import write_replay_html
 
+    write = _page_writer(game)
     sample, unpaged = sample_games(rows)
     folder = root / VIEWER_DIR
-    records = dataset_records(root, [gid for gid, _ in sample])
+    records = dataset_records(root, [gid for gid, _ in sample], game)
     pages = {}
     for gid, why in sample:
         name = GAME_PAGE.format(game_id=gid)
-        write_replay_html(records[gid], folder / name)
+        write(records[gid], folder / name)
         pages[gid] = (f"{VIEWER_DIR}/{name}", why)
     if folder.is_dir():
         wanted = {GAME_PAGE.format(game_id=gid) for gid in pages}
@@ -197,27 +207,34 @@ def _games(
     rows: Mapping[int, Mapping[str, Any]],
     pages: Mapping[int, tuple[str, str]],
     unpaged: Sequence[int],
+    game: str = DEFAULT_GAME,
 ) -> str:
+    score = "prestige" if game == DEFAULT_GAME else "score"
     out = [
         para(
             "A replay page for the first game of each table (player count and agents) and for "
             "every forfeit: the board at every decision, the legal actions and the action "
-            "taken, and the prestige of every seat over the game."
+            f"taken, and the {score} of every seat over the game."
         )
     ]
+    if game != DEFAULT_GAME:
+        from caylus_env.puerto_rico import SCORE_NOTE
+
+        out.append(para(SCORE_NOTE))
     body = []
     for gid, (href, why) in pages.items():
         r = rows[gid]
         seats = ", ".join(f"{p}: {a}" for p, a in enumerate(r["agents"]))
         prestige = ", ".join(str(v) for v in r["prestige"])
         body.append([link(href, f"game {gid}"), r["num_players"], seats, prestige, r["end"], why])
-    out.append(
-        table(["Game", "Players", "Seats", "Final prestige", "End", "Why"], body, text_columns=1)
-    )
+    final = "Final prestige" if game == DEFAULT_GAME else "Final VP"
+    header = ["Game", "Players", "Seats", final, "End", "Why"]
+    out.append(table(header, body, text_columns=1))
     if unpaged:
         shown = ", ".join(map(str, unpaged[:20])) + (", ..." if len(unpaged) > 20 else "")
+        which = ["--game", "ID"] if game == DEFAULT_GAME else ["--game", game, "--game-id", "ID"]
         command = shlex.join(
-            ["caylus", "replay", str(root), "--game", "ID", "--html", f"{VIEWER_DIR}/game-ID.html"]
+            ["caylus", "replay", str(root), *which, "--html", f"{VIEWER_DIR}/game-ID.html"]
         )
         out.append(
             para(
@@ -226,17 +243,6 @@ def _games(
             )
         )
     return "".join(out)
-
-
-def _other_game_games(game: str) -> str:
-    """The games section of a dataset whose game has no replay page (all but Caylus)."""
-    from caylus_env.puerto_rico import SCORE_NOTE
-
-    note = SCORE_NOTE if game == "puerto_rico" else ""
-    return para(
-        f"No replay pages: they are drawn for Caylus only, and this is a "
-        f"{game_info(game).title} dataset. {note}"
-    )
 
 
 def write_dataset_report(
@@ -248,8 +254,7 @@ def write_dataset_report(
     at ``plot`` (embedded; left out when None or missing) and the sampled games' replay pages
     (`write_game_pages`).
 
-    The dataset's game is ``stats["game"]`` (Caylus when absent); a Puerto Rico report writes
-    no replay page (see the module docstring).
+    The dataset's game is ``stats["game"]`` (Caylus when absent), whose viewer draws the pages.
 
     Returns:
         The report's path and the number of replay pages written.
@@ -266,11 +271,8 @@ def write_dataset_report(
     game = str(stats.get("game", DEFAULT_GAME))
     columns = ["game_id", "num_players", "agents", "prestige", "end", "forfeit_seat"]
     rows = read_games(path, game=game).select(columns).to_pylist()
-    if game == DEFAULT_GAME:
-        pages, unpaged = write_game_pages(path, rows)
-        games_section = _games(path, {r["game_id"]: r for r in rows}, pages, unpaged)
-    else:
-        pages, games_section = {}, _other_game_games(game)
+    pages, unpaged = write_game_pages(path, rows, game)
+    games_section = _games(path, {r["game_id"]: r for r in rows}, pages, unpaged, game)
     plot_path = None if plot is None else Path(plot)
     figure = (
         png_figure(plot_path, "Game lengths, win rate by agent and seat, decisions by kind")
