@@ -113,7 +113,7 @@ def positions_of_every_kind() -> dict[DecisionKind, list[Game]]:
     raise AssertionError(f"no positions of {missing} in {MAX_POSITION_GAMES} random games")
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", [*SPECS, "mcts:4:builder", "mcts:4:random:eps=0"])
 def test_agents_answer_every_decision_kind_legally(spec, positions_of_every_kind):
     agent = make_agent(spec)
     agent.reset(5)
