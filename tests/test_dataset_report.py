@@ -187,7 +187,7 @@ def test_a_cap_lists_the_games_left_without_a_page_and_a_rerun_removes_stale_pag
     assert len(pages) == 2 and len(_parse(copy / "report.html").links) == 2
     text = (copy / "report.html").read_text(encoding="utf-8")
     assert f"{len(sampled) - 2} more sampled game(s) have no page" in text
-    assert f"caylus replay {copy} --game ID --html viewer/game-ID.html" in text
+    assert f"caylus replay {copy} --game-id ID --html viewer/game-ID.html" in text
     assert verify_dataset(copy).ok  # neither the report nor the pages are taken for shards
 
 

@@ -273,7 +273,7 @@ def _games_section(
         parts.append(
             _para(
                 f"{len(unpaged)} more forfeited game(s) have no page (at most {MAX_GAME_PAGES} "
-                f"pages a run): {shown}. Write one with: caylus replay {GAMES_FILE} --game ID "
+                f"pages a run): {shown}. Write one with: caylus replay {GAMES_FILE} --game-id ID "
                 "--html game-ID.html"
             )
         )

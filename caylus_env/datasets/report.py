@@ -232,7 +232,7 @@ def _games(
     out.append(table(header, body, text_columns=1))
     if unpaged:
         shown = ", ".join(map(str, unpaged[:20])) + (", ..." if len(unpaged) > 20 else "")
-        which = ["--game", "ID"] if game == DEFAULT_GAME else ["--game", game, "--game-id", "ID"]
+        which = ["--game-id", "ID"] if game == DEFAULT_GAME else ["--game", game, "--game-id", "ID"]
         command = shlex.join(
             ["caylus", "replay", str(root), *which, "--html", f"{VIEWER_DIR}/game-ID.html"]
         )
