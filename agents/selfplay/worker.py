@@ -20,35 +20,56 @@ from agents.base import Agent, policy_target
 from agents.tournament.arena import play_jobs
 from agents.tournament.games import game_of, tournament_game
 from caylus_env.datasets.format import GameRows
-from caylus_env.datasets.records import decision_rows, rows_from_record
+from caylus_env.datasets.games import DatasetGame, dataset_game
+from caylus_env.datasets.records import pack_legal_ids, packed_decision_rows, rows_from_record
 from caylus_env.engine import Game
 from caylus_env.engine.record import GameRecord
 
+_FIRST_DECISIONS = 512
+"""Rows of a game's first state buffer (a game has a few hundred decisions: about 415 in
+Caylus, 270 in 3-player Puerto Rico); it doubles when a longer game fills it."""
+
 
 class _Collector:
-    """The decision hook of one game (``arena.DecisionHook``)."""
+    """The decision hook of one game (``arena.DecisionHook``).
 
-    def __init__(self, policy: bool) -> None:
-        self.states: list[np.ndarray] = []
-        self.masks: list[np.ndarray] = []
+    It runs on every decision, so it keeps no Python object per decision: the state is copied
+    into a preallocated (doubling) ``(rows, state_size)`` buffer, and the legal mask is kept
+    as the legal action ids (``Game.legal_actions()``, appended to one flat list) and their
+    count, packed into masks by one vectorized call at the end of the game
+    (``records.pack_legal_ids``). The states, packed masks, seats and counts are what the
+    driver receives (``GameRows``).
+    """
+
+    def __init__(self, policy: bool, spec: DatasetGame) -> None:
+        self.spec = spec
+        self.states = np.empty((_FIRST_DECISIONS, spec.state_size), spec.layout.STATE_DTYPE)
+        self.legal: list[int] = []  # every decision's legal ids, concatenated
+        self.counts: list[int] = []  # legal ids per decision
         self.seats: list[int] = []
         self.policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None = [] if policy else None
 
     def __call__(self, game: Game, seat: int, action: int, agent: Agent) -> None:
-        self.states.append(game.state.copy())
-        self.masks.append(game.legal_mask())
+        i = len(self.seats)
+        if i == len(self.states):
+            grown = np.empty((2 * i, self.spec.state_size), self.states.dtype)
+            grown[:i] = self.states
+            self.states = grown
+        self.states[i] = game.state
+        legal = game.legal_actions()
+        self.legal += legal
+        self.counts.append(len(legal))
         self.seats.append(seat)
         if self.policy is not None:
             self.policy.append(policy_target(agent, action))
 
     def rows(self, record: GameRecord) -> GameRows:  # or a Puerto Rico record
         d = len(record.actions)  # a move whose apply failed was hooked but not played
-        if d == 0:  # a forfeit before the first move (shaped by the record's game)
-            return decision_rows(record, [], [], [], [])
+        counts = np.asarray(self.counts[:d], np.int64)
+        ids = np.asarray(self.legal[: int(counts.sum())], np.int64)
+        legal = pack_legal_ids(ids, counts, self.spec.num_actions)
         policy = None if self.policy is None else self.policy[:d]
-        return decision_rows(
-            record, np.stack(self.states[:d]), np.stack(self.masks[:d]), self.seats[:d], policy
-        )
+        return packed_decision_rows(record, self.states[:d], legal, counts, self.seats[:d], policy)
 
 
 def play_dataset_chunk(
@@ -59,10 +80,11 @@ def play_dataset_chunk(
     ``settings`` are the tournament's worker settings plus ``policy_targets`` (bool).
     """
     policy = bool(settings.get("policy_targets", False))
+    spec = dataset_game(game_of(settings))
     collectors: dict[int, _Collector] = {}
 
     def hook_for(job: Mapping[str, Any]) -> _Collector:
-        collectors[int(job["game_id"])] = collector = _Collector(policy)
+        collectors[int(job["game_id"])] = collector = _Collector(policy, spec)
         return collector
 
     records = play_jobs(jobs, settings, token, hook_for)

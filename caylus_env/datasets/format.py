@@ -173,9 +173,11 @@ class GameRows:
 
 
 def _fixed_binary(values: np.ndarray, width: int) -> pa.Array:
+    """Rows of ``values`` as fixed-size binary values, sharing the array's memory (no copy:
+    the states of a row group are tens of megabytes)."""
     data = np.ascontiguousarray(values)
     return pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())]
+        pa.binary(width), len(data), [None, pa.py_buffer(data)]
     )
 
 
@@ -223,10 +225,12 @@ def decisions_table(
         "action": pa.array(np.concatenate([r.actions for r in rows]).astype(np.int16)),
         "num_legal": pa.array(np.concatenate([r.num_legal for r in rows]).astype(np.int16)),
         "legal": _fixed_binary(
-            np.concatenate([r.legal for r in rows]).astype(np.uint8), mask_bytes
+            np.concatenate([r.legal for r in rows]).astype(np.uint8, copy=False), mask_bytes
         ),
         "state": _fixed_binary(
-            np.concatenate([r.states for r in rows]).astype(_LE_STATE), state_bytes
+            # no conversion where the states are little-endian already (every usual machine)
+            np.concatenate([r.states for r in rows]).astype(_LE_STATE, copy=False),
+            state_bytes,
         ),
         "ret": pa.array(ret),
         "rank": pa.array(rank),

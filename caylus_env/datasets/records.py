@@ -44,6 +44,17 @@ def pack_masks(masks: np.ndarray) -> np.ndarray:
     return np.packbits(masks.astype(bool), axis=1, bitorder="little")
 
 
+def pack_legal_ids(ids: np.ndarray, counts: np.ndarray, num_actions: int) -> np.ndarray:
+    """Packed masks (`pack_masks`' bytes) of ``D`` decisions given by their legal action ids:
+    ``counts[i]`` ids of decision ``i``, concatenated in ``ids``, each id once per decision
+    (what ``Game.legal_actions()`` returns). One vectorized call for a whole game, where a
+    mask per decision would cost an array each (why a worker records ids, not masks)."""
+    d = len(counts)
+    flat = np.zeros(d * num_actions, bool)
+    flat[np.repeat(np.arange(d, dtype=np.int64) * num_actions, counts) + ids] = True
+    return np.packbits(flat.reshape(d, num_actions), axis=1, bitorder="little")
+
+
 def unpack_masks(packed: np.ndarray, game: str = DEFAULT_GAME) -> np.ndarray:
     """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool (that game's action count)."""
     count = NUM_ACTIONS if game == DEFAULT_GAME else dataset_game(game).num_actions
@@ -111,19 +122,35 @@ def decision_rows(
     policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None,
 ) -> GameRows:
     """A game's rows from the states, masks and seats of its decisions (one per action)."""
+    spec = dataset_game(record_game_name(record))
+    mk = np.asarray(masks).reshape(len(record.actions), spec.num_actions)
+    num_legal = mk.astype(bool).sum(axis=1)
+    return packed_decision_rows(record, states, pack_masks(mk), num_legal, seats, policy)
+
+
+def packed_decision_rows(
+    record: Any,
+    states: np.ndarray,
+    legal: np.ndarray,
+    num_legal: Sequence[int] | np.ndarray,
+    seats: Sequence[int] | np.ndarray,
+    policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None,
+) -> GameRows:
+    """`decision_rows` from masks already packed (``(D, mask_bytes)`` uint8, `pack_masks` or
+    `pack_legal_ids`) and their legal counts: what a dataset worker builds, without a bool
+    mask per decision."""
     d = len(record.actions)
     game = record_game_name(record)
     spec = dataset_game(game)
     st = np.asarray(states, dtype=spec.layout.STATE_DTYPE).reshape(d, spec.state_size)
-    mk = np.asarray(masks).reshape(d, spec.num_actions)
     return GameRows(
         game=game_row(record, d),
         states=st,
-        legal=pack_masks(mk),
+        legal=np.asarray(legal, np.uint8).reshape(d, spec.mask_bytes),
         actions=np.asarray(record.actions, np.int16),
         seats=np.asarray(seats, np.int8),
         kinds=kinds_of(st, game),
-        num_legal=mk.astype(bool).sum(axis=1).astype(np.int16),
+        num_legal=np.asarray(num_legal).astype(np.int16),
         policy=policy,
     )
 
@@ -260,7 +287,9 @@ __all__ = [
     "decision_rows",
     "game_row",
     "kinds_of",
+    "pack_legal_ids",
     "pack_masks",
+    "packed_decision_rows",
     "record_of_row",
     "replay_decisions",
     "rows_from_record",
