@@ -2,7 +2,8 @@
 
 Both need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they
 fail at once, saying how to install it. ``--game puerto_rico`` trains Puerto Rico with
-``training.puerto_rico`` (PPO only; the Caylus-only options are refused by name).
+``training.puerto_rico`` (PPO; the Caylus-only options are refused by name) and
+``training.bc`` (behaviour cloning from a Puerto Rico dataset).
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ def ppo(
     vf_coef: Annotated[float | None, typer.Option(help="Value loss coefficient.")] = None,
     eval_opponents: Annotated[
         str | None,
-        typer.Option(help="References of the learning curve, from random, castle, town, economy."),
+        typer.Option(
+            help="References of the learning curve, from random, castle, town, economy "
+            "(--game puerto_rico: its agents, default random,shipper,builder)."
+        ),
     ] = None,
     shaping: Annotated[
         float | None,
@@ -91,8 +95,9 @@ def ppo(
     """Train a policy with PPO against an opponent pool; checkpoints in OUT.
 
     --game puerto_rico trains Puerto Rico: opponents from its agents (random, shipper,
-    builder, mcts:SIMS, policy:PATH) and self, e.g. 'self:0.5,shipper:0.3,builder:0.2'; no
-    evaluation, league, shaping, --init or cleanrl yet (refused).
+    builder, mcts:SIMS, policy:PATH), self and pool, e.g. 'self:0.5,shipper:0.3,pool:0.2';
+    the learning curve against its agents, the league and --init (a Puerto Rico checkpoint)
+    as for Caylus; no shaping or cleanrl yet (refused).
     """
     _need_training()
     from training.puerto_rico import check_run_game
@@ -157,9 +162,11 @@ def bc(
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     game: GameOption = "caylus",
 ) -> None:
-    """Behaviour cloning: fit the policy network to a dataset's moves (a PPO warm start)."""
-    if game != "caylus":
-        _fail(f"caylus train bc --game {game}: behaviour cloning is Caylus-only for now")
+    """Behaviour cloning: fit the policy network to a dataset's moves (a PPO warm start).
+
+    --game puerto_rico fits the Puerto Rico network (pr-mlp-v1) to a Puerto Rico dataset
+    (caylus dataset generate --game puerto_rico); a dataset of the other game is refused.
+    """
     _need_training()
     from training.bc import BCConfig, train_bc
 
@@ -177,12 +184,15 @@ def bc(
                 threads=threads,
                 progress=not no_progress,
                 command=shlex.join(["caylus", *sys.argv[1:]]),
+                game=game,
             )
         )
     except ValueError as err:
         _fail(str(err))
+    flag = "" if game == "caylus" else f" --game {game}"
     typer.echo(f"checkpoint: {last}")
-    typer.echo(f"continue with PPO: caylus train ppo --init {last} --out RUN")
+    typer.echo(f"use it as an agent: policy:{last}" + (f" (with{flag})" if flag else ""))
+    typer.echo(f"continue with PPO: caylus train ppo{flag} --init {last} --out RUN")
 
 
 @train_app.command("export")

@@ -1,16 +1,30 @@
 """Behaviour cloning: ``caylus train bc``, a warm start for PPO.
 
-Fits the pieces-v1 policy (the very network ``caylus train ppo`` trains, built by
-Stable-Baselines3's ``MaskableActorCriticPolicy``) to the moves of a self-play dataset
-(``caylus dataset generate``): cross-entropy of the stored action under the legal mask,
-plus half the squared error of the value head against the acting seat's final return (so
-PPO starts with a critic too). Batches come from ``caylus_env.datasets.DecisionDataset``,
-which decodes the stored states into observations with the env's own encoder; a seeded
-shuffle buffer (``SHUFFLE_ROWS`` decisions) breaks the order of the games.
+Fits the policy network that ``caylus train ppo`` trains (built by Stable-Baselines3's
+``MaskableActorCriticPolicy``) to the moves of a self-play dataset (``caylus dataset
+generate``): cross-entropy of the stored action under the legal mask, plus half the squared
+error of the value head against the acting seat's final return (so PPO starts with a critic
+too). Batches come from ``caylus_env.datasets.iter_batches``, which decodes the stored states
+into observations with the game's own encoder; a seeded shuffle buffer (``SHUFFLE_ROWS``
+decisions) breaks the order of the games.
 
-The result is a checkpoint directory (``config.json`` + ``model.safetensors``, see
-``agents.policy``): play it as ``policy:OUT`` or continue with
-``caylus train ppo --init OUT``.
+Both games (``BCConfig.game``, ``--game``):
+
+* ``caylus``: the pieces-v1 network (``agents.policy``, ``training.networks``);
+* ``puerto_rico``: the pr-mlp-v1 network of ``training.puerto_rico`` (SB3's ``MlpPolicy``
+  with ReLU layers over ``caylus_env.puerto_rico.observation``), whose checkpoint names the
+  game and the Puerto Rico observation and action-space versions
+  (``agents.puerto_rico.policy.versions``). Its return target is the dataset's ``ret``: the
+  engine's rank reward of the acting seat (docs/rules/puerto_rico.md 5.3), the very reward
+  PPO trains on.
+
+A dataset of the other game is refused naming both (``caylus_env.datasets.check_game``),
+before any training. The result is a checkpoint directory (``config.json`` +
+``model.safetensors``, the tensors of a PPO checkpoint of the same architecture): play it as
+``policy:OUT`` (with ``--game`` for Puerto Rico) or continue with
+``caylus train ppo [--game G] --init OUT``. ``config.json`` records the mean loss and the
+imitation accuracy of every epoch (``history``) and what the value head was fitted to
+(``value_head``). Same dataset, arguments, seed and thread count: the same weights.
 """
 
 from __future__ import annotations
@@ -21,8 +35,14 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.games import DEFAULT_GAME, GAME_NAMES
+
 #: Decisions held and shuffled together before they are cut into minibatches.
 SHUFFLE_ROWS = 65_536
+#: Rows per batch read from the dataset (before the shuffle buffer).
+READ_ROWS = 4096
+#: What ``config.json``'s ``value_head`` says the value head was fitted to.
+VALUE_TARGET = "the acting seat's final return in the dataset (ret), by mean squared error"
 
 
 @dataclass
@@ -40,6 +60,7 @@ class BCConfig:
         threads: torch CPU threads.
         progress: show a progress bar.
         command: the exact command line (recorded in config.json).
+        game: the game of the dataset and of the network (``caylus_env.games``).
     """
 
     dataset: str
@@ -53,6 +74,63 @@ class BCConfig:
     threads: int = 1
     progress: bool = True
     command: str = ""
+    game: str = DEFAULT_GAME
+
+
+@dataclass
+class _Network:
+    """The game's side of behaviour cloning: the SB3 policy to fit, its ``arch`` JSON, the
+    checkpoint fields tying it to the game and how its weights are written."""
+
+    policy: Any
+    arch: dict[str, Any]
+    versions: dict[str, str]
+    tensors: Any  # () -> dict[str, torch.Tensor]: the weights model.safetensors stores
+
+
+def _caylus_network(learning_rate: float) -> _Network:
+    """pieces-v1, exactly as ``training.ppo`` builds it."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.policy import Arch
+    from caylus_env.engine.actions import NUM_ACTIONS
+    from caylus_env.observation import BOUNDS, OBS_SIZE
+    from training.networks import policy_kwargs, policy_tensors
+
+    arch = Arch()
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
+        spaces.Discrete(NUM_ACTIONS),
+        lambda _: learning_rate,
+        **policy_kwargs(arch),
+    )
+    # write_policy_checkpoint's defaults are Caylus's versions
+    return _Network(policy, arch.to_json(), {}, lambda: policy_tensors(policy))
+
+
+def _puerto_rico_network(learning_rate: float) -> _Network:
+    """pr-mlp-v1, exactly as ``training.puerto_rico`` builds it (the spaces of its
+    ``PuertoRicoVecEnv``), so that ``--init`` finds every tensor of a PPO checkpoint."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.puerto_rico.policy import Arch, versions
+    from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
+    from caylus_env.puerto_rico.observation import OBS_SIZE
+    from training.puerto_rico import policy_kwargs, policy_tensors
+
+    arch = Arch()
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+        spaces.Discrete(NUM_ACTIONS),
+        lambda _: learning_rate,
+        **policy_kwargs(arch),
+    )
+    return _Network(policy, arch.to_json(), versions(), lambda: policy_tensors(policy, arch))
+
+
+_NETWORKS = {"caylus": _caylus_network, "puerto_rico": _puerto_rico_network}
 
 
 def _shuffled(batches: Any, batch_size: int, rng: np.random.Generator) -> Any:
@@ -77,50 +155,59 @@ def _shuffled(batches: Any, batch_size: int, rng: np.random.Generator) -> Any:
         yield from flush(held)
 
 
+def check_config(cfg: BCConfig) -> None:
+    """Refuse bad arguments before anything is read.
+
+    Raises:
+        ValueError: naming the argument and what is allowed.
+    """
+    if cfg.game not in _NETWORKS:
+        raise ValueError(f"--game {cfg.game!r} is not allowed; allowed: {', '.join(GAME_NAMES)}")
+    for name in ("epochs", "batch_size", "threads"):
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be an int >= 1, got {value!r}")
+    if not 0 < cfg.learning_rate < 1:
+        raise ValueError(f"--learning-rate must be in (0, 1), got {cfg.learning_rate}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise ValueError(f"--seed must be an int >= 0, got {cfg.seed!r}")
+    if Path(cfg.out).exists():
+        raise ValueError(f"--out {cfg.out} exists; choose a new directory")
+
+
 def train_bc(cfg: BCConfig) -> Path:
     """Fit the policy to the dataset; returns the checkpoint directory.
 
     Raises:
         ValueError: for bad arguments, an existing output, or a dataset that cannot be
-            read or has no decisions after the filters (before any training).
+            read, is of another game than ``cfg.game`` (naming both) or has no decisions
+            after the filters (before any training).
     """
-    from agents.policy import Arch
     from caylus_env.datasets import iter_batches, read_manifest
+    from caylus_env.datasets.format import check_game
 
-    if cfg.epochs < 1 or cfg.batch_size < 1 or cfg.threads < 1:
-        raise ValueError("--epochs, --batch-size and --threads must be >= 1")
-    if not 0 < cfg.learning_rate < 1:
-        raise ValueError(f"--learning-rate must be in (0, 1), got {cfg.learning_rate}")
-    if Path(cfg.out).exists():
-        raise ValueError(f"--out {cfg.out} exists; choose a new directory")
+    check_config(cfg)
     manifest = read_manifest(cfg.dataset)
+    check_game(manifest, cfg.game)
     filters = {
         "players": cfg.players,
         "agents": cfg.agent,
         "policy_targets": False,
+        "game": cfg.game,
     }
     first = next(iter(iter_batches(cfg.dataset, 1, **filters)), None)
     if first is None:
-        raise ValueError(f"dataset {cfg.dataset}: no decisions match the filters {filters}")
+        shown = {k: v for k, v in filters.items() if k in ("players", "agents")}
+        raise ValueError(f"dataset {cfg.dataset}: no decisions match the filters {shown}")
 
     import torch
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from caylus_env.engine.actions import NUM_ACTIONS
-    from caylus_env.observation import BOUNDS, OBS_SIZE
     from training.checkpoints import write_policy_checkpoint
-    from training.networks import policy_kwargs, policy_tensors
 
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    arch = Arch()
-    policy = MaskableActorCriticPolicy(
-        spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
-        spaces.Discrete(NUM_ACTIONS),
-        lambda _: cfg.learning_rate,
-        **policy_kwargs(arch),
-    )
+    net = _NETWORKS[cfg.game](cfg.learning_rate)
+    policy = net.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     rng = np.random.default_rng(cfg.seed)
     total = sum(int(s.get("decisions", 0)) for s in manifest.get("shards", [])) or None
@@ -130,30 +217,47 @@ def train_bc(cfg: BCConfig) -> Path:
 
         bar = tqdm(total=(total or 0) * cfg.epochs or None, unit="dec", desc="train bc")
     seen = 0
-    accuracy = 0.0
-    for _ in range(cfg.epochs):
-        batches = iter_batches(cfg.dataset, 4096, **filters)
+    p_action = 0.0
+    history = []
+    for epoch in range(cfg.epochs):
+        rows, loss_sum, hits = 0, 0.0, 0.0
+        batches = iter_batches(cfg.dataset, READ_ROWS, **filters)
         for mb in _shuffled(batches, cfg.batch_size, rng):
             obs = torch.from_numpy(mb["obs"])
             actions = torch.from_numpy(mb["action"])
-            values, log_prob, _ = policy.evaluate_actions(
-                obs, actions, action_masks=mb["mask"].astype(np.bool_)
-            )
+            masks = mb["mask"].astype(np.bool_)
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
             ret = torch.from_numpy(mb["ret"].astype(np.float32))
             loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret)
+            with torch.no_grad():
+                p_action = 0.98 * p_action + 0.02 * float(torch.exp(log_prob).mean())
+                # the greedy move before this update (epoch 1: on decisions not yet fitted)
+                probs = policy.get_distribution(obs, action_masks=masks).distribution.probs
+                hits += float((probs.argmax(dim=1) == actions).sum())
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            seen += len(actions)
-            with torch.no_grad():
-                accuracy = 0.98 * accuracy + 0.02 * float(torch.exp(log_prob).mean())
+            n = len(actions)
+            seen += n
+            loss_value = float(loss.detach())
+            rows += n
+            loss_sum += loss_value * n
             if bar is not None:
-                bar.update(len(actions))
-                bar.set_postfix(loss=f"{float(loss):.3f}", p_action=f"{accuracy:.3f}")
+                bar.update(n)
+                bar.set_postfix(loss=f"{loss_value:.3f}", p_action=f"{p_action:.3f}")
+        history.append(
+            {
+                "epoch": epoch + 1,
+                "loss": loss_sum / rows,
+                "accuracy": hits / rows,
+                "decisions": rows,
+            }
+        )
     if bar is not None:
         bar.close()
     meta = {
-        "arch": arch.to_json(),
+        **net.versions,
+        "arch": net.arch,
         "num_players": [cfg.players] if cfg.players else manifest.get("run", {}).get("players", []),
         "step": seen,
         "seed": cfg.seed,
@@ -162,5 +266,8 @@ def train_bc(cfg: BCConfig) -> Path:
         "algorithm": "behaviour cloning",
         "dataset": str(Path(cfg.dataset).resolve()),
         "dataset_command": manifest.get("command"),
+        "agent_filter": cfg.agent,
+        "history": history,
+        "value_head": VALUE_TARGET,
     }
-    return write_policy_checkpoint(Path(cfg.out), policy_tensors(policy), meta)
+    return write_policy_checkpoint(Path(cfg.out), net.tensors(), meta)
