@@ -20,6 +20,7 @@ The score of a game is the learner seat's rank reward mapped to [0, 1],
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -84,12 +85,31 @@ def play_match(
         first = b.terminated & ~done
         rewards[first] = b.rewards[first]
         done |= b.terminated
+    return match_result(opponent, rewards)
+
+
+def match_result(opponent: str, rewards: np.ndarray) -> MatchResult:
+    """The ``MatchResult`` of the learner's rank rewards ``rewards`` (one per game) against
+    ``opponent``: wins, ties and losses by the reward's sign, the mean score and its Wilson
+    interval (game-neutral: the Puerto Rico trainer's matches use it too)."""
+    games = len(rewards)
     wins = int((rewards > 0).sum())
     losses = int((rewards < 0).sum())
     ties = games - wins - losses
     total = float(((rewards + 1.0) / 2.0).sum())
     low, high = wilson_interval(total, games)
     return MatchResult(opponent, games, wins, ties, losses, total / games, low, high)
+
+
+def play_checkpoint(
+    ckpt: Path | str, opponent: str, games: int, num_players: int, seed: int
+) -> MatchResult:
+    """``play_match`` of Caylus checkpoint ``ckpt`` (greedy) against ``opponent``: the
+    default ``play`` of ``League.gate`` and ``training.ppo.evaluate``; another game passes its
+    own function of the same signature."""
+    from agents.policy import PolicyAgent
+
+    return play_match(PolicyAgent(f"policy:{ckpt}", ckpt), opponent, games, num_players, seed)
 
 
 @dataclass
@@ -146,11 +166,16 @@ class League:
         return "\n".join(lines) + "\n"
 
     def gate(
-        self, ckpt: Path, step: int, games: int, num_players: int, seed: int
+        self,
+        ckpt: Path,
+        step: int,
+        games: int,
+        num_players: int,
+        seed: int,
+        play: Callable[[Path, str, int, int, int], MatchResult] | None = None,
     ) -> dict[str, Any]:
-        """Gate checkpoint ``ckpt``: promote it or not, and record the decision."""
-        from agents.policy import PolicyAgent
-
+        """Gate checkpoint ``ckpt``: promote it or not, and record the decision. ``play``
+        plays the match (``play_checkpoint``'s signature; default: Caylus's)."""
         if self.best is None:
             decision: dict[str, Any] = {
                 "checkpoint": str(ckpt),
@@ -160,8 +185,8 @@ class League:
                 "decision": "promoted (first checkpoint)",
             }
         else:
-            learner = PolicyAgent(f"policy:{ckpt}", ckpt)
-            m = play_match(learner, f"policy:{self.best}", games, num_players, seed)
+            play = play or play_checkpoint
+            m = play(ckpt, f"policy:{self.best}", games, num_players, seed)
             promoted = m.score >= PROMOTION_SCORE
             decision = {
                 "checkpoint": str(ckpt),

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import Arch, PolicyAgent, choose
+from agents.policy import Arch, choose
 from caylus_env.engine.constants import MAX_PLAYERS, MIN_PLAYERS
 from caylus_env.fileio import atomic_write_json
 
@@ -253,14 +253,16 @@ def _load_init(model: Any, path: str) -> None:
     _load_init_tensors(model.policy, path)
 
 
-def _load_init_tensors(module: Any, path: str) -> None:
-    """Load checkpoint ``path``'s weights into a pieces-v1 ``module`` (SB3's or CleanRL's)."""
+def _load_init_tensors(module: Any, path: str, check: Any = None) -> None:
+    """Load checkpoint ``path``'s weights into a pieces-v1 ``module`` (SB3's or CleanRL's).
+    ``check(path)`` refuses a checkpoint of another game or version (default: Caylus's
+    ``PolicyNet``; Puerto Rico passes its own)."""
     import torch
     from safetensors.numpy import load_file
 
     from agents.policy import WEIGHTS_FILE, CheckpointError, PolicyNet
 
-    PolicyNet(path)  # checks versions, checksum, names and shapes
+    (check or PolicyNet)(path)  # checks versions, checksum, names and shapes
     tensors = load_file(str(Path(path) / WEIGHTS_FILE))
     state = module.state_dict()
     for name, value in tensors.items():
@@ -280,11 +282,19 @@ CURVE_FIELDS = ("step", "opponent", "games", "wins", "ties", "losses", "score", 
 
 
 def settle_checkpoint(
-    cfg: PPOConfig, out: Path, ckpt: Path, step: int, games: Any, logger: Any, bar: Any = None
+    cfg: PPOConfig,
+    out: Path,
+    ckpt: Path,
+    step: int,
+    games: Any,
+    logger: Any,
+    bar: Any = None,
+    play: Any = None,
 ) -> None:
     """What follows a checkpoint: its evaluation (learning curve), its gate (league) and
     the opponent pool's new checkpoints. Each part is skipped when already on disk, so a
-    run killed in between redoes exactly the missing parts on ``--resume``."""
+    run killed in between redoes exactly the missing parts on ``--resume``. ``play`` plays
+    the game's matches (``training.league.play_checkpoint``'s signature; default: Caylus's)."""
     from training.league import League
 
     done_steps = set()
@@ -292,7 +302,7 @@ def settle_checkpoint(
         with open(out / "curve.csv", newline="") as f:
             done_steps = {int(r["step"]) for r in csv.DictReader(f)}
     if step not in done_steps:
-        for m in evaluate(out, ckpt, step, cfg, logger):
+        for m in evaluate(out, ckpt, step, cfg, logger, play):
             if bar is not None:
                 bar.console.print(
                     f"step {step:,}: vs {m.opponent} score {m.score:.3f} "
@@ -300,7 +310,7 @@ def settle_checkpoint(
                 )
     league = League.load(out)
     if not any(d["checkpoint"] == str(ckpt) for d in league.decisions):
-        d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed)
+        d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed, play)
         league.save(out)
         logger.record("league/promoted", float(d["decision"].startswith("promoted")))
         if bar is not None:
@@ -308,16 +318,19 @@ def settle_checkpoint(
     games.set_checkpoints(league.promoted)
 
 
-def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> list[Any]:
-    """Play the checkpoint against each reference; append to ``curve.csv`` and replot."""
-    from training.league import play_match
+def evaluate(
+    out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any, play: Any = None
+) -> list[Any]:
+    """Play the checkpoint against each reference; append to ``curve.csv`` and replot.
+    ``play`` plays one match (``training.league.play_checkpoint``'s signature, the default)."""
+    from training.league import play_checkpoint
 
     if cfg.eval_games == 0:
         return []
-    agent = PolicyAgent(f"policy:{ckpt}", ckpt)
+    play = play or play_checkpoint
     results = []
     for ref in cfg.eval_opponents.split(","):
-        m = play_match(agent, ref.strip(), cfg.eval_games, cfg.players, cfg.seed + 1_000_003)
+        m = play(ckpt, ref.strip(), cfg.eval_games, cfg.players, cfg.seed + 1_000_003)
         results.append(m)
         logger.record(f"eval/score_{m.opponent}", m.score)
     path = out / "curve.csv"

@@ -11,7 +11,8 @@ game under it:
    the game's own stream, and every other seat is played by the opponent drawn for that
    episode from ``--opponents`` (``parse_pool``'s syntax: ``self:0.5,shipper:0.3,random:0.2``)
    among the Puerto Rico agents (``agents.puerto_rico.registry``: ``random``, ``shipper``,
-   ``builder``, ``mcts:SIMS``, ``policy:PATH``) and ``self``, the policy being trained. The
+   ``builder``, ``mcts:SIMS``, ``policy:PATH``), ``self``, the policy being trained, and
+   ``pool``, the checkpoints promoted by the league (as Caylus's, ``training.learner``). The
    games are engine ``Game`` handles stepped in a Python loop (each one's state a row of one
    ``(N, STATE_SIZE)`` array, so the learner's observations are one ``encode_batch`` call);
    the batched opponents (``self`` and checkpoints) get one network call for all the games
@@ -34,9 +35,19 @@ opponents sample with are splitmix64 words of that key and the move's index. So 
 the games is a few arrays (``save_arrays``), a checkpoint resumes them exactly, and two runs
 with the same arguments, thread count and machine give the same weights.
 
-Not (yet) for Puerto Rico: evaluation curves and the promotion league (``pool``), the shaped
-reward, ``--init`` and the CleanRL trainer: ``PuertoRicoPPOConfig.check`` refuses them by
-name.
+After each checkpoint, Caylus's game-neutral ``training.ppo.settle_checkpoint`` runs with
+this module's ``play_checkpoint`` as the match: the **evaluation** (``--eval-games`` against
+each of ``--eval-opponents``, Puerto Rico agents; ``curve.csv``, ``learning_curve.png``, the
+``eval/score_*`` log) and the **gate** (``--gate-games`` against the best checkpoint so far;
+``training.league``: ``league.json``, ``league.md``; promoted checkpoints join ``pool``). A
+match plays the greedy checkpoint in one seat and the opponent in all the others, the games
+in blocks of ``--players`` with the same setup and the checkpoint one seat further in each
+(``PuertoRicoPoolGames(rotated=True)``: Caylus's paired games, rotated over every seat).
+``--init CHECKPOINT`` starts the network from a Puerto Rico checkpoint's weights (a
+behaviour-cloning warm start, or another run's), recorded as the first checkpoint's parent.
+
+Not (yet) for Puerto Rico: the shaped reward and the CleanRL trainer:
+``PuertoRicoPPOConfig.check`` refuses them by name.
 """
 
 from __future__ import annotations
@@ -52,22 +63,34 @@ from typing import Any
 import numpy as np
 
 from agents.policy import CheckpointError
-from agents.puerto_rico.policy import Arch, read_config, versions
+from agents.puerto_rico.policy import Arch, PolicyNet, read_config, versions
 from caylus_env.puerto_rico.engine import Game, GameConfig, IllegalActionError
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.constants import MAX_PLAYERS, MIN_PLAYERS
 from caylus_env.puerto_rico.engine.game import GAME_NAME, MAX_SEED
 from caylus_env.puerto_rico.engine.layout import STATE_SIZE
+from training.league import League, MatchResult, match_result
 from training.learner import parse_pool
-from training.ppo import PPOConfig, TorchPolicy, _callback_class, prepare_run
+from training.ppo import (
+    PPOConfig,
+    TorchPolicy,
+    _callback_class,
+    _load_init_tensors,
+    prepare_run,
+    settle_checkpoint,
+)
 
 #: The opponent pool of ``--opponents`` when it is not given.
 DEFAULT_OPPONENTS = "self:0.5,random:0.1,shipper:0.2,builder:0.2"
+#: The learning curve's references when ``--eval-opponents`` is not given.
+DEFAULT_EVAL_OPPONENTS = "random,shipper,builder"
 #: The pool entry that stands for the policy being trained.
 SELF = "self"
-#: ``--opponents`` entries of Caylus's trainer that have no Puerto Rico meaning yet.
-UNSUPPORTED_OPPONENTS = {"pool": "the promotion league is Caylus-only for now"}
+#: The pool entry that stands for the promoted checkpoints (``training.league``), and the
+#: slot that plays it before the first promotion (the policy being trained), as Caylus's.
+POOL = "pool"
+POOL_SELF = "pool->self"
 
 _MASK64 = (1 << 64) - 1
 _TO_UNIT = 1.0 / 18446744073709551616.0  # 2**-64: a uint64 to [0, 1)
@@ -122,29 +145,27 @@ class Slot:
 def parse_opponents(text: str) -> list[Slot]:
     """The Puerto Rico opponent pool of ``text`` (``training.learner.parse_pool``'s syntax).
 
+    ``pool`` becomes the slot ``pool->self`` (the policy being trained, until a checkpoint is
+    promoted: ``PuertoRicoPoolGames.set_checkpoints``).
+
     Raises:
         ValueError: for a malformed list, an entry that is not a Puerto Rico agent spec
-            (Caylus's ``castle``, ``town``, ``economy`` ...) or ``self``, naming the entry and
-            what is allowed.
+            (Caylus's ``castle``, ``town``, ``economy`` ...), ``self`` or ``pool``, naming the
+            entry and what is allowed.
     """
     from agents.puerto_rico.registry import make_agent, specs
 
     slots = []
     for name, weight in parse_pool(text):
-        if name in UNSUPPORTED_OPPONENTS:
-            raise ValueError(
-                f"--opponents entry {name!r} is not supported with --game {GAME_NAME}: "
-                f"{UNSUPPORTED_OPPONENTS[name]}; allowed: {SELF}, {', '.join(specs())}"
-            )
-        if name == SELF:
-            slots.append(Slot(name, weight))
+        if name in (SELF, POOL):
+            slots.append(Slot(POOL_SELF if name == POOL else name, weight))
             continue
         try:
             agent = make_agent(name)
         except ValueError as err:
             raise ValueError(
                 f"--opponents entry {name!r} is not a Puerto Rico opponent ({err}); "
-                f"allowed: {SELF}, {', '.join(specs())}"
+                f"allowed: {SELF}, {POOL}, {', '.join(specs())}"
             ) from None
         if hasattr(agent, "act_batch"):
             slots.append(Slot(name, weight, policy=agent))
@@ -166,8 +187,14 @@ class PuertoRicoPoolGames:
     Args:
         num_envs: the number of games, >= 1.
         num_players: the player count of every game (docs/rules/puerto_rico.md 1.2).
-        opponents: the opponent pool (``parse_opponents``).
+        opponents: the opponent pool (``parse_opponents``); its ``pool`` entry shares its
+            weight between ``checkpoints`` (see ``set_checkpoints``).
         seed: the seed of the first ``reset`` when it is given none.
+        checkpoints: the promoted checkpoint directories (``training.league``).
+        rotated: play the games in blocks of ``num_players`` (``num_envs`` a multiple of
+            it): the games of block ``j`` share their setup (episode by episode) and the
+            learner sits in seat ``k % num_players`` of game ``k``, so every seat's advantage
+            cancels out (Caylus's ``paired`` games; the matches of ``play_checkpoint``).
 
     Raises:
         ValueError: naming an argument that is not allowed and what is.
@@ -179,6 +206,8 @@ class PuertoRicoPoolGames:
         num_players: int = 3,
         opponents: str = DEFAULT_OPPONENTS,
         seed: int = 0,
+        checkpoints: list[str] | tuple[str, ...] = (),
+        rotated: bool = False,
     ) -> None:
         from caylus_env.puerto_rico import observation
 
@@ -188,13 +217,17 @@ class PuertoRicoPoolGames:
         self._encode_batch = observation.encode_batch
         self._encode_into = observation.encode_into
         self.num_envs = num_envs
+        if rotated and num_envs % num_players:
+            raise ValueError(
+                f"rotated games need num_envs a multiple of num_players ({num_players}), "
+                f"got {num_envs}"
+            )
+        self.rotated = bool(rotated)
         self.num_players = np.full(num_envs, num_players, np.int64)
+        self.spec = parse_pool(opponents)
         self.slots = parse_opponents(opponents)
-        w = np.array([s.weight for s in self.slots], np.float64)
-        self._cum = np.cumsum(w / w.sum())
-        self._cum[int(np.flatnonzero(w > 0)[-1]) :] = 1.0  # u < 1 never picks past it
         self.seed = seed
-        self.checkpoints: list[str] = []
+        self.set_checkpoints(checkpoints)
         n, size = num_envs, observation.OBS_SIZE
         self.states = np.zeros((n, STATE_SIZE), np.int16)
         self.games: list[Game] = []
@@ -222,19 +255,43 @@ class PuertoRicoPoolGames:
 
     # -- the pool ------------------------------------------------------------------------
     def set_self_policy(self, policy: Any) -> None:
-        """The policy that plays the ``self`` opponents (the trainer's current network)."""
+        """The policy that plays the ``self`` opponents (the trainer's current network), and
+        ``pool`` before the first promotion."""
         for s in self.slots:
-            if s.name == SELF:
+            if s.name in (SELF, POOL_SELF):
                 s.policy = policy
 
-    def set_checkpoints(self, checkpoints: list[str]) -> None:
-        """Promoted checkpoints are Caylus-only for now (``pool`` is refused): only none.
+    def set_checkpoints(self, checkpoints: list[str] | tuple[str, ...]) -> None:
+        """Set the promoted checkpoints that the ``pool`` entry shares its weight between
+        (the trainer calls this after each gate), as ``training.learner.PoolGames`` does:
+        slots are only ever appended (the spec's entries, then each checkpoint as
+        ``policy:PATH``, greedy, in promotion order), so a game in progress keeps its
+        opponent and a resumed run's ``slot`` indexes the same list; the new weights apply
+        from the next episodes. With no checkpoint yet, ``pool``'s weight goes to
+        ``pool->self``.
 
         Raises:
-            ValueError: for any checkpoint.
+            ValueError: for a checkpoint that is not a Puerto Rico one (``CheckpointError``).
         """
-        if list(checkpoints):
-            raise ValueError(f"Puerto Rico training has no checkpoint pool, got {checkpoints}")
+        from agents.puerto_rico.registry import make_agent
+
+        self.checkpoints = [str(c) for c in checkpoints]
+        weights: dict[str, float] = {}
+        for name, weight in self.spec:
+            if name == POOL and self.checkpoints:
+                for c in self.checkpoints:
+                    weights[f"policy:{c}"] = weight / len(self.checkpoints)
+            else:
+                weights[POOL_SELF if name == POOL else name] = weight
+        known = {s.name for s in self.slots}
+        for name in weights:
+            if name not in known:
+                self.slots.append(Slot(name, 0.0, policy=make_agent(name)))
+        for slot in self.slots:
+            slot.weight = weights.get(slot.name, 0.0)
+        w = np.array([s.weight for s in self.slots], np.float64)
+        self._cum = np.cumsum(w / w.sum())
+        self._cum[int(np.flatnonzero(w > 0)[-1]) :] = 1.0  # u < 1 never picks past it
 
     def opponent_names(self) -> list[str]:
         """The name of each slot (``final_slot`` indexes this list)."""
@@ -244,14 +301,24 @@ class PuertoRicoPoolGames:
     def _start(self, k: int) -> None:
         """Set up game ``k``'s current episode from its key (the setup, the learner's seat,
         the opponent drawn); its state becomes row ``k`` of ``states``."""
-        key = episode_key(self.seed, k, int(self.episodes[k]))
+        key = self._key(k)
         self._keys[k] = key
         game = Game(self.config, seed=episode_word(key, _WORD_SETUP) % MAX_SEED)
         self._adopt(k, game)
-        self.learner[k] = episode_word(key, _WORD_LEARNER) % self.config.num_players
+        players = self.config.num_players
+        if self.rotated:
+            self.learner[k] = k % players
+        else:
+            self.learner[k] = episode_word(key, _WORD_LEARNER) % players
         u = episode_word(key, _WORD_OPPONENT) * _TO_UNIT
         self.slot[k] = int(np.searchsorted(self._cum, u, side="right"))
         self.plies[k] = 0
+
+    def _key(self, k: int) -> int:
+        """The key of game ``k``'s current episode; rotated games share their block's (the
+        setup, the opponent drawn and the opponents' move seeds)."""
+        block = k // self.config.num_players if self.rotated else k
+        return episode_key(self.seed, block, int(self.episodes[k]))
 
     def _adopt(self, k: int, game: Game) -> None:
         """Make ``game``'s state row ``k`` of ``states`` (the game keeps working on it)."""
@@ -420,7 +487,7 @@ class PuertoRicoPoolGames:
         saved_states = self.states.copy()
         self.games = []
         for k in range(self.num_envs):
-            self._keys[k] = episode_key(self.seed, k, int(self.episodes[k]))
+            self._keys[k] = self._key(k)
             self._adopt(k, Game.from_state_dict(state_to_dict(saved_states[k].copy())))
             if not np.array_equal(self.states[k], saved_states[k]):
                 raise ValueError(f"saved games: game {k}'s state does not round-trip")
@@ -534,19 +601,84 @@ def make_vecenv(games: PuertoRicoPoolGames, seed: int | None = None) -> Any:
 
 
 # ---------------------------------------------------------------------------------------
+# Matches: the evaluation and the gate
+# ---------------------------------------------------------------------------------------
+def play_checkpoint(
+    ckpt: Path | str, opponent: str, games: int, num_players: int, seed: int
+) -> MatchResult:
+    """A match of Puerto Rico checkpoint ``ckpt`` (greedy, one seat) against ``opponent`` (a
+    Puerto Rico agent spec, ``policy:PATH`` included, playing every other seat): the ``play``
+    of ``training.ppo.settle_checkpoint`` (``training.league.play_checkpoint``'s Puerto Rico
+    counterpart).
+
+    ``games`` is rounded up to a multiple of ``num_players``; the games run at once, in
+    blocks with the same setup and opponent seeds and the checkpoint one seat further in
+    each (``PuertoRicoPoolGames(rotated=True)``), so each seat's advantage cancels out
+    (docs/rules/puerto_rico.md 1.2: the governor starts). A game scores the checkpoint's rank
+    reward (rules 5.3) as ``(reward + 1) / 2``: 1 first, 0 last, 0.5 the middle of three or
+    a game cut off by the decision cap (rules 6.9). The games depend on ``seed`` only, so
+    two checkpoints are compared on the same setups.
+
+    Raises:
+        ValueError: for an opponent that is not a Puerto Rico agent, or a checkpoint that is
+            not a Puerto Rico one (``CheckpointError``).
+    """
+    from agents.puerto_rico.policy import PolicyAgent
+
+    agent = PolicyAgent(f"policy:{ckpt}", ckpt)
+    games = -(-games // num_players) * num_players
+    pool = PuertoRicoPoolGames(
+        games, num_players, opponents=f"{opponent}:1", seed=seed, rotated=True
+    )
+    b = pool.reset(seed=seed)
+    done = np.zeros(games, np.bool_)
+    rewards = np.zeros(games)
+    uniforms = np.zeros(games)  # greedy: unused
+    while not done.all():
+        b = pool.step(np.asarray(agent.act_batch(b.obs, b.mask, uniforms), np.int64))
+        first = b.terminated & ~done
+        rewards[first] = b.rewards[first]
+        done |= b.terminated
+    return match_result(opponent, rewards)
+
+
+def check_eval_opponents(text: str) -> list[str]:
+    """The references of ``--eval-opponents`` (comma-separated Puerto Rico agent specs).
+
+    Raises:
+        ValueError: for an empty list, ``self``, ``pool`` or an entry that is not a Puerto
+            Rico agent spec, naming it and what is allowed.
+    """
+    from agents.puerto_rico.registry import make_agent, specs
+
+    refs = [r.strip() for r in text.split(",")]
+    for ref in refs:
+        try:
+            if ref in (SELF, POOL, ""):
+                raise ValueError("not a fixed agent")
+            make_agent(ref)
+        except ValueError as err:
+            raise ValueError(
+                f"--eval-opponents entry {ref!r} is not allowed ({err}); allowed: Puerto Rico "
+                f"agents, comma-separated: {', '.join(specs())}"
+            ) from None
+    return refs
+
+
+# ---------------------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------------------
 @dataclass
 class PuertoRicoPPOConfig(PPOConfig):
     """``training.ppo.PPOConfig`` for Puerto Rico: the same arguments (``run.json`` stores
     them) with Puerto Rico defaults, the ``game`` field, and the Caylus-only ones refused
-    by ``check``. ``arch`` is a ``pr-mlp-v1`` (``agents.puerto_rico.policy.Arch``)."""
+    by ``check``. ``arch`` is a ``pr-mlp-v1`` (``agents.puerto_rico.policy.Arch``);
+    ``eval_opponents`` are Puerto Rico agents; ``init`` a Puerto Rico checkpoint of the
+    same ``arch``."""
 
     players: int = 3
     opponents: str = DEFAULT_OPPONENTS
-    eval_games: int = 0
-    eval_opponents: str = ""
-    gate_games: int = 0
+    eval_opponents: str = DEFAULT_EVAL_OPPONENTS
     arch: dict[str, Any] = field(default_factory=lambda: Arch().to_json())
     game: str = GAME_NAME
 
@@ -565,10 +697,6 @@ class PuertoRicoPPOConfig(PPOConfig):
             raise ValueError(f"game {self.game!r} is not allowed here; allowed: {GAME_NAME}")
         unsupported = {
             "shaping": (self.shaping != 0.0, "the shaped reward is Caylus's prestige margin"),
-            "eval_games": (self.eval_games != 0, "no evaluation curve yet"),
-            "eval_opponents": (bool(self.eval_opponents), "no evaluation curve yet"),
-            "gate_games": (self.gate_games != 0, "no promotion league yet"),
-            "init": (self.init is not None, "no warm start (behaviour cloning) yet"),
             "algo": (self.algo != "maskable", "only the maskable trainer"),
         }
         for name, (given, why) in unsupported.items():
@@ -588,6 +716,11 @@ class PuertoRicoPPOConfig(PPOConfig):
         for name in ("steps", "envs", "n_steps", "batch_size", "n_epochs", "threads"):
             positive(name, getattr(self, name))
         positive("checkpoint_every", self.checkpoint_every)
+        positive("gate_games", self.gate_games)
+        if isinstance(self.eval_games, bool) or not isinstance(self.eval_games, int):
+            raise ValueError(f"--eval-games must be an int >= 0, got {self.eval_games!r}")
+        if self.eval_games < 0:
+            raise ValueError(f"--eval-games must be an int >= 0, got {self.eval_games!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"--seed must be an int >= 0, got {self.seed!r}")
         for name, low, high in (
@@ -607,7 +740,17 @@ class PuertoRicoPPOConfig(PPOConfig):
                 f"= {self.n_steps * self.envs}"
             )
         parse_opponents(self.opponents)
-        Arch.from_json(self.arch)
+        check_eval_opponents(self.eval_opponents)
+        arch = Arch.from_json(self.arch)
+        if self.init is not None:
+            if self.resume:
+                raise ValueError("--init starts a new run; it cannot be combined with --resume")
+            theirs = Arch.from_json(read_config(self.init).get("arch"))
+            if theirs != arch:
+                raise ValueError(
+                    f"--init {self.init}: its network {theirs.to_json()} is not this run's "
+                    f"{arch.to_json()}; pass --arch to match it"
+                )
 
 
 def check_run_game(out: str | Path, game: str) -> None:
@@ -663,7 +806,8 @@ def _model_kwargs(cfg: PuertoRicoPPOConfig) -> dict[str, Any]:
 
 def _callback(cfg: PuertoRicoPPOConfig, out: Path, env: Any, meta: dict, next_ckpt: int) -> Any:
     """``training.ppo``'s callback (progress, live scores per opponent, checkpoints at
-    rollout boundaries) writing Puerto Rico checkpoints, with no evaluation or league."""
+    rollout boundaries) writing Puerto Rico checkpoints, each then evaluated and gated by
+    ``settle_checkpoint`` with Puerto Rico matches (``play_checkpoint``)."""
     from training.checkpoints import write_checkpoint
 
     arch = Arch.from_json(cfg.arch)
@@ -684,6 +828,16 @@ def _callback(cfg: PuertoRicoPPOConfig, out: Path, env: Any, meta: dict, next_ck
             )
             if self.bar is not None:
                 self.bar.console.print(f"step {step:,}: checkpoint {self.last_ckpt}")
+            settle_checkpoint(
+                self.cfg,
+                self.out,
+                self.last_ckpt,
+                step,
+                self.env.games,
+                self.logger,
+                self.bar,
+                play=play_checkpoint,
+            )
 
     return PuertoRicoCallback(cfg, out, env, meta, next_ckpt=next_ckpt)
 
@@ -710,7 +864,10 @@ def train(cfg: PuertoRicoPPOConfig) -> Path:
     torch.use_deterministic_algorithms(True)
     threadpool_limits(cfg.threads, user_api="blas")
 
-    games = PuertoRicoPoolGames(cfg.envs, cfg.players, cfg.opponents, seed=cfg.seed)
+    league = League.load(out)
+    games = PuertoRicoPoolGames(
+        cfg.envs, cfg.players, cfg.opponents, seed=cfg.seed, checkpoints=league.promoted
+    )
     env = make_vecenv(games, seed=cfg.seed)
     kwargs = _model_kwargs(cfg)
     remove_partial(out)
@@ -724,6 +881,12 @@ def train(cfg: PuertoRicoPPOConfig) -> Path:
         parent = json.loads((done[-1] / "config.json").read_text()).get("parent")
     else:
         model = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu", **kwargs)
+        if cfg.init:
+            try:
+                _load_init_tensors(model.policy, cfg.init, check=PolicyNet)
+            except CheckpointError as err:
+                raise ValueError(f"--init: {err}") from None
+            parent = cfg.init
     games.set_self_policy(TorchPolicy(model.policy))
     model.set_logger(configure(str(out), ["csv", "tensorboard"]))
 
@@ -741,6 +904,8 @@ def train(cfg: PuertoRicoPPOConfig) -> Path:
     callback = _callback(cfg, out, env, meta, next_ckpt)
     if step0:
         callback.last_ckpt = done[-1]
+        # A run killed between writing this checkpoint and gating it: finish that first.
+        settle_checkpoint(cfg, out, done[-1], step0, games, model.logger, play=play_checkpoint)
     remaining = cfg.steps - step0
     if remaining > 0:
         model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=not step0)

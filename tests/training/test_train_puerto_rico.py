@@ -1,11 +1,13 @@
 """Puerto Rico training: the learner's games against a pool, ``caylus train ppo --game
-puerto_rico``, its checkpoints, resume, and ``policy:PATH`` for Puerto Rico.
+puerto_rico``, its checkpoints, resume, the learning curve, the league (``pool``), ``--init``
+and ``policy:PATH`` for Puerto Rico.
 
-Tiny settings throughout (2,048 steps, 8 games, one hidden layer of 32).
+Tiny settings throughout (2,048 steps, 8 games, one hidden layer of 32, matches of 3 games).
 """
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import shutil
@@ -28,6 +30,7 @@ from training.puerto_rico import (
     PuertoRicoPoolGames,
     config_from_args,
     make_vecenv,
+    play_checkpoint,
     train,
 )
 
@@ -40,10 +43,13 @@ TINY = {
     "checkpoint_every": 1024,
     "threads": 1,
     "progress": False,
-    "opponents": "self:1,random:1,shipper:1,builder:1",
+    "opponents": "self:1,random:1,shipper:1,builder:1,pool:1",
+    "eval_games": 3,
+    "eval_opponents": "random,shipper",
+    "gate_games": 3,
     "arch": {"name": "pr-mlp-v1", "layers": [32]},
 }
-LAST = "step-000000002048"
+FIRST, LAST = "step-000000001024", "step-000000002048"
 runner = CliRunner()
 
 
@@ -104,8 +110,7 @@ def test_an_episode_ends_with_the_engines_rank_reward_of_the_learners_seat():
     ("spec", "message"),
     [
         ("castle:1,random:1", "'castle' is not a Puerto Rico opponent"),
-        ("economy", "allowed: self, builder"),
-        ("pool:1,self:1", "'pool' is not supported with --game puerto_rico"),
+        ("economy", "allowed: self, pool, builder"),
         ("random:-1", "weight must be a number >= 0"),
         ("mcts:20", "give the weight explicitly"),
     ],
@@ -165,7 +170,7 @@ def tiny_run(tmp_path_factory) -> Path:
 
 def test_a_short_ppo_run_writes_puerto_rico_checkpoints(tiny_run):
     ckpts = sorted(p.name for p in (tiny_run / "checkpoints").iterdir())
-    assert ckpts == ["step-000000001024", LAST]
+    assert ckpts == [FIRST, LAST]
     cfg = json.loads((tiny_run / "checkpoints" / LAST / "config.json").read_text())
     assert cfg["game"] == "puerto_rico"
     assert cfg["observation_version"] == OBSERVATION_VERSION
@@ -211,6 +216,120 @@ def test_a_run_directory_is_not_reused_without_resume_nor_by_another_game(tiny_r
     r = runner.invoke(app, ["train", "ppo", "--out", str(tiny_run), "--resume", "--no-progress"])
     assert r.exit_code == 2
     assert "training run of game 'puerto_rico', not 'caylus'" in " ".join(r.output.split())
+
+
+# -- the learning curve, the league, --init --------------------------------------------------------
+def test_each_checkpoint_is_evaluated_against_every_reference_into_the_curve(tiny_run):
+    with open(tiny_run / "curve.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(int(r["step"]), r["opponent"]) for r in rows] == [
+        (1024, "random"),
+        (1024, "shipper"),
+        (2048, "random"),
+        (2048, "shipper"),
+    ]
+    for r in rows:
+        games = int(r["games"])
+        assert games == 3  # one block of 3 rotated seats
+        assert int(r["wins"]) + int(r["ties"]) + int(r["losses"]) == games
+        assert 0.0 <= float(r["low"]) <= float(r["score"]) <= float(r["high"]) <= 1.0
+    assert (tiny_run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    header = (tiny_run / "progress.csv").read_text().splitlines()[0].split(",")
+    assert {"eval/score_random", "eval/score_shipper", "league/promoted"} <= set(header)
+
+
+def test_every_checkpoint_gets_a_league_decision_and_promoted_ones_join_the_pool(tiny_run):
+    from training.checkpoints import RESUME_JSON
+
+    league = json.loads((tiny_run / "league.json").read_text())
+    first, last = (str(tiny_run / "checkpoints" / n) for n in (FIRST, LAST))
+    d1, d2 = league["decisions"]
+    assert d1["checkpoint"] == first and d1["decision"] == "promoted (first checkpoint)"
+    assert d2["checkpoint"] == last and d2["against"] == first
+    m = d2["match"]
+    assert m["games"] == 3 and m["low"] <= m["score"] <= m["high"]
+    assert d2["decision"] == ("promoted" if m["score"] >= 0.55 else "kept out")
+    assert league["promoted"] == [first] + ([last] if d2["decision"] == "promoted" else [])
+    table = (tiny_run / "league.md").read_text()
+    assert f"| {FIRST} | 1024 | (none) |" in table and f"| {LAST} | 2048 | {FIRST} | 3 |" in table
+    # The second checkpoint was written while the first was the pool's only checkpoint.
+    saved = json.loads((tiny_run / "checkpoints" / LAST / RESUME_JSON).read_text())
+    assert saved["checkpoints_in_pool"] == [first]
+
+
+def test_pool_opponents_draw_the_promoted_checkpoints(tiny_run):
+    ckpt = str(tiny_run / "checkpoints" / FIRST)
+    games = PuertoRicoPoolGames(4, 3, opponents="random:1,pool:1")
+    assert [(s.name, s.weight) for s in games.slots] == [("random", 1.0), ("pool->self", 1.0)]
+    games.set_checkpoints([ckpt])
+    assert [(s.name, s.weight) for s in games.slots] == [
+        ("random", 1.0),
+        ("pool->self", 0.0),
+        (f"policy:{ckpt}", 1.0),
+    ]
+    only_pool = PuertoRicoPoolGames(6, 3, opponents="pool:1", checkpoints=[ckpt])
+    b = only_pool.reset(seed=2)  # no self policy needed: pool->self has no weight left
+    for _ in range(20):
+        b = only_pool.step(_first_legal(b.mask))
+    assert (only_pool.slot == 1).all() and only_pool.opponent_decisions > 0
+    with pytest.raises(RuntimeError, match="set_self_policy"):
+        PuertoRicoPoolGames(2, 3, opponents="pool:1").reset(seed=0)  # pool->self until then
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_checkpoint_against_itself_scores_one_half_over_rotated_seats(tiny_run, players):
+    ckpt = tiny_run / "checkpoints" / LAST
+    m = play_checkpoint(ckpt, f"policy:{ckpt}", 2 * players - 1, players, seed=5)
+    # Rounded up to whole rotations; in each, the same game with the checkpoint in every
+    # seat once: the zero-sum rank rewards cancel out exactly.
+    assert m.games == 2 * players
+    assert m.score == 0.5
+    assert m.wins == m.losses or players > 2  # 3 players: ties for first count as wins
+    with pytest.raises(ValueError, match="multiple of num_players"):
+        PuertoRicoPoolGames(4, 3, opponents="random:1", rotated=True)
+
+
+def test_init_starts_from_the_checkpoints_weights_and_records_it_as_parent(tiny_run, tmp_path):
+    from safetensors.numpy import load_file
+
+    init = tiny_run / "checkpoints" / LAST
+    out = tmp_path / "warm"
+    # A learning rate of 0 keeps the weights: every rollout, the first included, is played
+    # by the checkpoint's policy.
+    train(
+        config_from_args(
+            out=str(out), steps=1024, seed=9, init=str(init), learning_rate=0.0, **TINY
+        )
+    )
+    theirs = load_file(str(init / "model.safetensors"))
+    ours = load_file(str(out / "checkpoints" / FIRST / "model.safetensors"))
+    assert theirs.keys() == ours.keys()
+    assert all(np.array_equal(theirs[k], ours[k]) for k in theirs)
+    cfg = json.loads((out / "checkpoints" / FIRST / "config.json").read_text())
+    assert cfg["parent"] == str(init)
+    assert json.loads((out / "run.json").read_text())["init"] == str(init)
+
+
+def test_init_refuses_another_games_or_architectures_checkpoint_before_any_work(tiny_run, tmp_path):
+    from caylus_env.observation import OBSERVATION_VERSION as CAYLUS_OBS
+
+    caylus = tmp_path / "caylus-ckpt"
+    shutil.copytree(tiny_run / "checkpoints" / LAST, caylus)
+    cfg = json.loads((caylus / "config.json").read_text())
+    del cfg["game"]  # Caylus checkpoints have no game field
+    cfg["observation_version"] = CAYLUS_OBS
+    (caylus / "config.json").write_text(json.dumps(cfg))
+    out = tmp_path / "never"
+    with pytest.raises(ValueError) as err:
+        train(config_from_args(out=str(out), steps=1024, init=str(caylus), **TINY))
+    assert "game 'caylus'" in str(err.value) and "game 'puerto_rico'" in str(err.value)
+    wide = {**TINY, "arch": {"name": "pr-mlp-v1", "layers": [64]}}
+    init = str(tiny_run / "checkpoints" / LAST)
+    with pytest.raises(ValueError, match=r"its network .*\[32\].* is not this run's"):
+        train(config_from_args(out=str(out), steps=1024, init=init, **wide))
+    with pytest.raises(ValueError, match="cannot be combined with --resume"):
+        train(config_from_args(out=str(out), steps=1024, init=init, resume=True, **TINY))
+    assert not out.exists()
 
 
 # -- checkpoints as agents ---------------------------------------------------------------------
@@ -322,11 +441,13 @@ def test_cli_train_ppo_game_puerto_rico_trains_and_names_the_agent_spec(tmp_path
     args = ["train", "ppo", "--game", "puerto_rico", "--players", "3", "--steps", "512"]
     args += ["--out", str(out), "--envs", "8", "--n-steps", "64", "--batch-size", "256"]
     args += ["--n-epochs", "1", "--opponents", "random:1,shipper:1", "--no-progress"]
+    args += ["--eval-games", "3", "--eval-opponents", "builder", "--gate-games", "3"]
     r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output
     assert f"policy:{out / 'checkpoints' / 'step-000000000512'}" in r.output
     cfg = json.loads((out / "checkpoints" / "step-000000000512" / "config.json").read_text())
     assert cfg["game"] == "puerto_rico" and cfg["num_players"] == [3]
+    assert (out / "curve.csv").is_file() and (out / "league.json").is_file()
 
 
 @pytest.mark.parametrize(
@@ -334,9 +455,12 @@ def test_cli_train_ppo_game_puerto_rico_trains_and_names_the_agent_spec(tmp_path
     [
         (["--opponents", "castle:1,self:1"], "'castle' is not a Puerto Rico opponent"),
         (["--shaping", "0.5"], "--shaping is not supported with --game puerto_rico"),
-        (["--eval-games", "4"], "--eval-games is not supported with --game puerto_rico"),
+        (["--eval-opponents", "random,economy"], "--eval-opponents entry 'economy' is not"),
+        (["--eval-opponents", "self"], "--eval-opponents entry 'self' is not allowed"),
+        (["--eval-games", "-1"], "--eval-games must be an int >= 0"),
+        (["--gate-games", "0"], "--gate-games must be an int >= 1"),
         (["--algo", "cleanrl"], "--algo is not supported with --game puerto_rico"),
-        (["--init", "x"], "--init is not supported with --game puerto_rico"),
+        (["--init", "missing-dir"], "checkpoint 'missing-dir' is not a directory"),
         (["--players", "6"], "--players 6 is not allowed; allowed: 2-5"),
     ],
 )
@@ -348,13 +472,6 @@ def test_cli_refuses_what_the_puerto_rico_trainer_does_not_support(tmp_path, arg
     assert r.exit_code == 2
     assert message in " ".join(r.output.split())
     assert not out.exists()
-
-
-def test_cli_train_bc_refuses_puerto_rico(tmp_path):
-    r = runner.invoke(
-        app, ["train", "bc", "--game", "puerto_rico", "--dataset", "d", "--out", str(tmp_path)]
-    )
-    assert r.exit_code == 2 and "behaviour cloning is Caylus-only" in r.output
 
 
 def test_sampling_reaches_puerto_rico_action_ids_beyond_caylus_action_space():
