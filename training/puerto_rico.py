@@ -192,9 +192,10 @@ class PuertoRicoPoolGames:
         seed: the seed of the first ``reset`` when it is given none.
         checkpoints: the promoted checkpoint directories (``training.league``).
         rotated: play the games in blocks of ``num_players`` (``num_envs`` a multiple of
-            it): the games of block ``j`` share their setup (episode by episode) and the
-            learner sits in seat ``k % num_players`` of game ``k``, so every seat's advantage
-            cancels out (Caylus's ``paired`` games; the matches of ``play_checkpoint``).
+            it): the games of block ``j`` share their key (setup, opponent drawn, opponent
+            move seeds; episode by episode) and the learner sits in seat
+            ``k % num_players`` of game ``k``, so every seat's advantage cancels out
+            (Caylus's ``paired`` games; the matches of ``play_checkpoint``).
 
     Raises:
         ValueError: naming an argument that is not allowed and what is.
