@@ -41,6 +41,9 @@ from caylus_env.games import DEFAULT_GAME, GAME_NAMES
 SHUFFLE_ROWS = 65_536
 #: Rows per batch read from the dataset (before the shuffle buffer).
 READ_ROWS = 4096
+#: The logit of an illegal action: sb3-contrib's ``MaskableCategorical`` value, so that the
+#: loss is the one ``MaskablePPO`` computes for the same network.
+MASKED_LOGIT = -1e8
 #: What ``config.json``'s ``value_head`` says the value head was fitted to.
 VALUE_TARGET = "the acting seat's final return in the dataset (ret), by mean squared error"
 
@@ -155,6 +158,23 @@ def _shuffled(batches: Any, batch_size: int, rng: np.random.Generator) -> Any:
         yield from flush(held)
 
 
+def _forward(policy: Any, obs: Any, masks: Any) -> tuple[Any, Any]:
+    """The masked log-probabilities ``(B, NUM_ACTIONS)`` and the values ``(B,)`` of ``policy``
+    (SB3's ``evaluate_actions``, with illegal logits set to ``MASKED_LOGIT`` as sb3-contrib's
+    masked distribution does): the whole distribution in one pass, which also gives the
+    greedy move for the accuracy, without building a ``Categorical`` (slow: it validates)."""
+    import torch
+
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    logits = policy.action_net(latent_pi).masked_fill(~masks, MASKED_LOGIT)
+    return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf)[:, 0]
+
+
 def check_config(cfg: BCConfig) -> None:
     """Refuse bad arguments before anything is read.
 
@@ -225,15 +245,15 @@ def train_bc(cfg: BCConfig) -> Path:
         for mb in _shuffled(batches, cfg.batch_size, rng):
             obs = torch.from_numpy(mb["obs"])
             actions = torch.from_numpy(mb["action"])
-            masks = mb["mask"].astype(np.bool_)
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            masks = torch.from_numpy(mb["mask"].astype(np.bool_))
+            log_probs, values = _forward(policy, obs, masks)
+            log_prob = log_probs.gather(1, actions[:, None])[:, 0]
             ret = torch.from_numpy(mb["ret"].astype(np.float32))
-            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret)
+            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values, ret)
             with torch.no_grad():
                 p_action = 0.98 * p_action + 0.02 * float(torch.exp(log_prob).mean())
                 # the greedy move before this update (epoch 1: on decisions not yet fitted)
-                probs = policy.get_distribution(obs, action_masks=masks).distribution.probs
-                hits += float((probs.argmax(dim=1) == actions).sum())
+                hits += float((log_probs.argmax(dim=1) == actions).sum())
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
