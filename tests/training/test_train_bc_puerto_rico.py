@@ -96,6 +96,25 @@ def test_the_checkpoint_is_a_puerto_rico_checkpoint_with_the_tensors_of_a_ppo_on
     )
 
 
+def test_ppo_init_starts_from_the_cloned_weights(cloned, tmp_path):
+    from training.puerto_rico import config_from_args, train
+
+    out = tmp_path / "warm"
+    # a learning rate of 0 keeps the weights: the first checkpoint holds the cloned ones
+    last = train(
+        config_from_args(
+            out=str(out), players=PLAYERS, steps=512, envs=8, n_steps=64, batch_size=256,
+            n_epochs=1, checkpoint_every=512, threads=1, progress=False, seed=1,
+            opponents="self:1,shipper:1", init=str(cloned), learning_rate=0.0,
+        )
+    )  # fmt: skip
+    ours = load_file(str(cloned / WEIGHTS_FILE))
+    theirs = load_file(str(last / WEIGHTS_FILE))
+    assert ours.keys() == theirs.keys()
+    assert all(np.array_equal(ours[k], theirs[k]) for k in ours)
+    assert json.loads((last / "config.json").read_text())["parent"] == str(cloned)
+
+
 def test_the_cloned_policy_plays_legal_moves_through_a_whole_game(cloned):
     agents = [make_agent(f"policy:{cloned}"), make_agent("shipper"), make_agent("random")]
     game = Game(GameConfig(num_players=PLAYERS), seed=5)
