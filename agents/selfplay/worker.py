@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, policy_target
-from agents.tournament.arena import play_jobs
+from agents.tournament.arena import DecisionHook, play_jobs
 from agents.tournament.games import game_of, tournament_game
 from caylus_env.datasets.format import GameRows
 from caylus_env.datasets.games import DatasetGame, dataset_game
@@ -25,51 +25,63 @@ from caylus_env.datasets.records import pack_legal_ids, packed_decision_rows, ro
 from caylus_env.engine import Game
 from caylus_env.engine.record import GameRecord
 
-_FIRST_DECISIONS = 512
-"""Rows of a game's first state buffer (a game has a few hundred decisions: about 415 in
-Caylus, 270 in 3-player Puerto Rico); it doubles when a longer game fills it."""
-
 
 class _Collector:
-    """The decision hook of one game (``arena.DecisionHook``).
+    """What one game's decision hook keeps, and the game's rows built from it at the end.
 
-    It runs on every decision, so it keeps no Python object per decision: the state is copied
-    into a preallocated (doubling) ``(rows, state_size)`` buffer, and the legal mask is kept
-    as the legal action ids (``Game.legal_actions()``, appended to one flat list) and their
-    count, packed into masks by one vectorized call at the end of the game
-    (``records.pack_legal_ids``). The states, packed masks, seats and counts are what the
-    driver receives (``GameRows``).
+    The hook (`hook`, an ``arena.DecisionHook``) runs on every decision, so it does as little
+    as it can: a closure over bound ``append`` methods (a call through ``__call__`` and
+    attribute lookups cost a fifth more) that keeps the state as bytes (one copy) and
+    the legal action ids (``Game.legal_actions()``, concatenated in one flat list) with their
+    count, where a bool mask per decision cost an array each. At the end of the game `rows`
+    joins the states into one array and packs every mask in one vectorized call
+    (``records.pack_legal_ids``). Measured on a 3-player Puerto Rico position (hook calls and
+    the end-of-game assembly, per decision): 0.39 us, against 0.53 us writing the states into
+    a preallocated array (numpy item assignment is the slower copy) and 1.3 us for the copied
+    states and bool masks stacked at the end that it replaces.
     """
 
     def __init__(self, policy: bool, spec: DatasetGame) -> None:
         self.spec = spec
-        self.states = np.empty((_FIRST_DECISIONS, spec.state_size), spec.layout.STATE_DTYPE)
+        self.states: list[bytes] = []
         self.legal: list[int] = []  # every decision's legal ids, concatenated
         self.counts: list[int] = []  # legal ids per decision
         self.seats: list[int] = []
         self.policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None = [] if policy else None
+        self.hook = self._hook()
 
-    def __call__(self, game: Game, seat: int, action: int, agent: Agent) -> None:
-        i = len(self.seats)
-        if i == len(self.states):
-            grown = np.empty((2 * i, self.spec.state_size), self.states.dtype)
-            grown[:i] = self.states
-            self.states = grown
-        self.states[i] = game.state
-        legal = game.legal_actions()
-        self.legal += legal
-        self.counts.append(len(legal))
-        self.seats.append(seat)
-        if self.policy is not None:
-            self.policy.append(policy_target(agent, action))
+    def _hook(self) -> DecisionHook:
+        put_state, put_legal = self.states.append, self.legal.extend
+        put_count, put_seat = self.counts.append, self.seats.append
+
+        def hook(game: Game, seat: int, action: int, agent: Agent) -> None:
+            put_state(game.state.tobytes())
+            legal = game.legal_actions()
+            put_legal(legal)
+            put_count(len(legal))
+            put_seat(seat)
+
+        if self.policy is None:
+            return hook
+        put_policy = self.policy.append
+
+        def hook_with_policy(game: Game, seat: int, action: int, agent: Agent) -> None:
+            hook(game, seat, action, agent)
+            put_policy(policy_target(agent, action))
+
+        return hook_with_policy
 
     def rows(self, record: GameRecord) -> GameRows:  # or a Puerto Rico record
         d = len(record.actions)  # a move whose apply failed was hooked but not played
+        spec = self.spec
+        states = np.frombuffer(b"".join(self.states[:d]), spec.layout.STATE_DTYPE)
         counts = np.asarray(self.counts[:d], np.int64)
         ids = np.asarray(self.legal[: int(counts.sum())], np.int64)
-        legal = pack_legal_ids(ids, counts, self.spec.num_actions)
+        legal = pack_legal_ids(ids, counts, spec.num_actions)
         policy = None if self.policy is None else self.policy[:d]
-        return packed_decision_rows(record, self.states[:d], legal, counts, self.seats[:d], policy)
+        return packed_decision_rows(
+            record, states.reshape(d, spec.state_size), legal, counts, self.seats[:d], policy
+        )
 
 
 def play_dataset_chunk(
@@ -83,9 +95,9 @@ def play_dataset_chunk(
     spec = dataset_game(game_of(settings))
     collectors: dict[int, _Collector] = {}
 
-    def hook_for(job: Mapping[str, Any]) -> _Collector:
+    def hook_for(job: Mapping[str, Any]) -> DecisionHook:
         collectors[int(job["game_id"])] = collector = _Collector(policy, spec)
-        return collector
+        return collector.hook
 
     records = play_jobs(jobs, settings, token, hook_for)
     adapter = tournament_game(game_of(settings))
