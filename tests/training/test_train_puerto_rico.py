@@ -57,6 +57,16 @@ def _first_legal(mask: np.ndarray) -> np.ndarray:
     return np.argmax(mask, axis=1).astype(np.int64)
 
 
+def _matches(run: Path) -> list[tuple]:
+    """The league's decisions of a run without its paths: (step, match, decision)."""
+    league = json.loads((run / "league.json").read_text())
+    out = []
+    for d in league["decisions"]:
+        match = d["match"] and {k: v for k, v in d["match"].items() if k != "opponent"}
+        out.append((d["step"], match, d["decision"]))
+    return out
+
+
 # -- the learner's games -----------------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_pool_games_show_the_learner_its_own_observation_and_legal_mask(players):
@@ -190,6 +200,9 @@ def test_the_same_seed_trains_the_same_weights(tiny_run, tmp_path):
     assert (again / "checkpoints" / LAST / name).read_bytes() == (
         tiny_run / "checkpoints" / LAST / name
     ).read_bytes()
+    # The evaluations and the gates (with pool opponents in between) are the same too.
+    assert (again / "curve.csv").read_text() == (tiny_run / "curve.csv").read_text()
+    assert _matches(again) == _matches(tiny_run)
 
 
 def test_resume_continues_to_the_weights_of_an_uninterrupted_run(tiny_run, tmp_path):
@@ -203,6 +216,9 @@ def test_resume_continues_to_the_weights_of_an_uninterrupted_run(tiny_run, tmp_p
     ).read_bytes()
     cfg = json.loads((out / "checkpoints" / LAST / "config.json").read_text())
     assert cfg["parent"].endswith("step-000000001024")
+    # Each checkpoint was evaluated and gated once, as in the uninterrupted run.
+    assert (out / "curve.csv").read_text() == (tiny_run / "curve.csv").read_text()
+    assert _matches(out) == _matches(tiny_run)
 
 
 def test_a_run_directory_is_not_reused_without_resume_nor_by_another_game(tiny_run, tmp_path):
