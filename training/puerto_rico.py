@@ -615,7 +615,7 @@ def play_checkpoint(
     ``games`` is rounded up to a multiple of ``num_players``; the games run at once, in
     blocks with the same setup and opponent seeds and the checkpoint one seat further in
     each (``PuertoRicoPoolGames(rotated=True)``), so each seat's advantage (the starting
-    plantations and doubloons by seat from the governor, docs/rules/puerto_rico.md 1.2)
+    plantation by seat from the governor and the order of play, docs/rules/puerto_rico.md 1.2)
     cancels out. A game scores the checkpoint's rank reward (rules 5.3) as
     ``(reward + 1) / 2``: 1 first, 0 last, 0.5 the middle of three or a game cut off by the
     decision cap (rules 6.9). The games depend on ``seed`` only, so
