@@ -203,15 +203,38 @@ def _fixed_binary(values: np.ndarray, width: int) -> pa.Array:
     )
 
 
+def _gather_states(rows: Sequence[GameRows], total: int, buffer: np.ndarray | None) -> np.ndarray:
+    """The states of ``rows`` in one little-endian array (in ``buffer`` when it fits)."""
+    width = rows[0].states.shape[1]
+    if buffer is None or buffer.size < total * width or buffer.dtype != rows[0].states.dtype:
+        states = np.concatenate([r.states for r in rows])
+    else:
+        states = np.concatenate(
+            [r.states for r in rows], out=buffer[: total * width].reshape(-1, width)
+        )
+    # no conversion where the states are little-endian already (every usual machine)
+    return states.astype(_LE_STATE, copy=False)
+
+
 def games_table(rows: Sequence[GameRows]) -> pa.Table:
     return pa.Table.from_pylist([r.game for r in rows], schema=GAMES_SCHEMA)
 
 
 def decisions_table(
-    rows: Sequence[GameRows], policy_targets: bool, game: str = DEFAULT_GAME
+    rows: Sequence[GameRows],
+    policy_targets: bool,
+    game: str = DEFAULT_GAME,
+    *,
+    state_buffer: np.ndarray | None = None,
 ) -> pa.Table:
     """The decision rows of ``rows``' games of ``game``, in their order (ply order within a
-    game)."""
+    game).
+
+    ``state_buffer``: a flat ``int16`` array that the states are gathered into when it is
+    large enough (`ShardWriter` keeps one), so that a row group's tens of megabytes of states
+    do not take fresh memory, and its page faults, at every flush; the table's ``state``
+    column then shares that memory, so it must be used (written) before the buffer is reused.
+    """
     schema = decisions_schema(policy_targets, game)
     if game == DEFAULT_GAME:
         kind_array, mask_bytes, state_bytes = _KIND_ARRAY, MASK_BYTES, STATE_BYTES
@@ -249,11 +272,7 @@ def decisions_table(
         "legal": _fixed_binary(
             np.concatenate([r.legal for r in rows]).astype(np.uint8, copy=False), mask_bytes
         ),
-        "state": _fixed_binary(
-            # no conversion where the states are little-endian already (every usual machine)
-            np.concatenate([r.states for r in rows]).astype(_LE_STATE, copy=False),
-            state_bytes,
-        ),
+        "state": _fixed_binary(_gather_states(rows, total, state_buffer), state_bytes),
         "ret": pa.array(ret),
         "rank": pa.array(rank),
         "agent": all_agents.take(pa.array(agent_index)),
@@ -360,6 +379,7 @@ class ShardWriter:
         self.batch: list[GameRows] = []
         self.batch_decisions = 0
         self.decisions = 0
+        self._state_buffer = np.empty(0, L.STATE_DTYPE)  # reused by every flush
         self.games_path, self.decisions_path = shard_paths(root, index)
         for path in (self.games_path, self.decisions_path):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -389,7 +409,12 @@ class ShardWriter:
         if not self.batch:
             return
         self._games.write_table(games_table(self.batch), row_group_size=len(self.batch))
-        table = decisions_table(self.batch, self.policy_targets, self.game)
+        need = self.batch_decisions * self.batch[0].states.shape[1]
+        if self._state_buffer.size < need:  # room for the next, slightly larger, row groups
+            self._state_buffer = np.empty(need + need // 8, self.batch[0].states.dtype)
+        table = decisions_table(
+            self.batch, self.policy_targets, self.game, state_buffer=self._state_buffer
+        )
         self._decisions.write_table(table, row_group_size=max(1, table.num_rows))
         self.decisions += table.num_rows
         self.batch, self.batch_decisions = [], 0
@@ -401,6 +426,7 @@ class ShardWriter:
         self._flush()
         self._games.close()
         self._decisions.close()
+        self._state_buffer = np.empty(0, L.STATE_DTYPE)
         files = {}
         for path in (self.games_path, self.decisions_path):
             tmp = _tmp(path)
