@@ -18,7 +18,7 @@ Both games (``BCConfig.game``, ``--game``):
   engine's rank reward of the acting seat (docs/rules/puerto_rico.md 5.3), the very reward
   PPO trains on.
 
-A dataset of the other game is refused naming both (``caylus_env.datasets.check_game``),
+A dataset of the other game is refused naming both (``caylus_env.datasets.format.check_game``),
 before any training. The result is a checkpoint directory (``config.json`` +
 ``model.safetensors``, the tensors of a PPO checkpoint of the same architecture): play it as
 ``policy:OUT`` (with ``--game`` for Puerto Rico) or continue with
