@@ -143,7 +143,8 @@ class League:
             "# League",
             "",
             f"A checkpoint is promoted when it scores at least {PROMOTION_SCORE:.0%} against "
-            "the best checkpoint so far (score: win 1, tie 0.5, loss 0; Wilson 95% interval).",
+            "the best checkpoint so far (score per game: win 1, tie 0.5, loss 0; with 3 or more "
+            "players (rank reward + 1) / 2, 1 first and 0 last; Wilson 95% interval).",
             "",
             "| checkpoint | step | against | games | W-T-L | score | 95% interval | decision |",
             "|---|---:|---|---:|---|---:|---|---|",
