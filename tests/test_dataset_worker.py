@@ -83,6 +83,8 @@ def test_states_gathered_into_a_reused_buffer_give_the_table_of_fresh_arrays(tmp
     small = np.zeros(width, np.int16)  # too small: a fresh array instead, the same table
     assert decisions_table(rows, False, "puerto_rico", state_buffer=small).equals(fresh)
     assert np.array_equal(small, np.zeros(width, np.int16))
+    received = [pickle.loads(pickle.dumps(r)) for r in rows]  # as a driver gets them
+    assert decisions_table(received, False, "puerto_rico", state_buffer=buffer).equals(fresh)
 
 
 def _empty(rows: GameRows) -> GameRows:
