@@ -31,9 +31,9 @@ class _Collector:
 
     The hook (`hook`, an ``arena.DecisionHook``) runs on every decision, so it does as little
     as it can: a closure over bound ``append`` methods (a call through ``__call__`` and
-    attribute lookups cost a fifth more) that keeps the state as bytes (one copy) and
-    the legal action ids (``Game.legal_actions()``, concatenated in one flat list) with their
-    count, where a bool mask per decision cost an array each. At the end of the game `rows`
+    attribute lookups cost a fifth more) that keeps the state's bytes and the legal action ids
+    the game loop has already computed (concatenated in one flat list) with their count, where
+    a bool mask per decision cost an array each. At the end of the game `rows`
     joins the states into one array and packs every mask in one vectorized call
     (``records.pack_legal_ids``). Measured on a 3-player Puerto Rico position (hook calls and
     the end-of-game assembly, per decision): 0.39 us, against 0.53 us writing the states into
@@ -54,9 +54,10 @@ class _Collector:
         put_state, put_legal = self.states.append, self.legal.extend
         put_count, put_seat = self.counts.append, self.seats.append
 
-        def hook(game: Game, seat: int, action: int, agent: Agent) -> None:
-            put_state(game.state.tobytes())
-            legal = game.legal_actions()
+        def hook(
+            game: Game, seat: int, action: int, agent: Agent, legal: list[int], state: bytes
+        ) -> None:
+            put_state(state)
             put_legal(legal)
             put_count(len(legal))
             put_seat(seat)
@@ -65,8 +66,10 @@ class _Collector:
             return hook
         put_policy = self.policy.append
 
-        def hook_with_policy(game: Game, seat: int, action: int, agent: Agent) -> None:
-            hook(game, seat, action, agent)
+        def hook_with_policy(
+            game: Game, seat: int, action: int, agent: Agent, legal: list[int], state: bytes
+        ) -> None:
+            hook(game, seat, action, agent, legal, state)
             put_policy(policy_target(agent, action))
 
         return hook_with_policy

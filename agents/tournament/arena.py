@@ -447,11 +447,13 @@ def _check_action(action: Any, legal: list[int], adapter: TournamentGame) -> str
     return f"illegal action: {a} ({name}) is not among the {len(legal)} legal actions"
 
 
-DecisionHook = Callable[[Game, int, int, Agent], None]
-"""``hook(game, seat, action, agent)``: called once per accepted move, after ``agent.act``
-returned ``action`` (checked legal) and before it is applied, outside the move clock; the
-game is the position the agent was shown. How a self-play dataset (``caylus_env.datasets``)
-records every decision, and an agent's policy target, on the tournament's own game loop."""
+DecisionHook = Callable[[Game, int, int, Agent, list[int], bytes], None]
+"""``hook(game, seat, action, agent, legal, state)``: called once per accepted move, after
+``agent.act`` returned ``action`` (checked legal) and before it is applied, outside the move
+clock; the game is the position the agent was shown, ``legal`` its legal action ids and
+``state`` its state's bytes (both already computed by the loop, so the hook does not compute
+them again). How a self-play dataset (``caylus_env.datasets``) records every decision, and an
+agent's policy target, on the tournament's own game loop."""
 
 
 def _play_moves(
@@ -503,7 +505,7 @@ def _play_moves(
         if reason is None:
             reason = _check_action(action, legal, adapter)
         if reason is None and on_decision is not None:
-            on_decision(game, p, int(action), agents[p])
+            on_decision(game, p, int(action), agents[p], legal, snapshot)
         if reason is None:
             try:
                 game.apply(int(action))
