@@ -399,18 +399,52 @@ def _prose(source: str) -> Iterator[tuple[int, str]]:
             yield tok.start[0], tok.string
 
 
-def _cited_in_code() -> list[tuple[str, tuple[str, str]]]:
+#: Game-generic code cites both documents: a clause that names Puerto Rico, and the clauses
+#: after it up to the end of its paragraph or list item (unless one names Caylus again), cite
+#: Puerto Rico's document.
+_PUERTO_RICO = re.compile(r"puerto[ _]rico", re.IGNORECASE)
+_CAYLUS = re.compile(r"\bcaylus\b(?!_env|_cli|[-.]md)", re.IGNORECASE)
+_PARAGRAPH = re.compile(r"\n\s*\n|\n\s*- ")
+_CLAUSE_END = re.compile(r"(?<=[.;,])\s+")
+PUERTO_RICO_DOC = ROOT / "docs" / "rules" / "puerto_rico.md"
+
+
+def _split_by_game(text: str) -> tuple[str, str]:
+    """(the Caylus clauses, the Puerto Rico clauses) of one comment or string."""
+    caylus, puerto_rico = [], []
+    for paragraph in _PARAGRAPH.split(text):
+        about_puerto_rico = False
+        for clause in _CLAUSE_END.split(paragraph):
+            if _PUERTO_RICO.search(clause):
+                about_puerto_rico = True
+            elif _CAYLUS.search(clause):
+                about_puerto_rico = False
+            (puerto_rico if about_puerto_rico else caylus).append(clause)
+    return " ".join(caylus), " ".join(puerto_rico)
+
+
+def _cited_in_code(game: str = "caylus") -> list[tuple[str, tuple[str, str]]]:
+    """Every citation of ``game``'s document in the platform's code outside the Puerto Rico
+    packages (which cite only their own document: tests/puerto_rico/test_pr_docs_rules.py)."""
     here = Path(__file__).resolve()
     out = []
     for folder in CITING_DIRS:
         for path in sorted((ROOT / folder).rglob("*.py")):
-            # Puerto Rico code cites its own document (tests/puerto_rico/test_docs_rules.py).
             if path.resolve() == here or {"__pycache__", "puerto_rico"} & set(path.parts):
                 continue
             for line, text in _prose(path.read_text(encoding="utf-8")):
-                for cite in sorted(citations(text)):
+                part = _split_by_game(text)[0 if game == "caylus" else 1]
+                for cite in sorted(citations(part)):
                     out.append((f"{path.relative_to(ROOT)}:{line}", cite))
     return out
+
+
+def test_puerto_rico_sections_cited_in_generic_code_exist_in_its_document():
+    sections = set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", PUERTO_RICO_DOC.read_text(), re.M))
+    cited = [(where, ref) for where, (kind, ref) in _cited_in_code("puerto_rico")]
+    assert cited, "the scan finds no Puerto Rico citation in the game-generic code"
+    missing = [f"{where}: {ref}" for where, ref in cited if ref not in sections]
+    assert not missing, "docs/rules/puerto_rico.md has no section for:\n" + "\n".join(missing)
 
 
 def _exists(doc: Doc, cite: tuple[str, str]) -> bool:
