@@ -418,3 +418,13 @@ def test_a_record_from_a_loaded_position_replays_from_it():
     data = page_data(record, ("a", "b"))
     assert data["title"] == "Puerto Rico game: a vs b (2 players, expansion, loaded position)"
     assert len(data["frames"]) == 31 and data["round"][0] == start.round
+
+
+def test_vp_counted_on_paper_after_the_last_chip_show_as_zero_chips_and_paper_vp():
+    """Rules 6.7: the engine's chip supply goes below 0 by the VP counted on paper."""
+    from caylus_env.puerto_rico.viewer.board import supplies
+
+    d = Game(GameConfig(num_players=3), seed=1).state_dict()
+    assert "VP chips left: 75" in supplies({**d, "vp_supply": 75})
+    drawn = supplies({**d, "vp_supply": -6})
+    assert "VP chips left: 0 (6 on paper)" in drawn and "-6" not in drawn

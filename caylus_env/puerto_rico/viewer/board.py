@@ -217,10 +217,13 @@ def colonists(d: dict[str, Any]) -> str:
 
 def supplies(d: dict[str, Any]) -> str:
     """The VP chips, the quarries and how many face-down plantations are left (their order is
-    hidden, rules 6.8); the VP chips go below 0 once they run out: VP counted on paper (6.7)."""
+    hidden, rules 6.8). The engine's chip supply goes below 0 once the chips run out, by the VP
+    counted on paper (6.7): shown as 0 chips and that many VP on paper."""
+    chips = d["vp_supply"]
+    left = f"VP chips left: {chips}" if chips >= 0 else f"VP chips left: 0 ({-chips} on paper)"
     return "".join(
         [
-            svg.text(8, 34, f"VP chips left: {d['vp_supply']}", size=FONT_TEXT),
+            svg.text(8, 34, left, size=FONT_TEXT),
             svg.text(8, 52, f"quarries left: {d['quarry_supply']}", size=FONT_TEXT),
             svg.text(8, 70, f"face down: {len(d['plantation_stack'])}", size=FONT_TEXT),
         ]
