@@ -54,3 +54,24 @@ def test_caylus_entry_point_is_the_cli_package():
     from caylus_cli.app import app
 
     assert script.load() is app
+
+
+def test_every_html_template_of_the_packages_is_package_data():
+    """Templates are read with importlib.resources: a wheel without them cannot write pages."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]
+    templates = [
+        path
+        for top in ("caylus_env", "caylus_cli", "agents", "training")
+        for path in (ROOT / top).rglob("*.html")
+        if "__pycache__" not in path.parts
+    ]
+    assert templates, "the scan finds no template"
+    for path in templates:
+        package = ".".join(path.parent.relative_to(ROOT).parts)
+        assert path.name in declared.get(package, []), (
+            f"{path.relative_to(ROOT)} is not in pyproject.toml's package-data for {package}"
+        )
