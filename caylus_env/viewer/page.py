@@ -38,7 +38,7 @@ PAGE_FORMAT = "caylus-viewer/1"
 """Version of the data the page's script reads; bump it when its shape changes."""
 
 
-class _Table:
+class DistinctValues:
     """Distinct values, each stored once; ``id`` gives a value's index."""
 
     def __init__(self, first: Any = None) -> None:
@@ -112,7 +112,7 @@ def _seat_names(record: GameRecord, agents: Sequence[str] | None) -> tuple[str, 
     return position.seat_names(record.num_players, None if agents is None else tuple(agents))
 
 
-def _changes(previous: list[int], ids: list[int]) -> list[int]:
+def changed_slots(previous: list[int], ids: list[int]) -> list[int]:
     """``[slot, piece, slot, piece, ...]`` of the slots whose drawing differs from the step
     before (what the page stores for every step after the first)."""
     return [x for i, (a, b) in enumerate(zip(previous, ids, strict=True)) if a != b for x in (i, b)]
@@ -148,9 +148,9 @@ def page_data(record: GameRecord, agents: Sequence[str] | None = None) -> dict[s
     game = _start(record)
     slots = position.slot_names(len(names))
     static = position.background(names)
-    pieces = _Table("")
-    texts = _Table()
-    sets = _Table()
+    pieces = DistinctValues("")
+    texts = DistinctValues()
+    sets = DistinctValues()
     frames: list[list[int]] = []
     previous: list[int] | None = None
     columns: dict[str, list[Any]] = {
@@ -161,7 +161,7 @@ def page_data(record: GameRecord, agents: Sequence[str] | None = None) -> dict[s
     for step in range(len(actions) + 1):
         d = game.state_dict()
         ids = [pieces.id(p) for p in position.draw_slots(d, names, static)]
-        frames.append(ids if previous is None else _changes(previous, ids))
+        frames.append(ids if previous is None else changed_slots(previous, ids))
         previous = ids
         last = step == len(actions)
         title, context = _step_text(game, d, record, names, last)
@@ -196,7 +196,7 @@ def page_data(record: GameRecord, agents: Sequence[str] | None = None) -> dict[s
     }
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
     """JSON that can sit inside a ``<script>`` element: no ``</`` and no ``<!--`` in it."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
@@ -224,7 +224,7 @@ def replay_html(record: GameRecord, agents: Sequence[str] | None = None) -> str:
         ),
         chart=chart,
         players=n,
-        data=_script_json(data),
+        data=script_json(data),
     )
 
 

@@ -40,7 +40,7 @@ from caylus_env.puerto_rico.viewer.theme import BUILDING_LABELS, FONT
 
 # The page format's building blocks are Caylus's: one table of distinct values, the changes of
 # a step, JSON safe inside a <script> element.
-from caylus_env.viewer.page import _changes, _script_json, _Table
+from caylus_env.viewer.page import DistinctValues, changed_slots, script_json
 
 TEMPLATE = "template.html"
 PAGE_FORMAT = "puerto-rico-viewer/1"
@@ -155,9 +155,9 @@ def page_data(
     n, expansion = len(seats), bool(record.options["expansion"])
     slots = position.slot_names(n, expansion)
     static = position.background(seats, expansion)
-    pieces = _Table("")
-    texts = _Table()
-    sets = _Table()
+    pieces = DistinctValues("")
+    texts = DistinctValues()
+    sets = DistinctValues()
     frames: list[list[int]] = []
     previous: list[int] | None = None
     columns: dict[str, list[Any]] = {
@@ -171,7 +171,7 @@ def page_data(
         takers = {r: s for r, s in takers.items() if d["roles"][r]["picked"]}
         score = game.scores().tolist()
         ids = [pieces.id(p) for p in position.draw_slots(d, seats, score, takers, static)]
-        frames.append(ids if previous is None else _changes(previous, ids))
+        frames.append(ids if previous is None else changed_slots(previous, ids))
         previous = ids
         last = step == len(actions)
         title, context = _step_text(game, d, record, seats, last)
@@ -239,7 +239,7 @@ def replay_page_html(
         ),
         chart=chart,
         players=n,
-        data=_script_json(data),
+        data=script_json(data),
     )
 
 
