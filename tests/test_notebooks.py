@@ -48,6 +48,23 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^batch: obs \(256, \d+\) float32, mask \(256, 167\) bool$",
         r"^win rate by seat: 0: [\d.]+, 1: [\d.]+, 2: [\d.]+$",
     ),
+    "puerto_rico.ipynb": (
+        # the engine's expansion draft by name, its random game replayed, the env game
+        r"^next decision: Decision\(kind='draft', player=1, args=\{\}\)$",
+        r"^\d+ decisions in \d+ rounds; final VP \[[\d ]+\] ranks \[[\d. ]+\]$",
+        r"^player_\d \{'final_score': \d+, 'rank': [\d.]+\}$",
+        # the hidden plantation order is not in any seat's observation (rules 6.8)
+        r"^plantation_stack piece: \[[\d.]+\]$",
+        r"^every seat's observation unchanged by the hidden order: True$",
+        # the bots' game, the tournament's leaderboard, the replay page, the dataset
+        r"^final VP \[[\d ]+\] ranks \[[\d. ]+\] after \d+ rounds$",
+        r"^shipper +win rate \d\.\d\d  mean rank \d\.\d\d$",
+        r"^builder +win rate \d\.\d\d  mean rank \d\.\d\d$",
+        r"^mcts:25 +win rate \d\.\d\d  mean rank \d\.\d\d$",
+        r"^replay page: replay\.html, \d+ kB$",
+        r"^24 puerto_rico games, \d+ decisions, [\d.]+ bytes a decision$",
+        r"^batch: obs \(256, \d+\) float32, mask \(256, \d+\) bool$",
+    ),
     "train_ppo.ipynb": (
         # the tiny run's files, its learning curve, the checkpoint as an agent, a tournament
         r"^last checkpoint: step-000000008192$",
@@ -115,10 +132,12 @@ def test_saved_notebook_carries_its_outputs(path):
     check_ran(nb, path.name)
 
 
-def test_quickstart_tournament_cell_runs_as_a_script(tmp_path):
-    """The markdown says the cell runs unchanged in a script: its ``__main__`` guard keeps the
-    spawned workers, which import the script again, from starting the tournament anew."""
-    cells = json.loads((NOTEBOOKS[0].parent / "quickstart.ipynb").read_text())["cells"]
+def run_tournament_cell_as_script(notebook: str, tmp_path: Path) -> str:
+    """The notebook's one ``__main__``-guarded tournament cell, run as ``ladder.py``; its stdout.
+
+    The markdown says the cell runs unchanged in a script: its guard keeps the spawned
+    workers, which import the script again, from starting the tournament anew."""
+    cells = json.loads((NOTEBOOKS[0].parent / notebook).read_text())["cells"]
     sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     guarded = [s for s in sources if 'if __name__ == "__main__":' in s and "run_tournament" in s]
     assert len(guarded) == 1, "one tournament cell with the __main__ guard"
@@ -133,5 +152,16 @@ def test_quickstart_tournament_cell_runs_as_a_script(tmp_path):
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    rows = dict(re.findall(r"^(\w+) +win rate (\d\.\d\d)", proc.stdout, re.M))
-    assert set(rows) == {"random", "castle", "economy"}, proc.stdout
+    return proc.stdout
+
+
+def test_quickstart_tournament_cell_runs_as_a_script(tmp_path):
+    stdout = run_tournament_cell_as_script("quickstart.ipynb", tmp_path)
+    rows = dict(re.findall(r"^(\w+) +win rate (\d\.\d\d)", stdout, re.M))
+    assert set(rows) == {"random", "castle", "economy"}, stdout
+
+
+def test_puerto_rico_tournament_cell_runs_as_a_script(tmp_path):
+    stdout = run_tournament_cell_as_script("puerto_rico.ipynb", tmp_path)
+    rows = dict(re.findall(r"^([\w:]+) +win rate (\d\.\d\d)", stdout, re.M))
+    assert set(rows) == {"shipper", "builder", "mcts:25"}, stdout
