@@ -53,7 +53,7 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^next decision: Decision\(kind='draft', player=1, args=\{\}\)$",
         r"^\d+ decisions in \d+ rounds; final VP \[[\d ]+\] ranks \[[\d. ]+\]$",
         r"^player_\d \{'final_score': \d+, 'rank': [\d.]+\}$",
-        # the hidden plantation order is not in any seat's observation (rules 6.8)
+        # the hidden plantation order is not in any seat's observation (Puerto Rico rules 6.8)
         r"^plantation_stack piece: \[[\d.]+\]$",
         r"^every seat's observation unchanged by the hidden order: True$",
         # the bots' game, the tournament's leaderboard, the replay page, the dataset
