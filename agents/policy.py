@@ -318,6 +318,49 @@ def _logits_rows(obs, seat_idx, road_idx, rest_idx, w, out):
         _dense(head, act_w, act_b, out[r])
 
 
+def load_weights(
+    path: Path, config: dict[str, Any], shapes: dict[str, tuple[int, ...]]
+) -> dict[str, np.ndarray]:
+    """The weights of the checkpoint directory ``path``, checked against its ``config.json``
+    (SHA-256, tensor names and float32 shapes of the arch, finite values) and stored transposed
+    (inputs x outputs) for ``x @ W``. Read with safetensors only: nothing in the file runs.
+    Shared by every game's ``policy:PATH`` (``agents.puerto_rico.policy``).
+
+    Raises:
+        CheckpointError: naming the file and what does not fit.
+    """
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    weights = path / WEIGHTS_FILE
+    if not weights.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} has no {WEIGHTS_FILE}")
+    expected = config.get("sha256", {}).get(WEIGHTS_FILE)
+    actual = _sha256(weights)
+    if actual != expected:
+        raise CheckpointError(
+            f"{weights}: SHA-256 {actual[:16]}... does not match config.json's "
+            f"{str(expected)[:16]}...: the file was changed or truncated"
+        )
+    try:
+        tensors = load_file(str(weights))
+    except (SafetensorError, OSError, ValueError) as err:
+        raise CheckpointError(f"{weights}: not a readable safetensors file ({err})") from None
+    missing = sorted(set(shapes) - set(tensors))
+    if missing:
+        raise CheckpointError(f"{weights}: missing tensors {missing}")
+    for name, shape in shapes.items():
+        t = tensors[name]
+        if tuple(t.shape) != shape or t.dtype != np.float32:
+            raise CheckpointError(
+                f"{weights}: tensor {name} is {t.dtype}{tuple(t.shape)}, "
+                f"the arch in config.json needs float32{shape}"
+            )
+        if not np.isfinite(t).all():
+            raise CheckpointError(f"{weights}: tensor {name} holds NaN or infinite values")
+    return {name: np.ascontiguousarray(tensors[name].T) for name in shapes}
+
+
 class PolicyNet:
     """A pieces-v1 network evaluated without torch (float32), from a checkpoint directory.
 
@@ -330,41 +373,10 @@ class PolicyNet:
     """
 
     def __init__(self, path: str | Path) -> None:
-        from safetensors import SafetensorError
-        from safetensors.numpy import load_file
-
         self.path = Path(path)
         self.config = read_config(self.path)
         self.arch = Arch.from_json(self.config.get("arch"))
-        weights = self.path / WEIGHTS_FILE
-        if not weights.is_file():
-            raise CheckpointError(f"checkpoint {str(path)!r} has no {WEIGHTS_FILE}")
-        expected = self.config.get("sha256", {}).get(WEIGHTS_FILE)
-        actual = _sha256(weights)
-        if actual != expected:
-            raise CheckpointError(
-                f"{weights}: SHA-256 {actual[:16]}... does not match config.json's "
-                f"{str(expected)[:16]}...: the file was changed or truncated"
-            )
-        try:
-            tensors = load_file(str(weights))
-        except (SafetensorError, OSError, ValueError) as err:
-            raise CheckpointError(f"{weights}: not a readable safetensors file ({err})") from None
-        shapes = self.arch.tensor_shapes()
-        missing = sorted(set(shapes) - set(tensors))
-        if missing:
-            raise CheckpointError(f"{weights}: missing tensors {missing}")
-        for name, shape in shapes.items():
-            t = tensors[name]
-            if tuple(t.shape) != shape or t.dtype != np.float32:
-                raise CheckpointError(
-                    f"{weights}: tensor {name} is {t.dtype}{tuple(t.shape)}, "
-                    f"the arch in config.json needs float32{shape}"
-                )
-            if not np.isfinite(t).all():
-                raise CheckpointError(f"{weights}: tensor {name} holds NaN or infinite values")
-        # Weights stored transposed (inputs x outputs) for ``x @ W``.
-        w = {name: np.ascontiguousarray(tensors[name].T) for name in shapes}
+        w = load_weights(self.path, self.config, self.arch.tensor_shapes())
         self._seat_idx, self._road_idx, self._rest_idx = observation_groups()
         self._w = w
         layers = ("seat", "space", "rest", "trunk")

@@ -49,9 +49,9 @@ from agents.policy import (
     WEIGHTS_FILE,
     CheckpointError,
     choose,
+    load_weights,
     resolve_path,
 )
-from agents.policy import _sha256 as sha256_file
 from caylus_env.puerto_rico.engine import Game
 from caylus_env.puerto_rico.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
 from caylus_env.puerto_rico.engine.game import GAME_NAME
@@ -224,41 +224,10 @@ class PolicyNet:
     """
 
     def __init__(self, path: str | Path) -> None:
-        from safetensors import SafetensorError
-        from safetensors.numpy import load_file
-
         self.path = Path(path)
         self.config = read_config(self.path)
         self.arch = Arch.from_json(self.config.get("arch"))
-        weights = self.path / WEIGHTS_FILE
-        if not weights.is_file():
-            raise CheckpointError(f"checkpoint {str(path)!r} has no {WEIGHTS_FILE}")
-        expected = self.config.get("sha256", {}).get(WEIGHTS_FILE)
-        actual = sha256_file(weights)
-        if actual != expected:
-            raise CheckpointError(
-                f"{weights}: SHA-256 {actual[:16]}... does not match config.json's "
-                f"{str(expected)[:16]}...: the file was changed or truncated"
-            )
-        try:
-            tensors = load_file(str(weights))
-        except (SafetensorError, OSError, ValueError) as err:
-            raise CheckpointError(f"{weights}: not a readable safetensors file ({err})") from None
-        shapes = self.arch.tensor_shapes()
-        missing = sorted(set(shapes) - set(tensors))
-        if missing:
-            raise CheckpointError(f"{weights}: missing tensors {missing}")
-        for name, shape in shapes.items():
-            t = tensors[name]
-            if tuple(t.shape) != shape or t.dtype != np.float32:
-                raise CheckpointError(
-                    f"{weights}: tensor {name} is {t.dtype}{tuple(t.shape)}, "
-                    f"the arch in config.json needs float32{shape}"
-                )
-            if not np.isfinite(t).all():
-                raise CheckpointError(f"{weights}: tensor {name} holds NaN or infinite values")
-        # Stored transposed (inputs x outputs) for ``x @ W``.
-        w = {name: np.ascontiguousarray(tensors[name].T) for name in shapes}
+        w = load_weights(self.path, self.config, self.arch.tensor_shapes())
         self._policy_layers = self._stack(w, "policy_net", "action_net")
         self._value_layers = self._stack(w, "value_net", "value_net")
         self.num_players = tuple(self.config.get("num_players", ()))
