@@ -63,10 +63,30 @@ def prestige_chart(
     seats = len(names)
     if any(len(row) != seats for row in prestige):
         raise ValueError(f"every prestige row must have {seats} entries, one per seat")
-    top = _nice_top(max(max(row) for row in prestige))
     # Prestige never goes below 0 (rules 8.20): the axis starts there.
     if min(min(row) for row in prestige) < 0:
         raise ValueError("prestige below 0; allowed: prestige >= 0 (rules 8.20)")
+    return score_chart(prestige, turns, names, mark_prefix="T", what="prestige")
+
+
+def score_chart(
+    scores: Sequence[Sequence[int]],
+    marks: Sequence[int],
+    names: Sequence[str],
+    *,
+    mark_prefix: str,
+    what: str,
+    unit: str = "",
+    legend_step: int = LEGEND_STEP,
+) -> str:
+    """The step chart of ``scores[step][seat]`` (checked non-empty, rectangular and >= 0 by
+    the caller) with a dashed line where ``marks[step]`` changes, labelled ``mark_prefix`` and
+    the mark (Caylus turns ``T3``, Puerto Rico rounds ``R3``), a legend of ``names`` with each
+    final score and ``unit``, and the cursor the page moves. Every game's chart (``what``: its
+    score's name, for screen readers)."""
+    steps = len(scores)
+    seats = len(names)
+    top = _nice_top(max(max(row) for row in scores))
 
     def y_of(v: int) -> int:
         return PLOT_Y + PLOT_H - (PLOT_H * v) // top
@@ -77,20 +97,22 @@ def prestige_chart(
         parts.append(
             svg.text(PLOT_X - 6, y_of(v) + 4, v, size=FONT_SMALL, fill=MUTED, anchor="end")
         )
-    for step, turn in enumerate(turns):
-        if step == 0 or turn != turns[step - 1]:
+    for step, mark in enumerate(marks):
+        if step == 0 or mark != marks[step - 1]:
             x = step_x(step, steps)
             parts.append(svg.line(x, PLOT_Y, x, PLOT_Y + PLOT_H, RULE, stroke_dasharray="2 3"))
             parts.append(
-                svg.text(x + 3, PLOT_Y + PLOT_H + 14, f"T{turn}", size=FONT_SMALL, fill=MUTED)
+                svg.text(
+                    x + 3, PLOT_Y + PLOT_H + 14, f"{mark_prefix}{mark}", size=FONT_SMALL, fill=MUTED
+                )
             )
     for seat in range(seats):
-        points = [(step_x(0, steps), y_of(prestige[0][seat]))]
+        points = [(step_x(0, steps), y_of(scores[0][seat]))]
         for step in range(1, steps):
-            if prestige[step][seat] != prestige[step - 1][seat]:
+            if scores[step][seat] != scores[step - 1][seat]:
                 x = step_x(step, steps)
-                points += [(x, y_of(prestige[step - 1][seat])), (x, y_of(prestige[step][seat]))]
-        points.append((step_x(steps - 1, steps), y_of(prestige[-1][seat])))
+                points += [(x, y_of(scores[step - 1][seat])), (x, y_of(scores[step][seat]))]
+        points.append((step_x(steps - 1, steps), y_of(scores[-1][seat])))
         text = " ".join(f"{x},{y}" for x, y in points)
         parts.append(
             f'<polyline points="{text}" fill="none" stroke="{SEAT_COLOURS[seat]}" '
@@ -98,9 +120,9 @@ def prestige_chart(
         )
         parts.append(
             svg.text(
-                PLOT_X + seat * LEGEND_STEP,
+                PLOT_X + seat * legend_step,
                 16,
-                f"■ player {seat} · {_short(names[seat])} ({prestige[-1][seat]})",
+                f"■ player {seat} · {_short(names[seat])} ({scores[-1][seat]}{unit})",
                 size=FONT_TEXT,
                 fill=SEAT_COLOURS[seat],
                 weight="bold",
@@ -119,5 +141,5 @@ def prestige_chart(
         data_x0=PLOT_X,
         data_width=PLOT_W,
         role="img",
-        aria_label="prestige of every seat over the game",
+        aria_label=f"{what} of every seat over the game",
     )
