@@ -101,7 +101,7 @@ def _json_items(path: Path) -> list[tuple[str, Any]]:
         raise ValueError(f"{path} is not UTF-8 text: {err}") from None
     try:
         whole = _parse_json(text)
-    except ValueError:
+    except ValueError:  # not one JSON document: read as JSON lines below
         pass
     else:
         items = whole if isinstance(whole, list) else [whole]
