@@ -3,7 +3,7 @@
 An agent sees the whole game through a read-only ``Game`` (Caylus has no hidden
 information after setup): ``game.legal_actions()``, ``game.legal_mask()``,
 ``game.decision()``, ``game.state`` (the flat engine array), ``game.current_player()``,
-and, for learned policies, ``caylus_env.observation`` encodings of it. It returns
+and, for learned policies, ``caylus_env.caylus.observation`` encodings of it. It returns
 one legal action id. Agents must not mutate the game they are given; search
 agents work on ``game.clone()``.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Protocol, runtime_checkable
 
-from caylus_env.engine import Game
+from caylus_env.caylus.engine import Game
 
 
 @runtime_checkable

@@ -17,8 +17,8 @@ file                   what it is
 
 Loading reads JSON and safetensors only, so a checkpoint can never execute code. It is
 refused, with an error naming what differs, when its format, observation version or action
-space version is not this build's (``caylus_env.observation.OBSERVATION_VERSION``,
-``caylus_env.engine.actions.ACTION_SPACE_VERSION``), when the weights' checksum does not
+space version is not this build's (``caylus_env.caylus.observation.OBSERVATION_VERSION``,
+``caylus_env.caylus.engine.actions.ACTION_SPACE_VERSION``), when the weights' checksum does not
 match ``config.json`` (a tampered or truncated file), or when a tensor is missing or has the
 wrong shape.
 
@@ -48,11 +48,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from caylus_env.engine import Game
-from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
-from caylus_env.engine.board import ROAD_LEN
-from caylus_env.engine.constants import MAX_PLAYERS
-from caylus_env.observation import OBS_SIZE, OBSERVATION_VERSION, PIECE_SLICES, PIECES, encode
+from caylus_env.caylus.engine import Game
+from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
+from caylus_env.caylus.engine.board import ROAD_LEN
+from caylus_env.caylus.engine.constants import MAX_PLAYERS
+from caylus_env.caylus.observation import (
+    OBS_SIZE,
+    OBSERVATION_VERSION,
+    PIECE_SLICES,
+    PIECES,
+    encode,
+)
 
 #: The checkpoint format this module reads and ``training`` writes.
 CHECKPOINT_FORMAT = "caylus-policy/1"

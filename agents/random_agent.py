@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from caylus_env.engine import Game
+from caylus_env.caylus.engine import Game
 
 
 class RandomAgent:

@@ -19,12 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.base import Agent
-from agents.mcts import _OPTIONS as MCTS_OPTIONS
-from agents.mcts import MAX_SIMS as MCTS_MAX_SIMS
-from agents.mcts import ROLLOUTS, make_mcts
 from agents.policy import make_policy, make_shipped, shipped_checkpoints
 from agents.random_agent import RandomAgent
-from agents.scripted import STRATEGIES, make_scripted
+from caylus_env.caylus.bots.mcts import _OPTIONS as MCTS_OPTIONS
+from caylus_env.caylus.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
+from caylus_env.caylus.bots.mcts import ROLLOUTS, make_mcts
+from caylus_env.caylus.bots.scripted import STRATEGIES, make_scripted
 
 Factory = Callable[[str, str | None], Agent]
 

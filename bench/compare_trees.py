@@ -7,7 +7,7 @@ Each round runs every layer of both trees in fresh subprocesses, alternating whi
 goes first, so a machine that slows down or speeds up during the run affects both alike.
 It prints, per layer, the median decisions/s of each tree and their ratio (after/before).
 Both trees use the interpreter and packages running this script; each tree's own
-``caylus_env.benchmark`` functions are timed, so the figures are what ``caylus bench``
+``caylus_env.core.benchmark`` functions are timed, so the figures are what ``caylus bench``
 reports for that tree. Numba compiles each tree once (a warm-up) before any clock starts.
 """
 
@@ -23,8 +23,8 @@ from pathlib import Path
 
 _PROBE = """
 import json, sys
-from caylus_env import benchmark as B
-from caylus_env.env import raw_env
+from caylus_env.core import benchmark as B
+from caylus_env.caylus.env import raw_env
 players, decisions, games = {players}, {decisions}, {games}
 out = {{
     "engine_call": B.engine_call_rate(players, decisions, 1),
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     for tree in (args.before, args.after):
         if not (tree / "caylus_env" / "benchmark.py").is_file():
-            parser.error(f"{tree} is not a caylus-env checkout (no caylus_env/benchmark.py)")
+            parser.error(f"{tree} is not a caylus-env checkout (no caylus_env/core/benchmark.py)")
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}

@@ -33,8 +33,8 @@ import argparse
 import json
 import statistics
 
-from agents.puerto_rico.scripted import STRATEGIES
 from agents.puerto_rico.strength import SETTINGS, Series, play_seat, series
+from caylus_env.puerto_rico.bots.scripted import STRATEGIES
 from caylus_env.puerto_rico.engine.constants import MAX_PLAYERS, MIN_PLAYERS
 
 

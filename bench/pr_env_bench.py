@@ -4,13 +4,13 @@ Usage: ``python bench/pr_env_bench.py [--repeats 5] [--players 3] [--decisions 1
 [--expansion] [--wrapped] [--no-anchor]``.
 
 The figure is decisions per second of the standard AEC loop over whole random games, the
-loop ``caylus bench`` times for Caylus's ``raw_env`` (``caylus_env.benchmark.aec_rate``):
+loop ``caylus bench`` times for Caylus's ``raw_env`` (``caylus_env.core.benchmark.aec_rate``):
 ``last()`` (the observation and the action mask of the agent to act), a uniform random
 legal id from the mask (``random.choice(np.flatnonzero(mask))``, as PettingZoo's
 ``performance_benchmark``), ``step``; finished agents are drained with ``step(None)`` and
 not counted, and the next game starts with the next seed. The figure is the median of
 ``repeats`` runs after one warm-up run. The target is ``TARGET`` decisions/s (Caylus's
-``raw_env`` target, ``caylus_env.benchmark.TARGETS``); ``--wrapped`` times ``env()``
+``raw_env`` target, ``caylus_env.core.benchmark.TARGETS``); ``--wrapped`` times ``env()``
 against Caylus's ``env()`` target instead.
 
 As an anchor, Caylus's ``raw_env`` with the same player count is timed in the same loop,
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from caylus_env import caylus_v0, puerto_rico_v0
-from caylus_env.benchmark import TARGETS
+from caylus_env.core.benchmark import TARGETS
 
 TARGET = TARGETS["raw_env"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from caylus_env.benchmark import main
+from caylus_env.core.benchmark import main
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,7 +1,7 @@
 """``caylus agents``: the agent specs the other commands accept, with what each plays and costs.
 
 ``--game puerto_rico`` lists Puerto Rico's registry (``agents.puerto_rico.registry``) instead of
-Caylus's: each game has its own agents (``caylus_env.games.GameInfo.agents``).
+Caylus's: each game has its own agents (``caylus_env.core.registry.GameInfo.agents``).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from caylus_cli.app import GameOption, PluginsOption, _console, _load_plugins, app
-from caylus_env.games import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_info
 
 
 @app.command("agents")

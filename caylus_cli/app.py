@@ -118,7 +118,7 @@ OptionsOption = Annotated[
 
 def _game_known(value: str) -> str:
     """``--game``: refused before any work unless it names a game of the platform."""
-    from caylus_env.games import game_info
+    from caylus_env.core.registry import game_info
 
     try:
         return game_info(value).name

@@ -1,4 +1,4 @@
-"""``caylus bench``: the engine's speed, measured by :mod:`caylus_env.benchmark`.
+"""``caylus bench``: the engine's speed, measured by :mod:`caylus_env.core.benchmark`.
 
 ``--game puerto_rico`` measures the Puerto Rico engine instead
 (:mod:`caylus_env.puerto_rico.benchmark`); the batched environment (``--vector``) and the
@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from caylus_cli.app import GameOption, _console, _fail, app, compile_notice
-from caylus_env.games import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_info
 
 
 @app.command()
@@ -27,7 +27,7 @@ def bench(
         bool,
         typer.Option(
             "--vector",
-            help="Also time the batched environment (caylus_env.vector) next to raw_env.",
+            help="Also time the batched environment (caylus_env.core.vector) next to raw_env.",
         ),
     ] = False,
     num_envs: Annotated[
@@ -46,7 +46,7 @@ def bench(
     ] = False,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
-    """Measure the engine's speed (delegates to caylus_env.benchmark, or with --game
+    """Measure the engine's speed (delegates to caylus_env.core.benchmark, or with --game
     puerto_rico to caylus_env.puerto_rico.benchmark)."""
     if game != DEFAULT_GAME:
         _bench_other(game, repeats, players, quick, vector, num_envs, threads, training)
@@ -76,7 +76,7 @@ def bench(
     if players is not None:
         kwargs["players"] = _player_counts(players, DEFAULT_GAME)
     try:
-        from caylus_env import benchmark
+        from caylus_env.core import benchmark
     except ImportError as err:
         _fail(f"the benchmark module is not available: {err}", code=1)
     with compile_notice("engine", "env", *(["vector"] if vector else [])):

@@ -27,18 +27,18 @@ from caylus_cli.app import (
     app,
     compile_notice,
 )
-from caylus_env.games import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_info
 
 #: Game name -> the module whose ``render_text(game)`` draws its board as text (imported on use:
 #: a game without one yet shows its one-line repr).
 RENDERERS = {
-    "caylus": "caylus_env.rendering",
+    "caylus": "caylus_env.caylus.rendering",
     "puerto_rico": "caylus_env.puerto_rico.rendering",
 }
 #: Game name -> the attribute of its ``Game`` counting the game's clock (Caylus turns, Puerto
 #: Rico rounds, docs/rules/puerto_rico.md 3), printed with every decision.
 CLOCKS = {"caylus": "turn", "puerto_rico": "round"}
-#: Games whose records a viewer draws as replay pages (``caylus_env.viewer``,
+#: Games whose records a viewer draws as replay pages (``caylus_env.caylus.viewer``,
 #: ``caylus_env.puerto_rico.viewer``).
 HTML_GAMES = ("caylus", "puerto_rico")
 

@@ -1,8 +1,8 @@
 """``caylus replay``: re-run a game record, checking every step, and show it as text or as a
-self-contained HTML replay page (``--html``, drawn by the game's viewer: ``caylus_env.viewer``
+self-contained HTML replay page (``--html``, drawn by the game's viewer: ``caylus_env.caylus.viewer``
 or ``caylus_env.puerto_rico.viewer``).
 
-The game is the record's own (its ``game`` field, Caylus when absent: ``caylus_env.games``);
+The game is the record's own (its ``game`` field, Caylus when absent: ``caylus_env.core.registry``);
 ``--game NAME`` says which game the file must hold, and a record of the other game is refused
 naming both. ``--game`` followed by a number is the older spelling of ``--game-id``. Puerto
 Rico records (``caylus_env.puerto_rico.engine``) get the Puerto Rico board and replay page.
@@ -19,7 +19,7 @@ import typer
 
 from caylus_cli.app import _fail, _game_known, app, compile_notice
 from caylus_cli.games import _render, check_html_game, score_word
-from caylus_env.games import DEFAULT_GAME, record_game
+from caylus_env.core.registry import DEFAULT_GAME, record_game
 
 HTML_SUFFIXES = (".html", ".htm")
 
@@ -48,10 +48,10 @@ def write_html(
     record: Any, path: Path, agents: Sequence[str] | None = None, game: str = DEFAULT_GAME
 ) -> None:
     """Write the replay page of ``record`` (checked by the engine first) with the viewer of
-    ``game`` (``caylus_env.viewer`` or ``caylus_env.puerto_rico.viewer``) and say where."""
+    ``game`` (``caylus_env.caylus.viewer`` or ``caylus_env.puerto_rico.viewer``) and say where."""
     try:
         if game == DEFAULT_GAME:
-            from caylus_env.viewer import write_replay_html
+            from caylus_env.caylus.viewer import write_replay_html
 
             size = write_replay_html(record, path, agents)
         else:
@@ -66,7 +66,7 @@ def write_html(
 def _read_records(path: Path, game: str = DEFAULT_GAME) -> list[Any]:
     """The records of ``game`` in a file (one JSON record, a JSON list, or JSON lines), read by
     that engine's strict reader; fails (exit 2) naming the file, the line and the bad field."""
-    from caylus_env.engine.record import load_records
+    from caylus_env.caylus.engine.record import load_records
 
     try:
         records = load_records(path) if game == DEFAULT_GAME else _load_records(path, game)
@@ -87,7 +87,7 @@ def _json_items(path: Path) -> list[tuple[str, Any]]:
     than its ``MAX_RECORD_FILE_BYTES`` is refused unread, and bad UTF-8 or JSON nested too
     deeply are ``ValueError`` s naming the file.
     """
-    from caylus_env.engine.record import MAX_RECORD_FILE_BYTES
+    from caylus_env.caylus.engine.record import MAX_RECORD_FILE_BYTES
 
     size = path.stat().st_size
     if size > MAX_RECORD_FILE_BYTES:
@@ -128,13 +128,13 @@ def _parse_json(text: str) -> Any:
 
 def _load_records(path: Path, game: str) -> list[Any]:
     """Every record of a file of ``game`` (not Caylus), each checked to be of that game
-    (``caylus_env.games.record_game``, naming both games) and read by its engine's strict
+    (``caylus_env.core.registry.record_game``, naming both games) and read by its engine's strict
     ``GameRecord.from_dict``.
 
     Raises:
         ValueError: naming the file, the record or line and what is wrong.
     """
-    from caylus_env.games import game_info
+    from caylus_env.core.registry import game_info
 
     reader = game_info(game).engine_module().GameRecord
     out = []
@@ -151,7 +151,7 @@ def _first_item(path: Path) -> Any:
     """The first JSON value of a record file: its first line's when that line is a whole
     record or list (a games.jsonl, a compact record: the file is not parsed twice), else the
     whole file's (an indented record)."""
-    from caylus_env.engine.record import MAX_RECORD_FILE_BYTES
+    from caylus_env.caylus.engine.record import MAX_RECORD_FILE_BYTES
 
     with path.open("rb") as handle:  # bounded: a longer line fails to parse, then is refused
         line = handle.readline(MAX_RECORD_FILE_BYTES + 1).strip()
@@ -350,7 +350,7 @@ def _replayed(file: Path, record: Any, game: str) -> Any:
 def _show_caylus(file: Path, record: Any, show: bool, html: Path | None) -> None:
     """Print a replayed Caylus record: its actions (``--show``), the board or a replay page,
     the end, the forfeits and each seat's prestige and rank."""
-    from caylus_env.engine import Game, GameConfig, action_to_string
+    from caylus_env.caylus.engine import Game, GameConfig, action_to_string
 
     game = _replayed(file, record, DEFAULT_GAME)
     n = game.num_players
@@ -389,7 +389,7 @@ def _show_other(file: Path, record: Any, show: bool, name: str, html: Path | Non
     forfeits and each seat's score and rank (victory points for Puerto Rico, its rules 5.2-5.3).
     """
     from caylus_cli.games import CLOCKS, _scores
-    from caylus_env.games import game_info
+    from caylus_env.core.registry import game_info
 
     engine = game_info(name).engine_module()
     game = _replayed(file, record, name)

@@ -9,7 +9,7 @@ environments.
 
 The names are loaded on first use (PEP 562): ``import caylus_env`` and
 ``caylus_env.__version__`` cost nothing, and code that needs only the engine
-(``caylus_env.engine``: numpy and numba) never imports gymnasium or PettingZoo.
+(``caylus_env.caylus.engine``: numpy and numba) never imports gymnasium or PettingZoo.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from caylus_env._version import __version__
 
 if TYPE_CHECKING:
     from caylus_env import caylus_v0, puerto_rico_v0
-    from caylus_env.engine import (
+    from caylus_env.caylus.engine import (
         NUM_ACTIONS,
         Game,
         GameConfig,
@@ -35,13 +35,13 @@ if TYPE_CHECKING:
 _LAZY = {
     "caylus_v0": "caylus_env.caylus_v0",
     "puerto_rico_v0": "caylus_env.puerto_rico_v0",
-    "NUM_ACTIONS": "caylus_env.engine",
-    "Game": "caylus_env.engine",
-    "GameConfig": "caylus_env.engine",
-    "IllegalActionError": "caylus_env.engine",
-    "action_to_string": "caylus_env.engine",
-    "replay": "caylus_env.engine",
-    "string_to_action": "caylus_env.engine",
+    "NUM_ACTIONS": "caylus_env.caylus.engine",
+    "Game": "caylus_env.caylus.engine",
+    "GameConfig": "caylus_env.caylus.engine",
+    "IllegalActionError": "caylus_env.caylus.engine",
+    "action_to_string": "caylus_env.caylus.engine",
+    "replay": "caylus_env.caylus.engine",
+    "string_to_action": "caylus_env.caylus.engine",
 }
 
 __all__ = [

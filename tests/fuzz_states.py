@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.engine.constants import PHASE_NAMES
+from caylus_env.caylus.engine.constants import PHASE_NAMES
 
 OUTCOMES = ("clear", "other", "accepted", "corrupt", "crash", "hang")
 INT16_EXTREMES = (-32768, -32767, -1, 32767, 32768, 65535, 2**31, 2**63, -(2**63) - 1)
@@ -82,8 +82,8 @@ def sample_positions(seed: int, per_game: int = 3, max_games: int = 4000) -> lis
     (so rare decisions such as ``residence`` come up) and a one-step look-ahead towards
     decision kinds not yet seen.
     """
-    from caylus_env.engine import NUM_ACTIONS, Game, GameConfig
-    from caylus_env.engine.constants import DECISION_NAMES
+    from caylus_env.caylus.engine import NUM_ACTIONS, Game, GameConfig
+    from caylus_env.caylus.engine.constants import DECISION_NAMES
 
     rng = np.random.default_rng(seed)
     seen: set[str] = set()
@@ -290,8 +290,8 @@ def make_case(
 # Running one case (in a worker).
 # ---------------------------------------------------------------------------------------
 def run_case(d: dict, seed: int) -> tuple[str, str]:
-    from caylus_env.engine import Game
-    from caylus_env.engine.invariants import check_invariants
+    from caylus_env.caylus.engine import Game
+    from caylus_env.caylus.engine.invariants import check_invariants
 
     try:
         game = Game.from_state_dict(d)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from caylus_env import benchmark
+from caylus_env.core import benchmark
 
 
 def test_each_layer_reports_a_positive_rate(monkeypatch, tmp_path):

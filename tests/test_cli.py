@@ -186,9 +186,9 @@ def test_duel_command_decides_and_validates(tmp_path):
 
 def test_bench_delegates_to_the_benchmark_module(monkeypatch):
     calls = []
-    fake = types.ModuleType("caylus_env.benchmark")
+    fake = types.ModuleType("caylus_env.core.benchmark")
     fake.main = lambda **kwargs: calls.append(kwargs)
-    monkeypatch.setitem(sys.modules, "caylus_env.benchmark", fake)
+    monkeypatch.setitem(sys.modules, "caylus_env.core.benchmark", fake)
     monkeypatch.setattr(sys.modules["caylus_env"], "benchmark", fake, raising=False)
     result = invoke("bench", "--repeats", "2", "--players", "2,4", "--quick")
     assert result.exit_code == 0, result.output
@@ -362,7 +362,7 @@ def test_play_estimates_the_kernels_its_agents_compile():
 
 def test_tournament_command_replays_forfeits_and_extends_a_run(tmp_path, monkeypatch):
     from agents.tournament.testing import FLAKY_ENV
-    from caylus_env.engine.record import load_records
+    from caylus_env.caylus.engine.record import load_records
 
     out = tmp_path / "run"
     args = ["tournament", "--agents", "random,test-flaky", "--plugin", PLUGIN, "--players", "2"]

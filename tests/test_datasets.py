@@ -21,6 +21,7 @@ from rich.console import Console
 from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
 from agents.tournament.schedule import build_schedule
 from agents.tournament.specs import RunMismatchError, TournamentError
+from caylus_env.caylus.engine import Game, GameConfig
 from caylus_env.datasets import (
     DatasetError,
     dataset_stats,
@@ -30,7 +31,6 @@ from caylus_env.datasets import (
     verify_dataset,
 )
 from caylus_env.datasets.format import STATE_BYTES
-from caylus_env.engine import Game, GameConfig
 
 SPEC = DatasetSpec(
     agents=("random", "castle"),
@@ -110,7 +110,7 @@ def test_same_arguments_give_byte_identical_shards_whatever_the_workers_or_backe
 
 
 def test_observations_and_masks_are_bit_identical_to_the_env(dataset):
-    from caylus_env.env import raw_env
+    from caylus_env.caylus.env import raw_env
 
     batch = next(iter_batches(dataset, 10_000))
     games = {g["game_id"]: g for g in open_dataset(dataset, "games").to_table().to_pylist()}
@@ -193,7 +193,7 @@ def test_policy_targets_of_random_are_uniform_and_of_scripted_bots_one_hot(datas
 
 
 def test_mcts_reports_its_visit_counts():
-    from agents.mcts import MCTSAgent
+    from caylus_env.caylus.bots.mcts import MCTSAgent
 
     agent = MCTSAgent("mcts:16", sims=16, rollout="heuristic", seed=1)
     game = Game(GameConfig(num_players=2), seed=4)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from caylus_env.engine.board import (
+from caylus_env.caylus.engine.board import (
     FAVOR_DENIERS,
     FAVOR_PRESTIGE,
     SECTION_EMPTY_PENALTY,
@@ -27,8 +27,8 @@ from caylus_env.engine.board import (
     SECTION_SIZE,
     SECTION_TRIGGER,
 )
-from caylus_env.engine.buildings import BUILDINGS, BuildingKind, BuildingSpec
-from caylus_env.engine.constants import (
+from caylus_env.caylus.engine.buildings import BUILDINGS, BuildingKind, BuildingSpec
+from caylus_env.caylus.engine.constants import (
     DECISION_NAMES,
     LAWYER_COST_CLOTH,
     LAWYER_COST_DENIERS,

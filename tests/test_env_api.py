@@ -20,8 +20,8 @@ from caylus_env import (
     replay,
     string_to_action,
 )
-from caylus_env import env as env_module
-from caylus_env.observation import OBS_SIZE, PIECES, encode, observation_pieces
+from caylus_env.caylus import env as env_module
+from caylus_env.caylus.observation import OBS_SIZE, PIECES, encode, observation_pieces
 
 PLAYER_COUNTS = [2, 3, 4, 5]
 # api_test warns about every dict observation not on its list of classic envs.

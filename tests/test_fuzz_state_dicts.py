@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from caylus_env.engine.constants import DECISION_NAMES
+from caylus_env.caylus.engine.constants import DECISION_NAMES
 from tests.fuzz_states import fuzz, sample_positions
 
 FAILURES = ("other", "corrupt", "crash", "hang")

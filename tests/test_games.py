@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from caylus_env.games import GAME_NAMES, game_info, record_game
+from caylus_env.core.registry import GAME_NAMES, game_info, record_game
 
 
 def test_every_game_names_an_engine_with_the_common_surface():
@@ -49,7 +49,7 @@ def test_a_record_of_the_other_game_is_refused_naming_both():
 
 def test_choosing_caylus_never_imports_the_puerto_rico_engine():
     code = (
-        "import sys; from caylus_env.games import game_info; "
+        "import sys; from caylus_env.core.registry import game_info; "
         "game_info('caylus').engine_module(); "
         "print(any(m.startswith('caylus_env.puerto_rico') for m in sys.modules))"
     )

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agents.mcts import MAX_SIMS, make_mcts
 from agents.tournament.arena import play_game
 from agents.tournament.backends import move_watchdog_seconds
 from agents.tournament.runner import TournamentError, TournamentSpec, run_tournament
@@ -34,9 +33,10 @@ from agents.tournament.specs import (
     check_execution,
     check_time_limit,
 )
-from caylus_env.engine import action_to_string, replay
-from caylus_env.engine import record as record_module
-from caylus_env.engine.record import GameRecord, load_records
+from caylus_env.caylus.bots.mcts import MAX_SIMS, make_mcts
+from caylus_env.caylus.engine import action_to_string, replay
+from caylus_env.caylus.engine import record as record_module
+from caylus_env.caylus.engine.record import GameRecord, load_records
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]

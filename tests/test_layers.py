@@ -1,6 +1,6 @@
 """The layers stay apart: engine < environment < agents, training < command line.
 
-The engine (``caylus_env.engine``) is numpy and numba only, so that search code, batch
+The engine (``caylus_env.caylus.engine``) is numpy and numba only, so that search code, batch
 simulators and other projects can use it without an RL stack; the environment package
 (``caylus_env``) never reaches up into the agents, training or the command line; only
 ``caylus_cli`` imports every layer. Checked twice: statically over the source (every import
@@ -93,11 +93,11 @@ def test_import_resolution_sees_relative_and_dynamic_imports():
         "import numpy as np\nfrom . import layout\nfrom ..env import x\n"
         "import importlib\nimportlib.import_module('agents.registry')\n"
     )
-    names = [name for _, name in _imports_in(source, "caylus_env.engine")]
+    names = [name for _, name in _imports_in(source, "caylus_env.caylus.engine")]
     assert names == [
         "numpy",
-        "caylus_env.engine.layout",
-        "caylus_env.env.x",
+        "caylus_env.caylus.engine.layout",
+        "caylus_env.caylus.env.x",
         "importlib",
         "agents.registry",
     ]
@@ -119,7 +119,7 @@ def _engine_may_import(name: str) -> bool:
     top = name.split(".")[0]
     if top in STDLIB or top in {"numpy", "numba"}:
         return True
-    if name == "caylus_env.engine" or name.startswith("caylus_env.engine."):
+    if name == "caylus_env.caylus.engine" or name.startswith("caylus_env.caylus.engine."):
         return True
     # The version string: caylus_env/_version.py imports nothing, and the parent package
     # ``caylus_env`` is imported anyway before any of its subpackages (and is lazy).
@@ -131,12 +131,12 @@ def _engine_may_import(name: str) -> bool:
 def test_engine_imports_only_stdlib_numpy_numba_and_itself():
     bad = [
         f"{path.relative_to(ROOT)}:{line} imports {name}"
-        for path in _sources("caylus_env/engine")
+        for path in _sources("caylus_env/caylus/engine")
         for line, name in _imports(path)
         if not _engine_may_import(name)
     ]
     assert not bad, "the engine may import only the standard library, numpy, numba and " + (
-        "caylus_env.engine.*:\n" + "\n".join(bad)
+        "caylus_env.caylus.engine.*:\n" + "\n".join(bad)
     )
 
 
@@ -156,9 +156,9 @@ BLOCKED_RUN = textwrap.dedent(
 
     import numpy as np
 
-    import caylus_env.engine
-    from caylus_env.engine import Game, GameConfig, kernels
-    from caylus_env.engine.actions import NUM_ACTIONS
+    import caylus_env.caylus.engine
+    from caylus_env.caylus.engine import Game, GameConfig, kernels
+    from caylus_env.caylus.engine.actions import NUM_ACTIONS
 
     rng = np.random.default_rng(7)
 

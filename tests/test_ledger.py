@@ -1,4 +1,4 @@
-"""The generic ledger (``caylus_env.ledger``): run-info checks, torn-line repair after a real
+"""The generic ledger (``caylus_env.core.ledger``): run-info checks, torn-line repair after a real
 SIGKILL of a writer, corrupt lines, the directory lock, and atomic line replacement."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
+from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
 
 INFO = {"format": "test-run/1", "seed": 1, "games": 10, "hash": "abc"}
 
 WRITER = textwrap.dedent(
     """
     import json, sys
-    from caylus_env.ledger import Ledger
+    from caylus_env.core.ledger import Ledger
 
     ledger = Ledger(sys.argv[1], info_format="test-run/1")
     size = int(sys.argv[2])

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from caylus_env import caylus_v0
-from caylus_env.engine import Game, GameConfig
-from caylus_env.engine.board import ROAD_LEN, SECTION_SIZE
-from caylus_env.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
-from caylus_env.engine.constants import (
+from caylus_env.caylus.engine import Game, GameConfig
+from caylus_env.caylus.engine.board import ROAD_LEN, SECTION_SIZE
+from caylus_env.caylus.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.caylus.engine.constants import (
     DECISION_NAMES,
     FAVOR_ROW_NAMES,
     MAX_PLAYERS,
@@ -25,8 +25,8 @@ from caylus_env.engine.constants import (
     RESOURCE_NAMES,
     BuildSource,
 )
-from caylus_env.engine.decisions import DECISION_SCHEMA, depth, pop, push
-from caylus_env.observation import (
+from caylus_env.caylus.engine.decisions import DECISION_SCHEMA, depth, pop, push
+from caylus_env.caylus.observation import (
     BOUNDS,
     COUNT_SCALE,
     CUBE_SCALE,

@@ -1,7 +1,7 @@
 """Golden playthroughs: replay every file in tests/playthroughs and diff it line by line.
 
 A failure means the rules, the observation encoding or the action names changed.
-If the change is intended, regenerate the files (see ``caylus_env.playthrough``)
+If the change is intended, regenerate the files (see ``caylus_env.core.playthrough``)
 and review the diff.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from caylus_env.playthrough import parse_playthrough, render_playthrough
+from caylus_env.core.playthrough import parse_playthrough, render_playthrough
 
 DIR = Path(__file__).parent / "playthroughs"
 FILES = sorted(DIR.glob("*.txt"))
@@ -39,7 +39,7 @@ def test_playthrough_replays_identically(path):
 
 
 def test_a_random_playthrough_is_reproduced_from_its_own_actions():
-    from caylus_env.engine import GameConfig
+    from caylus_env.caylus.engine import GameConfig
 
     text, actions = render_playthrough(GameConfig(num_players=3), seed=5, policy_seed=5)
     again, _ = render_playthrough(GameConfig(num_players=3), 5, actions, 5)

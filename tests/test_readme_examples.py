@@ -110,7 +110,7 @@ def test_greedy_agent_follows_the_protocol_and_leaves_the_game_alone(tmp_path, m
 
     from agents import Agent
     from agents.registry import make_agent, unregister
-    from caylus_env.engine import Game, GameConfig
+    from caylus_env.caylus.engine import Game, GameConfig
 
     sys.modules.pop("mybot", None)
     mybot = importlib.import_module("mybot")

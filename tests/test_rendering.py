@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from caylus_env.engine import Game, GameConfig, action_to_string
-from caylus_env.engine.board import ROAD_LEN
-from caylus_env.engine.constants import FAVOR_ROW_NAMES, RESOURCE_NAMES, SECTION_NAMES
-from caylus_env.rendering import render_text
+from caylus_env.caylus.engine import Game, GameConfig, action_to_string
+from caylus_env.caylus.engine.board import ROAD_LEN
+from caylus_env.caylus.engine.constants import FAVOR_ROW_NAMES, RESOURCE_NAMES, SECTION_NAMES
+from caylus_env.caylus.rendering import render_text
 
 
 def _played(num_players: int, seed: int, decisions: int) -> Game:

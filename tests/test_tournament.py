@@ -38,8 +38,8 @@ from agents.tournament.runner import (
     run_tournament,
 )
 from agents.tournament.schedule import ScheduleError, build_schedule
-from caylus_env.engine import Game, replay
-from caylus_env.engine.record import GameRecord
+from caylus_env.caylus.engine import Game, replay
+from caylus_env.caylus.engine.record import GameRecord
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]

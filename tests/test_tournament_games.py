@@ -38,7 +38,7 @@ from agents.tournament.runner import (
 from agents.tournament.testing import register_agents
 from caylus_cli.app import app
 from caylus_env._version import __version__
-from caylus_env.games import game_info
+from caylus_env.core.registry import game_info
 from caylus_env.puerto_rico.engine import Game, GameConfig, GameRecord, replay
 from caylus_env.puerto_rico.engine.game import RECORD_FORMAT
 

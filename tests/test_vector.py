@@ -15,11 +15,11 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from caylus_env import caylus_v0
-from caylus_env.engine import Game, GameConfig, IllegalActionError, kernels
-from caylus_env.engine.actions import NUM_ACTIONS
-from caylus_env.engine.constants import MAX_PLAYERS
-from caylus_env.observation import BOUNDS, OBS_SIZE
-from caylus_env.vector import (
+from caylus_env.caylus.engine import Game, GameConfig, IllegalActionError, kernels
+from caylus_env.caylus.engine.actions import NUM_ACTIONS
+from caylus_env.caylus.engine.constants import MAX_PLAYERS
+from caylus_env.caylus.observation import BOUNDS, OBS_SIZE
+from caylus_env.core.vector import (
     CaylusVectorEnv,
     LearnerGames,
     VectorGames,
@@ -436,7 +436,7 @@ def test_sb3_vec_env_api() -> None:
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor
 
-    from caylus_env.sb3 import CaylusVecEnv
+    from caylus_env.core.sb3 import CaylusVecEnv
 
     env = CaylusVecEnv(4, [2, 3, 4, 5], seed=3)
     assert isinstance(env, VecEnv)
@@ -493,7 +493,7 @@ def test_maskable_ppo_learns_on_it() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from caylus_env.sb3 import CaylusVecEnv
+    from caylus_env.core.sb3 import CaylusVecEnv
 
     env = CaylusVecEnv(8, 3, seed=0)
     assert is_masking_supported(env)
@@ -513,7 +513,7 @@ def test_maskable_ppo_learns_on_it() -> None:
 # The benchmark layer (plumbing only: speed is read by people, never asserted)
 # ---------------------------------------------------------------------------------------
 def test_benchmark_vector_layer_and_report(capsys: pytest.CaptureFixture[str]) -> None:
-    from caylus_env import benchmark
+    from caylus_env.core import benchmark
 
     rate = benchmark.vector_rate(num_envs=4, num_players=3, decisions=400, repeats=1)
     assert rate > 0
@@ -547,9 +547,9 @@ def test_cli_bench_vector_option(monkeypatch: pytest.MonkeyPatch) -> None:
     from caylus_cli.app import app
 
     calls: list[dict[str, Any]] = []
-    fake = types.ModuleType("caylus_env.benchmark")
+    fake = types.ModuleType("caylus_env.core.benchmark")
     fake.main = lambda **kwargs: calls.append(kwargs)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "caylus_env.benchmark", fake)
+    monkeypatch.setitem(sys.modules, "caylus_env.core.benchmark", fake)
     monkeypatch.setattr(sys.modules["caylus_env"], "benchmark", fake, raising=False)
     runner = CliRunner()
     result = runner.invoke(app, ["bench", "--vector", "--num-envs", "64", "--quick"])

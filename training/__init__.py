@@ -3,7 +3,7 @@
 Modules, in the order data flows through them:
 
 * ``learner``: the learner view with an opponent pool (``PoolGames``), over the batched
-  games of ``caylus_env.vector``;
+  games of ``caylus_env.core.vector``;
 * ``vecenv``: ``PoolGames`` as a Stable-Baselines3 ``VecEnv`` with ``action_masks()``;
 * ``networks``: the pieces-v1 policy network (torch; its torch-free twin is
   ``agents.policy.PolicyNet``);

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.games import DEFAULT_GAME, GAME_NAMES
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
 
 #: Decisions held and shuffled together before they are cut into minibatches.
 SHUFFLE_ROWS = 65_536
@@ -63,7 +63,7 @@ class BCConfig:
         threads: torch CPU threads.
         progress: show a progress bar.
         command: the exact command line (recorded in config.json).
-        game: the game of the dataset and of the network (``caylus_env.games``).
+        game: the game of the dataset and of the network (``caylus_env.core.registry``).
     """
 
     dataset: str
@@ -97,8 +97,8 @@ def _caylus_network(learning_rate: float) -> _Network:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.policy import Arch
-    from caylus_env.engine.actions import NUM_ACTIONS
-    from caylus_env.observation import BOUNDS, OBS_SIZE
+    from caylus_env.caylus.engine.actions import NUM_ACTIONS
+    from caylus_env.caylus.observation import BOUNDS, OBS_SIZE
     from training.networks import policy_kwargs, policy_tensors
 
     arch = Arch()

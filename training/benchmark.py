@@ -46,8 +46,8 @@ def _tiny_checkpoint(directory: Path) -> Path:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.policy import Arch
-    from caylus_env.engine.actions import NUM_ACTIONS
-    from caylus_env.observation import BOUNDS, OBS_SIZE
+    from caylus_env.caylus.engine.actions import NUM_ACTIONS
+    from caylus_env.caylus.observation import BOUNDS, OBS_SIZE
     from training.checkpoints import write_policy_checkpoint
     from training.networks import policy_kwargs, policy_tensors
 
@@ -72,7 +72,7 @@ def policy_inference(
     threadpool_limits(1, user_api="blas")
 
     from agents.policy import PolicyAgent
-    from caylus_env.engine import Game, GameConfig
+    from caylus_env.caylus.engine import Game, GameConfig
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,7 +93,7 @@ def policy_inference(
                 agent.act(g)
 
         one = _median_time(single, repeats) / len(positions) * 1e6
-        from caylus_env.vector import VectorGames
+        from caylus_env.core.vector import VectorGames
 
         vg = VectorGames(128, 2)
         b = vg.reset(seed=0)
@@ -106,8 +106,8 @@ def _naive_env_class() -> type:
     import gymnasium as gym
 
     from caylus_env import caylus_v0
-    from caylus_env.engine.actions import NUM_ACTIONS
-    from caylus_env.observation import BOUNDS, OBS_SIZE
+    from caylus_env.caylus.engine.actions import NUM_ACTIONS
+    from caylus_env.caylus.observation import BOUNDS, OBS_SIZE
 
     class SingleSeat(gym.Env):
         """Seat 0 of ``raw_env`` against a random seat 1, as one Gymnasium env."""

@@ -40,8 +40,8 @@ import numpy as np
 
 from agents.policy import CHECKPOINT_FORMAT, CONFIG_FILE, WEIGHTS_FILE, CheckpointError
 from caylus_env._version import __version__
-from caylus_env.engine.actions import ACTION_SPACE_VERSION
-from caylus_env.observation import OBSERVATION_VERSION
+from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION
+from caylus_env.caylus.observation import OBSERVATION_VERSION
 
 CHECKPOINTS = "checkpoints"
 SB3_FILE = "sb3.zip"

@@ -34,8 +34,8 @@ from torch import nn
 
 from agents.policy import CHECKPOINT_FORMAT, CONFIG_FILE, WEIGHTS_FILE, Arch, choose
 from caylus_env._version import __version__
-from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
-from caylus_env.observation import (
+from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
+from caylus_env.caylus.observation import (
     BOUNDS,
     OBS_SIZE,
     OBSERVATION_VERSION,

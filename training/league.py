@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents.stats.ratings import wilson_interval
-from caylus_env.fileio import atomic_write_json, atomic_write_text
+from caylus_env.core.fileio import atomic_write_json, atomic_write_text
 from training.learner import BatchPolicy, PoolGames
 
 #: A checkpoint is promoted when it scores at least this much against the best.

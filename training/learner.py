@@ -1,12 +1,12 @@
 """The learner view with an opponent pool: what self-play trains on.
 
-``PoolGames`` is ``caylus_env.vector.LearnerGames`` with a pool of opponents instead of one
+``PoolGames`` is ``caylus_env.core.vector.LearnerGames`` with a pool of opponents instead of one
 compiled policy: in each of its ``N`` games the learner plays one seat (drawn per episode
 from the seed) and every other seat is played inside ``step`` by the opponent drawn for that
 episode from the pool, with the pool's weights. The opponents are of two kinds:
 
 * **compiled** (``random``, ``castle``, ``town``, ``economy``): played inside the one numba
-  call that steps the batch (the scripted bots' own kernels, ``agents.scripted._kernels``,
+  call that steps the batch (the scripted bots' own kernels, ``caylus_env.caylus.bots.scripted_kernels``,
   with their ties broken by the game's own random stream);
 * **external** (a frozen checkpoint ``policy:PATH``, the current policy ``self``, MCTS or any
   agent spec): the kernel stops a game when such a seat is to act; ``step`` then gathers,
@@ -16,7 +16,7 @@ episode from the pool, with the pool's weights. The opponents are of two kinds:
   until every game waits on the learner.
 
 Reproducibility: game ``k``'s episode ``i`` depends only on ``(seed, k, i)``, the pool and
-the actions (as in ``caylus_env.vector``): the setup, the learner seat, the opponent drawn,
+the actions (as in ``caylus_env.core.vector``): the setup, the learner seat, the opponent drawn,
 the compiled opponents' choices and the uniform numbers external opponents sample with all
 come from the game's own splitmix64 stream, and a checkpoint computes each game's logits
 alone (``agents.policy.PolicyNet``). Only ``self``, the torch network being trained, runs
@@ -37,12 +37,12 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from agents.scripted import STRATEGIES
-from agents.scripted import _kernels as SK
-from caylus_env.engine import kernels
-from caylus_env.engine.actions import NUM_ACTIONS
-from caylus_env.observation import OBS_SIZE, encode
-from caylus_env.vector import (
+from caylus_env.caylus.bots import scripted_kernels as SK
+from caylus_env.caylus.bots.scripted import STRATEGIES
+from caylus_env.caylus.engine import kernels
+from caylus_env.caylus.engine.actions import NUM_ACTIONS
+from caylus_env.caylus.observation import OBS_SIZE, encode
+from caylus_env.core.vector import (
     WORD_LEARNER,
     WORD_OPPONENTS,
     _Games,
@@ -330,8 +330,8 @@ class AgentPolicy:
     def act_batch(
         self, obs: np.ndarray, mask: np.ndarray, uniforms: np.ndarray, states: np.ndarray
     ) -> np.ndarray:
-        from caylus_env.engine import Game
-        from caylus_env.engine.state_dict import state_to_dict
+        from caylus_env.caylus.engine import Game
+        from caylus_env.caylus.engine.state_dict import state_to_dict
 
         out = np.empty(len(states), np.int64)
         for i, s in enumerate(states):
@@ -361,7 +361,7 @@ class PoolGames(_Games):
 
     Args:
         num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap:
-            as for ``caylus_env.vector.VectorGames``.
+            as for ``caylus_env.core.vector.VectorGames``.
         opponents: a pool spec (``parse_pool``) or its parsed list; ``pool`` entries are
             expanded into ``checkpoints`` (see ``set_checkpoints``).
         checkpoints: the promoted checkpoint directories that ``pool`` shares its weight

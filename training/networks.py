@@ -1,6 +1,6 @@
 """The policy network: ``pieces-v1``, built from the named observation pieces.
 
-The observation (``caylus_env.observation.PIECES``, 2,004 floats padded to 5 seats) is
+The observation (``caylus_env.caylus.observation.PIECES``, 2,004 floats padded to 5 seats) is
 mostly three kinds of repeated structure, and the network reads each with one shared
 encoder, as the pieces are laid out:
 
@@ -35,8 +35,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from agents.policy import Arch, observation_groups
-from caylus_env.engine.board import ROAD_LEN
-from caylus_env.engine.constants import MAX_PLAYERS
+from caylus_env.caylus.engine.board import ROAD_LEN
+from caylus_env.caylus.engine.constants import MAX_PLAYERS
 
 
 class PiecesExtractor(BaseFeaturesExtractor):

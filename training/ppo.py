@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 
 from agents.policy import Arch, choose
-from caylus_env.engine.constants import MAX_PLAYERS, MIN_PLAYERS
-from caylus_env.fileio import atomic_write_json
+from caylus_env.caylus.engine.constants import MAX_PLAYERS, MIN_PLAYERS
+from caylus_env.core.fileio import atomic_write_json
 
 #: The PPO implementations: sb3-contrib's (the reference) and the one-file CleanRL-style one.
 ALGOS = ("maskable", "cleanrl")

@@ -508,7 +508,7 @@ def _vecenv_class() -> type:
 
     class PuertoRicoVecEnv(VecEnv):
         """``PuertoRicoPoolGames`` as an SB3 ``VecEnv`` with ``action_masks()`` (what
-        ``MaskablePPO`` needs), as ``caylus_env.sb3.CaylusVecEnv`` is for Caylus: SB3's
+        ``MaskablePPO`` needs), as ``caylus_env.core.sb3.CaylusVecEnv`` is for Caylus: SB3's
         autoreset (the last observation in ``infos[k]["terminal_observation"]``), and on
         every game that ends ``rank_reward``, ``opponent``, ``learner_seat`` and
         ``shaped_return`` (0: no shaping) for the trainer's log.

@@ -1,6 +1,6 @@
 """``PoolGames`` as a Stable-Baselines3 ``VecEnv``, with the optional shaped reward.
 
-``PoolVecEnv`` is ``caylus_env.sb3.CaylusVecEnv`` (SB3's autoreset, ``action_masks()`` for
+``PoolVecEnv`` is ``caylus_env.core.sb3.CaylusVecEnv`` (SB3's autoreset, ``action_masks()`` for
 ``MaskablePPO``) over ``training.learner.PoolGames``. It adds to the ``info`` of every game
 that ends: ``opponent`` (the pool entry it was played against) and ``shaped_return`` (the
 sum of the shaped terms of that game).
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.observation import PRESTIGE_SCALE
-from caylus_env.sb3 import CaylusVecEnv
+from caylus_env.caylus.observation import PRESTIGE_SCALE
+from caylus_env.core.sb3 import CaylusVecEnv
 from training.learner import PoolGames
 
 

@@ -2,7 +2,7 @@
 ``builder``, and ``mcts:SIMS[:ROLLOUT][:key=value...]``.
 
 The same API as ``agents.registry`` (Caylus's), so the tournament and the CLI resolve a
-spec through ``caylus_env.games.game_info(game).agents_module()`` whatever the game:
+spec through ``caylus_env.core.registry.game_info(game).agents_module()`` whatever the game:
 ``make_agent(spec)`` validates the spec and names what is allowed when it is not;
 ``describe()`` gives every head's syntax and a line on what it plays and costs;
 ``available_agents()`` and ``specs()`` list the heads; plugins add heads with
@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import Agent
-from agents.puerto_rico.mcts import _OPTIONS as MCTS_OPTIONS
-from agents.puerto_rico.mcts import MAX_SIMS as MCTS_MAX_SIMS
-from agents.puerto_rico.mcts import ROLLOUTS, make_mcts
 from agents.puerto_rico.policy import make_policy
-from agents.puerto_rico.scripted import STRATEGIES, make_scripted
 from agents.random_agent import RandomAgent
 from agents.registry import AgentInfo
+from caylus_env.puerto_rico.bots.mcts import _OPTIONS as MCTS_OPTIONS
+from caylus_env.puerto_rico.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
+from caylus_env.puerto_rico.bots.mcts import ROLLOUTS, make_mcts
+from caylus_env.puerto_rico.bots.scripted import STRATEGIES, make_scripted
 
 Factory = Callable[[str, str | None], Agent]
 

@@ -15,7 +15,7 @@ ids number the games in that order. Blocks come from ``schedule.iter_blocks``, o
 so memory does not grow with the number of games.
 
 Directory. ``run.json`` holds the arguments (`DatasetSpec.build`): starting again with the same
-ones resumes, other ones are refused naming every differing field (``caylus_env.ledger``).
+ones resumes, other ones are refused naming every differing field (``caylus_env.core.ledger``).
 ``shards.jsonl`` holds one line per finished shard (its range, counts and file digests),
 appended only after both of its files were renamed into place and fsynced. A kill loses the
 shards being written (their ``.tmp`` files are removed at the next start) and nothing else;
@@ -64,6 +64,9 @@ from agents.tournament.specs import (
     normal_game_options,
     with_game,
 )
+from caylus_env.core.fileio import atomic_write_json
+from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
+from caylus_env.core.registry import DEFAULT_GAME
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     DEFAULT_SHARD_GAMES,
@@ -78,9 +81,6 @@ from caylus_env.datasets.format import (
     totals,
     versions,
 )
-from caylus_env.fileio import atomic_write_json
-from caylus_env.games import DEFAULT_GAME
-from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
 
 RUN_FORMAT = "caylus-dataset-run/1"
 RUN_FILE = "run.json"
@@ -149,7 +149,7 @@ class DatasetSpec:
         plugins: Modules imported in the driver and every worker to register more agents.
         policy_targets: Store each acting agent's action distribution.
         shard_games: Games per shard.
-        game: The game (``caylus_env.games``); ``run.json`` and the manifest name it in a
+        game: The game (``caylus_env.core.registry``); ``run.json`` and the manifest name it in a
             ``game`` field, except for Caylus (whose datasets predate the field).
     """
 

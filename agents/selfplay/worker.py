@@ -19,11 +19,11 @@ import numpy as np
 from agents.base import Agent, policy_target
 from agents.tournament.arena import DecisionHook, play_jobs
 from agents.tournament.games import game_of, tournament_game
+from caylus_env.caylus.engine import Game
+from caylus_env.caylus.engine.record import GameRecord
 from caylus_env.datasets.format import GameRows
 from caylus_env.datasets.games import DatasetGame, dataset_game
 from caylus_env.datasets.records import pack_legal_ids, packed_decision_rows, rows_from_record
-from caylus_env.engine import Game
-from caylus_env.engine.record import GameRecord
 
 
 class _Collector:

@@ -41,7 +41,7 @@ from agents.stats.ratings import (
     separated_difference,
     shared_blocks,
 )
-from caylus_env.fileio import atomic_write_bytes
+from caylus_env.core.fileio import atomic_write_bytes
 
 SCHEMA = "caylus-tournament-summary/2"
 _DASH = "—"

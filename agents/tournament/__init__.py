@@ -6,7 +6,7 @@
 - `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
   returning a replayable `GameRecord` (what workers run), and the compile warm-up;
 - `specs`: the arguments of a run, validated once into a `PreparedRun`;
-- `rundir`: ``run.json`` and the crash-safe ``games.jsonl`` ledger (``caylus_env.ledger``);
+- `rundir`: ``run.json`` and the crash-safe ``games.jsonl`` ledger (``caylus_env.core.ledger``);
 - `backends`: local processes, Ray or any executor; `chunks`: work cut into chunks;
   `reports`: progress bar and the reports of ``agents.stats``;
 - `runner`: tournaments from those pieces (resume, extension, forfeited games replayed);

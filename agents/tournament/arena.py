@@ -25,8 +25,8 @@ warm every agent of the run before their timed games (`warm_up`). So a game play
 with a cold and a warm cache.
 
 A record is the game's own record (``games.TournamentGame``: for Caylus a
-`caylus_env.engine.record.GameRecord`): ``Game.record()`` plus the match fields and the timings
-(see `play_game`); it replays exactly with the game's engine (``caylus_env.engine.replay`` for
+`caylus_env.caylus.engine.record.GameRecord`): ``Game.record()`` plus the match fields and the timings
+(see `play_game`); it replays exactly with the game's engine (``caylus_env.caylus.engine.replay`` for
 Caylus). Only its ``timings`` differ between two runs of the same job. Everything else here is
 game-generic: the game comes from ``play_game(..., game=NAME)`` or the worker settings' ``game``.
 """
@@ -51,9 +51,9 @@ from numba.core import event as numba_event
 
 from agents.base import Agent
 from agents.tournament.games import TournamentGame, game_of, tournament_game
-from caylus_env.engine import Game
-from caylus_env.engine.record import forfeit_ranks
-from caylus_env.games import DEFAULT_GAME
+from caylus_env.caylus.engine import Game
+from caylus_env.caylus.engine.record import forfeit_ranks
+from caylus_env.core.registry import DEFAULT_GAME
 
 DEFAULT_MOVE_TIME_LIMIT = 10.0
 """Seconds one ``act`` call may take before the agent forfeits."""
@@ -553,7 +553,7 @@ def play_game(
         move_time_limit: Seconds per ``act`` call; None or 0 disables the limit.
         agent_factory: Creates an agent from its spec (the game's registry by default).
         on_decision: Called at every accepted move (`DecisionHook`); None in tournaments.
-        game: Which game (``caylus_env.games``), Caylus by default.
+        game: Which game (``caylus_env.core.registry``), Caylus by default.
 
     Returns:
         ``game.record()`` with ``match`` (game id, block, agents, agent seeds, forfeit reason

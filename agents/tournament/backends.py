@@ -47,7 +47,7 @@ from agents.tournament.arena import (
     warm_up,
 )
 from agents.tournament.games import game_of, tournament_game
-from caylus_env.games import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME
 
 ChunkTask = Callable[[list[dict[str, Any]], dict[str, Any], int], list[tuple[Any, dict[str, Any]]]]
 """What a backend runs: ``task(jobs, settings, token)``, one ``(payload, result)`` per game."""
@@ -68,8 +68,8 @@ what MCTS adds (a game of ``mcts:20``: 113 s in all), and Puerto Rico's engine (
 a game of ``random``: 20 s). The one table of these estimates: the CLI sums the families a
 command uses."""
 AGENT_KERNELS = {
-    "agents.scripted.bots": ("scripted",),
-    "agents.mcts": ("scripted", "mcts"),
+    "caylus_env.caylus.bots.scripted": ("scripted",),
+    "caylus_env.caylus.bots.mcts": ("scripted", "mcts"),
 }
 """Kernel families an agent class compiles besides the engine's, by the class's module."""
 

@@ -42,8 +42,8 @@ from agents.tournament.specs import (
     with_game,
     worker_settings,
 )
-from caylus_env.fileio import atomic_write_json
-from caylus_env.games import DEFAULT_GAME
+from caylus_env.core.fileio import atomic_write_json
+from caylus_env.core.registry import DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class DuelSpec:
         move_time_limit: As for tournaments.
         game_options: As for tournaments.
         plugins: As for tournaments.
-        game: As for tournaments (``caylus_env.games``).
+        game: As for tournaments (``caylus_env.core.registry``).
     """
 
     candidate: str

@@ -3,10 +3,10 @@
 The schedule, the move clock, the forfeits, the ledger, the backends and the statistics do not
 depend on the game; making a game, creating its agents, and writing, reading and checking its
 records do. A `TournamentGame` holds exactly those parts, so the arena, the run directory and
-the reports stay game-generic and ask `tournament_game(name)` (names of ``caylus_env.games``):
+the reports stay game-generic and ask `tournament_game(name)` (names of ``caylus_env.core.registry``):
 
 - `CaylusGame`: the original harness's code moved here unchanged, so Caylus runs write the same
-  bytes as before (``caylus_env.engine.record.GameRecord``, schema ``caylus-record/2``);
+  bytes as before (``caylus_env.caylus.engine.record.GameRecord``, schema ``caylus-record/2``);
 - `PuertoRicoGame`: ``caylus_env.puerto_rico.engine`` records (``puerto-rico-record/1``) with
   the optional ``match`` and ``timings`` sections; a game cut off by the engine's decision cap
   (docs/rules/puerto_rico.md 6.9) ends ``truncated`` and is ranked by its position, like the
@@ -27,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from caylus_env.games import DEFAULT_GAME, GameInfo, game_info, record_game
+from caylus_env.core.registry import DEFAULT_GAME, GameInfo, game_info, record_game
 
 
 class RecordView(NamedTuple):
@@ -61,8 +61,8 @@ class TournamentGame:
     """The game-specific part of the harness (see the module docstring); one per game.
 
     Attributes:
-        name: The game's name (``caylus_env.games``).
-        replay_pages: Whether reports write a replay page per sampled game (``caylus_env.viewer``).
+        name: The game's name (``caylus_env.core.registry``).
+        replay_pages: Whether reports write a replay page per sampled game (``caylus_env.caylus.viewer``).
         score_note: How to read the game's scores in the shared "prestige" columns, for a game
             whose score is not Caylus's prestige (None for Caylus).
     """
@@ -130,7 +130,7 @@ class TournamentGame:
 
         Raises:
             ValueError: for text that is not a record of this game (another game's record is
-                refused by ``caylus_env.games.record_game``, naming both games).
+                refused by ``caylus_env.core.registry.record_game``, naming both games).
         """
         raise NotImplementedError
 
@@ -175,12 +175,12 @@ class CaylusGame(TournamentGame):
     replay_pages = True
 
     def write_page(self, record: Any, path: Path) -> None:
-        from caylus_env.viewer import write_replay_html
+        from caylus_env.caylus.viewer import write_replay_html
 
         write_replay_html(record, path)
 
     def normal_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
-        from caylus_env.engine import GameConfig
+        from caylus_env.caylus.engine import GameConfig
 
         config = GameConfig.from_dict({**options, "num_players": players})
         out = config.to_dict()
@@ -199,7 +199,7 @@ class CaylusGame(TournamentGame):
         move_time: Sequence[float],
         wall_time: float,
     ) -> Any:
-        from caylus_env.engine.record import FinalResult, MatchInfo, Timings, forfeit_ranks
+        from caylus_env.caylus.engine.record import FinalResult, MatchInfo, Timings, forfeit_ranks
 
         record = game.record()
         loser = next((s for s, r in enumerate(reasons) if r is not None), None)
@@ -215,7 +215,7 @@ class CaylusGame(TournamentGame):
         )
 
     def parse(self, raw: str | bytes) -> Any:
-        from caylus_env.engine.record import GameRecord
+        from caylus_env.caylus.engine.record import GameRecord
 
         data = _parse_json(raw)
         if isinstance(data, Mapping):
@@ -368,7 +368,7 @@ def tournament_game(name: str = DEFAULT_GAME) -> TournamentGame:
     """The adapter of the game called ``name``.
 
     Raises:
-        ValueError: for a name that is not a game of the platform (``caylus_env.games``'s
+        ValueError: for a name that is not a game of the platform (``caylus_env.core.registry``'s
             error, listing the allowed ones), or a game the harness has no adapter for.
     """
     info = game_info(name)

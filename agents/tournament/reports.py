@@ -6,7 +6,7 @@ on the games alone, never on timings, so the same arguments give the same ``summ
 
 ``report.html`` is the same report for a browser: the leaderboard with its intervals, the seat
 table, the head-to-head matrix and the plots (embedded, so the file can be moved on its own),
-plus a replay page (the game's viewer: ``caylus_env.viewer`` or
+plus a replay page (the game's viewer: ``caylus_env.caylus.viewer`` or
 ``caylus_env.puerto_rico.viewer``) for a sample of games, written beside it as
 ``game-<id>.html``: the first game of each table of agents and every forfeit. The reports of a
 game whose score is not Caylus's prestige say what the shared "prestige" columns hold there
@@ -39,7 +39,7 @@ from rich.text import Text
 
 from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.rundir import GAMES_FILE, read_records
-from caylus_env.games import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_info
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
@@ -136,7 +136,7 @@ def write_reports(
 
 def _append_notes(path: Path, title: str, notes: Sequence[str]) -> None:
     """Add a section of ``notes`` about the game to the end of a written report.md."""
-    from caylus_env.fileio import atomic_write_text
+    from caylus_env.core.fileio import atomic_write_text
 
     text = path.read_text("utf-8").rstrip("\n")
     section = "\n\n".join([f"## {title}", *notes])
@@ -307,7 +307,7 @@ def write_html_report(
         _seat_rows,
         _separation_lines,
     )
-    from caylus_env.fileio import atomic_write_text
+    from caylus_env.core.fileio import atomic_write_text
 
     run = summary.get("run", {})
     ratings = summary["ratings"]

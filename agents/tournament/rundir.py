@@ -1,4 +1,4 @@
-"""A tournament's or duel's run directory: a `caylus_env.ledger.Ledger` of game records.
+"""A tournament's or duel's run directory: a `caylus_env.core.ledger.Ledger` of game records.
 
 The driver owns the directory (design doc (d), "the driver owns the ledger"):
 
@@ -16,7 +16,7 @@ The driver owns the directory (design doc (d), "the driver owns the ledger"):
 
 ``run.json`` names the game (its ``game`` field, absent for Caylus): a run directory is resumed
 with its own game only, and its lines are read by that game's strict reader, which refuses a
-record of another game (``caylus_env.games.record_game``).
+record of another game (``caylus_env.core.registry.record_game``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from agents.tournament.specs import (
     RunMismatchError,
     TournamentError,
 )
-from caylus_env.games import DEFAULT_GAME, GAME_NAMES, game_info
-from caylus_env.ledger import InfoMismatchError, Ledger, LedgerError
+from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_info
 
 GAMES_FILE = "games.jsonl"
 RUN_FILE = "run.json"
@@ -75,7 +75,7 @@ def verify_record(
     schedule, its seed, block, seats and agent seeds are that game's, its engine version and
     game options are the run's (``info``), and it replays exactly with the engine (every
     action legal and named as recorded, the final prestige, ranks and end reason as recorded:
-    the game's ``replay``, ``caylus_env.engine.replay`` for Caylus). What cannot be checked this
+    the game's ``replay``, ``caylus_env.caylus.engine.replay`` for Caylus). What cannot be checked this
     way is what a game does not determine: the forfeit reason texts and the timings. The game
     is the one the record names (its reader refused any other game than the run's).
 
@@ -122,7 +122,7 @@ class RunDir:
     """The files of one run: ``run.json``, ``games.jsonl`` and the reports.
 
     Attributes:
-        game: The game of the run (``caylus_env.games``), whose reader reads the ledger lines.
+        game: The game of the run (``caylus_env.core.registry``), whose reader reads the ledger lines.
     """
 
     def __init__(self, path: str | os.PathLike[str], game: str = DEFAULT_GAME) -> None:

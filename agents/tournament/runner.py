@@ -3,7 +3,7 @@
 The pieces live in their own modules, and the duel uses the same ones:
 
 - ``specs``: the arguments, validated once (`prepare_tournament` returns a ``PreparedRun``);
-- ``rundir``: ``run.json`` and the ``games.jsonl`` ledger (``caylus_env.ledger``): resume, torn
+- ``rundir``: ``run.json`` and the ``games.jsonl`` ledger (``caylus_env.core.ledger``): resume, torn
   line repair, extension to more games, forfeited games replaced in place;
 - ``backends``: local processes, Ray or any executor, and the compile warm-up;
 - ``chunks``: games cut into chunks that keep a backend busy;
@@ -37,7 +37,7 @@ from agents.tournament.specs import (
     check_out_dir,
     worker_settings,
 )
-from caylus_env.games import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME
 
 
 @dataclass
@@ -52,7 +52,7 @@ class TournamentResult:
         repaired: Whether a torn last line of ``games.jsonl`` was dropped.
         summary: The ``agents.stats`` summary (None when reports were disabled).
         out_dir: The run directory.
-        game: The game played (``caylus_env.games``).
+        game: The game played (``caylus_env.core.registry``).
     """
 
     schedule: Schedule

@@ -20,8 +20,8 @@ from typing import Any
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, load_plugins
 from agents.tournament.games import game_of, tournament_game
 from agents.tournament.schedule import Schedule, ScheduleError, build_schedule
-from caylus_env.games import DEFAULT_GAME
-from caylus_env.ledger import InfoMismatchError
+from caylus_env.core.ledger import InfoMismatchError
+from caylus_env.core.registry import DEFAULT_GAME
 
 RUN_FORMAT = "caylus-tournament-run/1"
 BACKENDS = ("local", "ray")
@@ -243,7 +243,7 @@ class TournamentSpec:
         move_time_limit: Seconds per ``act`` call before a forfeit; None disables it.
         game_options: `GameConfig` options other than the player count.
         plugins: Modules imported in the driver and every worker to register more agents.
-        game: The game (``caylus_env.games``): ``"caylus"`` or ``"puerto_rico"``.
+        game: The game (``caylus_env.core.registry``): ``"caylus"`` or ``"puerto_rico"``.
     """
 
     agents: tuple[str, ...]

@@ -23,7 +23,7 @@ be able to import them by module name. Importing the module registers nothing (s
 for doctests say, changes no registry); `register_agents` does, idempotently.
 
 The agents that only read ``legal_actions()`` (all but ``test-pass``, whose pass and decline are
-Caylus actions) are registered in the agent registry of every other game of ``caylus_env.games``
+Caylus actions) are registered in the agent registry of every other game of ``caylus_env.core.registry``
 too (Puerto Rico's, when it is installed), so the harness is checked the same way on each game.
 """
 
@@ -39,8 +39,8 @@ from typing import Any
 import numba
 
 from agents.registry import register
-from caylus_env.engine import Game, string_to_action
-from caylus_env.games import DEFAULT_GAME, GAME_NAMES, game_info
+from caylus_env.caylus.engine import Game, string_to_action
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_info
 
 FLAKY_ENV = "CAYLUS_TEST_FLAKY"
 _PASS = string_to_action("pass")

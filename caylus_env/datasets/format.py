@@ -5,7 +5,7 @@ A dataset directory (``docs/datasets.md`` documents every column)::
     DIR/manifest.json               schema and engine versions, the command, counts, checksums
     DIR/games/part-00000.parquet    one row per game (GAMES_SCHEMA)
     DIR/decisions/part-00000.parquet one row per decision (DECISIONS_SCHEMA)
-    DIR/run.json, DIR/shards.jsonl  the generator's resumable ledger (caylus_env.ledger)
+    DIR/run.json, DIR/shards.jsonl  the generator's resumable ledger (caylus_env.core.ledger)
 
 Shard ``k`` holds the games with ids ``k * shard_games`` to ``(k + 1) * shard_games - 1``, in
 game id order, and their decisions in (game id, ply) order; its row groups end at game
@@ -14,7 +14,7 @@ on time, on the worker that played a game or on the order games finished in, so 
 arguments give byte-identical shards with any number of workers and any backend (with the same
 pyarrow version, which is named in the files' ``created_by``). Timings live in the manifest.
 
-The state column is the engine's flat ``int16`` state (``caylus_env.engine.layout``, 700
+The state column is the engine's flat ``int16`` state (``caylus_env.caylus.engine.layout``, 700
 bytes, little-endian) at the moment the agent was asked; consecutive states of a game differ in
 a few entries, which zstd finds, so a decision costs about 20 bytes on disk. Observations are
 not stored: the loader encodes states with the environment's own observation encoder.
@@ -40,10 +40,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from caylus_env._version import __version__
-from caylus_env.engine import layout as L
-from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
-from caylus_env.engine.constants import DECISION_NAMES
-from caylus_env.games import DEFAULT_GAME
+from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
+from caylus_env.caylus.engine.constants import DECISION_NAMES
+from caylus_env.core.registry import DEFAULT_GAME
 
 DATASET_FORMAT = "caylus-dataset/1"
 """Schema version of the manifest and both tables: bump it when a column is added, removed or
@@ -62,7 +62,7 @@ STATE_VERSION = hashlib.sha256(
 """Digest of the state layout (every field's name, offset and size): a stored state means
 something only to an engine with the same layout; loaders refuse another one."""
 KIND_NAMES: tuple[str, ...] = tuple(DECISION_NAMES)
-"""Decision kind names by ``kind_id`` (``caylus_env.engine.constants.DECISION_NAMES``)."""
+"""Decision kind names by ``kind_id`` (``caylus_env.caylus.engine.constants.DECISION_NAMES``)."""
 COMPRESSION = "zstd"
 COMPRESSION_LEVEL = 3
 """zstd level 3: measured 21 bytes a decision at 0.3 ms of compression per 415-decision
@@ -356,7 +356,7 @@ class ShardWriter:
         first: Its first game id.
         count: Its number of games.
         policy_targets: Whether decisions carry the policy columns.
-        game: The game of the dataset (``caylus_env.games``).
+        game: The game of the dataset (``caylus_env.core.registry``).
     """
 
     def __init__(
@@ -473,7 +473,7 @@ def versions(game: str = DEFAULT_GAME) -> dict[str, Any]:
     its state, action space, observation encoder and decision kinds (``games.DatasetGame``)."""
     if game != DEFAULT_GAME:
         return _game_versions(game)
-    from caylus_env.observation import OBS_SIZE, OBSERVATION_VERSION
+    from caylus_env.caylus.observation import OBS_SIZE, OBSERVATION_VERSION
 
     return {
         "format": DATASET_FORMAT,

@@ -1,12 +1,12 @@
 """What a dataset needs to know about each game: widths, versions, kinds and the replay calls.
 
 The tables, the shard writer, ``verify``, the loader and the statistics are the same for every
-game of the platform (``caylus_env.games``); what differs is the state (its layout and width),
+game of the platform (``caylus_env.core.registry``); what differs is the state (its layout and width),
 the action space (the mask's width), the decision kinds, how a game is started and how its
 end is ranked. A `DatasetGame` holds exactly those parts, built on first use so that reading a
 Caylus dataset never imports (or compiles) Puerto Rico, and the other way round:
 
-- Caylus: ``caylus_env.engine`` (350 ``int16`` state entries, 167 actions, ranks by prestige,
+- Caylus: ``caylus_env.caylus.engine`` (350 ``int16`` state entries, 167 actions, ranks by prestige,
   rules 8.21);
 - Puerto Rico: ``caylus_env.puerto_rico.engine`` (its own flat ``int16`` state, its action
   space and the decision schema ``decisions.SCHEMA``); its victory points fill the games
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.games import DEFAULT_GAME, GAME_NAMES, game_info
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_info
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class DatasetGame:
     """The game-specific part of a dataset (see the module docstring); one per game.
 
     Attributes:
-        name: The game's name (``caylus_env.games``; the manifest's ``game`` field).
+        name: The game's name (``caylus_env.core.registry``; the manifest's ``game`` field).
         title: The name people use (in error messages).
         engine: The rules engine module (``Game``, ``GameConfig``, ``IllegalActionError``).
         layout: The state layout module (``STATE_SIZE``, ``STATE_DTYPE``, ``FIELDS``,
@@ -126,7 +126,7 @@ class DatasetGame:
         (rules 8.21), by victory points then doubloons plus goods for Puerto Rico
         (docs/rules/puerto_rico.md 5.3); after a forfeit that seat is last."""
         if self.is_default:
-            from caylus_env.engine.record import forfeit_ranks, rank_of
+            from caylus_env.caylus.engine.record import forfeit_ranks, rank_of
 
             prestige = self.scores(game)
             if forfeit_seat is None:
@@ -158,9 +158,9 @@ def _state_version(layout: ModuleType) -> str:
 
 
 def _caylus() -> DatasetGame:
-    from caylus_env.engine import layout
-    from caylus_env.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS, action_to_string
-    from caylus_env.engine.constants import DECISION_NAMES
+    from caylus_env.caylus.engine import layout
+    from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS, action_to_string
+    from caylus_env.caylus.engine.constants import DECISION_NAMES
 
     engine = importlib.import_module(game_info("caylus").engine)
     return DatasetGame(
@@ -176,7 +176,7 @@ def _caylus() -> DatasetGame:
         action_space_version=ACTION_SPACE_VERSION,
         kind_names=tuple(DECISION_NAMES),
         kind_offset=0,  # decisions.E_KIND: the kind is the first value of an entry
-        observation="caylus_env.observation",
+        observation="caylus_env.caylus.observation",
         action_to_string=action_to_string,
     )
 
@@ -240,7 +240,7 @@ def record_game_name(record: Any) -> str:
 
 
 def supported_games() -> Sequence[str]:
-    """Games datasets can hold (all of ``caylus_env.games``)."""
+    """Games datasets can hold (all of ``caylus_env.core.registry``)."""
     return tuple(g for g in GAME_NAMES if g in _BUILDERS)
 
 

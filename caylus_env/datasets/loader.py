@@ -11,7 +11,7 @@ Stable signatures (what ``caylus train bc`` builds on):
   ``DataLoader`` workers by row group (no row twice); use ``DataLoader(ds, batch_size=None)``.
 
 Batches hold, in dataset order (shard, game id, ply): ``obs`` float32 ``(B, OBS_SIZE)``
-(``caylus_env.observation.encode`` of the stored state from the acting seat: bit-identical to
+(``caylus_env.caylus.observation.encode`` of the stored state from the acting seat: bit-identical to
 ``raw_env.observe``), ``mask`` bool ``(B, NUM_ACTIONS)``, ``action`` int64, ``seat`` int64,
 ``num_players`` int64, ``ret`` float32 (the acting seat's final return), ``kind`` int64 (decision
 kind id, names in ``KIND_NAMES``), ``agent`` (object array of specs), ``game_id`` int64, ``ply``
@@ -19,7 +19,7 @@ int64, and with policy targets ``target`` float32 ``(B, NUM_ACTIONS)`` (dense; r
 without targets are all zero and ``has_target`` is False for them). ``columns`` adds other
 decision columns as they are stored.
 
-Every reader takes ``game=`` (``caylus_env.games``, Caylus by default): a dataset of another
+Every reader takes ``game=`` (``caylus_env.core.registry``, Caylus by default): a dataset of another
 game is refused naming both. For ``game="puerto_rico"`` the widths are Puerto Rico's
 (``games.DatasetGame``) and ``obs`` is ``caylus_env.puerto_rico.observation.encode_batch`` of
 the stored states (imported on first use: reading states and masks needs no encoder).
@@ -38,6 +38,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pds
 
+from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.actions import NUM_ACTIONS
+from caylus_env.caylus.observation import OBS_SIZE, encode
+from caylus_env.core.registry import DEFAULT_GAME
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
@@ -49,10 +53,6 @@ from caylus_env.datasets.format import (
 )
 from caylus_env.datasets.games import dataset_game
 from caylus_env.datasets.records import unpack_masks
-from caylus_env.engine import layout as L
-from caylus_env.engine.actions import NUM_ACTIONS
-from caylus_env.games import DEFAULT_GAME
-from caylus_env.observation import OBS_SIZE, encode
 
 BATCH_KEYS = (
     "obs",
@@ -82,7 +82,7 @@ def open_dataset(
     Args:
         root: The dataset directory (it must hold ``manifest.json``).
         table: ``"decisions"`` or ``"games"``.
-        game: The game the dataset must hold (``caylus_env.games``).
+        game: The game the dataset must hold (``caylus_env.core.registry``).
 
     Raises:
         DatasetError: for a directory that is not a finished dataset, a dataset of another
@@ -251,7 +251,7 @@ def iter_batches(
         part: ``(index, count)``: read only every ``count``-th row group from ``index``
             (how parallel readers split a dataset without sharing a row).
         drop_last: Drop a last batch smaller than ``batch_size``.
-        game: The game the dataset must hold (``caylus_env.games``): its widths, and its
+        game: The game the dataset must hold (``caylus_env.core.registry``): its widths, and its
             observation encoder for ``obs``.
 
     Raises:

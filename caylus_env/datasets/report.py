@@ -3,7 +3,7 @@
 The page holds the summary (games, decisions, bytes a decision, the manifest's command and
 versions), the win rates per agent and seat, the most frequent actions of each decision kind,
 the game lengths and the stats PNG (embedded, so the file can be moved on its own), and links
-to a replay page (``caylus_env.viewer``) for a sample of games, written under ``DIR/viewer/``:
+to a replay page (``caylus_env.caylus.viewer``) for a sample of games, written under ``DIR/viewer/``:
 the first game of each table (player count and agents) and every forfeit. Neither the page nor
 the viewer folder is a shard: readers and ``verify`` list shards from the manifest alone.
 
@@ -24,8 +24,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from caylus_env.games import DEFAULT_GAME, game_info
-from caylus_env.htmlreport import STYLE, link, para, png_figure, table
+from caylus_env.core.htmlreport import STYLE, link, para, png_figure, table
+from caylus_env.core.registry import DEFAULT_GAME, game_info
 
 HTML_REPORT_FILE = "report.html"
 VIEWER_DIR = "viewer"
@@ -66,7 +66,7 @@ def sample_games(rows: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[int, str
 def _page_writer(game: str) -> Any:
     """``write(record, path)`` of the game's viewer (each writes atomically)."""
     if game == DEFAULT_GAME:
-        from caylus_env.viewer import write_replay_html
+        from caylus_env.caylus.viewer import write_replay_html
 
         return write_replay_html
     from caylus_env.puerto_rico.viewer import write_replay_page
@@ -262,9 +262,9 @@ def write_dataset_report(
     Raises:
         DatasetError: when ``root`` is not a finished dataset of this engine and game.
     """
+    from caylus_env.core.fileio import atomic_write_text
     from caylus_env.datasets.format import read_manifest
     from caylus_env.datasets.loader import read_games
-    from caylus_env.fileio import atomic_write_text
 
     path = Path(root)
     manifest = read_manifest(path)

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.core.registry import DEFAULT_GAME
 from caylus_env.datasets.games import dataset_game
 from caylus_env.datasets.loader import open_dataset, read_games
-from caylus_env.games import DEFAULT_GAME
 
 STATS_PLOT_FILE = "stats.png"
 
@@ -152,7 +152,7 @@ def plot_stats(stats: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from caylus_env.fileio import atomic_write_bytes
+    from caylus_env.core.fileio import atomic_write_bytes
 
     fig, axes = plt.subplots(2, 2, figsize=(14, 10))
     ax = axes[0, 0]

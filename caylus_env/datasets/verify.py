@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from caylus_env.core.registry import DEFAULT_GAME
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
@@ -42,7 +43,6 @@ from caylus_env.datasets.format import (
 )
 from caylus_env.datasets.games import DatasetGame, dataset_game
 from caylus_env.datasets.records import pack_masks
-from caylus_env.games import DEFAULT_GAME
 
 MAX_PROBLEMS = 50
 """Problems listed before verification stops (the first ones locate the damage)."""
@@ -126,7 +126,7 @@ def verify_dataset(
 
     Args:
         root: The dataset directory.
-        game: The game the dataset must hold (``caylus_env.games``).
+        game: The game the dataset must hold (``caylus_env.core.registry``).
         schedule: ``game id -> job dict`` of the run's schedule (``GameJob.to_dict()``): the
             seed, block, agents and agent seeds of every game are then checked against it
             (``caylus dataset verify`` passes the generator's schedule).

@@ -1,7 +1,7 @@
 """Throughput benchmarks of the Puerto Rico engine, with anchors measured in the same run.
 
 ``caylus bench --game puerto_rico`` calls ``main``; the model is Caylus's
-``caylus_env.benchmark`` (and ``bench/pr_bench.py``, the engine's own script). Every rate is
+``caylus_env.core.benchmark`` (and ``bench/pr_bench.py``, the engine's own script). Every rate is
 the median of ``repeats`` runs of random legal play on one core, after one warm-up run, and
 each layer is shown next to an anchor timed in the same process, so the ratios stay
 meaningful on a loaded or slower machine:
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env import benchmark as caylus_bench
-from caylus_env.fileio import atomic_write_json
+from caylus_env.core import benchmark as caylus_bench
+from caylus_env.core.fileio import atomic_write_json
 from caylus_env.puerto_rico.engine import NUM_ACTIONS, Game, GameConfig
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine import layout as L

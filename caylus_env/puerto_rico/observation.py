@@ -1,6 +1,6 @@
 """The Puerto Rico observer: one flat ``float32`` vector per player, built from named pieces.
 
-The counterpart of ``caylus_env.observation``: ``PIECES`` is an ordered tuple of
+The counterpart of ``caylus_env.caylus.observation``: ``PIECES`` is an ordered tuple of
 ``(name, shape)``; the vector is their concatenation (``OBS_SIZE`` entries) and
 ``observation_pieces`` gives named, reshaped views onto it. Every size comes from the
 engine's constants (``caylus_env.puerto_rico.engine``), so the layout follows the rules
@@ -216,7 +216,7 @@ assert len(PIECE_SLICES) == len(PIECES), "piece names must be unique"
 OBSERVATION_REVISION = 1
 #: The observation a trained policy was made for: the revision and a digest of the pieces'
 #: names and shapes (so a new, removed or resized piece changes it by itself), as Caylus's
-#: ``caylus_env.observation.OBSERVATION_VERSION``.
+#: ``caylus_env.caylus.observation.OBSERVATION_VERSION``.
 OBSERVATION_VERSION = (
     f"{OBSERVATION_REVISION}-" + hashlib.sha256(repr(PIECES).encode()).hexdigest()[:8]
 )

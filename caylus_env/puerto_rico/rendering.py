@@ -1,6 +1,6 @@
 """Plain-text rendering of a Puerto Rico game: the whole table in one screen of text.
 
-The counterpart of ``caylus_env.rendering``. ``render_text(game)`` reads the game only
+The counterpart of ``caylus_env.caylus.rendering``. ``render_text(game)`` reads the game only
 (through ``Game.state_dict`` and ``Game.decision``), so it can be called at any time
 without side effects. The text has no colour codes, so it is the same in a terminal, a log
 file or a test. Players are written ``p0``..``p4`` (seat numbers), ``-`` is nobody.

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import _mcts_kernels as MK
 from agents import available_agents, make_agent
 from agents.base import Agent
-from agents.mcts import MCTSAgent
 from agents.random_agent import RandomAgent
-from agents.scripted import STRATEGIES, ScriptedBot, make_scripted
-from caylus_env.engine import Game, GameConfig, action_to_string
+from caylus_env.caylus.bots import mcts_kernels as MK
+from caylus_env.caylus.bots.mcts import MCTSAgent
+from caylus_env.caylus.bots.scripted import STRATEGIES, ScriptedBot, make_scripted
+from caylus_env.caylus.engine import Game, GameConfig, action_to_string
 
 BOTS = tuple(STRATEGIES)  # castle, town, economy
 SPECS = ("random", *BOTS, "mcts:50")
@@ -203,13 +203,13 @@ AGENTS = Path(__file__).resolve().parents[2] / "agents"
 #: Engine modules the bots and the search may import: the compiled public surface, the
 #: declared data (rule numbers, tables, action ids, state layout) and the ``Game`` API.
 PUBLIC_ENGINE = {
-    "caylus_env.engine",
-    "caylus_env.engine.kernels",
-    "caylus_env.engine.actions",
-    "caylus_env.engine.board",
-    "caylus_env.engine.buildings",
-    "caylus_env.engine.constants",
-    "caylus_env.engine.layout",
+    "caylus_env.caylus.engine",
+    "caylus_env.caylus.engine.kernels",
+    "caylus_env.caylus.engine.actions",
+    "caylus_env.caylus.engine.board",
+    "caylus_env.caylus.engine.buildings",
+    "caylus_env.caylus.engine.constants",
+    "caylus_env.caylus.engine.layout",
 }
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from caylus_env.engine import Game, GameConfig, string_to_action
-from caylus_env.engine.buildings import BUILDINGS, NEUTRAL_TILES
+from caylus_env.caylus.engine import Game, GameConfig, string_to_action
+from caylus_env.caylus.engine.buildings import BUILDINGS, NEUTRAL_TILES
 
 NEUTRAL_ORDER = [BUILDINGS[b].name for b in NEUTRAL_TILES]  # farm, forest, sawmill, quarry, ...
 
@@ -108,7 +108,7 @@ def play(game: Game, *names: str) -> None:
 
 
 def legal_names(game: Game) -> list[str]:
-    from caylus_env.engine import action_to_string
+    from caylus_env.caylus.engine import action_to_string
 
     return [action_to_string(a) for a in game.legal_actions()]
 

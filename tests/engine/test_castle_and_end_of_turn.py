@@ -5,7 +5,7 @@ from __future__ import annotations
 import builders as B
 import pytest
 
-from caylus_env.engine import rank_of
+from caylus_env.caylus.engine import rank_of
 
 
 def castle(n=3):

@@ -1,7 +1,7 @@
 """The kernels' on-disk cache follows the sources: an edit anywhere gives a fresh cache.
 
 numba invalidates a cached function only when its own file changes, while a compiled
-kernel embeds every kernel it calls from other modules; ``caylus_env.engine._cache`` keys
+kernel embeds every kernel it calls from other modules; ``caylus_env.core._cache`` keys
 the whole cache directory by a digest of the sources instead.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from caylus_env.engine import _cache
+from caylus_env.core import _cache
 
 
 def _tree(root: Path, body: str) -> Path:
@@ -38,7 +38,7 @@ def test_the_digest_changes_with_any_compiled_source_edit_and_only_then(tmp_path
     assert _cache.source_digest([pkg]) == before
 
 
-@pytest.mark.parametrize("engine", [("engine",), ("puerto_rico", "engine")])
+@pytest.mark.parametrize("engine", [("caylus", "engine"), ("puerto_rico", "engine")])
 def test_every_engine_module_is_covered_even_without_numba(tmp_path, engine):
     folder = tmp_path.joinpath("caylus_env", *engine)
     folder.mkdir(parents=True)
@@ -51,7 +51,7 @@ def test_every_engine_module_is_covered_even_without_numba(tmp_path, engine):
 def test_kernels_are_cached_under_the_directory_of_this_source_version(tmp_path):
     script = (
         "import os, numba\n"
-        "from caylus_env.engine import _cache, kernels\n"
+        "from caylus_env.core import _cache\nfrom caylus_env.caylus.engine import kernels\n"
         "kernels.play_random_games(1, 2, 1)\n"
         "print(os.environ['NUMBA_CACHE_DIR'], numba.config.CACHE_DIR, _cache.CACHE_DIR)\n"
     )

@@ -7,11 +7,11 @@ import os
 import subprocess
 import sys
 
-from caylus_env.engine import Game, GameConfig
+from caylus_env.caylus.engine import Game, GameConfig
 
 _SCRIPT = """
 import json, random
-from caylus_env.engine import Game, GameConfig
+from caylus_env.caylus.engine import Game, GameConfig
 g = Game(GameConfig(num_players=3), seed=21)
 r = random.Random(4)
 while not g.is_terminal():

@@ -17,9 +17,20 @@ import random
 import numpy as np
 import pytest
 
-from caylus_env.engine import NUM_ACTIONS, Game, GameConfig, IllegalActionError, kernels, replay
-from caylus_env.engine import layout as L
-from caylus_env.engine.invariants import INVARIANT_MESSAGES, accepted_actions, check_invariants
+from caylus_env.caylus.engine import (
+    NUM_ACTIONS,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    kernels,
+    replay,
+)
+from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.invariants import (
+    INVARIANT_MESSAGES,
+    accepted_actions,
+    check_invariants,
+)
 
 DEFAULT_GAMES = 1000
 SLOW_GAMES = 10000

@@ -13,9 +13,9 @@ import pytest
 
 _PRELUDE = """
 import numpy as np
-from caylus_env.engine import Game, GameConfig, kernels
-from caylus_env.engine import layout as L
-from caylus_env.engine.state import player_field
+from caylus_env.caylus.engine import Game, GameConfig, kernels
+from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.state import player_field
 s = Game(GameConfig(num_players=3), seed=5).state.copy()
 out = np.empty(256, np.int64)
 s[L.STACK_SIZE] = 0

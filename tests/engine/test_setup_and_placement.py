@@ -5,7 +5,7 @@ from __future__ import annotations
 import builders as B
 import pytest
 
-from caylus_env.engine import Game, GameConfig
+from caylus_env.caylus.engine import Game, GameConfig
 
 
 # -- setup ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Untrusted input never reaches a kernel unchecked (``caylus_env.engine.validate``).
+"""Untrusted input never reaches a kernel unchecked (``caylus_env.caylus.engine.validate``).
 
 One test per hostile input found by the attack on the loader and the action entry points:
 each must be a clear ``ValueError`` (``InvalidStateError`` / ``IllegalActionError``) raised
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from caylus_env import caylus_v0
-from caylus_env.engine import Game, GameConfig, IllegalActionError
-from caylus_env.engine import layout as L
-from caylus_env.engine.invariants import Broken, check_invariants
-from caylus_env.engine.validate import MAX_AMOUNT, InvalidStateError
+from caylus_env.caylus.engine import Game, GameConfig, IllegalActionError
+from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.invariants import Broken, check_invariants
+from caylus_env.caylus.engine.validate import MAX_AMOUNT, InvalidStateError
 
 
 def base(n=2, seed=1):

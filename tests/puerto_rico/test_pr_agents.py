@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from agents.base import Agent
-from agents.puerto_rico import _kernels as SK
 from agents.puerto_rico import available_agents, describe, make_agent, register, specs
 from agents.puerto_rico import registry as pr_registry
-from agents.puerto_rico.mcts import MAX_SIMS, ROLLOUTS, MCTSAgent
-from agents.puerto_rico.scripted import STRATEGIES, ScriptedAgent
 from agents.puerto_rico.strength import SETTINGS, play_seat, series, win_share
 from agents.random_agent import RandomAgent
+from caylus_env.puerto_rico.bots import scripted_kernels as SK
+from caylus_env.puerto_rico.bots.mcts import MAX_SIMS, ROLLOUTS, MCTSAgent
+from caylus_env.puerto_rico.bots.scripted import STRATEGIES, ScriptedAgent
 from caylus_env.puerto_rico.engine import Game, GameConfig
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine import layout as L

@@ -23,8 +23,8 @@ def _allowed(name: str) -> bool:
     return (
         name.startswith("caylus_env.puerto_rico")
         or name in {"caylus_env._version", "caylus_env._version.__version__"}
-        # the shared numba cache keying (caylus_env/engine/_cache.py imports only numba)
-        or name in {"caylus_env.engine", "caylus_env.engine._cache"}
+        # the shared numba cache keying (caylus_env/core/_cache.py imports only numba)
+        or name in {"caylus_env.caylus.engine", "caylus_env.core._cache"}
     )
 
 
@@ -96,9 +96,9 @@ PLAIN_PYTHON = {"config.py", "game.py", "kernels.py", "state_dict.py", "__init__
 
 def test_every_module_the_kernels_read_keys_the_compile_cache():
     """The numba cache directory is keyed by the sources of compiled code, found by the
-    word "numba" outside caylus_env/engine (caylus_env/engine/_cache.py). A table module
+    word "numba" outside caylus_env/caylus/engine (caylus_env/core/_cache.py). A table module
     the kernels read must be found too, or editing it would leave stale kernels."""
-    from caylus_env.engine._cache import is_compiled_source
+    from caylus_env.core._cache import is_compiled_source
 
     missing = []
     for path in sorted(ENGINE.rglob("*.py")):

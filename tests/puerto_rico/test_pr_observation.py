@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from caylus_env import puerto_rico_v0
-from caylus_env.engine._cache import is_compiled_source
+from caylus_env.core._cache import is_compiled_source
 from caylus_env.puerto_rico import observation as O
 from caylus_env.puerto_rico.engine import Game, GameConfig
 from caylus_env.puerto_rico.engine import kernels as K
@@ -111,7 +111,7 @@ def test_observation_pieces_are_views_and_refuse_another_length():
 
 def test_the_observer_keys_the_numba_compile_cache():
     """A kernel module outside the engine keys the numba cache by mentioning numba
-    (caylus_env/engine/_cache.py): editing it must give a fresh cache directory."""
+    (caylus_env/core/_cache.py): editing it must give a fresh cache directory."""
     path = ROOT / "caylus_env" / "puerto_rico" / "observation.py"
     assert is_compiled_source(path.relative_to(ROOT), path.read_bytes())
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from caylus_env.fileio import atomic_write_bytes
+from caylus_env.core.fileio import atomic_write_bytes
 from caylus_env.puerto_rico.engine import Game, GameConfig, action_to_string, string_to_action
 
 DIR = Path(__file__).parent / "playthroughs"

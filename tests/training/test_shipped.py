@@ -32,7 +32,7 @@ def test_ppo_2p_beats_random_in_a_seeded_match():
 
 def test_ppo_2p_greedy_play_is_deterministic():
     a, b = make_agent("ppo-2p"), make_agent("ppo-2p")
-    from caylus_env.observation import OBS_SIZE
+    from caylus_env.caylus.observation import OBS_SIZE
 
     obs = np.random.default_rng(0).random((4, OBS_SIZE)).astype(np.float32)
     mask = np.ones((4, 167), np.bool_)

@@ -327,7 +327,7 @@ def test_init_starts_from_the_checkpoints_weights_and_records_it_as_parent(tiny_
 
 
 def test_init_refuses_another_games_or_architectures_checkpoint_before_any_work(tiny_run, tmp_path):
-    from caylus_env.observation import OBSERVATION_VERSION as CAYLUS_OBS
+    from caylus_env.caylus.observation import OBSERVATION_VERSION as CAYLUS_OBS
 
     caylus = tmp_path / "caylus-ckpt"
     shutil.copytree(tiny_run / "checkpoints" / LAST, caylus)
@@ -408,8 +408,8 @@ def test_policy_spec_plays_legal_moves_in_a_puerto_rico_tournament(tiny_run, tmp
 
 
 def test_a_caylus_checkpoint_is_refused_by_puerto_rico_naming_both_games(tiny_run, tmp_path):
-    from caylus_env.engine.actions import ACTION_SPACE_VERSION as CAYLUS_ACTIONS
-    from caylus_env.observation import OBSERVATION_VERSION as CAYLUS_OBS
+    from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION as CAYLUS_ACTIONS
+    from caylus_env.caylus.observation import OBSERVATION_VERSION as CAYLUS_OBS
 
     caylus = tmp_path / "caylus-ckpt"
     shutil.copytree(tiny_run / "checkpoints" / LAST, caylus)
@@ -426,7 +426,7 @@ def test_a_caylus_checkpoint_is_refused_by_puerto_rico_naming_both_games(tiny_ru
 
 def test_a_puerto_rico_checkpoint_is_refused_by_caylus_naming_both_versions(tiny_run):
     from agents.registry import make_agent as make_caylus_agent
-    from caylus_env.observation import OBSERVATION_VERSION as CAYLUS_OBS
+    from caylus_env.caylus.observation import OBSERVATION_VERSION as CAYLUS_OBS
 
     with pytest.raises(CheckpointError) as err:
         make_caylus_agent(f"policy:{tiny_run / 'checkpoints' / LAST}")
@@ -492,7 +492,7 @@ def test_cli_refuses_what_the_puerto_rico_trainer_does_not_support(tmp_path, arg
 
 def test_sampling_reaches_puerto_rico_action_ids_beyond_caylus_action_space():
     from agents.policy import choose
-    from caylus_env.engine.actions import NUM_ACTIONS as CAYLUS_ACTIONS
+    from caylus_env.caylus.engine.actions import NUM_ACTIONS as CAYLUS_ACTIONS
 
     logits = np.full((1, NUM_ACTIONS), -np.inf, np.float32)
     high = NUM_ACTIONS - 1

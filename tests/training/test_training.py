@@ -20,9 +20,9 @@ import pytest
 
 from agents.policy import CheckpointError, PolicyAgent, PolicyNet
 from agents.registry import make_agent
-from caylus_env.engine import Game, GameConfig
-from caylus_env.engine.state_dict import state_to_dict
-from caylus_env.observation import OBS_SIZE, encode
+from caylus_env.caylus.engine import Game, GameConfig
+from caylus_env.caylus.engine.state_dict import state_to_dict
+from caylus_env.caylus.observation import OBS_SIZE, encode
 from training.learner import PoolGames, parse_pool
 from training.ppo import config_from_args, train
 
@@ -387,7 +387,7 @@ def test_a_checkpoint_loaded_once_is_checked_again_after_it_changes(tiny_run, tm
 def test_a_checkpoint_of_another_observation_version_is_refused_naming_both(tiny_run, tmp_path):
     import shutil
 
-    from caylus_env.observation import OBSERVATION_VERSION
+    from caylus_env.caylus.observation import OBSERVATION_VERSION
 
     bad = tmp_path / "old"
     shutil.copytree(tiny_run / "checkpoints" / "step-000000002048", bad)

@@ -5,7 +5,7 @@ Run after an intended change in the drawing, then review the diff of ``tests/vie
     python tests/viewer/regenerate_golden.py
 
 Each ``golden/<name>.json`` holds a position (``state_to_dict`` format) and the agents of its
-seats; ``golden/<name>.svg`` is what ``caylus_env.viewer.position_svg`` draws for it.
+seats; ``golden/<name>.svg`` is what ``caylus_env.caylus.viewer.position_svg`` draws for it.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ def golden_cases() -> list[tuple[Path, Path]]:
 
 def draw(position_path: Path) -> str:
     """The SVG the viewer draws for a stored position."""
-    from caylus_env.viewer import position_svg
+    from caylus_env.caylus.viewer import position_svg
 
     stored = json.loads(position_path.read_text(encoding="utf-8"))
     return position_svg(stored["position"], tuple(stored["agents"]))
 
 
 def main() -> None:
-    from caylus_env.fileio import atomic_write_text
+    from caylus_env.core.fileio import atomic_write_text
 
     for position_path, svg_path in golden_cases():
         atomic_write_text(svg_path, draw(position_path))

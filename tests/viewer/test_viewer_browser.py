@@ -17,8 +17,8 @@ import pytest
 from PIL import Image
 
 from agents.tournament import TournamentSpec, run_tournament
-from caylus_env.engine import Game, GameConfig, action_to_string
-from caylus_env.viewer import write_replay_html
+from caylus_env.caylus.engine import Game, GameConfig, action_to_string
+from caylus_env.caylus.viewer import write_replay_html
 
 MAX_STEP_MS = 50.0
 """The issue's bound on rendering one step in the browser."""

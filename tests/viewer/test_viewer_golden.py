@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from caylus_env.engine.state_dict import dict_to_state, state_to_dict
+from caylus_env.caylus.engine.state_dict import dict_to_state, state_to_dict
 from tests.viewer.regenerate_golden import draw, golden_cases
 
 CASES = golden_cases()
@@ -61,8 +61,8 @@ def test_the_golden_position_is_a_real_position(position, svg):
 
 
 def test_a_bad_position_is_refused_naming_the_field():
-    from caylus_env.engine.validate import InvalidStateError
-    from caylus_env.viewer import position_svg
+    from caylus_env.caylus.engine.validate import InvalidStateError
+    from caylus_env.caylus.viewer import position_svg
 
     stored = json.loads(CASES[0][0].read_text(encoding="utf-8"))["position"]
     broken = {**stored, "provost": 40}

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from caylus_env.engine import Game, GameConfig, action_to_string
-from caylus_env.viewer import page_data, position, replay_html, write_replay_html
+from caylus_env.caylus.engine import Game, GameConfig, action_to_string
+from caylus_env.caylus.viewer import page_data, position, replay_html, write_replay_html
 
 MAX_PAGE_BYTES = 1_000_000
 """The issue's bound for a 5-player game's page."""
@@ -132,7 +132,7 @@ def test_a_forfeit_ends_on_the_forfeiting_decision():
 def test_template_ships_with_the_package():
     from importlib import resources
 
-    text = resources.files("caylus_env.viewer").joinpath("template.html").read_text("utf-8")
+    text = resources.files("caylus_env.caylus.viewer").joinpath("template.html").read_text("utf-8")
     assert {"$title", "$board", "$chart", "$data", "$players"} <= set(re.findall(r"\$[a-z]+", text))
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
-    assert '"caylus_env.viewer" = ["template.html"]' in pyproject
+    assert '"caylus_env.caylus.viewer" = ["template.html"]' in pyproject

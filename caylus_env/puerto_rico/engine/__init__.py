@@ -16,7 +16,7 @@ pending-decision schema), ``state`` / ``layout`` (the flat state), ``buildings``
 
 # First, before any kernel is defined: the project's numba cache directory is keyed by the
 # sources of all compiled code (this package's included), so no kernel is ever stale.
-from caylus_env.engine import _cache  # noqa: F401
+from caylus_env.core import _cache  # noqa: F401
 from caylus_env.puerto_rico.engine.actions import (
     ACTION_NAMES,
     BLOCKS,

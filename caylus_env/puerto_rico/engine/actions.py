@@ -40,7 +40,7 @@ has no forest (a forest takes no colonist).
 ``action_to_string`` / ``string_to_action`` convert both ways; the names are part of
 the API and never change meaning within an engine version. The ``ACT_*`` offsets are
 globals of the numba kernels, so this module is part of the compiled code whose sources
-key the kernel cache (``caylus_env.engine._cache``).
+key the kernel cache (``caylus_env.core._cache``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ in a game of 3-5 players and of 2 players (rules 1.2, 1.3), the good a productio
 building makes (``-1`` for violet buildings), and whether it is a large building that
 takes two city spaces (rules 2.5). The ``B_*`` arrays are globals of the numba kernels,
 so this module is part of the compiled code whose sources key the kernel cache
-(``caylus_env.engine._cache``).
+(``caylus_env.core._cache``).
 """
 
 from __future__ import annotations

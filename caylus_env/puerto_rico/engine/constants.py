@@ -4,7 +4,7 @@ Each table cites the section of ``docs/rules/puerto_rico.md`` it comes from. Tab
 indexed by player count have 6 entries (index 0 and 1 unused) so that kernels read
 ``TABLE[num_players]`` directly. The tables are globals of the numba kernels, so this
 module is part of the compiled code whose sources key the kernel cache
-(``caylus_env.engine._cache``).
+(``caylus_env.core._cache``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Conventions:
 - the pending-decision stack holds ``STACK_DEPTH`` entries ``(kind, player, arg)``.
 
 The offsets are globals of the numba kernels, so this module is part of the compiled code
-whose sources key the kernel cache (``caylus_env.engine._cache``).
+whose sources key the kernel cache (``caylus_env.core._cache``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - ``replay_page_html(record, names=None)`` / ``write_replay_page(record, path, names=None)``:
   the replay page of a `caylus_env.puerto_rico.engine.GameRecord` (inline SVG and a little
   plain JavaScript; no network), with the same navigation as Caylus's page
-  (``caylus_env.viewer``): slider, buttons, arrow keys, a round and phase list, ``#step=N``;
+  (``caylus_env.caylus.viewer``): slider, buttons, arrow keys, a round and phase list, ``#step=N``;
 - ``position_svg(state_dict)``: one position as a standalone SVG picture.
 
 Drawing lives in one module per concern: ``board`` (roles, colonists, supplies, face-up

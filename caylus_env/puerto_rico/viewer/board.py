@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from caylus_env.caylus.viewer import svg
 from caylus_env.puerto_rico.engine.buildings import B_KIND, B_PRODUCES, BUILDING_NAMES, BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     GOOD_NAMES,
@@ -47,7 +48,6 @@ from caylus_env.puerto_rico.viewer.theme import (
     TILE_COLOURS,
     TILE_SHORT,
 )
-from caylus_env.viewer import svg
 
 MARGIN = 16
 HEADER_Y = 24

@@ -5,7 +5,7 @@
 at the end, and draws each position with ``caylus_env.puerto_rico.viewer.position``. Nothing
 about the rules is computed in the browser: the page holds the drawings, the legal actions of
 each decision by name, the action taken and the decision asked, and its JavaScript only picks
-which drawing to show (the same scheme as Caylus's page, ``caylus_env.viewer.page``).
+which drawing to show (the same scheme as Caylus's page, ``caylus_env.caylus.viewer.page``).
 
 Size: every slot is drawn in its own coordinates, so a drawing is stored once however many
 slots and steps show it, and each step stores only the slots that differ from the step before;
@@ -29,7 +29,10 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from caylus_env.fileio import atomic_write_bytes
+# The page format's building blocks are Caylus's: one table of distinct values, the changes of
+# a step, JSON safe inside a <script> element.
+from caylus_env.caylus.viewer.page import DistinctValues, changed_slots, script_json
+from caylus_env.core.fileio import atomic_write_bytes
 from caylus_env.puerto_rico.engine import Game, GameConfig, GameRecord, replay
 from caylus_env.puerto_rico.engine.actions import ACTION_NAMES, string_to_action
 from caylus_env.puerto_rico.engine.constants import PHASE_NAMES, ROLE_NAMES
@@ -37,10 +40,6 @@ from caylus_env.puerto_rico.engine.decisions import CODEC_NONE, ENTRY_OF_NAME
 from caylus_env.puerto_rico.engine.game import FORFEIT
 from caylus_env.puerto_rico.viewer import position, timeline
 from caylus_env.puerto_rico.viewer.theme import BUILDING_LABELS, FONT
-
-# The page format's building blocks are Caylus's: one table of distinct values, the changes of
-# a step, JSON safe inside a <script> element.
-from caylus_env.viewer.page import DistinctValues, changed_slots, script_json
 
 TEMPLATE = "template.html"
 PAGE_FORMAT = "puerto-rico-viewer/1"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from caylus_env.caylus.viewer import svg
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_SPACES, BUILDING_NAMES
 from caylus_env.puerto_rico.engine.constants import (
     CITY_SPACES,
@@ -40,7 +41,6 @@ from caylus_env.puerto_rico.viewer.theme import (
     RULE,
     SEAT_COLOURS,
 )
-from caylus_env.viewer import svg
 
 PANEL_W = 228
 PANEL_STEP = 236

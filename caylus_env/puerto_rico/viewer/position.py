@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.caylus.viewer import svg
 from caylus_env.puerto_rico.engine import kernels
 from caylus_env.puerto_rico.engine.state_dict import dict_to_state
 from caylus_env.puerto_rico.viewer import board, players
 from caylus_env.puerto_rico.viewer.theme import PAPER
-from caylus_env.viewer import svg
 
 WIDTH = 1200
 PLAYERS_GAP = 10

@@ -1,6 +1,6 @@
 """Colours, fonts and words shared by every drawing module of the Puerto Rico viewer.
 
-The seat colours, paper, ink and fonts are Caylus's (``caylus_env.viewer.theme``), so a seat
+The seat colours, paper, ink and fonts are Caylus's (``caylus_env.caylus.viewer.theme``), so a seat
 looks the same in both games' pages; this module adds what only Puerto Rico has: the five goods
 and the island tiles (docs/rules/puerto_rico.md 1.1), the building families (2.3-2.5) and the
 role cards (1.1, 4). Sizes that belong to one picture live in its own module (``board``,
@@ -9,9 +9,7 @@ role cards (1.1, 4). Sizes that belong to one picture live in its own module (``
 
 from __future__ import annotations
 
-from caylus_env.puerto_rico.engine.buildings import BUILDINGS, BuildingKind
-from caylus_env.puerto_rico.engine.constants import GOOD_NAMES, ROLE_NAMES, TILE_NAMES
-from caylus_env.viewer.theme import (
+from caylus_env.caylus.viewer.theme import (
     EMPTY_SPACE,
     FONT,
     FONT_SMALL,
@@ -27,6 +25,8 @@ from caylus_env.viewer.theme import (
     SEAT_COLOUR_NAMES,
     SEAT_COLOURS,
 )
+from caylus_env.puerto_rico.engine.buildings import BUILDINGS, BuildingKind
+from caylus_env.puerto_rico.engine.constants import GOOD_NAMES, ROLE_NAMES, TILE_NAMES
 
 __all__ = [
     "BUILDING_FILL",

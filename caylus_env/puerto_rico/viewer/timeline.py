@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from caylus_env.viewer.timeline import score_chart
+from caylus_env.caylus.viewer.timeline import score_chart
 
 LEGEND_STEP = 230  # wider than Caylus's: the legend entries end in " VP"
 

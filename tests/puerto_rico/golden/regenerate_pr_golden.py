@@ -62,7 +62,7 @@ def make_position(players: int, expansion: bool, seed: int, agents: tuple[str, .
 
 
 def main() -> None:
-    from caylus_env.fileio import atomic_write_text
+    from caylus_env.core.fileio import atomic_write_text
 
     for name, spec in POSITIONS.items():
         path = GOLDEN / f"{name}.json"

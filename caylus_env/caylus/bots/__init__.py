@@ -1,0 +1,1 @@
+"""Caylus's bots: the scripted ``castle``, ``town`` and ``economy`` and ``mcts:SIMS``."""

@@ -1,0 +1,312 @@
+"""The pending-decision stack: one declared schema for every entry, and its kernels.
+
+The state holds a small stack of pending entries (``layout.STACK``). Each entry is
+``STACK_ENTRY`` int16 values: ``(kind, player, arg_a, arg_b)``. Its top is either a
+``DecisionKind`` (a question to ``player``) or a ``Procedure`` (an automatic
+continuation the engine runs once the decisions above it are resolved: TAG's
+extended-sequence pattern).
+
+``SCHEMA`` says, once, what ``arg_a`` and ``arg_b`` mean for each kind: their name,
+their *codec* (how the readable state dict spells them) and their *domain* (the
+values a well-formed state may hold). ``state_dict`` reads and writes entries from
+it, the observation encoder copies each argument into the piece its codec names,
+and the validation of untrusted states checks each argument against its domain.
+
+The kernels below (``push``, ``pop``, ``top``, ``decision_kind`` ...) are the only
+code that touches stack offsets; rules, bots and search read the stack through them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from caylus_env.caylus.engine.board import ROAD_LEN
+from caylus_env.caylus.engine.buildings import B_PEDDLER_MAX, NUM_BUILDINGS
+from caylus_env.caylus.engine.constants import (
+    MAX_PLAYERS,
+    NUM_BUILD_SOURCES,
+    NUM_DECISION_KINDS,
+    NUM_FAVOR_ROWS,
+    NUM_RESOURCES,
+    NUM_SECTIONS,
+    DecisionKind,
+    Procedure,
+)
+from caylus_env.caylus.engine.layout import STACK, STACK_DEPTH, STACK_ENTRY, STACK_SIZE
+
+# Field offsets inside one stack entry.
+E_KIND = 0
+E_PLAYER = 1
+E_ARG_A = 2
+E_ARG_B = 3
+assert STACK_ENTRY == 4
+
+#: Codecs of an argument: how ``state_dict`` spells it and which observation piece
+#: carries it (``observation.DECISION_PIECE_OF``).
+CODEC_INT = "int"  # a count
+CODEC_BUILDING = "building"  # a BuildingId, spelled by its name
+CODEC_SOURCE = "source"  # a BuildSource, spelled by its lower-case name
+CODEC_ROW = "row"  # a FavorRow, spelled by its name
+CODEC_MASK = "mask"  # a bit set of Resource kinds, spelled as a list of names
+CODEC_SECTION = "section"  # a castle Section, spelled by its name
+CODEC_SPACE = "space"  # a road space 1..28
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a stack entry: its name, codec and inclusive domain ``[low, high]``."""
+
+    name: str
+    codec: str
+    low: int
+    high: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class EntryKind:
+    """One kind of stack entry: a decision (asked of ``player``) or a procedure."""
+
+    kind: int
+    name: str
+    is_decision: bool
+    args: tuple[Arg, ...]
+    doc: str
+
+
+_MAX_COUNT = 32  # no count on the stack (favors, batches, cubes) ever comes near it
+
+_BUILDING = Arg("building", CODEC_BUILDING, 0, NUM_BUILDINGS - 1, "building the decision is about")
+_SOURCE = Arg("source", CODEC_SOURCE, 0, NUM_BUILD_SOURCES - 1, "why it is asked: tiles and price")
+
+
+def _count(name: str, low: int, high: int, doc: str) -> Arg:
+    return Arg(name, CODEC_INT, low, high, doc)
+
+
+#: Every entry kind, in id order for decisions, then the procedures.
+SCHEMA: tuple[EntryKind, ...] = (
+    EntryKind(DecisionKind.PLACE_WORKER, "place_worker", True, (), "phase 2: place or pass"),
+    EntryKind(DecisionKind.GATE, "gate", True, (), "phase 3a: where the gate worker goes"),
+    EntryKind(DecisionKind.GUILD, "guild", True, (), "phase 3c: move the provost, free"),
+    EntryKind(DecisionKind.JOUST, "joust", True, (), "phase 3d: 1 denier + 1 cloth for a favor"),
+    EntryKind(DecisionKind.INN, "inn", True, (), "phase 3f: the resident stays or leaves"),
+    EntryKind(DecisionKind.PROVOST, "provost", True, (), "phase 4: move the provost, paid"),
+    EntryKind(DecisionKind.PRODUCE, "produce", True, (_BUILDING,), "phase 5: an 'or' output"),
+    EntryKind(
+        DecisionKind.OWNER_BONUS, "owner_bonus", True, (_BUILDING,), "phase 5: the owner's cube"
+    ),
+    EntryKind(DecisionKind.MARKET, "market", True, (_BUILDING,), "phase 5d: sell one cube"),
+    EntryKind(
+        DecisionKind.PEDDLER,
+        "peddler",
+        True,
+        (_BUILDING, _count("bought", 0, int(B_PEDDLER_MAX.max()) - 1, "cubes bought so far")),
+        "phase 5e: buy a cube or stop",
+    ),
+    EntryKind(DecisionKind.BUILD, "build", True, (_SOURCE,), "which building to construct"),
+    EntryKind(
+        DecisionKind.PAY_ANY, "pay_any", True, (_BUILDING, _SOURCE), "which cube pays 'any cube'"
+    ),
+    EntryKind(
+        DecisionKind.RESIDENCE,
+        "residence",
+        True,
+        (_BUILDING, _SOURCE),
+        "which own residence a prestige building replaces",
+    ),
+    EntryKind(
+        DecisionKind.LAWYER, "lawyer", True, (_SOURCE,), "which building becomes a residence"
+    ),
+    EntryKind(DecisionKind.OPTION, "option", True, (_BUILDING,), "which option of the building"),
+    EntryKind(
+        DecisionKind.ALCHEMIST_PAY,
+        "alchemist_pay",
+        True,
+        (_count("remaining", 1, _MAX_COUNT, "cubes still to give"),),
+        "which cube the alchemist takes next",
+    ),
+    EntryKind(
+        DecisionKind.CASTLE,
+        "castle",
+        True,
+        (_count("batches_given", 0, _MAX_COUNT, "batches given so far this turn"),),
+        "phase 6: one more batch or stop",
+    ),
+    EntryKind(
+        DecisionKind.FAVOR_ROW,
+        "favor_row",
+        True,
+        (_count("favors", 1, _MAX_COUNT, "favors left to take"),),
+        "which row of the favor table",
+    ),
+    EntryKind(
+        DecisionKind.FAVOR_COLUMN,
+        "favor_column",
+        True,
+        (Arg("row", CODEC_ROW, 0, NUM_FAVOR_ROWS - 1, "the row whose column is chosen"),),
+        "which column (effect) of the row",
+    ),
+    EntryKind(
+        DecisionKind.FAVOR_TAKE,
+        "favor_take",
+        True,
+        (
+            Arg("kinds", CODEC_MASK, 1, (1 << NUM_RESOURCES) - 1, "cube kinds that may be taken"),
+            _count("remaining", 1, _MAX_COUNT, "cubes left to take"),
+        ),
+        "resources row: which cube to take",
+    ),
+    EntryKind(DecisionKind.FAVOR_GIVE, "favor_give", True, (), "resources row: cube to give up"),
+    EntryKind(
+        Procedure.FINISH_SPACE,
+        "finish_space",
+        False,
+        (Arg("space", CODEC_SPACE, 1, ROAD_LEN, "road space whose worker goes home"),),
+        "phase 5: the worker goes home, a waiting lawyer swap happens",
+    ),
+    EntryKind(
+        Procedure.SCORE_PLAYER,
+        "score_player",
+        False,
+        (
+            Arg("section", CODEC_SECTION, 0, NUM_SECTIONS - 1, "section being scored"),
+            _count(
+                "turn_order_index",
+                0,
+                MAX_PLAYERS,
+                "turn-order position scored next (num_players once all are scored)",
+            ),
+        ),
+        "phase 7: one player's result of a section scoring",
+    ),
+    EntryKind(
+        Procedure.SECTION_DONE,
+        "section_done",
+        False,
+        (Arg("section", CODEC_SECTION, 0, NUM_SECTIONS - 1, "section just scored"),),
+        "phase 7: the scoring is over; favor columns open",
+    ),
+)
+
+ENTRY_OF_NAME: dict[str, EntryKind] = {e.name: e for e in SCHEMA}
+ENTRY_OF_KIND: dict[int, EntryKind] = {int(e.kind): e for e in SCHEMA}
+DECISION_SCHEMA: tuple[EntryKind, ...] = tuple(e for e in SCHEMA if e.is_decision)
+PROCEDURE_BASE = min(int(p) for p in Procedure)
+
+assert [int(e.kind) for e in DECISION_SCHEMA] == list(range(NUM_DECISION_KINDS))
+assert all(e.name == DecisionKind(e.kind).name.lower() for e in DECISION_SCHEMA)
+assert all(len(e.args) <= STACK_ENTRY - E_ARG_A for e in SCHEMA)
+
+
+def codec_table(codec: str) -> np.ndarray:
+    """``(NUM_DECISION_KINDS, 2)`` int64: 1 where a decision's argument has ``codec``.
+
+    The observation encoder compiles these tables, so the context it shows for a
+    decision is exactly what the schema declares.
+    """
+    table = np.zeros((NUM_DECISION_KINDS, STACK_ENTRY - E_ARG_A), np.int64)
+    for e in DECISION_SCHEMA:
+        for j, arg in enumerate(e.args):
+            table[int(e.kind), j] = arg.codec == codec
+    return table
+
+
+# ---------------------------------------------------------------------------------------
+# Kernels: the only code that knows the stack's offsets.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def depth(s):
+    """Number of entries on the pending stack."""
+    return np.int64(s[STACK_SIZE])
+
+
+@njit(cache=True)
+def top(s):
+    """Offset of the top entry (the stack must not be empty)."""
+    return STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
+
+
+@njit(cache=True)
+def push(s, kind, player, a, b):
+    """Push an entry; a full stack is an engine error (no rule nests that deep)."""
+    n = np.int64(s[STACK_SIZE])
+    if n >= STACK_DEPTH:
+        raise RuntimeError("caylus engine: pending-decision stack overflow")
+    o = STACK + n * STACK_ENTRY
+    s[o + E_KIND] = kind
+    s[o + E_PLAYER] = player
+    s[o + E_ARG_A] = a
+    s[o + E_ARG_B] = b
+    s[STACK_SIZE] = n + 1
+
+
+@njit(cache=True)
+def pop(s):
+    """Remove the top entry and clear it, so equal games have equal arrays."""
+    o = top(s)
+    for i in range(STACK_ENTRY):
+        s[o + i] = 0
+    s[STACK_SIZE] -= 1
+
+
+@njit(cache=True)
+def set_top_arg(s, j, v):
+    """Overwrite argument ``j`` (0: arg_a, 1: arg_b) of the top entry (a count going down)."""
+    s[top(s) + E_ARG_A + j] = v
+
+
+@njit(cache=True)
+def entry_kind(s, i):
+    """Kind of entry ``i`` (0 = bottom)."""
+    return np.int64(s[STACK + i * STACK_ENTRY + E_KIND])
+
+
+@njit(cache=True)
+def entry_player(s, i):
+    """Player of entry ``i`` (0 = bottom)."""
+    return np.int64(s[STACK + i * STACK_ENTRY + E_PLAYER])
+
+
+@njit(cache=True)
+def entry_arg(s, i, j):
+    """Argument ``j`` (0: arg_a, 1: arg_b) of entry ``i`` (0 = bottom)."""
+    return np.int64(s[STACK + i * STACK_ENTRY + E_ARG_A + j])
+
+
+@njit(cache=True)
+def read_top(s):
+    """``(kind, player, arg_a, arg_b)`` of the top entry, read once (the stack must not be
+    empty): the dispatchers' one read of the pending decision."""
+    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
+    return (
+        np.int64(s[o + E_KIND]),
+        np.int64(s[o + E_PLAYER]),
+        np.int64(s[o + E_ARG_A]),
+        np.int64(s[o + E_ARG_B]),
+    )
+
+
+@njit(cache=True)
+def decision_kind(s):
+    """Kind of the top entry (a ``DecisionKind`` at a decision point), -1 if the stack is empty."""
+    if s[STACK_SIZE] == 0:
+        return -1
+    return np.int64(s[top(s) + E_KIND])
+
+
+@njit(cache=True)
+def decision_player(s):
+    """Player of the top entry, -1 if the stack is empty."""
+    if s[STACK_SIZE] == 0:
+        return -1
+    return np.int64(s[top(s) + E_PLAYER])
+
+
+@njit(cache=True)
+def decision_arg(s, j):
+    """Argument ``j`` (0: arg_a, 1: arg_b) of the top entry (the stack must not be empty)."""
+    return np.int64(s[top(s) + E_ARG_A + j])

@@ -1,0 +1,165 @@
+"""The public kernel surface of the engine: everything code built on it may call.
+
+Bots, search, the batched environment, datasets and the observation encoder use
+these compiled functions on the flat state (``layout.STATE_SIZE`` int16 values),
+and nothing private of the rules: they never compute stack offsets or call a
+phase's helpers. All are ``@njit(cache=True)`` and can be called from Python or
+from other compiled code.
+
+Game flow:
+- ``new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_cap, seed)``:
+  a set-up game advanced to its first decision;
+- ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
+- ``legal_mask(s, mask)`` -> n: the same as an int8 mask;
+- ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
+- ``apply(s, action)``: **no legality check** (applying an illegal id corrupts the
+  state); call ``advance`` after it. For search code that took the id from
+  ``legal_actions`` itself;
+- ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
+- ``current_player(s)``, ``is_terminal(s)``, ``returns(s, ret)`` (rank returns);
+- ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts.
+
+State accessors (``caylus_env.caylus.engine.state``): ``num_players``, ``phase``, ``turn``,
+``money``, ``cube``, ``prestige``, ``workers_out``, ``favor_column``, ``houses``,
+``provost``, ``bailiff``, ``road_tile``, ``road_owner``, ``road_worker``, ``road_lawyer``,
+``stock``, ``special_worker``, ``stables_worker``, ``inn_entering``, ``inn_resident``,
+``castle_worker``, ``simplified_favors``, ``lawyer_prestige``,
+``section_houses``, ``section_fill``, ``num_scored``, ``castle_target``, ...
+
+The pending decision (``caylus_env.caylus.engine.decisions``): ``decision_kind``,
+``decision_player``, ``decision_arg``.
+"""
+
+from __future__ import annotations
+
+from caylus_env.caylus.engine.decisions import (
+    decision_arg,
+    decision_kind,
+    decision_player,
+    depth,
+    entry_arg,
+    entry_kind,
+    entry_player,
+)
+from caylus_env.caylus.engine.dispatch import (
+    ILLEGAL,
+    advance,
+    apply,
+    current_player,
+    is_terminal,
+    legal_actions,
+    legal_mask,
+    new_state,
+    play_random_games,
+    random_playout,
+    returns,
+    seed_playouts,
+    step,
+)
+from caylus_env.caylus.engine.setup import init_game
+from caylus_env.caylus.engine.state import (
+    all_cubes,
+    bailiff,
+    castle_target,
+    castle_worker,
+    cube,
+    cursor,
+    favor_column,
+    has_house,
+    has_passed,
+    holds_batch,
+    houses,
+    inn_entering,
+    inn_resident,
+    is_game_over,
+    is_scored,
+    lawyer_prestige,
+    lowest_empty_space,
+    money,
+    non_gold_cubes,
+    num_passed,
+    num_players,
+    num_scored,
+    owns_residence,
+    phase,
+    player_field,
+    prestige,
+    provost,
+    road_lawyer,
+    road_owner,
+    road_tile,
+    road_worker,
+    rows_used,
+    section_fill,
+    section_houses,
+    simplified_favors,
+    special_worker,
+    stables_worker,
+    stock,
+    turn,
+    workers_out,
+)
+
+__all__ = [
+    "ILLEGAL",
+    "advance",
+    "all_cubes",
+    "apply",
+    "bailiff",
+    "castle_target",
+    "castle_worker",
+    "cube",
+    "current_player",
+    "cursor",
+    "decision_arg",
+    "decision_kind",
+    "decision_player",
+    "depth",
+    "entry_arg",
+    "entry_kind",
+    "entry_player",
+    "favor_column",
+    "has_house",
+    "has_passed",
+    "holds_batch",
+    "houses",
+    "init_game",
+    "inn_entering",
+    "inn_resident",
+    "is_game_over",
+    "is_scored",
+    "is_terminal",
+    "lawyer_prestige",
+    "legal_actions",
+    "legal_mask",
+    "lowest_empty_space",
+    "money",
+    "new_state",
+    "non_gold_cubes",
+    "num_passed",
+    "num_players",
+    "num_scored",
+    "owns_residence",
+    "phase",
+    "play_random_games",
+    "player_field",
+    "prestige",
+    "provost",
+    "random_playout",
+    "returns",
+    "road_lawyer",
+    "road_owner",
+    "road_tile",
+    "road_worker",
+    "rows_used",
+    "section_fill",
+    "section_houses",
+    "seed_playouts",
+    "simplified_favors",
+    "special_worker",
+    "stables_worker",
+    "step",
+    "stock",
+    "turn",
+    "workers_out",
+]

@@ -1,0 +1,1 @@
+"""The shared core: what every game of the platform gets once (see ``contract``)."""

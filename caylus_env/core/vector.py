@@ -1,0 +1,983 @@
+"""
+# Batched Caylus: N games stepped by one compiled call
+
+Self-play trains on many games at once. This module holds ``N`` games as one
+``(N, STATE_SIZE)`` int16 array and advances all of them with **one** numba call per
+batch step: the actions go in, and the observations, action masks, rewards,
+terminations and seats to act come out, written in place into preallocated buffers
+by the same observation kernel as ``raw_env`` (``caylus_env.caylus.observation.encode``).
+It is built on the engine's public kernel surface only (``caylus_env.caylus.engine.kernels``).
+
+Three layers, from the bare arrays to the RL libraries:
+
+| Class                        | Who plays                          | API                              |
+|------------------------------|------------------------------------|----------------------------------|
+| `VectorGames`                | the caller plays every seat         | Pgx-like arrays (below)          |
+| `LearnerGames`               | the caller plays one seat per game, compiled opponents the others | the same arrays, one reward per game |
+| `CaylusVectorEnv`            | `VectorGames` as a Gymnasium 1.x `VectorEnv` | `reset` / `step`, spaces, metadata |
+| `caylus_env.core.sb3.CaylusVecEnv`| `LearnerGames` as a Stable-Baselines3 `VecEnv` with `action_masks()` for sb3-contrib's `MaskablePPO` | optional: imports SB3 |
+
+Usage::
+
+    import numpy as np
+    from caylus_env.core.vector import VectorGames
+
+    games = VectorGames(num_envs=256, num_players=4)
+    out = games.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(1000):
+        pick = (rng.random(games.num_envs) * out.num_legal).astype(np.int64)
+        actions = out.legal[np.arange(games.num_envs), pick]
+        out = games.step(actions)      # out.obs, out.mask, out.rewards, out.terminated, ...
+
+`caylus bench --vector` measures the batched decisions/s (N=256, every decision with
+its observation and mask) next to `raw_env` in the same run.
+
+## Shapes and dtypes (`VectorGames.step` / `reset` return a `Batch` of these)
+
+| Field            | Shape                       | Dtype   | Meaning                                   |
+|------------------|-----------------------------|---------|-------------------------------------------|
+| `obs`            | `(N, OBS_SIZE)`             | float32 | observation of the seat to act, as `raw_env.observe(agent_selection)` |
+| `mask`           | `(N, NUM_ACTIONS)`          | int8    | 1 for the legal actions of that seat (int8 like `raw_env`'s `action_mask`; `mask.view(bool)` is free) |
+| `legal`          | `(N, NUM_ACTIONS)`          | int64   | the sorted legal ids, `legal[k, :num_legal[k]]` |
+| `num_legal`      | `(N,)`                      | int64   | how many legal actions (always >= 2: a game never waits on a forced move) |
+| `seat`           | `(N,)`                      | int64   | the seat to act (0..num_players-1); with `LearnerGames`, the learner's seat |
+| `rewards`        | `(N, MAX_PLAYERS)`          | float64 | rank rewards of every seat of the games that ended in this step, 0 elsewhere (`VectorGames`) |
+|                  | `(N,)`                      | float64 | the learner seat's reward (`LearnerGames`) |
+| `terminated`     | `(N,)`                      | bool    | the game ended in this step (and was reset, see Autoreset) |
+| `final_obs`      | `(N, OBS_SIZE)`             | float32 | the last observation of the games that ended (rows of other games are stale) |
+| `final_seat`     | `(N,)`                      | int64   | whose point of view `final_obs` is (the seat that made the last move; the learner) |
+
+`MAX_PLAYERS` is 5: rewards of seats beyond a game's player count are 0. The
+returned arrays are **read-only views of the env's buffers**, overwritten by the next
+`step`: copy what you keep (`CaylusVectorEnv(copy=True)`, the default, does).
+`VectorGames.state()` gives the global view, `raw_env.state()` for every game
+(absolute seats, `(N, OBS_SIZE)`), and `states` the raw int16 game arrays.
+
+## Rewards
+
+The env's rank rewards (`Game.returns("rank")`, rules 8.21): linear in the final
+rank by prestige from +1 (first) to -1 (last), ties averaged, zero-sum; 0 on every
+step but the one that ends the game; float64, exactly `Game.returns` (Gymnasium's
+`SyncVectorEnv` returns float64 rewards; the SB3 adapter gives float32). As in Pgx, PettingZoo and OpenSpiel,
+`VectorGames` gives every seat's reward; `CaylusVectorEnv` returns the acting seat's
+reward as Gymnasium's `(N,)` rewards and every seat's in
+`info["final_info"]["seat_rewards"]`.
+
+## Seeds
+
+`reset(seed)` takes one seed (an int >= 0, or None for one drawn from the operating
+system, kept in `.seed`). Game `k` gets its own key from NumPy's
+`SeedSequence(seed, spawn_key=(k,))`, computed once in Python at reset; its
+`i`-th episode (0 at reset, +1 at each auto-reset) draws its setup seed (rules
+1.2-1.4), its learner seat and its opponents' random stream from a splitmix64 stream
+at `(key_k, i)`, computed inside the kernel when the game resets. So game `k`'s
+`i`-th episode depends only on `(seed, k, i)` (and on the actions played in it):
+the same whatever `N` is. `episode_setup_seed(seed, k, i)` gives it in Python, and
+`VectorGames.setup_seeds` the current ones, so any game can be rebuilt as
+`Game(GameConfig(...), setup_seed)`.
+
+## Autoreset: `SAME_STEP`
+
+A game that ends is reset **inside the same step** (Gymnasium's
+`AutoresetMode.SAME_STEP`, the convention of SB3's `VecEnv` too): `terminated[k]` is
+True, `rewards[k]` holds the final rewards, `obs[k]`/`mask[k]` already show the
+first decision of the next episode, and the last observation of the finished game is
+in `final_obs[k]`. `CaylusVectorEnv` puts it in `info["final_obs"]` (an object array,
+`None` for games that did not end, with the boolean mask `info["_final_obs"]`) and the
+end-of-game facts in `info["final_info"]`, exactly as Gymnasium's `SyncVectorEnv` in
+`SAME_STEP` mode; `metadata["autoreset_mode"]` says so. There is no truncation:
+a game ends within 18 turns.
+
+## Illegal actions
+
+Before the compiled step, one vectorized NumPy look-up checks every action against
+the current masks; an illegal action raises `IllegalActionError` (a `ValueError`)
+naming the game index, the action, the decision and the legal actions, and nothing
+is stepped. The kernel then applies the actions unchecked (`kernels.apply`).
+
+## The learner view (`LearnerGames`, and `caylus_env.core.sb3.CaylusVecEnv`)
+
+A single-agent view for libraries that know one agent per env: in each game the
+learner plays one seat, drawn per episode from the seed; every other seat is played
+inside `step` by a compiled opponent until it is the learner's turn again or the
+game ends. Observations, masks and rewards are the learner seat's; `final_obs` is the
+learner's view of the finished game. The opponent is an integer policy id per game
+(`OPPONENTS`: ``"random"`` = 0, uniform over the legal actions). Each game's
+opponents draw from their own splitmix64 stream seeded per episode from the seed
+(not numba's global generator, which one thread shares across games, so game `k`
+would then depend on the others and on `N`). A new compiled opponent is one more
+branch in `_opponent_action` and one more name in `OPPONENTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numba import njit
+
+from caylus_env.caylus.engine import kernels
+from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string
+from caylus_env.caylus.engine.config import GameConfig
+from caylus_env.caylus.engine.constants import MAX_PLAYERS, MIN_PLAYERS
+from caylus_env.caylus.engine.game import Game, IllegalActionError, rank_of
+from caylus_env.caylus.engine.layout import STATE_DTYPE, STATE_SIZE
+from caylus_env.caylus.observation import BOUNDS, OBS_SIZE, encode
+
+#: Compiled opponents of the learner view, by name: the policy id stored per game.
+OPPONENTS: dict[str, int] = {"random": 0}
+OPPONENT_RANDOM = OPPONENTS["random"]
+#: Per-game option columns of the ``options`` array, in ``kernels.init_game`` order.
+OPTION_COLUMNS = ("num_players", "simplified_favors", "lawyer_prestige", "jeweller", "house_cap")
+#: The words each episode draws from its game's splitmix64 stream (see "Seeds").
+WORD_SETUP, WORD_LEARNER, WORD_OPPONENTS = range(3)
+NUM_EPISODE_WORDS = 3
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # splitmix64 increment (2**64 / golden ratio)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U1 = np.uint64(1)
+
+
+# ---------------------------------------------------------------------------------------
+# Seeds: splitmix64 (Steele, Lea and Flood 2014), one stream per game.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _mix64(z):
+    """The splitmix64 output function: a bijective 64-bit mix."""
+    z = (z ^ (z >> _U30)) * _MIX_1
+    z = (z ^ (z >> _U27)) * _MIX_2
+    return z ^ (z >> _U31)
+
+
+@njit(cache=True)
+def episode_word(key, episode, word):
+    """Word ``word`` of episode ``episode`` of the game whose key is ``key`` (a uint64).
+
+    Element ``episode * NUM_EPISODE_WORDS + word + 1`` of the splitmix64 sequence
+    started at ``key``: distinct episodes and words read distinct elements.
+    """
+    index = np.uint64(episode * NUM_EPISODE_WORDS + word + 1)
+    return _mix64(key + index * _GOLDEN)
+
+
+@njit(cache=True)
+def _setup_seed(key, episode):
+    """The setup seed of an episode, in [0, 2**63) as ``kernels.init_game`` requires."""
+    return np.int64(episode_word(key, episode, WORD_SETUP) >> _U1)
+
+
+@njit(cache=True)
+def _next_random(rng, k):
+    """Advance game ``k``'s opponent stream ``rng[k]`` (splitmix64); a uint64."""
+    x = rng[k] + _GOLDEN
+    rng[k] = x
+    return _mix64(x)
+
+
+def game_key(seed: int, game: int) -> np.uint64:
+    """The key of game ``game`` under ``seed``: NumPy's ``SeedSequence(seed, spawn_key=(game,))``."""
+    return np.random.SeedSequence(seed, spawn_key=(game,)).generate_state(1, np.uint64)[0]
+
+
+def episode_setup_seed(seed: int, game: int, episode: int) -> int:
+    """The setup seed (rules 1.2-1.4) of game ``game``'s ``episode``-th episode under ``seed``.
+
+    ``Game(GameConfig(...), episode_setup_seed(seed, k, i))`` is that episode's start.
+    """
+    return int(_setup_seed(game_key(seed, game), episode))
+
+
+# ---------------------------------------------------------------------------------------
+# Kernels: one call steps the whole batch.
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _write_mask(mask_row, legal_row, n):
+    mask_row[:] = 0
+    for i in range(n):
+        mask_row[legal_row[i]] = 1
+
+
+@njit(cache=True)
+def _start_episode(s, options, k, keys, episodes, setup_seeds, legal_row):
+    """Set up game ``k``'s episode ``episodes[k]`` from its key; return its legal count."""
+    seed = _setup_seed(keys[k], episodes[k])
+    setup_seeds[k] = seed
+    kernels.init_game(
+        s, options[k, 0], options[k, 1], options[k, 2], options[k, 3], options[k, 4], seed
+    )
+    return kernels.advance(s, legal_row)
+
+
+@njit(cache=True)
+def _reset_all(
+    states, options, keys, episodes, setup_seeds, select, legal, num_legal, obs, mask, seats
+):
+    """Start the current episode of every selected game (``select[k]``); the self-play view."""
+    for k in range(states.shape[0]):
+        if not select[k]:
+            continue
+        s = states[k]
+        n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
+        num_legal[k] = n
+        seats[k] = kernels.current_player(s)
+        encode(s, seats[k], obs[k])
+        _write_mask(mask[k], legal[k], n)
+
+
+@njit(cache=True)
+def _step_all(
+    states,
+    actions,
+    options,
+    keys,
+    episodes,
+    setup_seeds,
+    legal,
+    num_legal,
+    obs,
+    mask,
+    seats,
+    rewards,
+    terminated,
+    final_obs,
+    final_seat,
+    final_prestige,
+    ret,
+):
+    """One action per game (checked legal by the caller), SAME_STEP autoreset; self-play."""
+    for k in range(states.shape[0]):
+        s = states[k]
+        actor = seats[k]
+        kernels.apply(s, actions[k])
+        n = kernels.advance(s, legal[k])
+        rewards[k, :] = 0.0
+        terminated[k] = False
+        if kernels.is_terminal(s):
+            kernels.returns(s, ret)
+            for p in range(options[k, 0]):
+                rewards[k, p] = ret[p]
+            terminated[k] = True
+            final_seat[k] = actor
+            for p in range(options[k, 0]):
+                final_prestige[k, p] = kernels.prestige(s, p)
+            encode(s, actor, final_obs[k])
+            episodes[k] += 1
+            n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
+        num_legal[k] = n
+        seat = kernels.current_player(s)
+        seats[k] = seat
+        encode(s, seat, obs[k])
+        _write_mask(mask[k], legal[k], n)
+
+
+@njit(cache=True)
+def _opponent_action(policy, s, legal_row, n, rng, k):
+    """The move of compiled opponent ``policy`` (an ``OPPONENTS`` id) among ``legal_row[:n]``."""
+    if policy == OPPONENT_RANDOM:
+        # Lemire's multiply-shift: 32 random bits scaled to [0, n), bias below n / 2**32.
+        r = (_next_random(rng, k) >> _U32) * np.uint64(n)
+        return legal_row[np.int64(r >> _U32)]
+    raise ValueError("caylus vector: unknown opponent policy id")
+
+
+@njit(cache=True)
+def _play_opponents(s, learner, policy, rng, k, legal_row, n):
+    """Play the opponents of game ``k`` until the learner must act or the game ends.
+
+    Returns:
+        ``(legal count, opponent decisions taken)``.
+    """
+    count = 0
+    while n > 0 and kernels.current_player(s) != learner:
+        kernels.apply(s, _opponent_action(policy, s, legal_row, n, rng, k))
+        n = kernels.advance(s, legal_row)
+        count += 1
+    return n, count
+
+
+@njit(cache=True)
+def _start_learner_episode(
+    s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal_row
+):
+    """Set up game ``k``'s current episode, draw the learner seat and the opponents'
+    stream, and play the opponents up to the learner's first decision."""
+    n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal_row)
+    learner[k] = np.int64(
+        episode_word(keys[k], episodes[k], WORD_LEARNER) % np.uint64(options[k, 0])
+    )
+    rng[k] = episode_word(keys[k], episodes[k], WORD_OPPONENTS)
+    n, count = _play_opponents(s, learner[k], policy[k], rng, k, legal_row, n)
+    if n == 0:
+        # Every seat places a worker or passes in turn 1 (rules 3.2): unreachable.
+        raise RuntimeError("caylus vector: a game ended before the learner's first decision")
+    return n, count
+
+
+@njit(cache=True)
+def _reset_learner(
+    states,
+    options,
+    keys,
+    episodes,
+    setup_seeds,
+    learner,
+    policy,
+    rng,
+    select,
+    legal,
+    num_legal,
+    obs,
+    mask,
+):
+    """Start the current episode of every selected game; the learner view."""
+    total = 0
+    for k in range(states.shape[0]):
+        if not select[k]:
+            continue
+        s = states[k]
+        n, count = _start_learner_episode(
+            s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal[k]
+        )
+        total += count
+        num_legal[k] = n
+        encode(s, learner[k], obs[k])
+        _write_mask(mask[k], legal[k], n)
+    return total
+
+
+@njit(cache=True)
+def _step_learner(
+    states,
+    actions,
+    options,
+    keys,
+    episodes,
+    setup_seeds,
+    learner,
+    policy,
+    rng,
+    legal,
+    num_legal,
+    obs,
+    mask,
+    rewards,
+    terminated,
+    final_obs,
+    final_seat,
+    final_prestige,
+    ret,
+):
+    """The learner's action in every game, then its opponents; SAME_STEP autoreset.
+
+    Returns:
+        The opponent decisions taken (the learner's are one per game).
+    """
+    total = 0
+    for k in range(states.shape[0]):
+        s = states[k]
+        kernels.apply(s, actions[k])
+        n = kernels.advance(s, legal[k])
+        n, count = _play_opponents(s, learner[k], policy[k], rng, k, legal[k], n)
+        total += count
+        rewards[k] = 0.0
+        terminated[k] = False
+        if n == 0:
+            kernels.returns(s, ret)
+            rewards[k] = ret[learner[k]]
+            terminated[k] = True
+            final_seat[k] = learner[k]
+            for p in range(options[k, 0]):
+                final_prestige[k, p] = kernels.prestige(s, p)
+            encode(s, learner[k], final_obs[k])
+            episodes[k] += 1
+            n, count = _start_learner_episode(
+                s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal[k]
+            )
+            total += count
+        num_legal[k] = n
+        encode(s, learner[k], obs[k])
+        _write_mask(mask[k], legal[k], n)
+    return total
+
+
+@njit(cache=True)
+def _encode_global(states, out):
+    for k in range(states.shape[0]):
+        encode(states[k], -1, out[k])
+
+
+# ---------------------------------------------------------------------------------------
+# Python: validation, seeds, buffers.
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Batch:
+    """What ``reset`` and ``step`` return: read-only views of the env's buffers (see the
+    module docstring for shapes and dtypes); the next ``step`` overwrites them."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    legal: np.ndarray
+    num_legal: np.ndarray
+    seat: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    final_obs: np.ndarray
+    final_seat: np.ndarray
+    final_prestige: np.ndarray
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def _check_seed(seed: Any) -> int:
+    if seed is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
+        raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+    return int(seed)
+
+
+def _player_counts(num_envs: Any, num_players: Any) -> np.ndarray:
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+    if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
+        counts = [int(num_players)] * int(num_envs)
+    elif isinstance(num_players, (Sequence, np.ndarray)) and not isinstance(num_players, str):
+        counts = list(num_players)
+        if len(counts) != num_envs:
+            raise ValueError(
+                f"num_players has {len(counts)} entries but num_envs={num_envs}: give one "
+                "player count per game, or one int for all"
+            )
+    else:
+        raise ValueError(f"num_players must be an int or a sequence of ints, got {num_players!r}")
+    for k, n in enumerate(counts):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise ValueError(f"num_players[{k}] must be an int, got {n!r}")
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(
+                f"num_players[{k}]={n} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}"
+            )
+    return np.array(counts, np.int64)
+
+
+class _Games:
+    """What both views share: options, keys and episodes, states and output buffers."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int | Sequence[int],
+        simplified_favors: bool,
+        lawyer_prestige: int,
+        jeweller: bool,
+        house_cap: bool,
+    ) -> None:
+        counts = _player_counts(num_envs, num_players)
+        # One GameConfig per player count validates the options with the engine's messages.
+        self.configs = {
+            int(n): GameConfig(int(n), simplified_favors, lawyer_prestige, jeweller, house_cap)
+            for n in np.unique(counts)
+        }
+        n_envs = int(num_envs)
+        self.num_envs = n_envs
+        self.num_players = counts
+        self.options = np.empty((n_envs, len(OPTION_COLUMNS)), np.int64)
+        for k, n in enumerate(counts):
+            c = self.configs[int(n)]
+            self.options[k] = (
+                n,
+                int(c.simplified_favors),
+                c.lawyer_prestige,
+                int(c.jeweller),
+                c.house_limit,
+            )
+        self.seed: int | None = None
+        self.keys = np.zeros(n_envs, np.uint64)
+        self.episodes = np.zeros(n_envs, np.int64)
+        self.setup_seeds = np.zeros(n_envs, np.int64)
+        self.states = np.zeros((n_envs, STATE_SIZE), STATE_DTYPE)
+        self._legal = np.zeros((n_envs, NUM_ACTIONS), np.int64)
+        self._num_legal = np.zeros(n_envs, np.int64)
+        self._obs = np.zeros((n_envs, OBS_SIZE), np.float32)
+        self._mask = np.zeros((n_envs, NUM_ACTIONS), np.int8)
+        self._terminated = np.zeros(n_envs, np.bool_)
+        self._final_obs = np.zeros((n_envs, OBS_SIZE), np.float32)
+        self._final_seat = np.full(n_envs, -1, np.int64)
+        self._final_prestige = np.zeros((n_envs, MAX_PLAYERS), np.int64)
+        self._ret = np.zeros(MAX_PLAYERS, np.float64)
+        self._flat_mask = self._mask.reshape(-1)
+        self._row_base = np.arange(n_envs, dtype=np.int64) * NUM_ACTIONS
+        self._started = False
+
+    def _make_batch(self, seat: np.ndarray, rewards: np.ndarray) -> Batch:
+        return Batch(
+            *(
+                _read_only(a)
+                for a in (
+                    self._obs,
+                    self._mask,
+                    self._legal,
+                    self._num_legal,
+                    seat,
+                    rewards,
+                    self._terminated,
+                    self._final_obs,
+                    self._final_seat,
+                    self._final_prestige,
+                )
+            )
+        )
+
+    # -- reset ---------------------------------------------------------------------------
+    def _select(self, seed: Any, reset_mask: Any) -> np.ndarray:
+        """Which games a reset starts, after setting the seed (all) or advancing episodes."""
+        if reset_mask is None:
+            self.seed = _check_seed(seed)
+            self.keys[:] = [game_key(self.seed, k) for k in range(self.num_envs)]
+            self.episodes[:] = 0
+            return np.ones(self.num_envs, np.bool_)
+        if seed is not None:
+            raise ValueError(
+                "seed and reset_mask cannot be combined: a partial reset starts the next "
+                "episode of each masked game from the seed given at the last full reset"
+            )
+        if not self._started:
+            raise RuntimeError("reset_mask needs a full reset() first")
+        mask = np.asarray(reset_mask)
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,) or not mask.any():
+            raise ValueError(
+                f"reset_mask must be a bool array of shape ({self.num_envs},) with at least "
+                f"one True, got dtype {mask.dtype} and shape {mask.shape}"
+            )
+        self.episodes[mask] += 1
+        return mask.copy()
+
+    # -- actions ---------------------------------------------------------------------------
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """The actions as int64, after one vectorized legality check against the masks.
+
+        Raises:
+            IllegalActionError: naming the first games whose action is illegal; nothing
+                is stepped.
+        """
+        if not self._started:
+            raise RuntimeError("the games have not started yet: call reset() first")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(
+                f"actions must be an integer array of shape ({self.num_envs},), got dtype "
+                f"{a.dtype} and shape {a.shape}"
+            )
+        a = a.astype(np.int64, copy=False)
+        # One comparison tests the range (a negative id wraps to a huge unsigned one), then
+        # one take reads every game's mask at its action.
+        if (
+            not (a.view(np.uint64) < NUM_ACTIONS).all()
+            or not np.take(self._flat_mask, self._row_base + a).all()
+        ):
+            in_range = (a >= 0) & (a < NUM_ACTIONS)
+            legal = np.take(self._flat_mask, self._row_base + np.where(in_range, a, 0)) != 0
+            bad = np.flatnonzero(~(legal & in_range))
+            raise IllegalActionError(self._illegal_message(a, bad))
+        return a
+
+    def _illegal_message(self, actions: np.ndarray, bad: np.ndarray) -> str:
+        shown = 3
+        parts = []
+        for k in bad[:shown]:
+            a = int(actions[k])
+            if not 0 <= a < NUM_ACTIONS:
+                parts.append(f"game {k}: action {a} is out of range 0..{NUM_ACTIONS - 1}")
+                continue
+            game = self._game_view(int(k))
+            d = game.decision()
+            legal = ", ".join(action_to_string(x) for x in game.legal_actions())
+            parts.append(
+                f"game {k}: action {a} ({action_to_string(a)}) is illegal for decision "
+                f"{d.kind!r} of player {d.player}; legal: {legal}"
+            )
+        more = f" (and {len(bad) - shown} more games)" if len(bad) > shown else ""
+        return "; ".join(parts) + more + "; no game was stepped"
+
+    # -- views -----------------------------------------------------------------------------
+    def _game_view(self, k: int) -> Game:
+        """Game ``k``'s current position as an engine ``Game`` (a copy, for messages and tests)."""
+        from caylus_env.caylus.engine.state_dict import state_to_dict
+
+        return Game.from_state_dict(state_to_dict(self.states[k].copy()))
+
+    def game(self, k: int) -> Game:
+        """A copy of game ``k`` at its current position, as an engine ``Game``.
+
+        Raises:
+            IndexError: if ``k`` is not a game index.
+        """
+        if not 0 <= k < self.num_envs:
+            raise IndexError(f"game index {k} is out of range 0..{self.num_envs - 1}")
+        return self._game_view(k)
+
+    def state(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The global view of every game (``raw_env.state()``: absolute seats), ``(N, OBS_SIZE)``."""
+        if out is None:
+            out = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        _encode_global(self.states, out)
+        return out
+
+
+class VectorGames(_Games):
+    """``num_envs`` games in which the caller plays every seat; see the module docstring.
+
+    Args:
+        num_envs: the number of games N, >= 1.
+        num_players: one player count (2-5) for all games, or one per game.
+        simplified_favors, lawyer_prestige, jeweller, house_cap: the options of
+            ``GameConfig`` (rules 6, 8.2, 8.1, 8.5), the same for every game.
+
+    Raises:
+        ValueError: naming any argument that is not allowed and what is.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int | Sequence[int] = 4,
+        simplified_favors: bool = False,
+        lawyer_prestige: int = 4,
+        jeweller: bool = False,
+        house_cap: bool = False,
+    ) -> None:
+        super().__init__(
+            num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
+        )
+        self._seat = np.zeros(self.num_envs, np.int64)
+        self._rewards = np.zeros((self.num_envs, MAX_PLAYERS), np.float64)
+        self.batch = self._make_batch(self._seat, self._rewards)
+
+    def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
+        """Start every game from ``seed`` (episode 0), or the next episode of the games
+        in ``reset_mask`` (a bool array of shape ``(N,)``); rewards and terminations are
+        cleared for the games started.
+
+        Raises:
+            ValueError: for a bad seed or mask, or both given.
+        """
+        select = self._select(seed, reset_mask)
+        self._rewards[select] = 0.0
+        self._terminated[select] = False
+        _reset_all(
+            self.states,
+            self.options,
+            self.keys,
+            self.episodes,
+            self.setup_seeds,
+            select,
+            self._legal,
+            self._num_legal,
+            self._obs,
+            self._mask,
+            self._seat,
+        )
+        self._started = True
+        return self.batch
+
+    def step(self, actions: np.ndarray) -> Batch:
+        """Play one action in every game (for its seat to act), with SAME_STEP autoreset.
+
+        Raises:
+            IllegalActionError: naming the game index of an illegal action; nothing is
+                stepped then.
+        """
+        a = self._check_actions(actions)
+        _step_all(
+            self.states,
+            a,
+            self.options,
+            self.keys,
+            self.episodes,
+            self.setup_seeds,
+            self._legal,
+            self._num_legal,
+            self._obs,
+            self._mask,
+            self._seat,
+            self._rewards,
+            self._terminated,
+            self._final_obs,
+            self._final_seat,
+            self._final_prestige,
+            self._ret,
+        )
+        return self.batch
+
+
+class LearnerGames(_Games):
+    """``num_envs`` games in which the caller plays one seat (the learner) per game and
+    compiled opponents play the others; see "The learner view" in the module docstring.
+
+    Args:
+        num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap:
+            as for ``VectorGames``.
+        opponent: an ``OPPONENTS`` name for all games, or one name per game.
+
+    Raises:
+        ValueError: naming any argument that is not allowed and what is.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int | Sequence[int] = 4,
+        simplified_favors: bool = False,
+        lawyer_prestige: int = 4,
+        jeweller: bool = False,
+        house_cap: bool = False,
+        opponent: str | Sequence[str] = "random",
+    ) -> None:
+        super().__init__(
+            num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
+        )
+        names = [opponent] * self.num_envs if isinstance(opponent, str) else list(opponent)
+        if len(names) != self.num_envs:
+            raise ValueError(
+                f"opponent has {len(names)} entries but num_envs={self.num_envs}: give one "
+                "name per game, or one name for all"
+            )
+        for k, name in enumerate(names):
+            if name not in OPPONENTS:
+                raise ValueError(
+                    f"opponent[{k}]={name!r} is not allowed; allowed: {sorted(OPPONENTS)}"
+                )
+        self.policy = np.array([OPPONENTS[name] for name in names], np.int64)
+        self.learner = np.zeros(self.num_envs, np.int64)
+        self._rng = np.zeros(self.num_envs, np.uint64)
+        self._rewards = np.zeros(self.num_envs, np.float64)
+        #: Decisions taken by the opponents since the last full reset (benchmarks count them).
+        self.opponent_decisions = 0
+        self.batch = self._make_batch(self.learner, self._rewards)
+
+    def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
+        """As ``VectorGames.reset``; the opponents then play up to the learner's first turn."""
+        select = self._select(seed, reset_mask)
+        if reset_mask is None:
+            self.opponent_decisions = 0
+        self._rewards[select] = 0.0
+        self._terminated[select] = False
+        self.opponent_decisions += _reset_learner(
+            self.states,
+            self.options,
+            self.keys,
+            self.episodes,
+            self.setup_seeds,
+            self.learner,
+            self.policy,
+            self._rng,
+            select,
+            self._legal,
+            self._num_legal,
+            self._obs,
+            self._mask,
+        )
+        self._started = True
+        return self.batch
+
+    def step(self, actions: np.ndarray) -> Batch:
+        """The learner's action in every game, then the opponents'; SAME_STEP autoreset.
+
+        Raises:
+            IllegalActionError: naming the game index of an illegal action; nothing is
+                stepped then.
+        """
+        a = self._check_actions(actions)
+        self.opponent_decisions += _step_learner(
+            self.states,
+            a,
+            self.options,
+            self.keys,
+            self.episodes,
+            self.setup_seeds,
+            self.learner,
+            self.policy,
+            self._rng,
+            self._legal,
+            self._num_legal,
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._terminated,
+            self._final_obs,
+            self._final_seat,
+            self._final_prestige,
+            self._ret,
+        )
+        return self.batch
+
+
+# ---------------------------------------------------------------------------------------
+# Gymnasium
+# ---------------------------------------------------------------------------------------
+class CaylusVectorEnv(VectorEnv):
+    """``VectorGames`` as a Gymnasium 1.x ``VectorEnv`` (self-play: the caller plays
+    every seat; each game's observation is its seat to act's).
+
+    The single observation space is ``raw_env``'s: a dict of ``observation``
+    (``Box(0, BOUNDS, (OBS_SIZE,), float32)``) and ``action_mask``
+    (``Box(0, 1, (NUM_ACTIONS,), int8)``); the single action space is
+    ``Discrete(NUM_ACTIONS)``. ``step`` returns Gymnasium's ``(obs, rewards,
+    terminations, truncations, infos)``: ``rewards`` (float64, ``(N,)``) is the
+    reward of the seat that acted, and ``infos["seat"]`` the seat to act now. A game
+    that ends has ``infos["final_obs"]`` (its last observation, from the seat that
+    acted, with the all-zero mask of ``raw_env`` at the end) and ``infos["final_info"]``
+    (``seat_rewards`` of every seat, ``final_prestige``, ``rank``, ``num_players``,
+    padded with zeros to ``MAX_PLAYERS`` seats), exactly as ``SyncVectorEnv`` gives
+    them in ``AutoresetMode.SAME_STEP`` for a single-game env whose terminal step info
+    is that ``final_info`` and whose reset info is ``{"seat": seat}`` (the tests
+    compare the two). ``reset(seed=int | None, options={"reset_mask": m})`` follows
+    ``SyncVectorEnv`` except that ``seed`` is one int (see "Seeds").
+
+    Args:
+        num_envs, num_players, simplified_favors, lawyer_prestige, jeweller,
+            house_cap: as for ``VectorGames``.
+        copy: return copies of the observations (``SyncVectorEnv``'s default);
+            ``False`` returns read-only views that the next step overwrites.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "render_modes": [],
+        "name": "caylus_v0_vector",
+    }
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int | Sequence[int] = 4,
+        simplified_favors: bool = False,
+        lawyer_prestige: int = 4,
+        jeweller: bool = False,
+        house_cap: bool = False,
+        copy: bool = True,
+    ) -> None:
+        self.games = VectorGames(
+            num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
+        )
+        self.num_envs = self.games.num_envs
+        self.copy = bool(copy)
+        self.render_mode = None
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._acting = np.zeros(self.num_envs, np.int64)
+        self._all = np.ones(self.num_envs, np.bool_)
+        self._rows = np.arange(self.num_envs)
+
+    def _observations(self, b: Batch) -> dict[str, np.ndarray]:
+        if self.copy:
+            return {"observation": b.obs.copy(), "action_mask": b.mask.copy()}
+        return {"observation": b.obs, "action_mask": b.mask}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Start the games (``seed``: one int or None), or only those of
+        ``options["reset_mask"]``.
+
+        Raises:
+            ValueError: for a bad seed, a bad mask, or unknown options.
+        """
+        options = dict(options or {})
+        reset_mask = options.pop("reset_mask", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; allowed: ['reset_mask']")
+        if seed is not None:
+            super().reset(seed=_check_seed(seed))
+        b = self.games.reset(seed=seed, reset_mask=reset_mask)
+        started = self._all if reset_mask is None else np.asarray(reset_mask)
+        info = {"seat": np.where(started, b.seat, 0), "_seat": started.copy()}
+        return self._observations(b), info
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per game, for its seat to act (see the class docstring).
+
+        Raises:
+            IllegalActionError: naming the game index of an illegal action.
+        """
+        np.copyto(self._acting, self.games.batch.seat)
+        b = self.games.step(actions)
+        rewards = b.rewards[self._rows, self._acting]
+        terminations = b.terminated.copy()
+        infos: dict[str, Any] = {"seat": b.seat.copy(), "_seat": self._all.copy()}
+        for k in np.flatnonzero(terminations):
+            final_obs = {
+                "observation": b.final_obs[k].copy(),
+                "action_mask": np.zeros(NUM_ACTIONS, np.int8),  # raw_env's mask at the end
+            }
+            infos = self._add_info(
+                infos, {"final_obs": final_obs, "final_info": self._final_info(int(k))}, int(k)
+            )
+        return (
+            self._observations(b),
+            rewards,
+            terminations,
+            np.zeros(self.num_envs, np.bool_),
+            infos,
+        )
+
+    def _final_info(self, k: int) -> dict[str, Any]:
+        """``raw_env``'s end-of-game infos for game ``k`` (final prestige and rank by seat,
+        ties averaged, rules 8.21) with every seat's reward, padded with zeros to
+        ``MAX_PLAYERS`` seats."""
+        b = self.games.batch
+        n = int(self.games.num_players[k])
+        rank = np.zeros(MAX_PLAYERS, np.float64)
+        rank[:n] = rank_of(b.final_prestige[k, :n])
+        return {
+            "seat_rewards": b.rewards[k].copy(),
+            "final_prestige": b.final_prestige[k].copy(),
+            "rank": rank,
+            "num_players": n,
+        }
+
+    def state(self) -> np.ndarray:
+        """The global view of every game, ``(N, OBS_SIZE)`` (``raw_env.state()``)."""
+        return self.games.state()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the games are arrays."""
+
+
+__all__ = [
+    "NUM_EPISODE_WORDS",
+    "OPPONENTS",
+    "OPPONENT_RANDOM",
+    "OPTION_COLUMNS",
+    "Batch",
+    "CaylusVectorEnv",
+    "LearnerGames",
+    "VectorGames",
+    "episode_setup_seed",
+    "episode_word",
+    "game_key",
+]

@@ -1,0 +1,1 @@
+"""Puerto Rico's bots: the scripted ``shipper`` and ``builder`` and ``mcts:SIMS``."""
