@@ -127,8 +127,9 @@ Rewards are given only at the end of the game, and sum to zero.
   players: winner +1, loser -1, tie 0 each).
 - `reward="margin"`: final prestige minus the mean final prestige of the table.
 
-At the end, `infos[agent]` holds `final_prestige` and `rank` (1 = best, ties
-averaged); before that, infos are empty dicts.
+At the end, `infos[agent]` holds `final_prestige` (also as `final_score`, the word every
+game's env shares) and `rank` (1 = best, ties averaged); before that, infos are empty
+dicts.
 
 ### Starting State
 
@@ -169,315 +170,25 @@ caylus_v0.env(num_players=4, simplified_favors=False, lawyer_prestige=4,
 
 ### Version History
 
-* v0: initial release (0.1.0)
+* v0: initial release (0.1.0); the end-of-game infos also hold `final_score` since the
+  games became peers (0.2.0), nothing else changed
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-import gymnasium
-import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
-
-from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string, string_to_action
-from caylus_env.caylus.engine.config import GameConfig
-from caylus_env.caylus.engine.game import MAX_SEED, REWARD_KINDS, Game
-from caylus_env.caylus.observation import BOUNDS, OBS_SIZE, encode, observation_pieces
-from caylus_env.caylus.rendering import render_text
+from caylus_env.core.env import GameEnv, make_env
 
 ENV_NAME = "caylus_v0"
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The Caylus environment with the standard classic wrappers.
+class raw_env(GameEnv):
+    """Caylus as a PettingZoo AEC environment: ``caylus_env.core.env.GameEnv`` for the game
+    ``caylus``; this module's docstring is its documentation page."""
 
-    ``TerminateIllegalWrapper`` ends the game on an illegal action (-1 to the
-    offender), ``AssertOutOfBoundsWrapper`` checks actions against the space, and
-    ``OrderEnforcingWrapper`` refuses use before ``reset``.
-
-    Args:
-        **kwargs: the arguments of ``raw_env``.
-    """
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    GAME = "caylus"
+    metadata = {**GameEnv.metadata, "name": ENV_NAME}
 
 
-class raw_env(AECEnv, EzPickle):
-    """Caylus as a PettingZoo AEC environment; see the module docstring.
+env = make_env(raw_env)
 
-    Attributes beyond the AEC API (through ``env.unwrapped``):
-        game: the engine ``Game`` being played (None before ``reset``).
-        config: the ``GameConfig`` built from the arguments.
-        reward: the reward kind, ``"rank"`` or ``"margin"``.
-        seed: the seed of the current game (None for a loaded position).
-        state_space: the ``Box`` of ``state()``.
-
-    Args:
-        num_players: 2 to 5.
-        simplified_favors: every favor is 3 prestige (rules 6).
-        lawyer_prestige: 4 or 3 (rules 8.2).
-        jeweller: add the Jeweller tile (rules 8.1).
-        house_cap: 20 houses per player at most (rules 8.5).
-        reward: ``"rank"`` or ``"margin"``.
-        render_mode: None, ``"ansi"`` or ``"human"``.
-
-    Raises:
-        ValueError: naming any argument that is not allowed and what is.
-    """
-
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "name": ENV_NAME,
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
-
-    def __init__(
-        self,
-        num_players: int = 4,
-        simplified_favors: bool = False,
-        lawyer_prestige: int = 4,
-        jeweller: bool = False,
-        house_cap: bool = False,
-        reward: str = "rank",
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__()
-        self._kwargs: dict[str, Any] = {
-            "num_players": num_players,
-            "simplified_favors": simplified_favors,
-            "lawyer_prestige": lawyer_prestige,
-            "jeweller": jeweller,
-            "house_cap": house_cap,
-            "reward": reward,
-            "render_mode": render_mode,
-        }
-        EzPickle.__init__(self, **self._kwargs)
-        self.config = GameConfig(
-            num_players=num_players,
-            simplified_favors=simplified_favors,
-            lawyer_prestige=lawyer_prestige,
-            jeweller=jeweller,
-            house_cap=house_cap,
-        )
-        if reward not in REWARD_KINDS:
-            raise ValueError(f"reward={reward!r} is not allowed; allowed: {list(REWARD_KINDS)}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; "
-                f"allowed: None, {self.metadata['render_modes']}"
-            )
-        self.reward = reward
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self.agents = self.possible_agents[:]
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        # Spaces are built once: PettingZoo requires the same object on every call.
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-        self.state_space = spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32)
-        self.game: Game | None = None
-        self.seed: int | None = None
-        self._reset_bookkeeping()
-
-    # -- PettingZoo API ------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game.
-
-        Args:
-            seed: the setup seed, 0 <= seed < 2**63; None draws one from the OS.
-            options: unused; accepted for the PettingZoo API.
-        """
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % MAX_SEED)
-        self.game = Game(self.config, seed)
-        self.seed = self.game.seed
-        self._reset_bookkeeping()
-        self.agent_selection = self.possible_agents[self.game.current_player()]
-
-    def step(self, action: int | None) -> None:
-        """Apply the current agent's action (``None`` for an agent that is done).
-
-        ``action`` is exactly an ``int`` or a NumPy integer scalar (``Game.apply``): a bool,
-        float, string, bytes or ``Decimal`` is refused, never rounded or parsed.
-
-        Raises:
-            IllegalActionError: if the action is not legal or not an int; the game and the
-                env's bookkeeping (rewards, agent_selection) are unchanged.
-        """
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game = self._require_game()
-        game.apply(action)  # raises before anything changes
-        self._cumulative_rewards[agent] = 0.0
-        player = game.current_player()
-        if player < 0:
-            self._finish()
-        else:
-            self.agent_selection = self.possible_agents[player]
-        if self.render_mode == "human":
-            self.render()
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The observation of ``agent``: a fresh ``observation`` vector and ``action_mask``.
-
-        Both arrays are new on every call, so the caller may keep or modify them.
-        """
-        game = self._require_game()
-        obs = np.empty(OBS_SIZE, np.float32)
-        encode(game.state, self._index[agent], obs)
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        if agent == self.agent_selection and not self.terminations.get(agent, True):
-            game.legal_mask(mask)
-        return {"observation": obs, "action_mask": mask}
-
-    def state(self) -> np.ndarray:
-        """The global state: the observation layout in absolute seats (seat 0 = player_0)."""
-        out = np.empty(OBS_SIZE, np.float32)
-        encode(self._require_game().state, -1, out)
-        return out
-
-    def render(self) -> str | None:
-        """``"ansi"``: the board as text; ``"human"``: print it; no mode: warn."""
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "You are calling render method without specifying any render mode."
-            )
-            return None
-        text = render_text(self._require_game())
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        """Nothing to release: rendering is text only."""
-
-    # -- helpers for users (through env.unwrapped) -----------------------------------------------
-    def legal_actions(self) -> list[int]:
-        """Sorted legal action ids of the current agent (empty once the game is over)."""
-        return self._require_game().legal_actions()
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        """The stable name of an action id, e.g. ``'place:road:6'``."""
-        return action_to_string(action)
-
-    @staticmethod
-    def string_to_action(name: str) -> int:
-        """The action id of a stable name."""
-        return string_to_action(name)
-
-    def observation_pieces(self, agent: str) -> dict[str, np.ndarray]:
-        """The observation of ``agent`` as ``{piece name: reshaped array}``."""
-        return observation_pieces(self.observe(agent)["observation"])
-
-    def clone(self) -> raw_env:
-        """An independent env at the same position (game, agents, rewards, infos)."""
-        other = type(self)(**self._kwargs)
-        if self.game is None:
-            return other
-        other.game = self.game.clone()
-        other.seed = self.seed
-        other.agents = self.agents[:]
-        other.rewards = dict(self.rewards)
-        other._cumulative_rewards = dict(self._cumulative_rewards)
-        other.terminations = dict(self.terminations)
-        other.truncations = dict(self.truncations)
-        other.infos = {a: dict(info) for a, info in self.infos.items()}
-        other.agent_selection = self.agent_selection
-        other._skip_agent_selection = self._skip_agent_selection
-        return other
-
-    def state_dict(self) -> dict[str, Any]:
-        """The position as a readable dict (``caylus_env.caylus.engine.state_dict``)."""
-        return self._require_game().state_dict()
-
-    def load_state_dict(self, data: dict[str, Any]) -> None:
-        """Play on from a position: every agent is live again and the one to act is selected.
-
-        Atomic: the new game is built and validated in full (``caylus_env.caylus.engine.validate``)
-        and the agent to act is found before anything of this env changes.
-
-        Raises:
-            ValueError: (``InvalidStateError`` for a bad position) if the dict is not a
-                valid position or its options differ from this env's; the env is then
-                unchanged.
-        """
-        game = Game.from_state_dict(data)
-        if game.config != self.config:
-            raise ValueError(
-                f"the position's options {game.config.to_dict()} differ from this env's "
-                f"{self.config.to_dict()}; make an env with the position's options"
-            )
-        player = game.current_player()
-        seats = len(self.possible_agents)
-        if not (player == -1 and game.is_terminal()) and not 0 <= player < seats:
-            raise ValueError(f"the position asks seat {player}, who is not at this table")
-        self.game = game
-        self.seed = None
-        self._reset_bookkeeping()
-        if player < 0:
-            self._finish()
-        else:
-            self.agent_selection = self.possible_agents[player]
-
-    def record(self) -> Any:
-        """The game's `caylus_env.caylus.engine.record.GameRecord` (``caylus_env.replay`` rebuilds the
-        game) with the env's name and reward kind in ``record.env``."""
-        from dataclasses import replace
-
-        from caylus_env.caylus.engine.record import EnvInfo
-
-        return replace(self._require_game().record(), env=EnvInfo(ENV_NAME, self.reward))
-
-    # -- internals ---------------------------------------------------------------------------------
-    def _require_game(self) -> Game:
-        if self.game is None:
-            raise RuntimeError("the environment has no game yet: call reset() first")
-        return self.game
-
-    def _reset_bookkeeping(self) -> None:
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-        self._skip_agent_selection = None
-
-    def _finish(self) -> None:
-        """The game is over: final rewards, terminations and infos for every agent."""
-        game = self._require_game()
-        returns = game.returns(self.reward)
-        ranks = game.ranks()
-        prestige = game.prestige()
-        for i, a in enumerate(self.possible_agents):
-            self.rewards[a] = float(returns[i])
-            self.terminations[a] = True
-            self.infos[a] = {"final_prestige": int(prestige[i]), "rank": float(ranks[i])}
-        self._accumulate_rewards()
+__all__ = ["ENV_NAME", "env", "raw_env"]

@@ -29,8 +29,6 @@ preallocated buffer and writes the pieces from the flat state array directly.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 from numba import njit
 
@@ -84,6 +82,7 @@ from caylus_env.caylus.engine.state import (
     section_houses,
     workers_out,
 )
+from caylus_env.core.observation import ObservationLayout, relative_seat, seat_flag
 
 # -- scales: a typical value maps to about 1 ----------------------------------------------
 #: The bailiff moves at least one space a turn from its start to the towers' trigger, so
@@ -177,31 +176,6 @@ PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
 del P
 
 
-def _slices() -> dict[str, slice]:
-    out: dict[str, slice] = {}
-    start = 0
-    for name, shape in PIECES:
-        size = int(np.prod(shape))
-        out[name] = slice(start, start + size)
-        start += size
-    return out
-
-
-#: Where each piece lives in the flat vector.
-PIECE_SLICES: dict[str, slice] = _slices()
-PIECE_SHAPES: dict[str, tuple[int, ...]] = dict(PIECES)
-OBS_SIZE: int = max(s.stop for s in PIECE_SLICES.values())
-assert len(PIECE_SLICES) == len(PIECES), "piece names must be unique"
-
-#: Raise when a piece keeps its name and shape but changes encoding (a scale, an order).
-OBSERVATION_REVISION = 1
-#: The observation a trained policy was made for: the revision and a digest of the pieces'
-#: names and shapes (so a new, removed or resized piece changes it by itself). Checkpoints
-#: store it and ``policy:PATH`` refuses another one, naming both.
-OBSERVATION_VERSION = (
-    f"{OBSERVATION_REVISION}-" + hashlib.sha256(repr(PIECES).encode()).hexdigest()[:8]
-)
-
 #: Pieces that hold counts with no fixed ceiling (bounded by ``inf`` in ``BOUNDS``).
 UNBOUNDED_PIECES = (
     "decision_count",
@@ -212,42 +186,65 @@ UNBOUNDED_PIECES = (
     "batches_this_turn",
     "residences",
 )
-
-
-def _bounds() -> np.ndarray:
-    high = np.ones(OBS_SIZE, np.float32)
-    for name in UNBOUNDED_PIECES:
-        high[PIECE_SLICES[name]] = np.inf
-    high.setflags(write=False)
-    return high
-
-
+#: Pieces with one row per relative seat (first axis = seat).
+SEAT_PIECES = (
+    "decision_player",
+    "seat_present",
+    "money",
+    "cubes",
+    "prestige",
+    "workers_available",
+    "favor_columns",
+    "rows_used",
+    "passed",
+    "turn_order_position",
+    "passing_position",
+    "inn_resident",
+    "in_castle",
+    "in_stables",
+    "castle_houses",
+    "houses",
+    "batches_this_turn",
+    "residences",
+)
+#: Pieces with one column per relative seat (last axis = seat): workers on special buildings.
+SEAT_COLUMN_PIECES = ("special_workers", "stables", "inn", "castle_spots")
+#: Pieces with one row per road space (first axis = space 1..28).
+SPACE_PIECES = (
+    "road_building",
+    "road_owner",
+    "road_worker",
+    "road_lawyer_pending",
+    "provost",
+    "bailiff",
+)
+#: Raise when a piece keeps its name and shape but changes encoding (a scale, an order).
+OBSERVATION_REVISION = 1
+#: The layout of the vector (``caylus_env.core.observation``).
+LAYOUT = ObservationLayout(
+    PIECES,
+    UNBOUNDED_PIECES,
+    OBSERVATION_REVISION,
+    SEAT_PIECES,
+    SEAT_COLUMN_PIECES,
+    SPACE_PIECES,
+)
+#: Where each piece lives in the flat vector.
+PIECE_SLICES: dict[str, slice] = LAYOUT.slices
+PIECE_SHAPES: dict[str, tuple[int, ...]] = LAYOUT.shapes
+OBS_SIZE: int = LAYOUT.size
+#: The observation a trained policy was made for: the revision and a digest of the pieces'
+#: names and shapes (so a new, removed or resized piece changes it by itself). Checkpoints
+#: store it and ``policy:PATH`` refuses another one, naming both.
+OBSERVATION_VERSION = LAYOUT.version
 #: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``inf`` for counts.
-BOUNDS: np.ndarray = _bounds()
-
-
-def observation_pieces(vec: np.ndarray) -> dict[str, np.ndarray]:
-    """Named views of an observation (or a batch of them, leading axes kept).
-
-    The views share memory with ``vec``: writing into one writes into the vector.
-
-    Args:
-        vec: an array whose last axis has ``OBS_SIZE`` entries.
-
-    Returns:
-        ``{name: view}`` in ``PIECES`` order, each reshaped to ``lead + shape``.
-
-    Raises:
-        ValueError: if the last axis is not ``OBS_SIZE`` long.
-    """
-    if vec.shape[-1] != OBS_SIZE:
-        raise ValueError(f"an observation has {OBS_SIZE} entries, got shape {vec.shape}")
-    lead = vec.shape[:-1]
-    return {name: vec[..., PIECE_SLICES[name]].reshape(lead + shape) for name, shape in PIECES}
+BOUNDS: np.ndarray = LAYOUT.bounds
+#: Named views of an observation (or a batch of them): ``{piece: view}``.
+observation_pieces = LAYOUT.views
 
 
 # Offsets as plain ints, frozen into the kernel as compile-time constants.
-_O = {name: s.start for name, s in PIECE_SLICES.items()}
+_O = LAYOUT.offsets
 O_PHASE = _O["phase"]
 O_TURN = _O["turn"]
 O_OPTIONS = _O["options"]
@@ -297,24 +294,6 @@ _ROAD_SLOT_WIDTH = NUM_BUILDINGS + 1
 
 
 @njit(cache=True)
-def _rel(p, observer, n):
-    """Relative seat of player ``p`` (-1 for nobody); absolute when ``observer < 0``."""
-    if p < 0 or p >= n:
-        return -1
-    if observer < 0:
-        return p
-    return (p - observer + n) % n
-
-
-@njit(cache=True)
-def _seat_flag(out, base, p, observer, n):
-    """Set ``out[base + rel(p)]`` when ``p`` is a player (a per-seat one-hot row)."""
-    r = _rel(p, observer, n)
-    if r >= 0:
-        out[base + r] = 1.0
-
-
-@njit(cache=True)
 def encode(state, observer, out):
     """Write the observation of ``observer`` (or the global state, ``-1``) into ``out``.
 
@@ -338,7 +317,7 @@ def encode(state, observer, out):
     kind = decision_kind(state)
     if 0 <= kind < NUM_DECISION_KINDS:
         out[O_DECISION + kind] = 1.0
-        _seat_flag(out, O_DECISION_PLAYER, decision_player(state), observer, n)
+        seat_flag(out, O_DECISION_PLAYER, decision_player(state), observer, n)
         for j in range(2):
             ctx = _CTX_A[kind] if j == 0 else _CTX_B[kind]
             v = decision_arg(state, j)
@@ -356,7 +335,7 @@ def encode(state, observer, out):
                         out[O_DECISION_KINDS + r] = 1.0
     # -- players
     for p in range(n):
-        r = _rel(p, observer, n)
+        r = relative_seat(p, observer, n)
         out[O_SEAT_PRESENT + r] = 1.0
         out[O_MONEY + r] = money(state, p) / MONEY_SCALE
         for c in range(NUM_RESOURCES):
@@ -378,27 +357,27 @@ def encode(state, observer, out):
         out[O_HOUSES + r] = houses(state, p) / HOUSE_SCALE
         out[O_BATCHES + r] = state[player_field(p, L.P_BATCHES)] / COUNT_SCALE
     for i in range(n):
-        r = _rel(state[L.TURN_ORDER + i], observer, n)
+        r = relative_seat(state[L.TURN_ORDER + i], observer, n)
         if r >= 0:
             out[O_TURN_POS + r * MAX_PLAYERS + i] = 1.0
     num_passed = min(max(np.int64(state[L.NUM_PASSED]), 0), MAX_PLAYERS)
     for i in range(num_passed):
-        r = _rel(state[L.PASS_ORDER + i], observer, n)
+        r = relative_seat(state[L.PASS_ORDER + i], observer, n)
         if r >= 0:
             out[O_PASS_POS + r * MAX_PLAYERS + i] = 1.0
     out[O_NUM_PASSED] = num_passed / MAX_PLAYERS
     # -- special buildings (and the per-seat flags derived from them)
     for i in range(NUM_SINGLE_SPECIALS):
-        _seat_flag(out, O_SPECIAL + i * MAX_PLAYERS, state[L.SPECIAL_WORKER + i], observer, n)
+        seat_flag(out, O_SPECIAL + i * MAX_PLAYERS, state[L.SPECIAL_WORKER + i], observer, n)
     for i in range(NUM_STABLES_SPOTS):
-        _seat_flag(out, O_STABLES + i * MAX_PLAYERS, state[L.STABLES + i], observer, n)
-        _seat_flag(out, O_IN_STABLES, state[L.STABLES + i], observer, n)
-    _seat_flag(out, O_INN, state[L.INN_LEFT], observer, n)
-    _seat_flag(out, O_INN + MAX_PLAYERS, state[L.INN_RIGHT], observer, n)
-    _seat_flag(out, O_INN_RESIDENT, state[L.INN_RIGHT], observer, n)
+        seat_flag(out, O_STABLES + i * MAX_PLAYERS, state[L.STABLES + i], observer, n)
+        seat_flag(out, O_IN_STABLES, state[L.STABLES + i], observer, n)
+    seat_flag(out, O_INN, state[L.INN_LEFT], observer, n)
+    seat_flag(out, O_INN + MAX_PLAYERS, state[L.INN_RIGHT], observer, n)
+    seat_flag(out, O_INN_RESIDENT, state[L.INN_RIGHT], observer, n)
     for i in range(NUM_CASTLE_SPOTS):
-        _seat_flag(out, O_CASTLE_SPOTS + i * MAX_PLAYERS, state[L.CASTLE_SPOTS + i], observer, n)
-        _seat_flag(out, O_IN_CASTLE, state[L.CASTLE_SPOTS + i], observer, n)
+        seat_flag(out, O_CASTLE_SPOTS + i * MAX_PLAYERS, state[L.CASTLE_SPOTS + i], observer, n)
+        seat_flag(out, O_IN_CASTLE, state[L.CASTLE_SPOTS + i], observer, n)
     # -- the road
     for k in range(1, ROAD_LEN + 1):
         i = k - 1
@@ -407,13 +386,13 @@ def encode(state, observer, out):
             out[O_ROAD_BUILDING + i * _ROAD_SLOT_WIDTH + tile] = 1.0
         else:
             out[O_ROAD_BUILDING + i * _ROAD_SLOT_WIDTH + EMPTY_SPACE] = 1.0
-        owner = _rel(state[L.ROAD_OWNER + k], observer, n)
+        owner = relative_seat(state[L.ROAD_OWNER + k], observer, n)
         if owner >= 0:
             out[O_ROAD_OWNER + i * MAX_PLAYERS + owner] = 1.0
             if tile == _RESIDENCE:
                 out[O_RESIDENCES + owner] += 1.0 / COUNT_SCALE
-        _seat_flag(out, O_ROAD_WORKER + i * MAX_PLAYERS, state[L.ROAD_WORKER + k], observer, n)
-        _seat_flag(out, O_ROAD_LAWYER + i * MAX_PLAYERS, state[L.ROAD_LAWYER + k], observer, n)
+        seat_flag(out, O_ROAD_WORKER + i * MAX_PLAYERS, state[L.ROAD_WORKER + k], observer, n)
+        seat_flag(out, O_ROAD_LAWYER + i * MAX_PLAYERS, state[L.ROAD_LAWYER + k], observer, n)
     provost = np.int64(state[L.PROVOST])
     if 1 <= provost <= ROAD_LEN:
         out[O_PROVOST + provost - 1] = 1.0
@@ -433,3 +412,24 @@ def encode(state, observer, out):
     out[O_COLUMNS_OPEN] = _COLUMNS_OPEN[scored] / NUM_FAVOR_COLUMNS
     for b in range(NUM_BUILDINGS):
         out[O_STOCK + b] = state[L.STOCK + b] / STOCK_SCALE
+
+
+#: The game contract's name of the encoder (``caylus_env.core.contract``): the same kernel.
+encode_into = encode
+
+__all__ = [
+    "BOUNDS",
+    "LAYOUT",
+    "OBSERVATION_VERSION",
+    "OBS_SIZE",
+    "PIECES",
+    "PIECE_SHAPES",
+    "PIECE_SLICES",
+    "SEAT_COLUMN_PIECES",
+    "SEAT_PIECES",
+    "SPACE_PIECES",
+    "UNBOUNDED_PIECES",
+    "encode",
+    "encode_into",
+    "observation_pieces",
+]

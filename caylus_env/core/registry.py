@@ -1,19 +1,18 @@
-"""The games of the platform, by name: where each one's engine, environment and agents live.
+"""The games of the platform, by name: one registration line per game.
 
-Every tool (CLI, tournament harness, datasets, training, viewer) names a game by the string
-of its records' ``game`` field and reaches its modules through `game_info`, so that adding
-a game is one entry here plus the modules it names (see ``docs/adding-a-game.md``). Modules
-are imported on first use: choosing Caylus never compiles Puerto Rico's kernels.
-
-Each engine module provides the same surface: ``Game``, ``GameConfig``, ``GameRecord``,
-``IllegalActionError``, ``replay``, ``NUM_ACTIONS``, ``ACTION_NAMES``, ``BLOCKS``,
-``action_to_string`` and ``string_to_action``.
+Every tool (CLI, tournament harness, datasets, training, viewer) names a game by the string of
+its records' ``game`` field and reaches its code through `game_spec` (a
+`caylus_env.core.contract.GameSpec`), never through a branch on the name. A game is registered
+by one line of `GAME_PACKAGES`: its folder, whose ``__init__.py`` holds the spec as ``GAME``
+(see ``docs/adding-a-game.md``). Game folders are imported on first use and hold no compiled
+code at that level, so listing the games compiles nothing and choosing Caylus never imports
+Puerto Rico's engine.
 
 Example:
-    >>> from caylus_env.core.registry import GAME_NAMES, game_info
+    >>> from caylus_env.core.registry import GAME_NAMES, game_spec
     >>> GAME_NAMES
     ('caylus', 'puerto_rico')
-    >>> game_info("puerto_rico").title
+    >>> game_spec("puerto_rico").title
     'Puerto Rico'
 """
 
@@ -21,100 +20,88 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import ModuleType
+from functools import cache
 from typing import Any
 
+from caylus_env.core.contract import GameSpec
+
+#: The registered games' folders (each ``__init__.py`` defines ``GAME``), one line per game.
+GAME_PACKAGES: tuple[str, ...] = (
+    "caylus_env.caylus",
+    "caylus_env.puerto_rico",
+)
+
+#: The game of files written before games were named (records, run directories, datasets and
+#: checkpoints without a ``game`` field were all Caylus's).
 DEFAULT_GAME = "caylus"
 
 
-@dataclass(frozen=True)
-class GameInfo:
-    """One game of the platform.
-
-    Attributes:
-        name: The game's name, as in its records' ``game`` field and ``--game``.
-        title: The name people use.
-        engine: Module of the rules engine (the surface listed in this module's docstring).
-        env: Module of the versioned PettingZoo entry point (``env()``, ``raw_env``).
-        agents: Module of the game's agent registry (``make_agent``, ``describe``,
-            ``available_agents``, ``specs``, ``register``, ``unregister``).
-        min_players: Fewest players the rules allow.
-        max_players: Most players the rules allow.
-    """
-
-    name: str
-    title: str
-    engine: str
-    env: str
-    agents: str
-    min_players: int
-    max_players: int
-
-    def engine_module(self) -> ModuleType:
-        """The rules engine, imported on first use."""
-        return importlib.import_module(self.engine)
-
-    def env_module(self) -> ModuleType:
-        """The versioned PettingZoo entry point, imported on first use."""
-        return importlib.import_module(self.env)
-
-    def agents_module(self) -> ModuleType:
-        """The game's agent registry, imported on first use."""
-        return importlib.import_module(self.agents)
+@cache
+def _specs() -> dict[str, GameSpec]:
+    specs: dict[str, GameSpec] = {}
+    for package in GAME_PACKAGES:
+        spec = importlib.import_module(package).GAME
+        if not isinstance(spec, GameSpec) or spec.package != package:
+            raise TypeError(f"{package}.GAME must be the GameSpec of package {package}")
+        if spec.name in specs:
+            raise TypeError(f"two registered games are called {spec.name!r}")
+        specs[spec.name] = spec
+    return specs
 
 
-GAMES: dict[str, GameInfo] = {
-    "caylus": GameInfo(
-        name="caylus",
-        title="Caylus",
-        engine="caylus_env.caylus.engine",
-        env="caylus_env.caylus_v0",
-        agents="agents.registry",
-        min_players=2,
-        max_players=5,
-    ),
-    "puerto_rico": GameInfo(
-        name="puerto_rico",
-        title="Puerto Rico",
-        engine="caylus_env.puerto_rico.engine",
-        env="caylus_env.puerto_rico_v0",
-        agents="agents.puerto_rico.registry",
-        min_players=2,
-        max_players=5,
-    ),
-}
-GAME_NAMES: tuple[str, ...] = tuple(GAMES)
+def games() -> tuple[GameSpec, ...]:
+    """Every registered game, in registration order."""
+    return tuple(_specs().values())
 
 
-def game_info(name: str) -> GameInfo:
+GAME_NAMES: tuple[str, ...] = tuple(p.rpartition(".")[2] for p in GAME_PACKAGES)
+"""The registered games' names (each folder is named after its game)."""
+
+
+def game_spec(name: str) -> GameSpec:
     """The game called ``name``.
 
     Raises:
-        ValueError: for a name that is not a game of the platform, listing the allowed ones.
+        ValueError: for a name that is not a registered game, listing the registered ones.
     """
-    info = GAMES.get(name) if isinstance(name, str) else None
-    if info is None:
+    spec = _specs().get(name) if isinstance(name, str) else None
+    if spec is None:
         raise ValueError(f"unknown game {name!r}; allowed: {', '.join(GAME_NAMES)}")
-    return info
+    return spec
 
 
-def record_game(record: Mapping[str, Any], expected: str | None = None) -> GameInfo:
-    """The game a record (its dict form) belongs to, checked against ``expected``.
-
-    Records without a ``game`` field are Caylus records of the first format, which had none.
+def record_game(record: Mapping[str, Any], expected: str | None = None) -> GameSpec:
+    """The game a record (its dict form), run directory or manifest belongs to, checked
+    against ``expected``; no ``game`` field means `DEFAULT_GAME` (files from before games had
+    names).
 
     Raises:
-        ValueError: for a record of an unknown game, or of another game than ``expected``
-            (naming both, so that a Puerto Rico record given to a Caylus tool says so).
+        ValueError: for an unknown game, or another game than ``expected`` (naming both, so
+            that a Puerto Rico record given to a Caylus command says so).
     """
     if not isinstance(record, Mapping):
         raise ValueError(f"a record must be a JSON object, got {type(record).__name__}")
-    name = record.get("game", DEFAULT_GAME)
-    info = game_info(name)
-    if expected is not None and info.name != expected:
+    spec = game_spec(record.get("game", DEFAULT_GAME))
+    if expected is not None and spec.name != expected:
         raise ValueError(
-            f"this is a {info.title} record (game {info.name!r}); expected a "
-            f"{game_info(expected).title} record (game {expected!r}): pass --game {info.name}"
+            f"this is a {spec.title} record (game {spec.name!r}); expected a "
+            f"{game_spec(expected).title} record (game {expected!r}): pass --game {spec.name}"
         )
-    return info
+    return spec
+
+
+def game_of(info: Mapping[str, Any]) -> str:
+    """The game named by a ``run.json``, a manifest or worker settings (`DEFAULT_GAME` when
+    the file predates the field)."""
+    return str(info.get("game", DEFAULT_GAME))
+
+
+__all__ = [
+    "DEFAULT_GAME",
+    "GAME_NAMES",
+    "GAME_PACKAGES",
+    "game_of",
+    "game_spec",
+    "games",
+    "record_game",
+]

@@ -1,13 +1,29 @@
-"""Puerto Rico (2002) for the caylus-env platform.
+"""Puerto Rico (Andreas Seyfarth, alea 2002, with its 2004 expansion): everything that is only
+Puerto Rico, and its registration.
 
-The rules engine lives in ``caylus_env.puerto_rico.engine`` (NumPy and numba only); the
-rules it implements are ``docs/rules/puerto_rico.md``, cited by section number in the code.
+``engine/`` (the rules, NumPy and numba only), ``observation`` (the observer's named pieces,
+the hidden plantation order left out), ``rendering`` (the table as text), ``viewer/`` (the
+drawing of its replay page), ``bots/`` (``shipper``, ``builder`` and ``mcts``) and ``env``
+(the PettingZoo declaration, ``puerto_rico_v0``). The rules it follows are
+``docs/rules/puerto_rico.md``, cited by section number in the code. ``GAME`` is its entry in
+the platform's registry (``caylus_env.core.registry``).
 """
 
-SCORE_NOTE = (
-    "The prestige columns hold victory points (docs/rules/puerto_rico.md 5.2), "
-    "and ranks break ties by doubloons plus goods (5.3). A game cut off by the decision cap "
-    "(6.9) ends truncated and is ranked by its position then."
+from caylus_env.core.contract import GameSpec
+
+GAME = GameSpec(
+    name="puerto_rico",
+    title="Puerto Rico",
+    summary="Andreas Seyfarth, alea 2002 (2004 expansion optional): roles, plantations, "
+    "buildings, trade and shipping; the most victory points wins",
+    package="caylus_env.puerto_rico",
+    env_name="puerto_rico_v0",
+    min_players=2,
+    max_players=5,
+    default_players=4,
+    score_word="victory points",
+    score_key="score",
+    clock_word="round",
+    rules_doc="docs/rules/puerto_rico.md",
+    record_formats=("puerto-rico-record/1",),
 )
-"""How to read a Puerto Rico run in the platform's game-generic tables (tournament and dataset
-reports), whose score columns carry Caylus's word "prestige"."""

@@ -36,11 +36,10 @@ over rows of a batch, and ``encode`` is the checked Python entry point.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 from numba import njit
 
+from caylus_env.core.observation import ObservationLayout, relative_seat, seat_flag
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_COPIES, NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
@@ -196,31 +195,6 @@ PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
 del P
 
 
-def _slices() -> dict[str, slice]:
-    out: dict[str, slice] = {}
-    start = 0
-    for name, shape in PIECES:
-        size = int(np.prod(shape))
-        out[name] = slice(start, start + size)
-        start += size
-    return out
-
-
-#: Where each piece lives in the flat vector.
-PIECE_SLICES: dict[str, slice] = _slices()
-PIECE_SHAPES: dict[str, tuple[int, ...]] = dict(PIECES)
-OBS_SIZE: int = max(s.stop for s in PIECE_SLICES.values())
-assert len(PIECE_SLICES) == len(PIECES), "piece names must be unique"
-
-#: Raise when a piece keeps its name and shape but changes encoding (a scale, an order).
-OBSERVATION_REVISION = 1
-#: The observation a trained policy was made for: the revision and a digest of the pieces'
-#: names and shapes (so a new, removed or resized piece changes it by itself), as Caylus's
-#: ``caylus_env.caylus.observation.OBSERVATION_VERSION``.
-OBSERVATION_VERSION = (
-    f"{OBSERVATION_REVISION}-" + hashlib.sha256(repr(PIECES).encode()).hexdigest()[:8]
-)
-
 #: Pieces indexed by relative seat (first axis, ``MAX_PLAYERS`` long): absent seats are zero.
 SEAT_PIECES = (
     "governor",
@@ -247,43 +221,25 @@ UNBOUNDED_PIECES = (
     "san_juan",
     "singles_kept",
 )
-
-
-def _bounds() -> np.ndarray:
-    high = np.ones(OBS_SIZE, np.float32)
-    for name in UNBOUNDED_PIECES:
-        high[PIECE_SLICES[name]] = np.inf
-    high.setflags(write=False)
-    return high
-
-
+#: Raise when a piece keeps its name and shape but changes encoding (a scale, an order).
+OBSERVATION_REVISION = 1
+#: The layout of the vector (``caylus_env.core.observation``).
+LAYOUT = ObservationLayout(PIECES, UNBOUNDED_PIECES, OBSERVATION_REVISION, SEAT_PIECES)
+#: Where each piece lives in the flat vector.
+PIECE_SLICES: dict[str, slice] = LAYOUT.slices
+PIECE_SHAPES: dict[str, tuple[int, ...]] = LAYOUT.shapes
+OBS_SIZE: int = LAYOUT.size
+#: The observation a trained policy was made for: the revision and a digest of the pieces'
+#: names and shapes (so a new, removed or resized piece changes it by itself).
+OBSERVATION_VERSION = LAYOUT.version
 #: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``inf`` for counts.
-BOUNDS: np.ndarray = _bounds()
-
-
-def observation_pieces(vec: np.ndarray) -> dict[str, np.ndarray]:
-    """Named views of an observation (or a batch of them, leading axes kept).
-
-    The views share memory with ``vec``: writing into one writes into the vector.
-
-    Args:
-        vec: an array whose last axis has ``OBS_SIZE`` entries.
-
-    Returns:
-        ``{name: view}`` in ``PIECES`` order, each reshaped to ``lead + shape``.
-
-    Raises:
-        ValueError: if the last axis is not ``OBS_SIZE`` long.
-    """
-    vec = np.asarray(vec)
-    if vec.ndim == 0 or vec.shape[-1] != OBS_SIZE:
-        raise ValueError(f"an observation has {OBS_SIZE} entries, got shape {vec.shape}")
-    lead = vec.shape[:-1]
-    return {name: vec[..., PIECE_SLICES[name]].reshape(lead + shape) for name, shape in PIECES}
+BOUNDS: np.ndarray = LAYOUT.bounds
+#: Named views of an observation (or a batch of them): ``{piece: view}``.
+observation_pieces = LAYOUT.views
 
 
 # Offsets as plain ints, frozen into the kernel as compile-time constants.
-_O = {name: s.start for name, s in PIECE_SLICES.items()}
+_O = LAYOUT.offsets
 O_NUM_PLAYERS = _O["num_players"]
 O_OPTIONS = _O["options"]
 O_PHASE = _O["phase"]
@@ -338,24 +294,6 @@ del _O
 
 
 @njit(cache=True)
-def _rel(p, seat, n):
-    """Relative seat of player ``p`` (-1 for nobody); absolute when ``seat < 0``."""
-    if p < 0 or p >= n:
-        return -1
-    if seat < 0:
-        return p
-    return (p - seat + n) % n
-
-
-@njit(cache=True)
-def _seat_flag(out, base, p, seat, n):
-    """Set ``out[base + rel(p)]`` when ``p`` is a player (a per-seat one-hot row)."""
-    r = _rel(p, seat, n)
-    if r >= 0:
-        out[base + r] = 1.0
-
-
-@njit(cache=True)
 def _bits(out, base, mask, width):
     """Set ``out[base + i]`` for every bit ``i < width`` of ``mask``."""
     for i in range(width):
@@ -390,14 +328,14 @@ def encode_into(state, seat, out):
     if state[L.MAX_DECISIONS] > 0:
         out[O_DECISIONS_USED] = state[L.DECISIONS] / state[L.MAX_DECISIONS]
     out[O_END_TRIGGERED] = state[L.END_TRIGGERED] != 0
-    _seat_flag(out, O_GOVERNOR, state[L.GOVERNOR], seat, n)
+    seat_flag(out, O_GOVERNOR, state[L.GOVERNOR], seat, n)
     # -- roles
     for r in range(NUM_ROLES):
         rs = state[L.ROLE_STATE + r]
         out[O_ROLE_IN_GAME + r] = rs >= 0
         out[O_ROLE_AVAILABLE + r] = rs == 0
         out[O_ROLE_DOUBLOONS + r] = state[L.ROLE_MONEY + r] / ROLE_MONEY_SCALE
-    _seat_flag(out, O_PICKER, state[L.PICKER], seat, n)
+    seat_flag(out, O_PICKER, state[L.PICKER], seat, n)
     if MIN_PLAYERS <= n <= MAX_PLAYERS:
         out[O_PICKS] = state[L.PICKS] / ROLES_PER_ROUND[n]
     out[O_DOUBLED] = state[L.DOUBLED] != 0
@@ -407,7 +345,7 @@ def encode_into(state, seat, out):
     if 0 <= kind < NUM_DECISION_KINDS:
         out[O_DECISION + kind] = 1.0
         asked = decision_player(state)
-        _seat_flag(out, O_DECISION_PLAYER, asked, seat, n)
+        seat_flag(out, O_DECISION_PLAYER, asked, seat, n)
         ctx = _CTX[kind]
         v = decision_arg(state)
         if kind == PRIVATE_DECISION and seat >= 0 and seat != asked:
@@ -452,7 +390,7 @@ def encode_into(state, seat, out):
             out[O_SHIP_GOOD + k * NUM_GOODS + good] = 1.0
     # -- players
     for p in range(min(n, MAX_PLAYERS)):
-        r = _rel(p, seat, n)
+        r = relative_seat(p, seat, n)
         out[O_SEAT_PRESENT + r] = 1.0
         out[O_MONEY + r] = state[pf(p, L.P_MONEY)] / MONEY_SCALE
         out[O_VP_CHIPS + r] = state[pf(p, L.P_VP)] / VP_SCALE
@@ -537,6 +475,7 @@ def encode(state: np.ndarray, seat: int) -> np.ndarray:
 
 __all__ = [
     "BOUNDS",
+    "LAYOUT",
     "OBSERVATION_VERSION",
     "OBS_SIZE",
     "PIECES",

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from caylus_env.caylus.engine.constants import HOUSE_CAP_VARIANT, MAX_PLAYERS, MIN_PLAYERS
+from caylus_env.core.config import GameConfig as BaseConfig
 
 LAWYER_PRESTIGE_CHOICES = (4, 3)  # rules 8.2: 4 on the 2005 tile, 3 in later printings
 
 
 @dataclass(frozen=True)
-class GameConfig:
+class GameConfig(BaseConfig):
     """Options of one game; every field is validated on construction.
 
     Attributes:
@@ -22,43 +22,34 @@ class GameConfig:
         house_cap: limit each player to 20 houses on the board (8.5, optional).
     """
 
+    MIN_PLAYERS = MIN_PLAYERS
+    MAX_PLAYERS = MAX_PLAYERS
+
     num_players: int = 4
     simplified_favors: bool = False
     lawyer_prestige: int = 4
     jeweller: bool = False
     house_cap: bool = False
 
-    def __post_init__(self) -> None:
-        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int):
-            raise ValueError(f"num_players must be an int, got {self.num_players!r}")
-        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise ValueError(
-                f"num_players={self.num_players} is not allowed; "
-                f"allowed: {MIN_PLAYERS} to {MAX_PLAYERS}"
-            )
+    def check(self) -> None:
         if self.lawyer_prestige not in LAWYER_PRESTIGE_CHOICES:
             raise ValueError(
                 f"lawyer_prestige={self.lawyer_prestige!r} is not allowed; "
                 f"allowed: {LAWYER_PRESTIGE_CHOICES}"
             )
-        for name in ("simplified_favors", "jeweller", "house_cap"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        self.check_flags("simplified_favors", "jeweller", "house_cap")
 
     @property
     def house_limit(self) -> int:
         """Houses allowed per player, 0 meaning unlimited (the engine's encoding)."""
         return HOUSE_CAP_VARIANT if self.house_cap else 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict of the options (used in records)."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameConfig:
-        """Options from a dict; unknown keys are refused with the list of known ones."""
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown game options {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**data)
+    def kernel_args(self) -> tuple[int, int, int, int, int]:
+        """The options as ``kernels.setup`` (``init_game``) takes them, before the seed."""
+        return (
+            self.num_players,
+            int(self.simplified_favors),
+            self.lawyer_prestige,
+            int(self.jeweller),
+            self.house_limit,
+        )

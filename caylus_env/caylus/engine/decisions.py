@@ -35,10 +35,11 @@ from caylus_env.caylus.engine.constants import (
     DecisionKind,
     Procedure,
 )
-from caylus_env.caylus.engine.layout import STACK, STACK_DEPTH, STACK_ENTRY, STACK_SIZE
+from caylus_env.caylus.engine.layout import KIND_OFFSET, STACK, STACK_DEPTH, STACK_ENTRY, STACK_SIZE
 
 # Field offsets inside one stack entry.
 E_KIND = 0
+assert E_KIND == KIND_OFFSET
 E_PLAYER = 1
 E_ARG_A = 2
 E_ARG_B = 3

@@ -325,6 +325,44 @@ def new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_c
 
 
 @njit(cache=True)
+def setup(s, options, seed):
+    """Write a fresh game of ``options`` (``GameConfig.kernel_options()``: num_players,
+    simplified_favors, lawyer_prestige, jeweller, house limit) and ``seed`` into ``s``
+    (rules 1.2-1.4); ``advance`` then reaches its first decision."""
+    init_game(s, options[0], options[1], options[2], options[3], options[4], seed)
+
+
+@njit(cache=True)
+def is_truncated(s):
+    """Never: a game of Caylus ends within 18 turns (rules 4.7, 8.22), with no decision cap."""
+    return False
+
+
+@njit(cache=True)
+def scores(s, out):
+    """Prestige per seat into ``out`` (rules 8.21); returns the player count."""
+    n = np.int64(s[L.NUM_PLAYERS])
+    for p in range(n):
+        out[p] = prestige(s, p)
+    return n
+
+
+@njit(cache=True)
+def tie_breaks(s, out):
+    """All 0: tied players share their rank (rules 8.21); returns the player count."""
+    n = np.int64(s[L.NUM_PLAYERS])
+    for p in range(n):
+        out[p] = 0
+    return n
+
+
+@njit(cache=True)
+def clock(s):
+    """The turn number, from 1 (the rulebook's clock, rules 3)."""
+    return np.int64(s[L.TURN])
+
+
+@njit(cache=True)
 def current_player(s):
     """The player who must act, or -1 once the game is over."""
     if s[L.PHASE] == Phase.GAME_OVER or s[L.STACK_SIZE] == 0:

@@ -6,7 +6,8 @@ and nothing private of the rules: they never compute stack offsets or call a
 phase's helpers. All are ``@njit(cache=True)`` and can be called from Python or
 from other compiled code.
 
-Game flow:
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylus's own):
+- ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
 - ``new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_cap, seed)``:
   a set-up game advanced to its first decision;
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
@@ -16,7 +17,9 @@ Game flow:
   state); call ``advance`` after it. For search code that took the id from
   ``legal_actions`` itself;
 - ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
-- ``current_player(s)``, ``is_terminal(s)``, ``returns(s, ret)`` (rank returns);
+- ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (never), ``returns(s, ret)``
+  (rank returns), ``scores(s, out)`` (prestige), ``tie_breaks(s, out)`` (none: 0),
+  ``clock(s)`` (the turn);
 - ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts.
 
 State accessors (``caylus_env.caylus.engine.state``): ``num_players``, ``phase``, ``turn``,
@@ -45,16 +48,21 @@ from caylus_env.caylus.engine.dispatch import (
     ILLEGAL,
     advance,
     apply,
+    clock,
     current_player,
     is_terminal,
+    is_truncated,
     legal_actions,
     legal_mask,
     new_state,
     play_random_games,
     random_playout,
     returns,
+    scores,
     seed_playouts,
+    setup,
     step,
+    tie_breaks,
 )
 from caylus_env.caylus.engine.setup import init_game
 from caylus_env.caylus.engine.state import (
@@ -108,6 +116,7 @@ __all__ = [
     "bailiff",
     "castle_target",
     "castle_worker",
+    "clock",
     "cube",
     "current_player",
     "cursor",
@@ -129,6 +138,7 @@ __all__ = [
     "is_game_over",
     "is_scored",
     "is_terminal",
+    "is_truncated",
     "lawyer_prestige",
     "legal_actions",
     "legal_mask",
@@ -152,14 +162,17 @@ __all__ = [
     "road_tile",
     "road_worker",
     "rows_used",
+    "scores",
     "section_fill",
     "section_houses",
     "seed_playouts",
+    "setup",
     "simplified_favors",
     "special_worker",
     "stables_worker",
     "step",
     "stock",
+    "tie_breaks",
     "turn",
     "workers_out",
 ]

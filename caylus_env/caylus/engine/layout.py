@@ -36,6 +36,7 @@ from caylus_env.caylus.engine.constants import (
 STATE_DTYPE = np.int16
 STACK_DEPTH = 16
 STACK_ENTRY = 4
+KIND_OFFSET = 0  # a stack entry's first value is its kind (decisions.E_KIND)
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,7 @@ from caylus_env.caylus.engine.invariants import (
     Broken,
     check_invariants,
 )
+from caylus_env.core.game import InvalidStateError
 
 #: The readable state dict's format tag (``state_dict.FORMAT``).
 STATE_FORMAT = "caylus-state/1"
@@ -205,9 +206,6 @@ _DRIVER_DECISIONS = {
 _PHASES_WITH_FAVORS = (Phase.SPECIAL, Phase.ACTIVATION, Phase.CASTLE, Phase.END_OF_TURN)
 
 
-class InvalidStateError(ValueError):
-    """A state (dict or array) from outside that the engine must not run: a wrong type, a
-    value outside its domain, or fields that contradict each other or the rules."""
 
 
 # ---------------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
+from caylus_env.core.config import GameConfig as BaseConfig
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.constants import (
     DEFAULT_MAX_DECISIONS,
@@ -16,7 +17,7 @@ from caylus_env.puerto_rico.engine.constants import (
 
 
 @dataclass(frozen=True)
-class GameConfig:
+class GameConfig(BaseConfig):
     """Options of one game; every field is validated on construction.
 
     Attributes:
@@ -30,25 +31,20 @@ class GameConfig:
             (rules 7.2, 7.5).
     """
 
+    MIN_PLAYERS = MIN_PLAYERS
+    MAX_PLAYERS = MAX_PLAYERS
+
     num_players: int = 4
     max_decisions: int = DEFAULT_MAX_DECISIONS
     expansion: bool = False
     draft: str = "players"
     library_limit: bool = False
 
-    def __post_init__(self) -> None:
-        for name in ("num_players", "max_decisions"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise ValueError(f"{name} must be an int, got {v!r}")
-        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise ValueError(
-                f"num_players={self.num_players} is not allowed; "
-                f"allowed: {MIN_PLAYERS} to {MAX_PLAYERS}"
-            )
-        for name in ("expansion", "library_limit"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+    def check(self) -> None:
+        v = self.max_decisions
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"max_decisions must be an int, got {v!r}")
+        self.check_flags("expansion", "library_limit")
         if self.draft not in DRAFT_MODES:
             raise ValueError(f"draft={self.draft!r} is not allowed; allowed: {DRAFT_MODES}")
         if not 1 <= self.max_decisions <= MAX_DECISIONS_LIMIT:
@@ -58,7 +54,7 @@ class GameConfig:
             )
 
     def kernel_args(self) -> tuple[int, int, int, int, int]:
-        """The options as ``kernels.new_state`` takes them, before the seed."""
+        """The options as ``kernels.setup`` (``setup_game``) takes them, before the seed."""
         return (
             self.num_players,
             self.max_decisions,
@@ -66,19 +62,6 @@ class GameConfig:
             DRAFT_MODES.index(self.draft),
             int(self.library_limit),
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GameConfig:
-        """The options of a dict; unknown or missing keys are named in the error."""
-        if not isinstance(data, dict):
-            raise ValueError(f"options must be a dict, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        if set(data) != known:
-            raise ValueError(f"options have keys {sorted(data)}; expected exactly {sorted(known)}")
-        return cls(**data)
 
     @classmethod
     def from_state(cls, s: Any) -> GameConfig:

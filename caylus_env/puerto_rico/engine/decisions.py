@@ -23,9 +23,16 @@ from caylus_env.puerto_rico.engine.constants import (
     NUM_TILES,
     DecisionKind,
 )
-from caylus_env.puerto_rico.engine.layout import STACK, STACK_DEPTH, STACK_ENTRY, STACK_SIZE
+from caylus_env.puerto_rico.engine.layout import (
+    KIND_OFFSET,
+    STACK,
+    STACK_DEPTH,
+    STACK_ENTRY,
+    STACK_SIZE,
+)
 
 E_KIND = 0
+assert E_KIND == KIND_OFFSET
 E_PLAYER = 1
 E_ARG = 2
 assert STACK_ENTRY == 3

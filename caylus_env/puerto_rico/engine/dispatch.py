@@ -284,6 +284,29 @@ def setup_game(s, num_players, max_decisions, expansion, draft, library_limit, s
 
 
 @njit(cache=True)
+def setup(s, options, seed):
+    """Write a fresh game of ``options`` (``GameConfig.kernel_options()``: num_players,
+    max_decisions, expansion, draft, library_limit) and ``seed`` into ``s`` (rules 1.2-1.4,
+    7.1); ``advance`` then reaches its first decision."""
+    setup_game(s, options[0], options[1], options[2], options[3], options[4], seed)
+
+
+@njit(cache=True)
+def tie_breaks(s, out):
+    """Doubloons plus barrels per seat into ``out``: the tie-break of rules 5.3."""
+    n = np.int64(s[L.NUM_PLAYERS])
+    for p in range(n):
+        out[p] = tie_break(s, p)
+    return n
+
+
+@njit(cache=True)
+def clock(s):
+    """The round number, from 1 (rules 3)."""
+    return np.int64(s[L.ROUND])
+
+
+@njit(cache=True)
 def new_state(num_players, max_decisions, expansion, draft, library_limit, seed):
     """A set-up game advanced to its first decision (options as in ``GameConfig``)."""
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)

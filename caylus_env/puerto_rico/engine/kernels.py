@@ -4,7 +4,9 @@ Bots, search, batched environments and datasets use these compiled functions on 
 state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
 ``@njit(cache=True)``.
 
-Game flow:
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puerto Rico's own):
+- ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
+  ``clock(s)``: the round; ``tie_breaks(s, out)``: doubloons plus barrels (rules 5.3);
 - ``new_state(num_players, max_decisions, expansion, draft, library_limit, seed)``: a set-up
   game at its first decision (``setup_game`` writes one into an existing array);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
@@ -37,6 +39,7 @@ from caylus_env.puerto_rico.engine.dispatch import (
     ILLEGAL,
     advance,
     apply,
+    clock,
     current_player,
     is_terminal,
     is_truncated,
@@ -48,8 +51,10 @@ from caylus_env.puerto_rico.engine.dispatch import (
     resample_hidden,
     returns,
     scores,
+    setup,
     setup_game,
     step,
+    tie_breaks,
 )
 from caylus_env.puerto_rico.engine.invariants import accepted_actions, check_invariants
 from caylus_env.puerto_rico.engine.state import (
@@ -77,6 +82,7 @@ __all__ = [
     "building_workers",
     "check_invariants",
     "city_spaces_used",
+    "clock",
     "current_player",
     "decision_arg",
     "decision_kind",
@@ -101,9 +107,11 @@ __all__ = [
     "resample_hidden",
     "returns",
     "scores",
+    "setup",
     "setup_game",
     "step",
     "tie_break",
+    "tie_breaks",
     "total_goods",
     "vp_chips",
 ]

@@ -40,6 +40,7 @@ from caylus_env.puerto_rico.engine.constants import (
 STATE_DTYPE = np.int16
 STACK_DEPTH = 5
 STACK_ENTRY = 3
+KIND_OFFSET = 0  # a stack entry's first value is its kind (decisions.E_KIND)
 
 
 @dataclass(frozen=True)

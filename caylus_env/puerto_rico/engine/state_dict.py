@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.core.game import InvalidStateError
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_KIND, BUILDING_NAMES, NUM_BUILDINGS
@@ -80,8 +81,6 @@ BM_KINDS = ("colonist", "good", "vp")  # black-market return bits 1, 2, 4
 _INT16_MAX = 32767
 
 
-class InvalidStateError(ValueError):
-    """A state dict that is not a valid position; the message names the field."""
 
 
 def _bits(mask: int) -> list[str]:

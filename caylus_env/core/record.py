@@ -1,21 +1,25 @@
-"""``GameRecord``: the one typed, replayable record of a game, with its one writer and one reader.
+"""``GameRecord``: the one typed, replayable record of a game of any game, with its one writer,
+its one reader and its one verifier (`replay`).
 
-A record holds what rebuilds a game exactly (options, seed or start position, the explicit
-setup, the action ids) and what it ended with (final prestige, ranks, end reason), plus the
-optional fields that the layers above add: the tournament's match fields (agents per seat,
-their seeds, game id, block, forfeit reasons), the timings, and the environment's name and
-reward. Everything else in the project reads and writes records through this module:
+A record holds what rebuilds a game exactly (the game, its options, the seed or a start
+position, the game's explicit setup, the action ids) and what it ended with (scores, ranks,
+end reason), plus the optional sections that the layers above add: the tournament's match
+(agents per seat, their seeds, game id, block, forfeit reasons), the timings, and the
+environment's name and reward. Everything in the project reads and writes records through
+this module:
 
 - writer: `GameRecord.to_dict` / `GameRecord.to_json_line` (schema `RECORD_FORMAT`, every key
   always present, ``null`` for absent sections, so that a missing key is always an error);
-- reader: `GameRecord.from_dict` / `GameRecord.from_json`, strict: a wrong type, an unknown or a
-  missing key is a ``ValueError`` naming the field, the value and what is allowed. It also reads
-  the earlier shape `LEGACY_FORMAT` (``Game.record()`` dicts and the tournament's flat extra
-  keys), so files written before this schema keep loading;
+- reader: `GameRecord.from_dict` / `GameRecord.from_json`, strict: a wrong type, an unknown or
+  a missing key is a ``ValueError`` naming the field, the value and what is allowed. Records
+  written before this schema (each game's ``GameSpec.record_formats``: Caylus's
+  ``caylus-record/1`` and ``/2``, Puerto Rico's ``puerto-rico-record/1``) are read through their
+  game's ``engine.read_legacy_record``, which turns them into this schema, so old files keep
+  loading;
+- verifier: `replay` rebuilds the game with its engine and checks every step and the end;
 - `load_records`: every record of a ``.json`` (one record or a list) or JSON-lines file.
 
-``caylus_env.caylus.engine.replay`` turns a record back into a game and checks it step by step.
-The module depends on the standard library and the engine only (no RL library, no agents).
+The module depends on the standard library, NumPy and the registered games' engines only.
 """
 
 from __future__ import annotations
@@ -29,19 +33,15 @@ from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
+from caylus_env.core.game import IllegalActionError, forfeit_ranks
+from caylus_env.core.registry import game_spec, games
 
-from caylus_env.caylus.engine.actions import NUM_ACTIONS
-from caylus_env.caylus.engine.config import GameConfig
-
-RECORD_FORMAT = "caylus-record/2"
-"""Schema of `GameRecord.to_dict`: bump it whenever a key is added, removed or changes meaning."""
-LEGACY_FORMAT = "caylus-record/1"
-"""The flat shape written before `GameRecord` existed; read, never written."""
-GAME_NAME = "caylus"
-END_REASONS = ("terminated", "forfeit")
-"""How a recorded game ended: the rules' end (rules 8.21 scoring done) or an agent's forfeit."""
-
+RECORD_FORMAT = "game-record/3"
+"""Schema of `GameRecord.to_dict`: bump it whenever a key is added, removed or changes meaning.
+Version 3 is the first shared by every game (Caylus wrote 1 and 2, Puerto Rico its own 1)."""
+END_REASONS = ("terminated", "truncated", "forfeit")
+"""How a recorded game ended: by its rules, cut off by its decision cap, or at an agent's
+forfeit (the forfeiting seat ranked last)."""
 
 MAX_RECORD_FILE_BYTES = 64 * 2**20
 """Largest record file `load_records` reads (64 MiB, about 60,000 tournament records of
@@ -49,7 +49,8 @@ MAX_RECORD_FILE_BYTES = 64 * 2**20
 multi-gigabyte file cannot exhaust memory. Split bigger runs into several files."""
 
 
-def _fail(where: str, value: Any, allowed: str) -> ValueError:
+def fail(where: str, value: Any, allowed: str) -> ValueError:
+    """The reader's error: ``record field 'where' is <value>; allowed: <allowed>``."""
     try:
         text = repr(value)
     except RecursionError:  # a deeply nested value: its repr would not help anyway
@@ -63,11 +64,12 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
 
 
-def _int(where: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+def check_int(where: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer field (``lo <= value < hi`` where given)."""
     if not _is_int(value) or (lo is not None and value < lo) or (hi is not None and value >= hi):
         bounds = "an integer" + (f" >= {lo}" if lo is not None else "")
         bounds += f" and < {hi}" if hi is not None else ""
-        raise _fail(where, value, bounds)
+        raise fail(where, value, bounds)
     return int(value)
 
 
@@ -78,48 +80,57 @@ def _real(where: str, value: Any, lo: float | None = None) -> float:
         or not math.isfinite(value)
         or (lo is not None and value < lo)
     ):
-        raise _fail(where, value, "a finite number" + (f" >= {lo:g}" if lo is not None else ""))
+        raise fail(where, value, "a finite number" + (f" >= {lo:g}" if lo is not None else ""))
     return float(value)
 
 
-def _str(where: str, value: Any, choices: Sequence[str] | None = None) -> str:
+def check_str(where: str, value: Any, choices: Sequence[str] | None = None) -> str:
+    """A non-empty string field (one of ``choices`` where given)."""
     if not isinstance(value, str) or not value or (choices is not None and value not in choices):
-        raise _fail(where, value, f"one of {list(choices)}" if choices else "a non-empty string")
+        raise fail(where, value, f"one of {list(choices)}" if choices else "a non-empty string")
     return value
 
 
-def _list(
+def check_list(
     where: str, value: Any, item: Callable[[str, Any], Any], length: int | None = None
 ) -> tuple[Any, ...]:
+    """A list field whose items pass ``item`` (``length`` of them where given)."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
-        raise _fail(where, value, "a list")
+        raise fail(where, value, "a list")
     if length is not None and len(value) != length:
-        raise _fail(where, value, f"a list of {length} entries (one per seat)")
+        raise fail(where, value, f"a list of {length} entries (one per seat)")
     return tuple(item(f"{where}[{i}]", v) for i, v in enumerate(value))
 
 
-def _keys(where: str, data: Any, required: Sequence[str], optional: Sequence[str] = ()) -> None:
+def check_keys(
+    where: str, data: Any, required: Sequence[str], optional: Sequence[str] = ()
+) -> None:
     """Refuse a non-dict, a missing key or an unknown key, naming it and the allowed keys."""
     if not isinstance(data, Mapping):
-        raise _fail(where, data, "a JSON object")
+        raise fail(where, data, "a JSON object")
     missing = [k for k in required if k not in data]
-    unknown = sorted(k for k in data if k not in required and k not in optional)
+    unknown = sorted(str(k) for k in data if k not in required and k not in optional)
     allowed = ", ".join([*required, *optional])
     prefix = f"{where}." if where else ""
     if missing:
-        name = f"{prefix}{missing[0]}"
-        raise ValueError(f"record field {name!r} is missing; required: {allowed}")
+        raise ValueError(f"record field {prefix + missing[0]!r} is missing; required: {allowed}")
     if unknown:
-        name = f"{prefix}{unknown[0]}"
-        raise ValueError(f"record field {name!r} is unknown; allowed: {allowed}")
+        raise ValueError(f"record field {prefix + unknown[0]!r} is unknown; allowed: {allowed}")
 
 
 def _set(obj: Any, name: str, value: Any) -> None:
     object.__setattr__(obj, name, value)
 
 
-def _num_players(record: GameRecord) -> int:
-    return int(record.options["num_players"])
+def _json_object(where: str, value: Any) -> Mapping[str, Any]:
+    """A JSON object field, copied (JSON values only) and read-only."""
+    if not isinstance(value, Mapping):
+        raise fail(where, value, "a JSON object")
+    try:
+        copy = json.loads(json.dumps(dict(value), allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        raise fail(where, "...", "a JSON object of JSON values") from None
+    return MappingProxyType(copy)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -128,55 +139,28 @@ def _num_players(record: GameRecord) -> int:
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The explicit setup (rules 1.3): neutral tiles on road spaces 1-6 and the first turn order.
-
-    Stored although the seed determines it, so that a record says what the table looked like and
-    a replay can check that the engine still draws the same setup from the same seed.
-    """
-
-    neutral_tiles: tuple[str, ...]
-    turn_order: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        _set(self, "neutral_tiles", _list("setup.neutral_tiles", self.neutral_tiles, _str))
-        _set(self, "turn_order", _list("setup.turn_order", self.turn_order, _seat_index))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"neutral_tiles": list(self.neutral_tiles), "turn_order": list(self.turn_order)}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Setup:
-        _keys("setup", data, ("neutral_tiles", "turn_order"))
-        return cls(data["neutral_tiles"], data["turn_order"])
-
-
-def _seat_index(where: str, value: Any) -> int:
-    return _int(where, value, 0)
-
-
-@dataclass(frozen=True)
 class FinalResult:
-    """How the game ended: prestige and ranks per seat (1 = best, ties averaged, rules 8.21)
-    and the end reason (`END_REASONS`; after a forfeit the forfeiting seat is ranked last)."""
+    """How the game ended: the score and rank per seat (1 = best, ties averaged by the game's
+    rules) and the end reason (`END_REASONS`; after a forfeit the forfeiting seat is last and
+    the scores are the position's)."""
 
-    prestige: tuple[int, ...]
+    scores: tuple[int, ...]
     ranks: tuple[float, ...]
     end: str
 
     def __post_init__(self) -> None:
-        _set(self, "prestige", _list("final.prestige", self.prestige, _int))
-        n = len(self.prestige)
-        _set(self, "ranks", _list("final.ranks", self.ranks, _rank, n))
-        _set(self, "end", _str("final.end", self.end, END_REASONS))
+        _set(self, "scores", check_list("final.scores", self.scores, check_int))
+        n = len(self.scores)
+        _set(self, "ranks", check_list("final.ranks", self.ranks, _rank, n))
+        _set(self, "end", check_str("final.end", self.end, END_REASONS))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"prestige": list(self.prestige), "ranks": list(self.ranks), "end": self.end}
+        return {"scores": list(self.scores), "ranks": list(self.ranks), "end": self.end}
 
     @classmethod
     def from_dict(cls, data: Any) -> FinalResult:
-        _keys("final", data, ("prestige", "ranks", "end"))
-        return cls(data["prestige"], data["ranks"], data["end"])
+        check_keys("final", data, ("scores", "ranks", "end"))
+        return cls(data["scores"], data["ranks"], data["end"])
 
 
 def _rank(where: str, value: Any) -> float:
@@ -184,9 +168,7 @@ def _rank(where: str, value: Any) -> float:
 
 
 def _forfeit_reason(where: str, value: Any) -> str | None:
-    if value is None:
-        return None
-    return _str(where, value)
+    return None if value is None else check_str(where, value)
 
 
 @dataclass(frozen=True)
@@ -208,12 +190,12 @@ class MatchInfo:
     forfeits: tuple[str | None, ...]
 
     def __post_init__(self) -> None:
-        _set(self, "game_id", _int("match.game_id", self.game_id, 0))
-        _set(self, "block", _int("match.block", self.block, 0))
-        _set(self, "agents", _list("match.agents", self.agents, _str))
+        _set(self, "game_id", check_int("match.game_id", self.game_id, 0))
+        _set(self, "block", check_int("match.block", self.block, 0))
+        _set(self, "agents", check_list("match.agents", self.agents, check_str))
         n = len(self.agents)
-        _set(self, "agent_seeds", _list("match.agent_seeds", self.agent_seeds, _int, n))
-        _set(self, "forfeits", _list("match.forfeits", self.forfeits, _forfeit_reason, n))
+        _set(self, "agent_seeds", check_list("match.agent_seeds", self.agent_seeds, check_int, n))
+        _set(self, "forfeits", check_list("match.forfeits", self.forfeits, _forfeit_reason, n))
 
     @property
     def loser(self) -> int | None:
@@ -232,7 +214,7 @@ class MatchInfo:
     @classmethod
     def from_dict(cls, data: Any) -> MatchInfo:
         names = ("game_id", "block", "agents", "agent_seeds", "forfeits")
-        _keys("match", data, names)
+        check_keys("match", data, names)
         return cls(*(data[k] for k in names))
 
 
@@ -249,7 +231,7 @@ class Timings:
     wall_time_s: float
 
     def __post_init__(self) -> None:
-        _set(self, "move_time_s", _list("timings.move_time_s", self.move_time_s, _seconds))
+        _set(self, "move_time_s", check_list("timings.move_time_s", self.move_time_s, _seconds))
         _set(self, "wall_time_s", _seconds("timings.wall_time_s", self.wall_time_s))
 
     def to_dict(self) -> dict[str, Any]:
@@ -257,7 +239,7 @@ class Timings:
 
     @classmethod
     def from_dict(cls, data: Any) -> Timings:
-        _keys("timings", data, ("move_time_s", "wall_time_s"))
+        check_keys("timings", data, ("move_time_s", "wall_time_s"))
         return cls(data["move_time_s"], data["wall_time_s"])
 
 
@@ -269,15 +251,15 @@ class EnvInfo:
     reward: str
 
     def __post_init__(self) -> None:
-        _set(self, "name", _str("env.name", self.name))
-        _set(self, "reward", _str("env.reward", self.reward))
+        _set(self, "name", check_str("env.name", self.name))
+        _set(self, "reward", check_str("env.reward", self.reward))
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "reward": self.reward}
 
     @classmethod
     def from_dict(cls, data: Any) -> EnvInfo:
-        _keys("env", data, ("name", "reward"))
+        check_keys("env", data, ("name", "reward"))
         return cls(data["name"], data["reward"])
 
 
@@ -286,7 +268,6 @@ class EnvInfo:
 # --------------------------------------------------------------------------------------------------
 
 _SECTIONS: dict[str, Any] = {
-    "setup": Setup,
     "final": FinalResult,
     "match": MatchInfo,
     "timings": Timings,
@@ -296,28 +277,30 @@ _SECTIONS: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One game, replayable exactly by ``caylus_env.caylus.engine.replay`` (see the module docstring).
+    """One game, replayable exactly by `replay` (see the module docstring).
 
     Attributes:
+        game: The game's registered name (``caylus_env.core.registry``).
         engine: Version of ``caylus_env`` that played it.
-        options: All `GameConfig` options, defaults filled in (read-only mapping).
+        options: All of the game's ``GameConfig`` options, defaults filled in (read-only).
         seed: Setup seed, or None for a game started from ``start_state``.
-        start_state: The start position (a ``state_dict``) when there is no seed.
-        setup: The explicit setup the seed (or start position) gave.
+        setup: The game's explicit setup (``Game.setup()``: what the seed drew, stored so that
+            a replay checks the engine still draws it), or None for a game that states none.
         actions: Action ids in the order they were applied.
         action_names: Their stable names (``action_to_string``), for people and for a check.
         final: How the game ended, None while it is unfinished.
+        start_state: The start position (a ``state_dict``) when there is no seed.
         match: Tournament fields (None outside tournaments).
         timings: Measured times (None when nothing was timed).
         env: Environment name and reward (None outside the PettingZoo env).
         format: Schema version, always `RECORD_FORMAT` in memory.
-        game: Always `GAME_NAME`.
     """
 
+    game: str
     engine: str
     options: Mapping[str, Any]
     seed: int | None
-    setup: Setup
+    setup: Mapping[str, Any] | None
     actions: tuple[int, ...]
     action_names: tuple[str, ...]
     final: FinalResult | None = None
@@ -326,51 +309,61 @@ class GameRecord:
     timings: Timings | None = None
     env: EnvInfo | None = None
     format: str = RECORD_FORMAT
-    game: str = GAME_NAME
     __iter__ = None  # type: ignore[assignment]  # __getitem__ is by key: not iterable
 
     def __post_init__(self) -> None:
-        _str("format", self.format, (RECORD_FORMAT,))
-        _str("game", self.game, (GAME_NAME,))
-        _str("engine", self.engine)
-        if not isinstance(self.options, Mapping):
-            raise _fail("options", self.options, "a JSON object of GameConfig options")
+        check_str("format", self.format, (RECORD_FORMAT,))
         try:
-            options = GameConfig.from_dict(dict(self.options)).to_dict()
+            spec = game_spec(self.game)
+        except ValueError:
+            raise fail(
+                "game", self.game, f"a registered game: {[g.name for g in games()]}"
+            ) from None
+        check_str("engine", self.engine)
+        engine = spec.engine()
+        if not isinstance(self.options, Mapping):
+            raise fail("options", self.options, f"a JSON object of {spec.title} options")
+        try:
+            options = engine.GameConfig.from_dict(dict(self.options)).to_dict()
         except (TypeError, ValueError) as err:
-            raise _fail("options", dict(self.options), f"GameConfig options ({err})") from None
+            raise fail("options", dict(self.options), f"{spec.title} options ({err})") from None
         _set(self, "options", MappingProxyType(options))
         n = options["num_players"]
         if self.seed is None:
             if not isinstance(self.start_state, Mapping):
-                raise _fail("start_state", self.start_state, "a state dict when seed is null")
+                raise fail("start_state", self.start_state, "a state dict when seed is null")
         else:
-            _set(self, "seed", _int("seed", self.seed, 0))  # the upper bound: Game()
+            _set(self, "seed", check_int("seed", self.seed, 0))  # the upper bound: Game()
             if self.start_state is not None:
-                raise _fail("start_state", "...", "null when the record has a seed")
+                raise fail("start_state", "...", "null when the record has a seed")
+        if self.setup is not None:
+            _set(self, "setup", _json_object("setup", self.setup))
         for name, kind in _SECTIONS.items():
             value = getattr(self, name)
             if value is not None and not isinstance(value, kind):
-                raise _fail(name, value, f"a {kind.__name__} or null")
-        if self.setup is None:
-            raise _fail("setup", None, "a Setup")
-        _set(self, "actions", _list("actions", self.actions, _action))
-        _set(self, "action_names", _list("action_names", self.action_names, _str))
+                raise fail(name, value, f"a {kind.__name__} or null")
+        num_actions = int(engine.NUM_ACTIONS)
+
+        def action(where: str, value: Any) -> int:
+            return check_int(where, value, 0, num_actions)
+
+        _set(self, "actions", check_list("actions", self.actions, action))
+        _set(self, "action_names", check_list("action_names", self.action_names, check_str))
         if len(self.action_names) != len(self.actions):
-            raise _fail(
+            raise fail(
                 "action_names",
                 f"{len(self.action_names)} names",
                 f"one name per action ({len(self.actions)})",
             )
         for name, values in self._per_seat():
             if len(values) != n:
-                raise _fail(name, list(values), f"one entry per seat ({n}, options.num_players)")
+                raise fail(name, list(values), f"one entry per seat ({n}, options.num_players)")
         self._check_end()
 
     def _per_seat(self) -> list[tuple[str, Sequence[Any]]]:
-        out: list[tuple[str, Sequence[Any]]] = [("setup.turn_order", self.setup.turn_order)]
+        out: list[tuple[str, Sequence[Any]]] = []
         if self.final is not None:
-            out += [("final.prestige", self.final.prestige), ("final.ranks", self.final.ranks)]
+            out += [("final.scores", self.final.scores), ("final.ranks", self.final.ranks)]
         if self.match is not None:
             out += [("match.agents", self.match.agents)]
         if self.timings is not None:
@@ -380,18 +373,21 @@ class GameRecord:
     def _check_end(self) -> None:
         loser = self.match.loser if self.match is not None else None
         if loser is not None and (self.final is None or self.final.end != "forfeit"):
-            raise _fail(
+            raise fail(
                 "final.end",
                 None if self.final is None else self.final.end,
                 f"'forfeit', since match.forfeits names seat {loser}",
             )
         if self.final is not None and self.final.end == "forfeit" and loser is None:
-            raise _fail("final.end", "forfeit", "'terminated': no seat forfeited in match.forfeits")
+            raise fail(
+                "final.end", "forfeit", "'terminated' or 'truncated': no seat forfeited in "
+                "match.forfeits"
+            )  # fmt: skip
 
     # -- derived views -----------------------------------------------------------------------
     @property
     def num_players(self) -> int:
-        return _num_players(self)
+        return int(self.options["num_players"])
 
     @property
     def num_moves(self) -> int:
@@ -400,6 +396,11 @@ class GameRecord:
     @property
     def game_id(self) -> int | None:
         return None if self.match is None else self.match.game_id
+
+    @property
+    def loser(self) -> int | None:
+        """The seat whose forfeit stopped the game, or None."""
+        return None if self.match is None else self.match.loser
 
     def result(self) -> dict[str, Any]:
         """The flat result of a finished tournament game (``match`` and ``final`` set): what the
@@ -413,7 +414,7 @@ class GameRecord:
             "block": match.block,
             "num_players": self.num_players,
             "seats": list(match.agents),
-            "prestige": list(final.prestige),
+            "scores": list(final.scores),
             "ranks": list(final.ranks),
             "forfeit": [r is not None for r in match.forfeits],
             "forfeit_reason": list(match.forfeits),
@@ -435,7 +436,7 @@ class GameRecord:
             "options": dict(self.options),
             "seed": self.seed,
             "start_state": None if self.start_state is None else dict(self.start_state),
-            "setup": self.setup.to_dict(),
+            "setup": None if self.setup is None else dict(self.setup),
             "actions": list(self.actions),
             "action_names": list(self.action_names),
             "final": None if self.final is None else self.final.to_dict(),
@@ -459,26 +460,29 @@ class GameRecord:
     # -- the one reader ----------------------------------------------------------------------
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
-        """Parse a record dict of schema `RECORD_FORMAT` or `LEGACY_FORMAT`.
+        """Parse a record dict of schema `RECORD_FORMAT`, or of a format a game wrote before
+        it (read through that game's ``engine.read_legacy_record``).
 
         Raises:
             ValueError: naming the field, its value and what is allowed.
         """
         if not isinstance(data, Mapping):
-            raise _fail("", data, "a JSON object (a game record)")
+            raise fail("", data, "a JSON object (a game record)")
         fmt = data.get("format")
-        if fmt == LEGACY_FORMAT:
-            return _from_legacy(data)
         if fmt != RECORD_FORMAT:
-            raise _fail("format", fmt, f"{RECORD_FORMAT!r} or {LEGACY_FORMAT!r}")
-        names = _RECORD_KEYS
-        _keys("", data, names)
-        values = {k: data[k] for k in names}
+            legacy = {f: spec for spec in games() for f in spec.record_formats}
+            if fmt not in legacy:
+                raise fail("format", fmt, f"{[RECORD_FORMAT, *legacy]}")
+            data = legacy[fmt].engine().read_legacy_record(data)
+        check_keys("", data, _RECORD_KEYS)
+        values = {k: data[k] for k in _RECORD_KEYS}
         for name, kind in _SECTIONS.items():
             if values[name] is not None:
                 values[name] = kind.from_dict(values[name])
         if values["start_state"] is not None and not isinstance(values["start_state"], Mapping):
-            raise _fail("start_state", values["start_state"], "a state dict or null")
+            raise fail("start_state", values["start_state"], "a state dict or null")
+        if not isinstance(values["game"], str):
+            raise fail("game", values["game"], "a registered game's name")
         return cls(**values)
 
     @classmethod
@@ -490,7 +494,7 @@ class GameRecord:
                 for Python's parser (a ``RecursionError`` there, turned into this), or a record
                 that `from_dict` refuses.
         """
-        return cls.from_dict(_parse_json(text))
+        return cls.from_dict(parse_json(text))
 
 
 _RECORD_KEYS = (
@@ -511,7 +515,7 @@ _RECORD_KEYS = (
 """The keys of `GameRecord.to_dict`, in the order it writes them."""
 
 
-def _parse_json(text: str | bytes) -> Any:
+def parse_json(text: str | bytes) -> Any:
     """``json.loads`` whose every failure is a ``ValueError`` naming what is wrong."""
     try:
         return json.loads(text)
@@ -524,105 +528,95 @@ def _parse_json(text: str | bytes) -> Any:
         raise ValueError(f"a game record must be valid JSON: {err}") from None
 
 
-def _action(where: str, value: Any) -> int:
-    return _int(where, value, 0, NUM_ACTIONS)
+# --------------------------------------------------------------------------------------------------
+# The verifier
+# --------------------------------------------------------------------------------------------------
 
 
-_LEGACY_GAME = ("format", "engine", "options", "seed", "setup", "actions", "action_names")
-_LEGACY_OPTIONAL = ("start_state", "final", "env")
-_LEGACY_MATCH = (
-    "game_id",
-    "block",
-    "num_players",
-    "seats",
-    "agent_seeds",
-    "prestige",
-    "ranks",
-    "forfeit",
-    "forfeit_reason",
-    "end",
-    "num_moves",
-    "move_time_s",
-    "wall_time_s",
-)
+def replay(record: GameRecord | Mapping[str, Any]) -> Any:
+    """Rebuild a game (its engine's ``Game``) from its record, checking every step against the
+    engine.
 
+    A dict goes through the one reader (`GameRecord.from_dict`). Checked: the options against
+    the start position's, the setup the seed gives, each action's legality and its recorded
+    name, and the end: a ``terminated`` (``truncated``) record must reach the end of the game
+    by its rules (its decision cap) with its scores and ranks, a ``forfeit`` record must stop
+    before it with the position's scores and the forfeit ranks (the forfeiting seat last), and
+    a record without a result must not reach the end.
 
-def _from_legacy(data: Mapping[str, Any]) -> GameRecord:
-    """Read the `LEGACY_FORMAT` shape: ``Game.record()`` keys, plus either all or none of the
-    tournament's flat keys; redundant copies (``num_players``, ``forfeit``, ``num_moves``, the
-    final prestige) must agree with each other."""
-    is_match = any(k in data for k in _LEGACY_MATCH)
-    _keys("", data, _LEGACY_GAME + (_LEGACY_MATCH if is_match else ()), _LEGACY_OPTIONAL)
-    final = data.get("final")
-    if final is not None:
-        _keys("final", final, ("prestige", "ranks"))
-    match = timings = None
-    if is_match:
-        match = MatchInfo(
-            data["game_id"], data["block"], data["seats"], data["agent_seeds"],
-            data["forfeit_reason"],
-        )  # fmt: skip
-        timings = Timings(data["move_time_s"], data["wall_time_s"])
-        forfeit = _list("forfeit", data["forfeit"], lambda w, v: v)
-        if list(forfeit) != [r is not None for r in match.forfeits]:
-            raise _fail("forfeit", data["forfeit"], "a seat's forfeit_reason is not null")
-        if final is not None and final["prestige"] != data["prestige"]:
-            raise _fail("prestige", data["prestige"], f"final.prestige {final['prestige']}")
-        if data["num_moves"] != len(data["actions"]):
-            raise _fail("num_moves", data["num_moves"], f"len(actions) = {len(data['actions'])}")
-        options = data["options"]
-        if isinstance(options, Mapping) and data["num_players"] != options.get("num_players"):
-            raise _fail("num_players", data["num_players"], "options.num_players")
-        result: FinalResult | None = FinalResult(data["prestige"], data["ranks"], data["end"])
+    Raises:
+        ValueError: naming the first step (or field) where the record and the engine disagree.
+    """
+    rec = record if isinstance(record, GameRecord) else GameRecord.from_dict(record)
+    engine = game_spec(rec.game).engine()
+    if rec.seed is None:
+        game = engine.Game.from_state_dict(dict(rec.start_state))
     else:
-        result = (
-            None if final is None else FinalResult(final["prestige"], final["ranks"], "terminated")
+        game = engine.Game(engine.GameConfig.from_dict(dict(rec.options)), rec.seed)
+    options = game.config.to_dict()
+    differ = [k for k in options if options[k] != rec.options.get(k)]
+    if differ:
+        k = differ[0]
+        raise ValueError(
+            f"record option {k}={rec.options.get(k)!r} differs from its start position's "
+            f"{options[k]!r}"
         )
-    env = data.get("env")
-    return GameRecord(
-        engine=data["engine"],
-        options=data["options"] if isinstance(data["options"], Mapping) else {},
-        seed=data["seed"],
-        setup=Setup.from_dict(data["setup"]),
-        actions=data["actions"],
-        action_names=data["action_names"],
-        final=result,
-        start_state=data.get("start_state"),
-        match=match,
-        timings=timings,
-        env=None if env is None else EnvInfo.from_dict(env),
-    )
+    setup = game.setup()
+    recorded = None if rec.setup is None else dict(rec.setup)
+    if recorded != setup:
+        where = f"seed {rec.seed}" if rec.seed is not None else "the start position"
+        keys = sorted(set(recorded or {}) | set(setup or {}))
+        key = next((k for k in keys if (recorded or {}).get(k) != (setup or {}).get(k)), None)
+        what = f"setup {key}" if key is not None else "setup"
+        raise ValueError(
+            f"record {what} {(recorded or {}).get(key, recorded)} differs from the {what} of "
+            f"{where}: {(setup or {}).get(key, setup)}"
+        )
+    for i, (a, name) in enumerate(zip(rec.actions, rec.action_names, strict=True)):
+        if engine.action_to_string(a) != name:
+            raise ValueError(
+                f"record step {i}: action {a} is {engine.action_to_string(a)!r} but "
+                f"action_names[{i}] is {name!r}"
+            )
+        try:
+            game.apply(a)
+        except IllegalActionError as e:
+            raise ValueError(f"record step {i} disagrees with the engine: {e}") from None
+    _check_final(rec, game)
+    return game
 
 
-def rank_of(prestige: Sequence[int] | np.ndarray) -> np.ndarray:
-    """Ranks (1 = best); tied players share the average of their ranks (rules 8.21).
-
-    Example:
-        >>> rank_of([10, 3, 10]).tolist()
-        [1.5, 3.0, 1.5]
-    """
-    prestige = np.asarray(prestige)
-    better = (prestige[None, :] > prestige[:, None]).sum(axis=1)
-    tied = (prestige[None, :] == prestige[:, None]).sum(axis=1) - 1
-    return 1.0 + better + tied / 2.0
-
-
-def forfeit_ranks(prestige: Sequence[int], loser: int) -> list[float]:
-    """Ranks after a forfeit: the loser is last, the others by prestige with ties averaged.
-
-    Example:
-        >>> forfeit_ranks([10, 3, 7], loser=0)
-        [3.0, 2.0, 1.0]
-        >>> forfeit_ranks([5, 5, 1], loser=2)
-        [1.5, 1.5, 3.0]
-    """
-    n = len(prestige)
-    others = [s for s in range(n) if s != loser]
-    ranks = [0.0] * n
-    for s, r in zip(others, rank_of([prestige[s] for s in others]), strict=True):
-        ranks[s] = float(r)
-    ranks[loser] = float(n)
-    return ranks
+def _check_final(rec: GameRecord, game: Any) -> None:
+    """The recorded end against the replayed game (see `replay`)."""
+    n = len(rec.actions)
+    final = rec.final
+    if final is None:
+        if game.is_over():
+            raise ValueError(f"record has no final result, but the game ends after its {n} actions")
+        return
+    scores = game.scores().tolist()
+    ranks = game.ranks().tolist()
+    if final.end == "forfeit":
+        if game.is_over():
+            raise ValueError(f"record ends by a forfeit, but the game ends after its {n} actions")
+        ranks = forfeit_ranks(ranks, rec.match.loser)
+    else:
+        ended = game.is_terminal() if final.end == "terminated" else game.is_truncated()
+        if not ended:
+            d = game.decision()
+            now = (
+                "has ended otherwise" if d is None else f"waits for {d.kind!r} of player {d.player}"
+            )
+            raise ValueError(
+                f"record says the game ended ({final.end}), but after its {n} actions the "
+                f"engine {now}"
+            )
+    if list(final.scores) != scores:
+        raise ValueError(
+            f"replayed final scores {scores} differ from the record's {list(final.scores)}"
+        )
+    if list(final.ranks) != ranks:
+        raise ValueError(f"replayed ranks {ranks} differ from the record's {list(final.ranks)}")
 
 
 def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
@@ -650,8 +644,9 @@ def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
         raise ValueError(f"{path} is not UTF-8 text: {err}") from None
     missing = object()
     try:
-        whole = _parse_json(text)
+        whole = parse_json(text)
     except ValueError:
+        # Not one JSON document: read it as JSON lines (a games.jsonl ledger).
         whole = missing
     if whole is not missing:
         items = whole if isinstance(whole, list) else [whole]
@@ -675,17 +670,19 @@ def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
 
 __all__ = [
     "END_REASONS",
-    "GAME_NAME",
-    "LEGACY_FORMAT",
     "MAX_RECORD_FILE_BYTES",
     "RECORD_FORMAT",
     "EnvInfo",
     "FinalResult",
     "GameRecord",
     "MatchInfo",
-    "Setup",
     "Timings",
-    "forfeit_ranks",
+    "check_int",
+    "check_keys",
+    "check_list",
+    "check_str",
+    "fail",
     "load_records",
-    "rank_of",
+    "parse_json",
+    "replay",
 ]

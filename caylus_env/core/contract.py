@@ -1,0 +1,280 @@
+"""The game contract: what every game of the platform provides, and what it gets for it.
+
+A game is one folder, ``caylus_env/<name>/``, registered by one line in
+``caylus_env.core.registry.GAME_PACKAGES``. Its ``__init__.py`` holds its `GameSpec` (the
+facts below, cheap to import: no numba, no engine) as ``GAME``; the rest of the folder holds
+the game's own code, in modules of fixed names that the shared layers import on first use:
+
+=====================  ==========================================================================
+module                 what it provides (``GameSpec.module(part)`` imports it)
+=====================  ==========================================================================
+``engine``             the rules: ``Game`` (a subclass of `caylus_env.core.game.Game`, the one
+                       handle), ``GameConfig`` (a subclass of `caylus_env.core.config.GameConfig`),
+                       ``kernels`` (the compiled surface below), ``layout`` (``STATE_SIZE``,
+                       ``STATE_DTYPE``, ``FIELDS``, ``PLAYER_FIELDS``, the decision stack's
+                       ``STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``),
+                       ``DECISION_NAMES``, the action codec (``NUM_ACTIONS``, ``ACTION_NAMES``,
+                       ``BLOCKS``, ``ACTION_SPACE_VERSION``, ``action_to_string``,
+                       ``string_to_action``), ``state_to_dict`` / ``dict_to_state``
+``observation``        the observer: ``PIECES``, ``SEAT_PIECES``, ``OBS_SIZE``, ``BOUNDS``,
+                       ``OBSERVATION_VERSION``, ``observation_pieces`` (all from one
+                       `caylus_env.core.observation.ObservationLayout`) and the compiled
+                       ``encode_into(state, seat, out)`` (``seat = -1``: absolute seats)
+``rendering``          ``render_text(game)``: the table as text, without hidden information
+``viewer``             ``frames(record)`` and ``position_svg(state_dict)``: the game's drawing
+                       for the shared replay page (`caylus_env.core.viewer`)
+``bots``               ``BOTS``: the game's agents by spec head (`caylus_env.core.contract.Bot`),
+                       and ``choose_scripted(strategy, state, legal, n, noise)``: its scripted
+                       bots as one compiled kernel (training opponents in the batched env)
+``env``                ``raw_env`` / ``env()``: a thin declaration on
+                       `caylus_env.core.env.GameEnv` whose module docstring is the env's page
+=====================  ==========================================================================
+
+The compiled kernel surface (``engine.kernels``), on the flat state ``s`` (``layout.STATE_SIZE``
+entries of ``layout.STATE_DTYPE``) and ``options`` (an ``int64`` array, ``num_players`` first,
+as ``GameConfig.kernel_options()`` gives it), every function ``@njit(cache=True)``:
+
+- ``setup(s, options, seed)``: write a fresh game into ``s``; ``advance`` then reaches its
+  first decision;
+- ``advance(s, out) -> n``: run every step that needs no choice, write the sorted legal ids
+  of the next decision into ``out``; ``0`` once nothing is asked;
+- ``legal_actions(s, out) -> n``, ``legal_mask(s, mask) -> n`` (``int8``);
+- ``step(s, action, out) -> n`` (checked: ``-1`` and nothing changed for an illegal action)
+  and ``apply(s, action)`` (unchecked; ``advance`` after it);
+- ``current_player(s)`` (``-1`` when nothing is asked), ``is_terminal(s)`` (ended by the
+  rules), ``is_truncated(s)`` (cut off by a decision cap; always False for a game without
+  one);
+- ``scores(s, out) -> n``: each seat's score as if the game ended now (the rulebook's word
+  is ``GameSpec.score_word``); ``tie_breaks(s, out) -> n``: the rules' tie-break per seat (0
+  for a game whose ties stand);
+- ``returns(s, ret)``: the zero-sum rank rewards of a finished game (+1 first .. -1 last,
+  ties averaged);
+- ``clock(s)``: the round counter (the rulebook's word is ``GameSpec.clock_word``).
+
+The core provides, once for all games: the handle base (`caylus_env.core.game`: one
+``IllegalActionError``, one ``InvalidStateError``), the options base
+(`caylus_env.core.config`), one record type with one reader and verifier
+(`caylus_env.core.record`), the observation layout (`caylus_env.core.observation`), the AEC
+environment base (`caylus_env.core.env`), the compiled batched environment with its Gymnasium
+and SB3 adapters (`caylus_env.core.vector`, `caylus_env.core.sb3`), the kernel cache
+(`caylus_env.core._cache`) and the specialization of generic kernels per game
+(`caylus_env.core.specialize`), golden playthroughs (`caylus_env.core.playthrough`), the
+replay page shell (`caylus_env.core.viewer`) and the benchmark harness
+(`caylus_env.core.benchmark`); above the core, the tools: one agent registry (`agents`), the
+tournament harness, datasets, training and the command line, none of which names a game.
+
+`check_game(spec)` checks that a registered game provides every piece of the contract; the
+conformance suite (``tests/conformance/``) runs it, and every shared test, for every game of
+the registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+#: The modules a game folder holds (``GameSpec.module``), in the order of the table above.
+PARTS = ("engine", "observation", "rendering", "viewer", "bots", "env")
+
+#: Names each module must define (``check_game``).
+REQUIRED: Mapping[str, tuple[str, ...]] = {
+    "engine": (
+        "Game",
+        "GameConfig",
+        "kernels",
+        "layout",
+        "DECISION_NAMES",
+        "NUM_ACTIONS",
+        "ACTION_NAMES",
+        "BLOCKS",
+        "ACTION_SPACE_VERSION",
+        "action_to_string",
+        "string_to_action",
+        "state_to_dict",
+        "dict_to_state",
+    ),
+    "observation": (
+        "PIECES",
+        "SEAT_PIECES",
+        "OBS_SIZE",
+        "BOUNDS",
+        "OBSERVATION_VERSION",
+        "observation_pieces",
+        "encode_into",
+        "LAYOUT",
+    ),
+    "rendering": ("render_text",),
+    "viewer": ("frames", "position_svg"),
+    "bots": ("BOTS", "choose_scripted"),
+    "env": ("raw_env", "env", "ENV_NAME"),
+}
+#: The compiled kernels every engine provides (see the module docstring).
+KERNELS = (
+    "setup",
+    "advance",
+    "legal_actions",
+    "legal_mask",
+    "step",
+    "apply",
+    "current_player",
+    "is_terminal",
+    "is_truncated",
+    "scores",
+    "tie_breaks",
+    "returns",
+    "clock",
+)
+#: The layout names every engine provides.
+LAYOUT_NAMES = (
+    "STATE_SIZE",
+    "STATE_DTYPE",
+    "FIELDS",
+    "PLAYER_FIELDS",
+    "STACK",
+    "STACK_SIZE",
+    "STACK_ENTRY",
+    "KIND_OFFSET",
+)
+
+
+@dataclass(frozen=True)
+class Bot:
+    """One agent a game brings, as ``caylus agents`` lists it and ``make_agent`` builds it.
+
+    Attributes:
+        head: the spec's first word (``castle``, ``mcts``).
+        factory: ``factory(spec, argument or None)`` -> a new agent.
+        syntax: the spec's grammar (``mcts:SIMS[:ROLLOUT][:key=value...]``).
+        description: one line: what it plays and what a move costs.
+        options: the allowed arguments and options (empty for agents that take none).
+        needs_arg: whether the spec needs ``:ARGUMENT`` after the head.
+        scripted: the bot's row in the game's compiled ``choose_scripted`` (an opponent the
+            batched training env plays inside its compiled step), or None.
+    """
+
+    head: str
+    factory: Callable[[str, str | None], Any] = field(repr=False)
+    syntax: str = ""
+    description: str = ""
+    options: str = ""
+    needs_arg: bool = False
+    scripted: int | None = None
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game of the platform: the facts the shared layers need, and its modules.
+
+    Attributes:
+        name: lower case with underscores; the records' ``game`` field and ``--game``.
+        title: the name people use (``Puerto Rico``); a game whose rules are reconstructed
+            says so here.
+        summary: one line: designer, year, what is played (``caylus games``).
+        package: the game's folder as a package (``caylus_env.puerto_rico``).
+        env_name: the versioned PettingZoo name (``puerto_rico_v0``).
+        min_players: fewest players the rules allow.
+        max_players: most players the rules allow.
+        default_players: the environment's default player count.
+        score_word: what the rulebook calls a seat's score (``prestige``, ``victory
+            points``), for people.
+        score_key: the score's word as a key (``prestige``, ``score``): the end-of-game info
+            of the environment is ``final_<score_key>`` as well as ``final_score``.
+        clock_word: what the rulebook calls the clock that ``Game.round`` reads (``turn``,
+            ``round``).
+        rules_doc: the game's rules reference in ``docs/rules/``.
+        record_formats: formats of this game's records written before the shared record
+            (read by `caylus_env.core.record`, never written).
+    """
+
+    name: str
+    title: str
+    summary: str
+    package: str
+    env_name: str
+    min_players: int
+    max_players: int
+    default_players: int
+    score_word: str
+    score_key: str
+    clock_word: str
+    rules_doc: str
+    record_formats: tuple[str, ...] = ()
+
+    def module(self, part: str) -> ModuleType:
+        """The game's module ``part`` (one of `PARTS`), imported on first use.
+
+        Raises:
+            ValueError: for a part that is not one of `PARTS`.
+        """
+        if part not in PARTS:
+            raise ValueError(f"unknown game module {part!r}; allowed: {', '.join(PARTS)}")
+        return importlib.import_module(f"{self.package}.{part}")
+
+    def engine(self) -> ModuleType:
+        """The rules engine (``Game``, ``GameConfig``, ``kernels``, ...)."""
+        return self.module("engine")
+
+    def observation(self) -> ModuleType:
+        """The observer (``PIECES``, ``OBS_SIZE``, ``encode_into``, ...)."""
+        return self.module("observation")
+
+    @property
+    def player_counts(self) -> range:
+        return range(self.min_players, self.max_players + 1)
+
+    def options(self) -> dict[str, Any]:
+        """The game's options (``GameConfig`` fields but ``num_players``) and their defaults."""
+        return self.engine().GameConfig.option_defaults()
+
+    def config(self, num_players: int | None = None, **options: Any) -> Any:
+        """The engine's ``GameConfig`` of ``num_players`` (default ``default_players``) and
+        ``options``.
+
+        Raises:
+            ValueError: naming an unknown option or a value that is not allowed.
+        """
+        players = self.default_players if num_players is None else num_players
+        return self.engine().GameConfig.from_dict({**options, "num_players": players})
+
+    def new_game(self, config: Any = None, seed: int = 0) -> Any:
+        """A fresh ``Game`` of this game (default options) on setup ``seed``."""
+        return self.engine().Game(config if config is not None else self.config(), seed)
+
+    def describe(self) -> str:
+        """One line for ``caylus games``: name, players, options."""
+        options = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
+        players = f"{self.min_players}-{self.max_players} players"
+        return f"{self.name}: {self.title}, {players}; options: {options or 'none'}"
+
+
+def check_game(spec: GameSpec) -> list[str]:
+    """What the game ``spec`` fails to provide of the contract (empty when it is complete)."""
+    missing = []
+    for part in PARTS:
+        try:
+            module = spec.module(part)
+        except ImportError as err:
+            missing.append(f"{spec.package}.{part} cannot be imported ({err})")
+            continue
+        missing += [f"{spec.package}.{part}.{n}" for n in REQUIRED[part] if not hasattr(module, n)]
+    engine = spec.engine()
+    kernels = getattr(engine, "kernels", None)
+    layout = getattr(engine, "layout", None)
+    missing += [f"{spec.package}.engine.kernels.{n}" for n in KERNELS if not hasattr(kernels, n)]
+    missing += [f"{spec.package}.engine.layout.{n}" for n in LAYOUT_NAMES if not hasattr(layout, n)]
+    from caylus_env.core.config import GameConfig
+    from caylus_env.core.game import Game
+
+    if not (isinstance(engine.Game, type) and issubclass(engine.Game, Game)):
+        missing.append(f"{spec.package}.engine.Game is not a caylus_env.core.game.Game")
+    if not (isinstance(engine.GameConfig, type) and issubclass(engine.GameConfig, GameConfig)):
+        missing.append(
+            f"{spec.package}.engine.GameConfig is not a caylus_env.core.config.GameConfig"
+        )
+    return missing
+
+
+__all__ = ["KERNELS", "LAYOUT_NAMES", "PARTS", "REQUIRED", "Bot", "GameSpec", "check_game"]

@@ -1,0 +1,342 @@
+"""``GameEnv``: the PettingZoo AEC environment of every game, once.
+
+A game's ``env.py`` is a thin declaration: a ``raw_env`` subclass naming the game (``GAME``)
+and its versioned name, whose module docstring is the environment's documentation page
+(Description, Agents, Action Space, Observation Space, Legal Actions Mask, Rewards,
+Starting State, Episode End, Arguments, Version History), and ``env = make_env(raw_env)``.
+Everything else is here, the same for every game:
+
+- agents ``player_0`` .. ``player_{n-1}`` are the engine's seats; ``agent_selection`` always
+  comes from the engine (``Game.current_player()``), never from a round-robin selector, since
+  one player may answer several decisions in a row; decisions with a single legal action are
+  played by the engine and never shown to an agent;
+- observations are dicts of the game's ``observation`` vector (its ``encode_into``, seats
+  relative to the observer) and an ``int8`` ``action_mask``, all zeros for every agent but the
+  one to act; ``state()`` is the vector in absolute seats, for centralised critics;
+- ``raw_env`` raises ``IllegalActionError`` (a ``ValueError`` naming the action, the decision
+  and the legal actions) on an illegal action and changes nothing; ``env()`` adds PettingZoo's
+  classic wrappers (``TerminateIllegalWrapper`` ends the game with -1 to the offender);
+- rewards come at the end only and sum to zero: ``reward="rank"`` (+1 first .. -1 last, ties
+  averaged) or ``"margin"`` (final score minus the table's mean); a game cut off by its
+  decision cap ends *truncated* with zero rewards; at the end every agent's info holds
+  ``final_score`` (also under the game's own word, ``final_<score_key>``) and ``rank``;
+- ``clone``, ``state_dict`` / ``load_state_dict`` (atomic) and ``record`` (the shared
+  record, with the env's name and reward).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from caylus_env.core.contract import GameSpec
+from caylus_env.core.game import MAX_SEED, REWARD_KINDS, Game
+from caylus_env.core.registry import game_spec
+
+RENDER_MODES = ["ansi", "human"]
+
+
+def make_env(raw: type[GameEnv]) -> Any:
+    """The ``env()`` factory of a game's ``raw_env``: the environment with the classic
+    wrappers. ``TerminateIllegalWrapper`` ends the game on an illegal action (-1 to the
+    offender), ``AssertOutOfBoundsWrapper`` checks actions against the space, and
+    ``OrderEnforcingWrapper`` refuses use before ``reset``."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        e: AECEnv = raw(**kwargs)
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+        e = wrappers.OrderEnforcingWrapper(e)
+        return e
+
+    env.__doc__ = (
+        f"The {raw.metadata['name']} environment with PettingZoo's classic wrappers "
+        "(``caylus_env.core.env.make_env``).\n\nArgs:\n    **kwargs: the arguments of "
+        "``raw_env``."
+    )
+    return env
+
+
+class GameEnv(AECEnv, EzPickle):
+    """A game as a PettingZoo AEC environment; see the module docstring.
+
+    Attributes beyond the AEC API (through ``env.unwrapped``):
+        game: the engine ``Game`` being played (None before ``reset``).
+        config: the engine's ``GameConfig`` built from the arguments.
+        reward: the reward kind, ``"rank"`` or ``"margin"``.
+        seed: the seed of the current game (None for a loaded position).
+        state_space: the ``Box`` of ``state()``.
+        spec_of_game: the game's `caylus_env.core.contract.GameSpec`.
+
+    Args:
+        num_players: the player count (the game's default when None).
+        reward: ``"rank"`` or ``"margin"``.
+        render_mode: None, ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
+            (``render()`` prints it, and every step prints it).
+        **options: the game's options (``GameConfig`` fields).
+
+    Raises:
+        ValueError: naming any argument that is not allowed and what is.
+    """
+
+    GAME: ClassVar[str]
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": RENDER_MODES,
+        "name": "",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        reward: str = "rank",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__()
+        spec = game_spec(self.GAME)
+        self.spec_of_game: GameSpec = spec
+        players = spec.default_players if num_players is None else num_players
+        self._kwargs: dict[str, Any] = {
+            "num_players": players,
+            **options,
+            "reward": reward,
+            "render_mode": render_mode,
+        }
+        EzPickle.__init__(self, **self._kwargs)
+        engine = spec.engine()
+        self._engine = engine
+        self._observation = spec.observation()
+        self.config = engine.GameConfig.from_dict({**options, "num_players": players})
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward={reward!r} is not allowed; allowed: {list(REWARD_KINDS)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; "
+                f"allowed: None, {self.metadata['render_modes']}"
+            )
+        self.reward = reward
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
+        self.agents = self.possible_agents[:]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        size, bounds = self._observation.OBS_SIZE, self._observation.BOUNDS
+        num_actions = engine.NUM_ACTIONS
+        # Spaces are built once: PettingZoo requires the same object on every call.
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, bounds, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.state_space = spaces.Box(0.0, bounds, (size,), np.float32)
+        self.game: Game | None = None
+        self.seed: int | None = None
+        self._reset_bookkeeping()
+
+    # -- PettingZoo API ------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.
+
+        Args:
+            seed: the setup seed, ``0 <= seed < 2**63``; None draws one from the OS.
+            options: unused; accepted for the PettingZoo API (the game's options are the
+                constructor's arguments).
+        """
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % MAX_SEED)
+        self.game = self._engine.Game(self.config, seed)
+        self.seed = self.game.seed
+        self._reset_bookkeeping()
+        self._after_move()
+
+    def step(self, action: int | None) -> None:
+        """Apply the current agent's action (``None`` for an agent that is done).
+
+        ``action`` is exactly an ``int`` or a NumPy integer scalar (``Game.apply``): a bool,
+        float, string, bytes or ``Decimal`` is refused, never rounded or parsed.
+
+        Raises:
+            IllegalActionError: if the action is not legal or not an int; the game and the
+                env's bookkeeping (rewards, agent_selection) are unchanged.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._require_game()
+        game.apply(action)  # raises before anything changes
+        self._cumulative_rewards[agent] = 0.0
+        self._after_move()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of ``agent``: a fresh ``observation`` vector and ``action_mask``.
+
+        Both arrays are new on every call, so the caller may keep or modify them.
+        """
+        game = self._require_game()
+        obs = np.empty(self._observation.OBS_SIZE, np.float32)
+        self._observation.encode_into(game.state, self._index[agent], obs)
+        mask = np.zeros(self._engine.NUM_ACTIONS, np.int8)
+        if agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        ):
+            game.legal_mask(mask)
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state: the observation layout in absolute seats (seat 0 = player_0)."""
+        out = np.empty(self._observation.OBS_SIZE, np.float32)
+        self._observation.encode_into(self._require_game().state, -1, out)
+        return out
+
+    def render(self) -> str | None:
+        """``"ansi"``: the table as text; ``"human"``: print it; no mode: warn."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
+            return None
+        text = self.spec_of_game.module("rendering").render_text(self._require_game())
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release: rendering is text only."""
+
+    # -- helpers for users (through env.unwrapped) -----------------------------------------------
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of the current agent (empty once the game is over)."""
+        return self._require_game().legal_actions()
+
+    def action_to_string(self, action: int) -> str:
+        """The stable name of an action id (the game's ``action_to_string``)."""
+        return str(self._engine.action_to_string(action))
+
+    def string_to_action(self, name: str) -> int:
+        """The action id of a stable name."""
+        return int(self._engine.string_to_action(name))
+
+    def observation_pieces(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of ``agent`` as ``{piece name: reshaped array}``."""
+        return self._observation.observation_pieces(self.observe(agent)["observation"])
+
+    def clone(self) -> GameEnv:
+        """An independent env at the same position (game, agents, rewards, infos)."""
+        other = type(self)(**self._kwargs)
+        if self.game is None:
+            return other
+        other.game = self.game.clone()
+        other.seed = self.seed
+        other.agents = self.agents[:]
+        other.rewards = dict(self.rewards)
+        other._cumulative_rewards = dict(self._cumulative_rewards)
+        other.terminations = dict(self.terminations)
+        other.truncations = dict(self.truncations)
+        other.infos = {a: dict(info) for a, info in self.infos.items()}
+        other.agent_selection = self.agent_selection
+        other._skip_agent_selection = self._skip_agent_selection
+        return other
+
+    def state_dict(self) -> dict[str, Any]:
+        """The position as a readable dict (the game's ``state_dict``)."""
+        return self._require_game().state_dict()
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        """Play on from a position: every agent is live again and the one to act is selected.
+
+        Atomic: the new game is built and validated in full and the agent to act is found
+        before anything of this env changes.
+
+        Raises:
+            ValueError: (``InvalidStateError`` for a bad position) if the dict is not a valid
+                position or its options differ from this env's; the env is then unchanged.
+        """
+        game = self._engine.Game.from_state_dict(data)
+        if game.config != self.config:
+            raise ValueError(
+                f"the position's options {game.config.to_dict()} differ from this env's "
+                f"{self.config.to_dict()}; make an env with the position's options"
+            )
+        player = game.current_player()
+        if not (player == -1 and game.is_over()) and not 0 <= player < len(self.possible_agents):
+            raise ValueError(f"the position asks seat {player}, who is not at this table")
+        self.game = game
+        self.seed = None
+        self._reset_bookkeeping()
+        self._after_move()
+
+    def record(self) -> Any:
+        """The game's `caylus_env.core.record.GameRecord` (``caylus_env.core.record.replay``
+        rebuilds the game) with the env's name and reward kind in ``record.env``."""
+        from caylus_env.core.record import EnvInfo
+
+        env = EnvInfo(self.metadata["name"], self.reward)
+        return replace(self._require_game().record(), env=env)
+
+    # -- internals ---------------------------------------------------------------------------------
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("the environment has no game yet: call reset() first")
+        return self.game
+
+    def _reset_bookkeeping(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._skip_agent_selection = None
+
+    def _after_move(self) -> None:
+        """Select the agent the engine asks next, or end the episode for every agent."""
+        player = self._require_game().current_player()
+        if player >= 0:
+            self.agent_selection = self.possible_agents[player]
+        else:
+            self._finish()
+
+    def _finish(self) -> None:
+        """The game is over by its rules (terminated) or cut off by its decision cap
+        (truncated): final rewards (zeros when truncated), the end flags and infos."""
+        game = self._require_game()
+        terminated = game.is_terminal()
+        returns = game.returns(self.reward)
+        ranks = game.ranks()
+        scores = game.scores()
+        own = f"final_{self.spec_of_game.score_key}"
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(returns[i])
+            self.terminations[a] = terminated
+            self.truncations[a] = not terminated
+            info: dict[str, Any] = {"final_score": int(scores[i]), "rank": float(ranks[i])}
+            info.setdefault(own, int(scores[i]))
+            self.infos[a] = info
+        self._accumulate_rewards()
+
+
+__all__ = ["RENDER_MODES", "GameEnv", "make_env"]

@@ -1,0 +1,380 @@
+"""``Game``: the one Python handle on a game, over the game's compiled kernels.
+
+Every game's ``engine.Game`` is this class with its engine plugged in (a few class
+attributes, see `Game`), so every tool reads every game with the same words: ``scores()``
+(the rulebook's own word, prestige or victory points, is the game's ``score_word``),
+``round`` (its ``clock_word``: Caylus's turns, Puerto Rico's rounds), ``legal_actions()``,
+``legal_mask(out=None)``, ``apply``, ``clone``, ``state_dict()`` / ``from_state_dict``,
+``record()``, ``is_terminal()`` / ``is_truncated()`` / ``is_over()``, ``ranks()``,
+``returns()`` and ``current_player()``. The state is the game's flat array; the handle adds
+the options, the seed, the history of agent actions (the replayable record), a cached list of
+legal actions, errors that name what was wrong, scores, ranks and returns. It knows nothing of
+RL libraries.
+
+Example:
+    >>> from caylus_env.caylus.engine import Game, GameConfig
+    >>> g = Game(GameConfig(num_players=3), seed=7)
+    >>> a = g.legal_actions()[0]
+    >>> g.apply(a)
+    >>> g.history == [a]
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from caylus_env._version import __version__
+from caylus_env.core.config import GameConfig
+
+#: The reward kinds of ``returns`` (and of the environments' ``reward`` argument).
+REWARD_KINDS = ("rank", "margin")
+#: Seeds are ``0 <= seed < MAX_SEED`` (the kernels take a signed 64-bit seed).
+MAX_SEED = 2**63
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal at the current decision; the game is unchanged."""
+
+
+class InvalidStateError(ValueError):
+    """A state (dict or array) from outside that the engine must not run: a wrong type, a value
+    outside its domain, or fields that contradict each other or the rules. Nothing is built."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The pending decision: its kind, who answers it, and its context arguments."""
+
+    kind: str
+    player: int
+    args: dict[str, Any]
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as an int in ``[0, MAX_SEED)``.
+
+    Raises:
+        ValueError: for a bool, a non-integer or a seed out of range, naming it.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if not 0 <= int(seed) < MAX_SEED:
+        raise ValueError(f"seed must be in [0, 2**63), got {seed}")
+    return int(seed)
+
+
+def rank_of(scores: Sequence[int] | np.ndarray, tie_breaks: Any = None) -> np.ndarray:
+    """Ranks (1 = best) by score, then by ``tie_breaks`` when given; players still tied share
+    the average of their ranks (a tie for first is a shared win).
+
+    Example:
+        >>> rank_of([10, 3, 10]).tolist()
+        [1.5, 3.0, 1.5]
+        >>> rank_of([10, 3, 10], [1, 0, 2]).tolist()
+        [2.0, 3.0, 1.0]
+    """
+    s = np.asarray(scores)
+    t = np.zeros_like(s) if tie_breaks is None else np.asarray(tie_breaks)
+    ahead = (s[None, :] > s[:, None]) | ((s[None, :] == s[:, None]) & (t[None, :] > t[:, None]))
+    same = (s[None, :] == s[:, None]) & (t[None, :] == t[:, None])
+    return 1.0 + ahead.sum(axis=1) + (same.sum(axis=1) - 1) / 2.0
+
+
+def forfeit_ranks(ranks: Sequence[float], loser: int) -> list[float]:
+    """Ranks after seat ``loser`` forfeits: it is last, the others keep the order of ``ranks``
+    (the position's ranking), ties averaged.
+
+    Example:
+        >>> forfeit_ranks([1.0, 3.0, 2.0], loser=0)
+        [3.0, 2.0, 1.0]
+        >>> forfeit_ranks([1.5, 1.5, 3.0], loser=2)
+        [1.5, 1.5, 3.0]
+    """
+    n = len(ranks)
+    others = [s for s in range(n) if s != loser]
+    out = [float(n)] * n
+    for s, r in zip(others, rank_of([-float(ranks[s]) for s in others]), strict=True):
+        out[s] = float(r)
+    return out
+
+
+def rank_returns(ranks: np.ndarray) -> np.ndarray:
+    """Zero-sum rank rewards: linear from +1 (rank 1) to -1 (last), ties averaged."""
+    n = len(ranks)
+    return (n + 1 - 2 * np.asarray(ranks, np.float64)) / (n - 1)
+
+
+class Game:
+    """One game: the state array plus options, seed and history (see the module docstring).
+
+    A game's engine subclasses it and sets:
+
+    Attributes:
+        GAME: the game's name (the records' ``game`` field).
+        CONFIG: its ``GameConfig`` class.
+        KERNELS: its compiled kernel module (``caylus_env.core.contract``).
+        LAYOUT: its state layout module (``STATE_SIZE``, ``STATE_DTYPE``, ``PHASE``).
+        NUM_ACTIONS: the size of its action space.
+        PHASE_NAMES: phase names by the state's ``PHASE`` value.
+        action_to_string: the stable name of an action id.
+        state_to_dict, dict_to_state: its state dict codec (``dict_to_state`` validates).
+
+    Args:
+        config: the game options (default: the game's defaults).
+        seed: the setup seed, ``0 <= seed < 2**63``.
+    """
+
+    GAME: ClassVar[str]
+    CONFIG: ClassVar[type[GameConfig]]
+    KERNELS: ClassVar[ModuleType]
+    LAYOUT: ClassVar[ModuleType]
+    NUM_ACTIONS: ClassVar[int]
+    PHASE_NAMES: ClassVar[Sequence[str]]
+    action_to_string: ClassVar[Callable[[int], str]]
+    state_to_dict: ClassVar[Callable[[np.ndarray], dict[str, Any]]]
+    dict_to_state: ClassVar[Callable[[Any], np.ndarray]]
+
+    def __init__(self, config: GameConfig | None = None, seed: int = 0) -> None:
+        self.config = config if config is not None else self.CONFIG()
+        if not isinstance(self.config, self.CONFIG):
+            raise ValueError(
+                f"config must be a {self.CONFIG.__module__}.GameConfig, got "
+                f"{type(self.config).__module__}.{type(self.config).__name__}"
+            )
+        self.seed: int | None = check_seed(seed)
+        self.state = np.zeros(self.LAYOUT.STATE_SIZE, self.LAYOUT.STATE_DTYPE)
+        self.KERNELS.setup(self.state, self.config.kernel_options(), self.seed)
+        self.history: list[int] = []
+        self.start: dict[str, Any] | None = None  # a loaded start position, if any
+        self._legal = np.empty(self.NUM_ACTIONS, np.int64)
+        self._num_legal = int(self.KERNELS.advance(self.state, self._legal))
+
+    # -- construction from positions ----------------------------------------------------------
+    @classmethod
+    def from_state_dict(cls, data: dict[str, Any]) -> Game:
+        """A game starting from any position (a ``state_dict``); runs to its next decision.
+
+        The dict is untrusted input: it passes the game's whole validation (``dict_to_state``)
+        before any kernel runs it.
+
+        Raises:
+            InvalidStateError: (a ``ValueError``) naming the first field that is wrong and what
+                is allowed, or saying that no decision can be reached from the position;
+                nothing is built then.
+        """
+        state = cls.dict_to_state(data)
+        game = cls.__new__(cls)
+        game.config = cls.CONFIG.from_dict(data["options"])
+        game.seed = None
+        game.state = state
+        game.history = []
+        game._legal = np.empty(cls.NUM_ACTIONS, np.int64)
+        try:
+            game._num_legal = int(cls.KERNELS.advance(game.state, game._legal))
+        except RuntimeError as err:  # the engine's safety net: no decision can be reached
+            raise InvalidStateError(f"state dict cannot be played on: {err}") from None
+        game.start = cls.state_to_dict(game.state)
+        return game
+
+    def clone(self) -> Game:
+        """An independent copy (state, history, caches); cheap: the state is under 1 KB."""
+        other = self.__class__.__new__(self.__class__)
+        other.__dict__.update(self.__dict__)
+        other.state = self.state.copy()
+        other.history = list(self.history)
+        other._legal = self._legal.copy()
+        return other
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    @property
+    def phase(self) -> str:
+        """The name of the current phase."""
+        return str(self.PHASE_NAMES[int(self.state[self.LAYOUT.PHASE])])
+
+    @property
+    def round(self) -> int:
+        """The game's clock (its rulebook's ``clock_word``: a turn, a round)."""
+        return int(self.KERNELS.clock(self.state))
+
+    def current_player(self) -> int:
+        """The seat that must act now (the engine decides), or -1 when nothing is asked."""
+        return int(self.KERNELS.current_player(self.state))
+
+    def is_terminal(self) -> bool:
+        """The game ended by its rules."""
+        return bool(self.KERNELS.is_terminal(self.state))
+
+    def is_truncated(self) -> bool:
+        """The game was cut off by its decision cap before it ended (never, for a game
+        without one)."""
+        return bool(self.KERNELS.is_truncated(self.state))
+
+    def is_over(self) -> bool:
+        """No seat is asked for a move any more: terminated or truncated."""
+        return self.is_terminal() or self.is_truncated()
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of the pending decision (empty when nothing is asked)."""
+        return self._legal[: self._num_legal].tolist()
+
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """An ``int8`` mask of ``NUM_ACTIONS`` entries, 1 for legal actions (written into
+        ``out`` when given)."""
+        mask = np.zeros(self.NUM_ACTIONS, np.int8) if out is None else out
+        if out is not None:
+            mask[:] = 0
+        mask[self._legal[: self._num_legal]] = 1
+        return mask
+
+    def decision(self) -> Decision | None:
+        """The pending decision with its readable context, or None when nothing is asked."""
+        if self._num_legal == 0:
+            return None
+        top = self.state_to_dict(self.state)["pending"][-1]
+        args = {k: v for k, v in top.items() if k not in ("kind", "player")}
+        return Decision(top["kind"], top["player"], args)
+
+    def scores(self) -> np.ndarray:
+        """Each seat's score as if the game ended now (its final score once it is over)."""
+        out = np.zeros(self.num_players, np.int64)
+        self.KERNELS.scores(self.state, out)
+        return out
+
+    def tie_breaks(self) -> np.ndarray:
+        """Each seat's tie-break by the rules (all 0 for a game whose ties stand)."""
+        out = np.zeros(self.num_players, np.int64)
+        self.KERNELS.tie_breaks(self.state, out)
+        return out
+
+    def ranks(self) -> np.ndarray:
+        """Rank per seat by score, then tie-break, ties averaged (1 = best)."""
+        return rank_of(self.scores(), self.tie_breaks())
+
+    def returns(self, reward: str = "rank") -> np.ndarray:
+        """Zero-sum rewards per seat, all zeros until the game has ended by its rules (a
+        truncated game pays zeros).
+
+        ``rank``: linear in the rank from +1 (first) to -1 (last), ties averaged.
+        ``margin``: final score minus the mean score of the table.
+        """
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward={reward!r} is not allowed; allowed: {REWARD_KINDS}")
+        if not self.is_terminal():
+            return np.zeros(self.num_players)
+        if reward == "margin":
+            v = self.scores().astype(float)
+            return v - v.mean()
+        return rank_returns(self.ranks())
+
+    # -- acting ---------------------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        """Apply one action of the current player, then run to the next decision.
+
+        ``action`` is exactly an ``int`` or a NumPy integer scalar (what a policy's argmax
+        gives); a ``bool``, a float, a string, bytes or a ``Decimal`` is refused, never
+        rounded or parsed.
+
+        Raises:
+            IllegalActionError: naming the action, the decision and the legal actions (or the
+                allowed type); the game is left unchanged.
+        """
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"action {action!r} of type {type(action).__name__} is not allowed; allowed: "
+                f"an int (or numpy integer) action id 0..{self.NUM_ACTIONS - 1}"
+            )
+        a = int(action)
+        if not 0 <= a < self.NUM_ACTIONS:
+            raise IllegalActionError(self._illegal_message(a))
+        n = self.KERNELS.step(self.state, a, self._legal)
+        if n < 0:
+            self._num_legal = int(self.KERNELS.legal_actions(self.state, self._legal))
+            raise IllegalActionError(self._illegal_message(a))
+        self._num_legal = int(n)
+        self.history.append(a)
+
+    def _illegal_message(self, a: int) -> str:
+        if 0 <= a < self.NUM_ACTIONS:
+            name = f"{a} ({self.action_to_string(a)})"
+        else:
+            name = f"{a} (no such id)"
+        d = self.decision()
+        if d is None:
+            why = "truncated" if self.is_truncated() else "over"
+            return f"action {name} is illegal: the game is {why}"
+        legal = ", ".join(f"{x} ({self.action_to_string(x)})" for x in self.legal_actions())
+        return (
+            f"action {name} is illegal for decision {d.kind!r} of player {d.player}; legal: {legal}"
+        )
+
+    # -- positions and records ------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The whole game as a readable dict; ``from_state_dict`` is its exact inverse."""
+        return self.state_to_dict(self.state)
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        """Replace this game's position; the history restarts from it.
+
+        Raises:
+            InvalidStateError: (a ``ValueError``) if the dict is not a valid position; the
+                game is then unchanged (the new game is built and validated in full first).
+        """
+        other = self.from_state_dict(data)
+        self.__dict__.update(other.__dict__)
+
+    def setup(self) -> dict[str, Any] | None:
+        """The explicit setup a record stores beside the seed (so that a replay checks the
+        engine still draws it), or None for a game whose setup is not worth stating."""
+        return None
+
+    def record(self) -> Any:
+        """The `caylus_env.core.record.GameRecord` that ``replay`` turns back into this exact
+        game; ``final`` is set once the game is over (terminated or truncated)."""
+        from caylus_env.core.record import FinalResult, GameRecord
+
+        final = None
+        if self.is_over():
+            end = "terminated" if self.is_terminal() else "truncated"
+            final = FinalResult(self.scores().tolist(), self.ranks().tolist(), end)
+        return GameRecord(
+            game=self.GAME,
+            engine=__version__,
+            options=self.config.to_dict(),
+            seed=self.seed,
+            setup=self.setup(),
+            actions=tuple(self.history),
+            action_names=tuple(self.action_to_string(a) for a in self.history),
+            final=final,
+            start_state=self.start if self.seed is None else None,
+        )
+
+    def __repr__(self) -> str:
+        d = self.decision()
+        where = "game over" if d is None else f"{d.kind} for player {d.player}"
+        return (
+            f"Game({self.GAME}, {self.num_players}p, seed={self.seed}, round {self.round}, {where})"
+        )
+
+
+__all__ = [
+    "MAX_SEED",
+    "REWARD_KINDS",
+    "Decision",
+    "Game",
+    "IllegalActionError",
+    "InvalidStateError",
+    "check_seed",
+    "forfeit_ranks",
+    "rank_of",
+    "rank_returns",
+]
