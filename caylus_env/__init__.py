@@ -1,15 +1,21 @@
-"""caylus-env: the board games Caylus (2005) and Puerto Rico (2002) as fast PettingZoo
-environments.
+"""caylus-env: the board games of the Caylus family as fast reinforcement-learning environments.
 
-- ``caylus_v0.env(...)``: the PettingZoo AEC environment (``caylus_v0.raw_env``
-  without the standard wrappers); ``puerto_rico_v0.env(...)`` the same for Puerto Rico
-  (its engine is ``caylus_env.puerto_rico.engine``);
-- ``Game``, ``GameConfig``, ``replay``, ``IllegalActionError``: the rules engine;
-- ``NUM_ACTIONS``, ``action_to_string``, ``string_to_action``: the action codec.
+Every game is a peer behind one game contract (``caylus_env.core.contract``), registered in
+``caylus_env.core.registry``:
 
-The names are loaded on first use (PEP 562): ``import caylus_env`` and
-``caylus_env.__version__`` cost nothing, and code that needs only the engine
-(``caylus_env.caylus.engine``: numpy and numba) never imports gymnasium or PettingZoo.
+- ``make(game, **options)``: the game's PettingZoo AEC environment (its ``env()``, with the
+  classic wrappers; ``make(game, wrapped=False)`` gives its ``raw_env``);
+- ``make_vector(game, num_envs, **options)``: its compiled batched Gymnasium ``VectorEnv``
+  (``action_masks()``, masks in the observations and in ``info``);
+- ``games()``: the registered games (``GameSpec``: name, title, player counts, options);
+- ``caylus_v0``, ``puerto_rico_v0``: the versioned PettingZoo entry points, as in
+  PettingZoo's own classic environments;
+- ``GameRecord``, ``load_records``, ``replay``: the one record of every game, its reader and
+  its verifier; ``IllegalActionError``, ``InvalidStateError``: the errors of every engine.
+
+A game's engine is ``caylus_env.<game>.engine`` (NumPy and numba only). The names are loaded on
+first use (PEP 562): ``import caylus_env`` and ``caylus_env.__version__`` cost nothing, and
+code that needs only an engine never imports gymnasium or PettingZoo.
 """
 
 from __future__ import annotations
@@ -21,41 +27,80 @@ from caylus_env._version import __version__
 
 if TYPE_CHECKING:
     from caylus_env import caylus_v0, puerto_rico_v0
-    from caylus_env.caylus.engine import (
-        NUM_ACTIONS,
-        Game,
-        GameConfig,
-        IllegalActionError,
-        action_to_string,
-        replay,
-        string_to_action,
-    )
+    from caylus_env.core.game import IllegalActionError, InvalidStateError
+    from caylus_env.core.record import GameRecord, load_records, replay
+    from caylus_env.core.registry import game_spec, games
 
 #: Public name -> the module that defines it (a submodule is its own entry).
 _LAZY = {
     "caylus_v0": "caylus_env.caylus_v0",
     "puerto_rico_v0": "caylus_env.puerto_rico_v0",
-    "NUM_ACTIONS": "caylus_env.caylus.engine",
-    "Game": "caylus_env.caylus.engine",
-    "GameConfig": "caylus_env.caylus.engine",
-    "IllegalActionError": "caylus_env.caylus.engine",
-    "action_to_string": "caylus_env.caylus.engine",
-    "replay": "caylus_env.caylus.engine",
-    "string_to_action": "caylus_env.caylus.engine",
+    "games": "caylus_env.core.registry",
+    "game_spec": "caylus_env.core.registry",
+    "GameRecord": "caylus_env.core.record",
+    "load_records": "caylus_env.core.record",
+    "replay": "caylus_env.core.record",
+    "IllegalActionError": "caylus_env.core.game",
+    "InvalidStateError": "caylus_env.core.game",
 }
 
 __all__ = [
-    "NUM_ACTIONS",
-    "Game",
-    "GameConfig",
+    "GameRecord",
     "IllegalActionError",
+    "InvalidStateError",
     "__version__",
-    "action_to_string",
     "caylus_v0",
+    "game_spec",
+    "games",
+    "load_records",
+    "make",
+    "make_vector",
     "puerto_rico_v0",
     "replay",
-    "string_to_action",
 ]
+
+
+def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> Any:
+    """The PettingZoo AEC environment of ``game``, like its ``env()``.
+
+    Args:
+        game: a registered game's name (``caylus_env.games()``).
+        wrapped: with PettingZoo's classic wrappers (``env()``); False gives ``raw_env``.
+        **kwargs: ``num_players``, ``reward``, ``render_mode`` and the game's options.
+
+    Raises:
+        ValueError: for an unknown game (listing the registered ones) or argument.
+
+    Example:
+        >>> import caylus_env
+        >>> env = caylus_env.make("puerto_rico", num_players=3)
+        >>> env.reset(seed=1)
+        >>> env.agent_selection
+        'player_0'
+    """
+    from caylus_env.core.registry import game_spec
+
+    module = game_spec(game).module("env")
+    return module.env(**kwargs) if wrapped else module.raw_env(**kwargs)
+
+
+def make_vector(game: str, num_envs: int, **kwargs: Any) -> Any:
+    """The compiled batched Gymnasium ``VectorEnv`` of ``game``
+    (``caylus_env.core.vector.GameVectorEnv``): ``num_envs`` games stepped by one compiled
+    call, masks in the observations, in ``info["action_mask"]`` and from ``action_masks()``.
+
+    Args:
+        game: a registered game's name.
+        num_envs: the number of games, >= 1.
+        **kwargs: ``num_players`` (one count, or one per game), ``copy`` and the game's
+            options.
+
+    Raises:
+        ValueError: for an unknown game or argument.
+    """
+    from caylus_env.core.vector import GameVectorEnv
+
+    return GameVectorEnv(game, num_envs, **kwargs)
 
 
 def __getattr__(name: str) -> Any:

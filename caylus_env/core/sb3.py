@@ -1,23 +1,25 @@
-"""Stable-Baselines3 adapter: the learner view of ``caylus_env.core.vector`` as an SB3 ``VecEnv``.
+"""Stable-Baselines3 adapter: the learner view of ``caylus_env.core.vector`` as an SB3 ``VecEnv``,
+for every game.
 
-``CaylusVecEnv`` runs ``LearnerGames``: in each of its ``num_envs`` games the learner
-plays one seat (drawn per episode from the seed) and compiled opponents play the
-others inside ``step``. It is an SB3 ``VecEnv`` (SB3's own autoreset: the
-``SAME_STEP`` mode of ``caylus_env.core.vector``, the last observation in
-``infos[k]["terminal_observation"]``) with ``action_masks()``, so sb3-contrib's
-``MaskablePPO`` trains on it directly::
+``GameVecEnv`` runs ``LearnerGames``: in each of its ``num_envs`` games the learner plays one
+seat (drawn per episode from the seed) and compiled opponents play the others inside ``step``.
+It is an SB3 ``VecEnv`` (SB3's own autoreset: the ``SAME_STEP`` mode of
+``caylus_env.core.vector``, the last observation in ``infos[k]["terminal_observation"]``, and
+``infos[k]["TimeLimit.truncated"]`` for a game cut off by its decision cap, so that SB3
+bootstraps from the value there) with ``action_masks()``, so sb3-contrib's ``MaskablePPO``
+trains on it directly::
 
     from sb3_contrib import MaskablePPO
-    from caylus_env.core.sb3 import CaylusVecEnv
+    from caylus_env.core.sb3 import GameVecEnv
 
-    env = CaylusVecEnv(num_envs=64, num_players=4, seed=0)
+    env = GameVecEnv("puerto_rico", num_envs=64, num_players=4, seed=0)
     model = MaskablePPO("MlpPolicy", env, seed=0)
     model.learn(total_timesteps=100_000)
 
-Spaces: ``Box(0, BOUNDS, (OBS_SIZE,), float32)`` observations (the learner's
-``raw_env`` observation vector) and ``Discrete(NUM_ACTIONS)`` actions; rewards are
-float32, the learner seat's rank reward (+1..-1, rules 8.21) at the end of a game and
-0 before. ``action_masks()`` is a bool ``(num_envs, NUM_ACTIONS)`` array.
+Spaces: ``Box(0, BOUNDS, (OBS_SIZE,), float32)`` observations (the learner's ``raw_env``
+observation vector) and ``Discrete(NUM_ACTIONS)`` actions; rewards are float32, the learner
+seat's rank reward (+1..-1) at the end of a game and 0 before (and at a truncation).
+``action_masks()`` is a bool ``(num_envs, NUM_ACTIONS)`` array.
 
 Seeds follow SB3: ``seed(s)`` (or the ``seed`` argument) is used by the next
 ``reset()``, here as the one seed of the whole batch (``caylus_env.core.vector``,
@@ -25,7 +27,7 @@ Seeds follow SB3: ``seed(s)`` (or the ``seed`` argument) is used by the next
 without one draws a fresh seed from the operating system.
 
 Stable-Baselines3 is optional (``pip install caylus-env[train]``): this module
-imports it only when ``CaylusVecEnv`` is first used, and says how to install it if
+imports it only when ``GameVecEnv`` is first used, and says how to install it if
 it is missing.
 """
 
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CaylusVecEnv"]  # noqa: F822 (built on first access by the module __getattr__)
+__all__ = ["GameVecEnv"]  # noqa: F822 (built on first access by the module __getattr__)
 
 
 def _build() -> type:
@@ -47,28 +49,27 @@ def _build() -> type:
         ) from err
     import numpy as np
 
-    from caylus_env.caylus.engine.actions import NUM_ACTIONS
-    from caylus_env.caylus.engine.game import rank_of
-    from caylus_env.caylus.observation import BOUNDS, OBS_SIZE
-    from caylus_env.core.vector import LearnerGames
+    from caylus_env.core.game import rank_of
+    from caylus_env.core.vector import LearnerGames, end_info
 
     #: Per-game methods ``env_method`` serves: their result is split by game.
     per_game_methods = ("action_masks",)
 
-    class CaylusVecEnv(VecEnv):
+    class GameVecEnv(VecEnv):
         """``LearnerGames`` as an SB3 ``VecEnv``; see the module docstring.
 
         Args:
+            game: a registered game's name (ignored when ``games`` is given).
             num_envs: the number of games, >= 1.
-            num_players: one player count (2-5) for all games, or one per game.
-            simplified_favors, lawyer_prestige, jeweller, house_cap: the game options
-                (rules 6, 8.2, 8.1, 8.5), the same for every game.
-            opponent: a ``caylus_env.core.vector.OPPONENTS`` name for all games, or one per game.
+            num_players: one player count for all games, or one per game.
+            opponent: a ``caylus_env.core.vector.OPPONENTS`` name for all games, or one per
+                game.
             seed: the seed of the first ``reset()`` (SB3's ``seed()`` sets later ones).
             games: learner games built by the caller (any object with ``LearnerGames``'s
-                ``reset``/``step``/``batch``/``num_envs``/``num_players``, such as
+                ``reset``/``step``/``batch``/``num_envs``/``num_players``/``spec``, such as
                 ``training.learner.PoolGames``) instead of the ``LearnerGames`` the other
                 arguments describe.
+            **options: the game's options (``GameConfig`` fields).
 
         Raises:
             ValueError: naming any argument that is not allowed and what is.
@@ -76,30 +77,21 @@ def _build() -> type:
 
         def __init__(
             self,
-            num_envs: int,
-            num_players: int | list[int] = 4,
-            simplified_favors: bool = False,
-            lawyer_prestige: int = 4,
-            jeweller: bool = False,
-            house_cap: bool = False,
+            game: str = "",
+            num_envs: int = 1,
+            num_players: int | list[int] | None = None,
             opponent: str | list[str] = "random",
             seed: int | None = None,
             games: Any = None,
+            **options: Any,
         ) -> None:
-            self.games = games or LearnerGames(
-                num_envs,
-                num_players,
-                simplified_favors,
-                lawyer_prestige,
-                jeweller,
-                house_cap,
-                opponent,
-            )
+            self.games = games or LearnerGames(game, num_envs, num_players, opponent, **options)
             self.render_mode = None  # read by VecEnv.__init__ through get_attr
+            observer = self.games.observer
             super().__init__(
                 self.games.num_envs,
-                spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
-                spaces.Discrete(NUM_ACTIONS),
+                spaces.Box(0.0, observer.BOUNDS, (observer.OBS_SIZE,), np.float32),
+                spaces.Discrete(self.games.num_actions),
             )
             self._actions: np.ndarray | None = None
             if seed is not None:
@@ -124,24 +116,26 @@ def _build() -> type:
 
             Raises:
                 RuntimeError: if no actions were given (``step_async``) since the last step.
-                caylus_env.IllegalActionError: naming the game index of an illegal action.
+                caylus_env.core.game.IllegalActionError: naming the game index of an illegal action.
             """
             if self._actions is None:
                 raise RuntimeError("step_wait() needs actions: call step_async(actions) first")
             actions, self._actions = self._actions, None
             b = self.games.step(actions)
             infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-            for k in np.flatnonzero(b.terminated):
+            done = b.terminated | b.truncated
+            for k in np.flatnonzero(done):
                 n = int(self.games.num_players[k])
-                prestige = b.final_prestige[k, :n]
+                scores = b.final_scores[k]
+                ranks = rank_of(scores[:n], self.games.final_tie_breaks[k, :n])
+                facts = end_info(self.games.spec, n, scores, ranks)
                 infos[k] = {
                     "terminal_observation": b.final_obs[k].copy(),
-                    "TimeLimit.truncated": False,
+                    "TimeLimit.truncated": bool(b.truncated[k]),
                     "learner_seat": int(b.final_seat[k]),
-                    "final_prestige": prestige.tolist(),
-                    "rank": rank_of(prestige).tolist(),
+                    **{key: v[:n].tolist() for key, v in facts.items() if key != "num_players"},
                 }
-            return b.obs.copy(), b.rewards.astype(np.float32), b.terminated.copy(), infos
+            return b.obs.copy(), b.rewards.astype(np.float32), done, infos
 
         def close(self) -> None:
             """Nothing to release: the games are arrays."""
@@ -194,12 +188,12 @@ def _build() -> type:
             """No game is wrapped in a gymnasium wrapper: the games are arrays."""
             return [False for _ in self._get_indices(indices)]
 
-    return CaylusVecEnv
+    return GameVecEnv
 
 
 def __getattr__(name: str) -> Any:
-    """Build ``CaylusVecEnv`` (importing Stable-Baselines3) on first access."""
-    if name == "CaylusVecEnv":
+    """Build ``GameVecEnv`` (importing Stable-Baselines3) on first access."""
+    if name == "GameVecEnv":
         cls = _build()
         globals()[name] = cls
         return cls

@@ -1,28 +1,31 @@
 """
-# Batched Caylus: N games stepped by one compiled call
+# Batched games: N games of any game stepped by one compiled call
 
-Self-play trains on many games at once. This module holds ``N`` games as one
-``(N, STATE_SIZE)`` int16 array and advances all of them with **one** numba call per
-batch step: the actions go in, and the observations, action masks, rewards,
-terminations and seats to act come out, written in place into preallocated buffers
-by the same observation kernel as ``raw_env`` (``caylus_env.caylus.observation.encode``).
-It is built on the engine's public kernel surface only (``caylus_env.caylus.engine.kernels``).
+Self-play trains on many games at once. This module holds ``N`` games of one registered game
+as one ``(N, STATE_SIZE)`` array and advances all of them with **one** numba call per batch
+step: the actions go in, and the observations, action masks, rewards, terminations,
+truncations and seats to act come out, written in place into preallocated buffers by the
+game's own observation kernel (its ``encode_into``, the one ``raw_env`` uses). The loops are
+written once, here, over the game contract's kernels (``caylus_env.core.contract``), and
+compiled per game by ``caylus_env.core.specialize``: every registered game gets them.
 
 Three layers, from the bare arrays to the RL libraries:
 
-| Class                        | Who plays                          | API                              |
-|------------------------------|------------------------------------|----------------------------------|
-| `VectorGames`                | the caller plays every seat         | Pgx-like arrays (below)          |
-| `LearnerGames`               | the caller plays one seat per game, compiled opponents the others | the same arrays, one reward per game |
-| `CaylusVectorEnv`            | `VectorGames` as a Gymnasium 1.x `VectorEnv` | `reset` / `step`, spaces, metadata |
-| `caylus_env.core.sb3.CaylusVecEnv`| `LearnerGames` as a Stable-Baselines3 `VecEnv` with `action_masks()` for sb3-contrib's `MaskablePPO` | optional: imports SB3 |
+| Class                       | Who plays                           | API                               |
+|-----------------------------|-------------------------------------|-----------------------------------|
+| `VectorGames`               | the caller plays every seat         | Pgx-like arrays (below)           |
+| `LearnerGames`              | the caller plays one seat per game, compiled opponents the others | the same arrays, one reward per game |
+| `GameVectorEnv`             | `VectorGames` as a Gymnasium 1.x `VectorEnv` | `reset` / `step`, spaces, metadata |
+| `caylus_env.core.sb3.GameVecEnv` | `LearnerGames` as a Stable-Baselines3 `VecEnv` with `action_masks()` for sb3-contrib's `MaskablePPO` | optional: imports SB3 |
+
+``caylus_env.make_vector(game, num_envs, **options)`` builds a `GameVectorEnv`.
 
 Usage::
 
     import numpy as np
     from caylus_env.core.vector import VectorGames
 
-    games = VectorGames(num_envs=256, num_players=4)
+    games = VectorGames("puerto_rico", num_envs=256, num_players=4)
     out = games.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(1000):
@@ -30,8 +33,8 @@ Usage::
         actions = out.legal[np.arange(games.num_envs), pick]
         out = games.step(actions)      # out.obs, out.mask, out.rewards, out.terminated, ...
 
-`caylus bench --vector` measures the batched decisions/s (N=256, every decision with
-its observation and mask) next to `raw_env` in the same run.
+`caylus bench --vector` measures the batched decisions/s (N=256, every decision with its
+observation and mask) next to `raw_env` in the same run.
 
 ## Shapes and dtypes (`VectorGames.step` / `reset` return a `Batch` of these)
 
@@ -44,76 +47,76 @@ its observation and mask) next to `raw_env` in the same run.
 | `seat`           | `(N,)`                      | int64   | the seat to act (0..num_players-1); with `LearnerGames`, the learner's seat |
 | `rewards`        | `(N, MAX_PLAYERS)`          | float64 | rank rewards of every seat of the games that ended in this step, 0 elsewhere (`VectorGames`) |
 |                  | `(N,)`                      | float64 | the learner seat's reward (`LearnerGames`) |
-| `terminated`     | `(N,)`                      | bool    | the game ended in this step (and was reset, see Autoreset) |
+| `terminated`     | `(N,)`                      | bool    | the game ended by its rules in this step (and was reset, see Autoreset) |
+| `truncated`      | `(N,)`                      | bool    | the game was cut off by its decision cap in this step (reset too; zero rewards) |
 | `final_obs`      | `(N, OBS_SIZE)`             | float32 | the last observation of the games that ended (rows of other games are stale) |
 | `final_seat`     | `(N,)`                      | int64   | whose point of view `final_obs` is (the seat that made the last move; the learner) |
+| `final_scores`   | `(N, MAX_PLAYERS)`          | int64   | the final scores of the games that ended (prestige, victory points, ...) |
 
-`MAX_PLAYERS` is 5: rewards of seats beyond a game's player count are 0. The
-returned arrays are **read-only views of the env's buffers**, overwritten by the next
-`step`: copy what you keep (`CaylusVectorEnv(copy=True)`, the default, does).
-`VectorGames.state()` gives the global view, `raw_env.state()` for every game
-(absolute seats, `(N, OBS_SIZE)`), and `states` the raw int16 game arrays.
+`MAX_PLAYERS` is 5: rewards and scores of seats beyond a game's player count are 0. The
+returned arrays are **read-only views of the buffers**, overwritten by the next `step`: copy
+what you keep (`GameVectorEnv(copy=True)`, the default, does). `VectorGames.state()` gives
+the global view, `raw_env.state()` for every game (absolute seats, `(N, OBS_SIZE)`), and
+`states` the raw game arrays.
 
 ## Rewards
 
-The env's rank rewards (`Game.returns("rank")`, rules 8.21): linear in the final
-rank by prestige from +1 (first) to -1 (last), ties averaged, zero-sum; 0 on every
-step but the one that ends the game; float64, exactly `Game.returns` (Gymnasium's
-`SyncVectorEnv` returns float64 rewards; the SB3 adapter gives float32). As in Pgx, PettingZoo and OpenSpiel,
-`VectorGames` gives every seat's reward; `CaylusVectorEnv` returns the acting seat's
-reward as Gymnasium's `(N,)` rewards and every seat's in
+The env's rank rewards (`Game.returns("rank")`): linear in the final rank from +1 (first) to
+-1 (last), ties averaged by the game's rules, zero-sum; 0 on every step but the one that ends
+the game, and 0 when a game is truncated; float64, exactly `Game.returns` (Gymnasium's
+`SyncVectorEnv` returns float64 rewards; the SB3 adapter gives float32). As in Pgx,
+PettingZoo and OpenSpiel, `VectorGames` gives every seat's reward; `GameVectorEnv` returns the
+acting seat's reward as Gymnasium's `(N,)` rewards and every seat's in
 `info["final_info"]["seat_rewards"]`.
 
 ## Seeds
 
-`reset(seed)` takes one seed (an int >= 0, or None for one drawn from the operating
-system, kept in `.seed`). Game `k` gets its own key from NumPy's
-`SeedSequence(seed, spawn_key=(k,))`, computed once in Python at reset; its
-`i`-th episode (0 at reset, +1 at each auto-reset) draws its setup seed (rules
-1.2-1.4), its learner seat and its opponents' random stream from a splitmix64 stream
-at `(key_k, i)`, computed inside the kernel when the game resets. So game `k`'s
-`i`-th episode depends only on `(seed, k, i)` (and on the actions played in it):
-the same whatever `N` is. `episode_setup_seed(seed, k, i)` gives it in Python, and
-`VectorGames.setup_seeds` the current ones, so any game can be rebuilt as
-`Game(GameConfig(...), setup_seed)`.
+`reset(seed)` takes one seed (an int >= 0, or None for one drawn from the operating system,
+kept in `.seed`). Game `k` gets its own key from NumPy's `SeedSequence(seed, spawn_key=(k,))`,
+computed once in Python at reset; its `i`-th episode (0 at reset, +1 at each auto-reset)
+draws its setup seed, its learner seat and its opponents' random stream from a splitmix64
+stream at `(key_k, i)`, computed inside the kernel when the game resets. So game `k`'s `i`-th
+episode depends only on `(seed, k, i)` (and on the actions played in it): the same whatever
+`N` is. `episode_setup_seed(seed, k, i)` gives it in Python, and `VectorGames.setup_seeds`
+the current ones, so any game can be rebuilt as `Game(GameConfig(...), setup_seed)`.
 
 ## Autoreset: `SAME_STEP`
 
-A game that ends is reset **inside the same step** (Gymnasium's
-`AutoresetMode.SAME_STEP`, the convention of SB3's `VecEnv` too): `terminated[k]` is
-True, `rewards[k]` holds the final rewards, `obs[k]`/`mask[k]` already show the
-first decision of the next episode, and the last observation of the finished game is
-in `final_obs[k]`. `CaylusVectorEnv` puts it in `info["final_obs"]` (an object array,
-`None` for games that did not end, with the boolean mask `info["_final_obs"]`) and the
-end-of-game facts in `info["final_info"]`, exactly as Gymnasium's `SyncVectorEnv` in
-`SAME_STEP` mode; `metadata["autoreset_mode"]` says so. There is no truncation:
-a game ends within 18 turns.
+A game that ends is reset **inside the same step** (Gymnasium's `AutoresetMode.SAME_STEP`,
+the convention of SB3's `VecEnv` too): `terminated[k]` (or `truncated[k]`) is True,
+`rewards[k]` holds the final rewards, `obs[k]`/`mask[k]` already show the first decision of
+the next episode, and the last observation of the finished game is in `final_obs[k]`.
+`GameVectorEnv` puts it in `info["final_obs"]` (an object array, `None` for games that did
+not end, with the boolean mask `info["_final_obs"]`) and the end-of-game facts in
+`info["final_info"]`, exactly as Gymnasium's `SyncVectorEnv` in `SAME_STEP` mode;
+`metadata["autoreset_mode"]` says so.
 
 ## Illegal actions
 
-Before the compiled step, one vectorized NumPy look-up checks every action against
-the current masks; an illegal action raises `IllegalActionError` (a `ValueError`)
-naming the game index, the action, the decision and the legal actions, and nothing
-is stepped. The kernel then applies the actions unchecked (`kernels.apply`).
+Before the compiled step, one vectorized NumPy look-up checks every action against the
+current masks; an illegal action raises `IllegalActionError` (a `ValueError`) naming the game
+index, the action, the decision and the legal actions, and nothing is stepped. The kernel then
+applies the actions unchecked (`kernels.apply`).
 
-## The learner view (`LearnerGames`, and `caylus_env.core.sb3.CaylusVecEnv`)
+## The learner view (`LearnerGames`, and `caylus_env.core.sb3.GameVecEnv`)
 
-A single-agent view for libraries that know one agent per env: in each game the
-learner plays one seat, drawn per episode from the seed; every other seat is played
-inside `step` by a compiled opponent until it is the learner's turn again or the
-game ends. Observations, masks and rewards are the learner seat's; `final_obs` is the
-learner's view of the finished game. The opponent is an integer policy id per game
-(`OPPONENTS`: ``"random"`` = 0, uniform over the legal actions). Each game's
-opponents draw from their own splitmix64 stream seeded per episode from the seed
-(not numba's global generator, which one thread shares across games, so game `k`
-would then depend on the others and on `N`). A new compiled opponent is one more
-branch in `_opponent_action` and one more name in `OPPONENTS`.
+A single-agent view for libraries that know one agent per env: in each game the learner plays
+one seat, drawn per episode from the seed; every other seat is played inside `step` by a
+compiled opponent until it is the learner's turn again or the game ends. Observations, masks
+and rewards are the learner seat's; `final_obs` is the learner's view of the finished game. The
+opponent is ``"random"`` (uniform over the legal actions), drawing from its game's own
+splitmix64 stream seeded per episode from the seed (not numba's global generator, which one
+thread shares across games, so game `k` would then depend on the others and on `N`). The
+training pool (``training.learner.PoolGames``) adds the games' scripted bots, checkpoints and
+search agents.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -122,19 +125,16 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
-from caylus_env.caylus.engine import kernels
-from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string
-from caylus_env.caylus.engine.config import GameConfig
-from caylus_env.caylus.engine.constants import MAX_PLAYERS, MIN_PLAYERS
-from caylus_env.caylus.engine.game import Game, IllegalActionError, rank_of
-from caylus_env.caylus.engine.layout import STATE_DTYPE, STATE_SIZE
-from caylus_env.caylus.observation import BOUNDS, OBS_SIZE, encode
+from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
+from caylus_env.core.contract import GameSpec
+from caylus_env.core.game import IllegalActionError, rank_of
+from caylus_env.core.observation import MAX_PLAYERS
+from caylus_env.core.registry import game_spec
+from caylus_env.core.specialize import specialize
 
 #: Compiled opponents of the learner view, by name: the policy id stored per game.
 OPPONENTS: dict[str, int] = {"random": 0}
 OPPONENT_RANDOM = OPPONENTS["random"]
-#: Per-game option columns of the ``options`` array, in ``kernels.init_game`` order.
-OPTION_COLUMNS = ("num_players", "simplified_favors", "lawyer_prestige", "jeweller", "house_cap")
 #: The words each episode draws from its game's splitmix64 stream (see "Seeds").
 WORD_SETUP, WORD_LEARNER, WORD_OPPONENTS = range(3)
 NUM_EPISODE_WORDS = 3
@@ -147,10 +147,11 @@ _U27 = np.uint64(27)
 _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 _U1 = np.uint64(1)
+_TO_UNIT = 1.0 / 18446744073709551616.0  # 2**-64: a uint64 to [0, 1)
 
 
 # ---------------------------------------------------------------------------------------
-# Seeds: splitmix64 (Steele, Lea and Flood 2014), one stream per game.
+# Seeds: splitmix64 (Steele, Lea and Flood 2014), one stream per game. Game-neutral.
 # ---------------------------------------------------------------------------------------
 @njit(cache=True)
 def _mix64(z):
@@ -164,25 +165,39 @@ def _mix64(z):
 def episode_word(key, episode, word):
     """Word ``word`` of episode ``episode`` of the game whose key is ``key`` (a uint64).
 
-    Element ``episode * NUM_EPISODE_WORDS + word + 1`` of the splitmix64 sequence
-    started at ``key``: distinct episodes and words read distinct elements.
+    Element ``episode * NUM_EPISODE_WORDS + word + 1`` of the splitmix64 sequence started at
+    ``key``: distinct episodes and words read distinct elements.
     """
     index = np.uint64(episode * NUM_EPISODE_WORDS + word + 1)
     return _mix64(key + index * _GOLDEN)
 
 
 @njit(cache=True)
-def _setup_seed(key, episode):
-    """The setup seed of an episode, in [0, 2**63) as ``kernels.init_game`` requires."""
+def setup_seed_of(key, episode):
+    """The setup seed of an episode, in [0, 2**63) as the games' ``setup`` requires."""
     return np.int64(episode_word(key, episode, WORD_SETUP) >> _U1)
 
 
 @njit(cache=True)
-def _next_random(rng, k):
-    """Advance game ``k``'s opponent stream ``rng[k]`` (splitmix64); a uint64."""
+def next_random(rng, k):
+    """Advance game ``k``'s stream ``rng[k]`` (splitmix64); a uint64."""
     x = rng[k] + _GOLDEN
     rng[k] = x
     return _mix64(x)
+
+
+@njit(cache=True)
+def next_uniform(rng, k):
+    """The next number of game ``k``'s stream as a float in [0, 1)."""
+    return np.float64(next_random(rng, k)) * _TO_UNIT
+
+
+@njit(cache=True)
+def random_pick(rng, k, n):
+    """A uniform index in [0, n) from game ``k``'s stream (Lemire's multiply-shift: 32 random
+    bits scaled to [0, n), bias below n / 2**32)."""
+    r = (next_random(rng, k) >> _U32) * np.uint64(n)
+    return np.int64(r >> _U32)
 
 
 def game_key(seed: int, game: int) -> np.uint64:
@@ -191,36 +206,54 @@ def game_key(seed: int, game: int) -> np.uint64:
 
 
 def episode_setup_seed(seed: int, game: int, episode: int) -> int:
-    """The setup seed (rules 1.2-1.4) of game ``game``'s ``episode``-th episode under ``seed``.
+    """The setup seed of game ``game``'s ``episode``-th episode under ``seed``.
 
     ``Game(GameConfig(...), episode_setup_seed(seed, k, i))`` is that episode's start.
     """
-    return int(_setup_seed(game_key(seed, game), episode))
+    return int(setup_seed_of(game_key(seed, game), episode))
 
 
 # ---------------------------------------------------------------------------------------
-# Kernels: one call steps the whole batch.
+# Templates, compiled per game (``kernels``): ``K`` is the game's kernel module and
+# ``encode`` its observation encoder.
 # ---------------------------------------------------------------------------------------
-@njit(cache=True)
-def _write_mask(mask_row, legal_row, n):
+def write_mask(mask_row, legal_row, n):
+    """The int8 mask of the legal ids ``legal_row[:n]``."""
     mask_row[:] = 0
     for i in range(n):
         mask_row[legal_row[i]] = 1
 
 
-@njit(cache=True)
-def _start_episode(s, options, k, keys, episodes, setup_seeds, legal_row):
+def start_episode(s, options, k, keys, episodes, setup_seeds, legal_row):
     """Set up game ``k``'s episode ``episodes[k]`` from its key; return its legal count."""
-    seed = _setup_seed(keys[k], episodes[k])
+    seed = setup_seed_of(keys[k], episodes[k])
     setup_seeds[k] = seed
-    kernels.init_game(
-        s, options[k, 0], options[k, 1], options[k, 2], options[k, 3], options[k, 4], seed
-    )
-    return kernels.advance(s, legal_row)
+    s[:] = 0
+    K.setup(s, options[k], seed)  # noqa: F821
+    return K.advance(s, legal_row)  # noqa: F821
 
 
-@njit(cache=True)
-def _reset_all(
+def finish_game(
+    s, k, seat, ret, rewards_row, terminated, truncated, final_obs, final_scores, final_ties
+):
+    """Game ``k`` is over: its rewards (zero when truncated), end flags, final scores and
+    tie-breaks, and the last observation from ``seat``."""
+    final_scores[k, :] = 0
+    final_ties[k, :] = 0
+    players = K.scores(s, final_scores[k])  # noqa: F821
+    K.tie_breaks(s, final_ties[k])  # noqa: F821
+    rewards_row[:] = 0.0
+    if K.is_terminal(s):  # noqa: F821
+        K.returns(s, ret)  # noqa: F821
+        for p in range(players):
+            rewards_row[p] = ret[p]
+        terminated[k] = True
+    else:
+        truncated[k] = True
+    encode(s, seat, final_obs[k])  # noqa: F821
+
+
+def reset_all(
     states, options, keys, episodes, setup_seeds, select, legal, num_legal, obs, mask, seats
 ):
     """Start the current episode of every selected game (``select[k]``); the self-play view."""
@@ -228,15 +261,14 @@ def _reset_all(
         if not select[k]:
             continue
         s = states[k]
-        n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
+        n = start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
         num_legal[k] = n
-        seats[k] = kernels.current_player(s)
-        encode(s, seats[k], obs[k])
-        _write_mask(mask[k], legal[k], n)
+        seats[k] = K.current_player(s)  # noqa: F821
+        encode(s, seats[k], obs[k])  # noqa: F821
+        write_mask(mask[k], legal[k], n)
 
 
-@njit(cache=True)
-def _step_all(
+def step_all(
     states,
     actions,
     options,
@@ -250,82 +282,84 @@ def _step_all(
     seats,
     rewards,
     terminated,
+    truncated,
     final_obs,
     final_seat,
-    final_prestige,
+    final_scores,
+    final_ties,
     ret,
 ):
     """One action per game (checked legal by the caller), SAME_STEP autoreset; self-play."""
     for k in range(states.shape[0]):
         s = states[k]
         actor = seats[k]
-        kernels.apply(s, actions[k])
-        n = kernels.advance(s, legal[k])
+        K.apply(s, actions[k])  # noqa: F821
+        n = K.advance(s, legal[k])  # noqa: F821
         rewards[k, :] = 0.0
         terminated[k] = False
-        if kernels.is_terminal(s):
-            kernels.returns(s, ret)
-            for p in range(options[k, 0]):
-                rewards[k, p] = ret[p]
-            terminated[k] = True
+        truncated[k] = False
+        if n == 0:
+            finish_game(
+                s,
+                k,
+                actor,
+                ret,
+                rewards[k],
+                terminated,
+                truncated,
+                final_obs,
+                final_scores,
+                final_ties,
+            )
             final_seat[k] = actor
-            for p in range(options[k, 0]):
-                final_prestige[k, p] = kernels.prestige(s, p)
-            encode(s, actor, final_obs[k])
             episodes[k] += 1
-            n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
+            n = start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
         num_legal[k] = n
-        seat = kernels.current_player(s)
+        seat = K.current_player(s)  # noqa: F821
         seats[k] = seat
-        encode(s, seat, obs[k])
-        _write_mask(mask[k], legal[k], n)
+        encode(s, seat, obs[k])  # noqa: F821
+        write_mask(mask[k], legal[k], n)
 
 
-@njit(cache=True)
-def _opponent_action(policy, s, legal_row, n, rng, k):
+def opponent_action(policy, s, legal_row, n, rng, k):
     """The move of compiled opponent ``policy`` (an ``OPPONENTS`` id) among ``legal_row[:n]``."""
     if policy == OPPONENT_RANDOM:
-        # Lemire's multiply-shift: 32 random bits scaled to [0, n), bias below n / 2**32.
-        r = (_next_random(rng, k) >> _U32) * np.uint64(n)
-        return legal_row[np.int64(r >> _U32)]
-    raise ValueError("caylus vector: unknown opponent policy id")
+        return legal_row[random_pick(rng, k, n)]
+    raise ValueError("vector: unknown opponent policy id")
 
 
-@njit(cache=True)
-def _play_opponents(s, learner, policy, rng, k, legal_row, n):
+def play_opponents(s, learner, policy, rng, k, legal_row, n):
     """Play the opponents of game ``k`` until the learner must act or the game ends.
 
     Returns:
         ``(legal count, opponent decisions taken)``.
     """
     count = 0
-    while n > 0 and kernels.current_player(s) != learner:
-        kernels.apply(s, _opponent_action(policy, s, legal_row, n, rng, k))
-        n = kernels.advance(s, legal_row)
+    while n > 0 and K.current_player(s) != learner:  # noqa: F821
+        K.apply(s, opponent_action(policy, s, legal_row, n, rng, k))  # noqa: F821
+        n = K.advance(s, legal_row)  # noqa: F821
         count += 1
     return n, count
 
 
-@njit(cache=True)
-def _start_learner_episode(
+def start_learner_episode(
     s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal_row
 ):
-    """Set up game ``k``'s current episode, draw the learner seat and the opponents'
-    stream, and play the opponents up to the learner's first decision."""
-    n = _start_episode(s, options, k, keys, episodes, setup_seeds, legal_row)
+    """Set up game ``k``'s current episode, draw the learner seat and the opponents' stream,
+    and play the opponents up to the learner's first decision."""
+    n = start_episode(s, options, k, keys, episodes, setup_seeds, legal_row)
     learner[k] = np.int64(
         episode_word(keys[k], episodes[k], WORD_LEARNER) % np.uint64(options[k, 0])
     )
     rng[k] = episode_word(keys[k], episodes[k], WORD_OPPONENTS)
-    n, count = _play_opponents(s, learner[k], policy[k], rng, k, legal_row, n)
+    n, count = play_opponents(s, learner[k], policy[k], rng, k, legal_row, n)
     if n == 0:
-        # Every seat places a worker or passes in turn 1 (rules 3.2): unreachable.
-        raise RuntimeError("caylus vector: a game ended before the learner's first decision")
+        # Every game asks every seat at least once before it can end: unreachable.
+        raise RuntimeError("vector: a game ended before the learner's first decision")
     return n, count
 
 
-@njit(cache=True)
-def _reset_learner(
+def reset_learner(
     states,
     options,
     keys,
@@ -346,18 +380,17 @@ def _reset_learner(
         if not select[k]:
             continue
         s = states[k]
-        n, count = _start_learner_episode(
+        n, count = start_learner_episode(
             s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal[k]
         )
         total += count
         num_legal[k] = n
-        encode(s, learner[k], obs[k])
-        _write_mask(mask[k], legal[k], n)
+        encode(s, learner[k], obs[k])  # noqa: F821
+        write_mask(mask[k], legal[k], n)
     return total
 
 
-@njit(cache=True)
-def _step_learner(
+def step_learner(
     states,
     actions,
     options,
@@ -373,10 +406,13 @@ def _step_learner(
     mask,
     rewards,
     terminated,
+    truncated,
     final_obs,
     final_seat,
-    final_prestige,
+    final_scores,
+    final_ties,
     ret,
+    seat_rewards,
 ):
     """The learner's action in every game, then its opponents; SAME_STEP autoreset.
 
@@ -386,35 +422,103 @@ def _step_learner(
     total = 0
     for k in range(states.shape[0]):
         s = states[k]
-        kernels.apply(s, actions[k])
-        n = kernels.advance(s, legal[k])
-        n, count = _play_opponents(s, learner[k], policy[k], rng, k, legal[k], n)
+        K.apply(s, actions[k])  # noqa: F821
+        n = K.advance(s, legal[k])  # noqa: F821
+        n, count = play_opponents(s, learner[k], policy[k], rng, k, legal[k], n)
         total += count
         rewards[k] = 0.0
         terminated[k] = False
+        truncated[k] = False
         if n == 0:
-            kernels.returns(s, ret)
-            rewards[k] = ret[learner[k]]
-            terminated[k] = True
+            finish_game(
+                s,
+                k,
+                learner[k],
+                ret,
+                seat_rewards,
+                terminated,
+                truncated,
+                final_obs,
+                final_scores,
+                final_ties,
+            )
+            rewards[k] = seat_rewards[learner[k]]
             final_seat[k] = learner[k]
-            for p in range(options[k, 0]):
-                final_prestige[k, p] = kernels.prestige(s, p)
-            encode(s, learner[k], final_obs[k])
             episodes[k] += 1
-            n, count = _start_learner_episode(
+            n, count = start_learner_episode(
                 s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal[k]
             )
             total += count
         num_legal[k] = n
-        encode(s, learner[k], obs[k])
-        _write_mask(mask[k], legal[k], n)
+        encode(s, learner[k], obs[k])  # noqa: F821
+        write_mask(mask[k], legal[k], n)
     return total
 
 
-@njit(cache=True)
-def _encode_global(states, out):
+def encode_batch(states, seats, out):
+    """The observation of ``seats[k]`` in ``states[k]`` into ``out[k]`` (``-1``: the global
+    state); rows are independent."""
     for k in range(states.shape[0]):
-        encode(states[k], -1, out[k])
+        encode(states[k], seats[k], out[k])  # noqa: F821
+
+
+def random_games(options, num_games, seed, counts):
+    """Play ``num_games`` whole games of uniformly random legal moves in compiled code (the
+    benchmark's compiled layer); game ``g`` is set up from ``seed`` and ``g``; writes each
+    game's decisions into ``counts`` and returns their sum."""
+    s = np.zeros(STATE_SIZE, STATE_DTYPE)  # noqa: F821
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    rng = np.zeros(1, np.uint64)
+    total = 0
+    for g in range(num_games):
+        key = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(g))
+        rng[0] = key
+        s[:] = 0
+        K.setup(s, options, setup_seed_of(key, 0))  # noqa: F821
+        n = K.advance(s, legal)  # noqa: F821
+        c = 0
+        while n > 0:
+            K.apply(s, legal[random_pick(rng, 0, n)])  # noqa: F821
+            n = K.advance(s, legal)  # noqa: F821
+            c += 1
+        counts[g] = c
+        total += c
+    return total
+
+
+TEMPLATES = (
+    write_mask,
+    start_episode,
+    finish_game,
+    reset_all,
+    step_all,
+    opponent_action,
+    play_opponents,
+    start_learner_episode,
+    reset_learner,
+    step_learner,
+    encode_batch,
+    random_games,
+)
+
+
+@cache
+def kernels(game: str) -> SimpleNamespace:
+    """The batched kernels of ``game`` (the templates above, compiled for its engine and
+    observer on first use; numba's disk cache keeps them between runs)."""
+    spec = game_spec(game)
+    engine = spec.engine()
+    return specialize(
+        TEMPLATES,
+        spec.name,
+        {
+            "K": engine.kernels,
+            "encode": spec.observation().encode_into,
+            "STATE_SIZE": engine.layout.STATE_SIZE,
+            "STATE_DTYPE": engine.layout.STATE_DTYPE,
+            "NUM_ACTIONS": engine.NUM_ACTIONS,
+        },
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -422,8 +526,8 @@ def _encode_global(states, out):
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Batch:
-    """What ``reset`` and ``step`` return: read-only views of the env's buffers (see the
-    module docstring for shapes and dtypes); the next ``step`` overwrites them."""
+    """What ``reset`` and ``step`` return: read-only views of the buffers (see the module
+    docstring for shapes and dtypes); the next ``step`` overwrites them."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -432,9 +536,15 @@ class Batch:
     seat: np.ndarray
     rewards: np.ndarray
     terminated: np.ndarray
+    truncated: np.ndarray
     final_obs: np.ndarray
     final_seat: np.ndarray
-    final_prestige: np.ndarray
+    final_scores: np.ndarray
+
+    @property
+    def done(self) -> np.ndarray:
+        """Games that ended in this step, terminated or truncated."""
+        return self.terminated | self.truncated
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -443,7 +553,8 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return view
 
 
-def _check_seed(seed: Any) -> int:
+def check_batch_seed(seed: Any) -> int:
+    """A batch's seed: an int >= 0, or one drawn from the operating system for None."""
     if seed is None:
         return int(np.random.SeedSequence().entropy)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
@@ -451,9 +562,11 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-def _player_counts(num_envs: Any, num_players: Any) -> np.ndarray:
+def _player_counts(spec: GameSpec, num_envs: Any, num_players: Any) -> np.ndarray:
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+    if num_players is None:
+        num_players = spec.default_players
     if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
         counts = [int(num_players)] * int(num_envs)
     elif isinstance(num_players, (Sequence, np.ndarray)) and not isinstance(num_players, str):
@@ -468,60 +581,78 @@ def _player_counts(num_envs: Any, num_players: Any) -> np.ndarray:
     for k, n in enumerate(counts):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
             raise ValueError(f"num_players[{k}] must be an int, got {n!r}")
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        if not spec.min_players <= n <= spec.max_players:
             raise ValueError(
-                f"num_players[{k}]={n} is not allowed; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}"
+                f"num_players[{k}]={n} is not allowed; allowed: {spec.min_players} to "
+                f"{spec.max_players}"
             )
     return np.array(counts, np.int64)
 
 
-class _Games:
-    """What both views share: options, keys and episodes, states and output buffers."""
+class BatchedGames:
+    """What every batched view shares: the game, options, keys and episodes, states and
+    output buffers (``training.learner.PoolGames`` builds on it too).
+
+    Args:
+        game: a registered game's name.
+        num_envs: the number of games N, >= 1.
+        num_players: one player count for all games, or one per game (the game's default
+            when None).
+        **options: the game's options (``GameConfig`` fields), the same for every game.
+
+    Raises:
+        ValueError: naming any argument that is not allowed and what is.
+    """
 
     def __init__(
         self,
+        game: str,
         num_envs: int,
-        num_players: int | Sequence[int],
-        simplified_favors: bool,
-        lawyer_prestige: int,
-        jeweller: bool,
-        house_cap: bool,
+        num_players: int | Sequence[int] | None = None,
+        **options: Any,
     ) -> None:
-        counts = _player_counts(num_envs, num_players)
+        spec = game_spec(game)
+        self.spec = spec
+        self.engine = spec.engine()
+        self.observer = spec.observation()
+        self.kernels = kernels(spec.name)
+        counts = _player_counts(spec, num_envs, num_players)
         # One GameConfig per player count validates the options with the engine's messages.
         self.configs = {
-            int(n): GameConfig(int(n), simplified_favors, lawyer_prestige, jeweller, house_cap)
+            int(n): self.engine.GameConfig.from_dict({**options, "num_players": int(n)})
             for n in np.unique(counts)
         }
+        self.game_options = dict(options)
         n_envs = int(num_envs)
         self.num_envs = n_envs
         self.num_players = counts
-        self.options = np.empty((n_envs, len(OPTION_COLUMNS)), np.int64)
-        for k, n in enumerate(counts):
-            c = self.configs[int(n)]
-            self.options[k] = (
-                n,
-                int(c.simplified_favors),
-                c.lawyer_prestige,
-                int(c.jeweller),
-                c.house_limit,
-            )
+        self.options = np.stack([self.configs[int(n)].kernel_options() for n in counts])
+        num_actions = self.engine.NUM_ACTIONS
+        size = self.observer.OBS_SIZE
+        self.num_actions = num_actions
+        self.obs_size = size
         self.seed: int | None = None
         self.keys = np.zeros(n_envs, np.uint64)
         self.episodes = np.zeros(n_envs, np.int64)
         self.setup_seeds = np.zeros(n_envs, np.int64)
-        self.states = np.zeros((n_envs, STATE_SIZE), STATE_DTYPE)
-        self._legal = np.zeros((n_envs, NUM_ACTIONS), np.int64)
+        layout = self.engine.layout
+        self.states = np.zeros((n_envs, layout.STATE_SIZE), layout.STATE_DTYPE)
+        self._legal = np.zeros((n_envs, num_actions), np.int64)
         self._num_legal = np.zeros(n_envs, np.int64)
-        self._obs = np.zeros((n_envs, OBS_SIZE), np.float32)
-        self._mask = np.zeros((n_envs, NUM_ACTIONS), np.int8)
+        self._obs = np.zeros((n_envs, size), np.float32)
+        self._mask = np.zeros((n_envs, num_actions), np.int8)
         self._terminated = np.zeros(n_envs, np.bool_)
-        self._final_obs = np.zeros((n_envs, OBS_SIZE), np.float32)
+        self._truncated = np.zeros(n_envs, np.bool_)
+        self._final_obs = np.zeros((n_envs, size), np.float32)
         self._final_seat = np.full(n_envs, -1, np.int64)
-        self._final_prestige = np.zeros((n_envs, MAX_PLAYERS), np.int64)
+        self._final_scores = np.zeros((n_envs, MAX_PLAYERS), np.int64)
+        #: The final tie-breaks (the rules' order of seats with equal scores) of ended games.
+        self.final_tie_breaks = np.zeros((n_envs, MAX_PLAYERS), np.int64)
+        self._final_ties = self.final_tie_breaks
         self._ret = np.zeros(MAX_PLAYERS, np.float64)
+        self._seat_rewards = np.zeros(MAX_PLAYERS, np.float64)
         self._flat_mask = self._mask.reshape(-1)
-        self._row_base = np.arange(n_envs, dtype=np.int64) * NUM_ACTIONS
+        self._row_base = np.arange(n_envs, dtype=np.int64) * num_actions
         self._started = False
 
     def _make_batch(self, seat: np.ndarray, rewards: np.ndarray) -> Batch:
@@ -536,9 +667,10 @@ class _Games:
                     seat,
                     rewards,
                     self._terminated,
+                    self._truncated,
                     self._final_obs,
                     self._final_seat,
-                    self._final_prestige,
+                    self._final_scores,
                 )
             )
         )
@@ -547,7 +679,7 @@ class _Games:
     def _select(self, seed: Any, reset_mask: Any) -> np.ndarray:
         """Which games a reset starts, after setting the seed (all) or advancing episodes."""
         if reset_mask is None:
-            self.seed = _check_seed(seed)
+            self.seed = check_batch_seed(seed)
             self.keys[:] = [game_key(self.seed, k) for k in range(self.num_envs)]
             self.episodes[:] = 0
             return np.ones(self.num_envs, np.bool_)
@@ -587,10 +719,10 @@ class _Games:
         # One comparison tests the range (a negative id wraps to a huge unsigned one), then
         # one take reads every game's mask at its action.
         if (
-            not (a.view(np.uint64) < NUM_ACTIONS).all()
+            not (a.view(np.uint64) < self.num_actions).all()
             or not np.take(self._flat_mask, self._row_base + a).all()
         ):
-            in_range = (a >= 0) & (a < NUM_ACTIONS)
+            in_range = (a >= 0) & (a < self.num_actions)
             legal = np.take(self._flat_mask, self._row_base + np.where(in_range, a, 0)) != 0
             bad = np.flatnonzero(~(legal & in_range))
             raise IllegalActionError(self._illegal_message(a, bad))
@@ -598,30 +730,25 @@ class _Games:
 
     def _illegal_message(self, actions: np.ndarray, bad: np.ndarray) -> str:
         shown = 3
+        name = self.engine.action_to_string
         parts = []
         for k in bad[:shown]:
             a = int(actions[k])
-            if not 0 <= a < NUM_ACTIONS:
-                parts.append(f"game {k}: action {a} is out of range 0..{NUM_ACTIONS - 1}")
+            if not 0 <= a < self.num_actions:
+                parts.append(f"game {k}: action {a} is out of range 0..{self.num_actions - 1}")
                 continue
-            game = self._game_view(int(k))
+            game = self.game(int(k))
             d = game.decision()
-            legal = ", ".join(action_to_string(x) for x in game.legal_actions())
+            legal = ", ".join(name(x) for x in game.legal_actions())
             parts.append(
-                f"game {k}: action {a} ({action_to_string(a)}) is illegal for decision "
+                f"game {k}: action {a} ({name(a)}) is illegal for decision "
                 f"{d.kind!r} of player {d.player}; legal: {legal}"
             )
         more = f" (and {len(bad) - shown} more games)" if len(bad) > shown else ""
         return "; ".join(parts) + more + "; no game was stepped"
 
     # -- views -----------------------------------------------------------------------------
-    def _game_view(self, k: int) -> Game:
-        """Game ``k``'s current position as an engine ``Game`` (a copy, for messages and tests)."""
-        from caylus_env.caylus.engine.state_dict import state_to_dict
-
-        return Game.from_state_dict(state_to_dict(self.states[k].copy()))
-
-    def game(self, k: int) -> Game:
+    def game(self, k: int) -> Any:
         """A copy of game ``k`` at its current position, as an engine ``Game``.
 
         Raises:
@@ -629,24 +756,21 @@ class _Games:
         """
         if not 0 <= k < self.num_envs:
             raise IndexError(f"game index {k} is out of range 0..{self.num_envs - 1}")
-        return self._game_view(k)
+        return self.engine.Game.from_state_dict(self.engine.state_to_dict(self.states[k].copy()))
 
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
         """The global view of every game (``raw_env.state()``: absolute seats), ``(N, OBS_SIZE)``."""
         if out is None:
-            out = np.empty((self.num_envs, OBS_SIZE), np.float32)
-        _encode_global(self.states, out)
+            out = np.empty((self.num_envs, self.obs_size), np.float32)
+        self.kernels.encode_batch(self.states, np.full(self.num_envs, -1, np.int64), out)
         return out
 
 
-class VectorGames(_Games):
+class VectorGames(BatchedGames):
     """``num_envs`` games in which the caller plays every seat; see the module docstring.
 
     Args:
-        num_envs: the number of games N, >= 1.
-        num_players: one player count (2-5) for all games, or one per game.
-        simplified_favors, lawyer_prestige, jeweller, house_cap: the options of
-            ``GameConfig`` (rules 6, 8.2, 8.1, 8.5), the same for every game.
+        game, num_envs, num_players, **options: as for `BatchedGames`.
 
     Raises:
         ValueError: naming any argument that is not allowed and what is.
@@ -654,24 +778,20 @@ class VectorGames(_Games):
 
     def __init__(
         self,
+        game: str,
         num_envs: int,
-        num_players: int | Sequence[int] = 4,
-        simplified_favors: bool = False,
-        lawyer_prestige: int = 4,
-        jeweller: bool = False,
-        house_cap: bool = False,
+        num_players: int | Sequence[int] | None = None,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
-        )
+        super().__init__(game, num_envs, num_players, **options)
         self._seat = np.zeros(self.num_envs, np.int64)
         self._rewards = np.zeros((self.num_envs, MAX_PLAYERS), np.float64)
         self.batch = self._make_batch(self._seat, self._rewards)
 
     def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
-        """Start every game from ``seed`` (episode 0), or the next episode of the games
-        in ``reset_mask`` (a bool array of shape ``(N,)``); rewards and terminations are
-        cleared for the games started.
+        """Start every game from ``seed`` (episode 0), or the next episode of the games in
+        ``reset_mask`` (a bool array of shape ``(N,)``); rewards and end flags are cleared for
+        the games started.
 
         Raises:
             ValueError: for a bad seed or mask, or both given.
@@ -679,7 +799,8 @@ class VectorGames(_Games):
         select = self._select(seed, reset_mask)
         self._rewards[select] = 0.0
         self._terminated[select] = False
-        _reset_all(
+        self._truncated[select] = False
+        self.kernels.reset_all(
             self.states,
             self.options,
             self.keys,
@@ -703,7 +824,7 @@ class VectorGames(_Games):
                 stepped then.
         """
         a = self._check_actions(actions)
-        _step_all(
+        self.kernels.step_all(
             self.states,
             a,
             self.options,
@@ -717,21 +838,22 @@ class VectorGames(_Games):
             self._seat,
             self._rewards,
             self._terminated,
+            self._truncated,
             self._final_obs,
             self._final_seat,
-            self._final_prestige,
+            self._final_scores,
+            self._final_ties,
             self._ret,
         )
         return self.batch
 
 
-class LearnerGames(_Games):
+class LearnerGames(BatchedGames):
     """``num_envs`` games in which the caller plays one seat (the learner) per game and
     compiled opponents play the others; see "The learner view" in the module docstring.
 
     Args:
-        num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap:
-            as for ``VectorGames``.
+        game, num_envs, num_players, **options: as for `BatchedGames`.
         opponent: an ``OPPONENTS`` name for all games, or one name per game.
 
     Raises:
@@ -740,17 +862,13 @@ class LearnerGames(_Games):
 
     def __init__(
         self,
+        game: str,
         num_envs: int,
-        num_players: int | Sequence[int] = 4,
-        simplified_favors: bool = False,
-        lawyer_prestige: int = 4,
-        jeweller: bool = False,
-        house_cap: bool = False,
+        num_players: int | Sequence[int] | None = None,
         opponent: str | Sequence[str] = "random",
+        **options: Any,
     ) -> None:
-        super().__init__(
-            num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
-        )
+        super().__init__(game, num_envs, num_players, **options)
         names = [opponent] * self.num_envs if isinstance(opponent, str) else list(opponent)
         if len(names) != self.num_envs:
             raise ValueError(
@@ -777,7 +895,8 @@ class LearnerGames(_Games):
             self.opponent_decisions = 0
         self._rewards[select] = 0.0
         self._terminated[select] = False
-        self.opponent_decisions += _reset_learner(
+        self._truncated[select] = False
+        self.opponent_decisions += self.kernels.reset_learner(
             self.states,
             self.options,
             self.keys,
@@ -803,7 +922,7 @@ class LearnerGames(_Games):
                 stepped then.
         """
         a = self._check_actions(actions)
-        self.opponent_decisions += _step_learner(
+        self.opponent_decisions += self.kernels.step_learner(
             self.states,
             a,
             self.options,
@@ -819,10 +938,13 @@ class LearnerGames(_Games):
             self._mask,
             self._rewards,
             self._terminated,
+            self._truncated,
             self._final_obs,
             self._final_seat,
-            self._final_prestige,
+            self._final_scores,
+            self._final_ties,
             self._ret,
+            self._seat_rewards,
         )
         return self.batch
 
@@ -830,61 +952,75 @@ class LearnerGames(_Games):
 # ---------------------------------------------------------------------------------------
 # Gymnasium
 # ---------------------------------------------------------------------------------------
-class CaylusVectorEnv(VectorEnv):
-    """``VectorGames`` as a Gymnasium 1.x ``VectorEnv`` (self-play: the caller plays
-    every seat; each game's observation is its seat to act's).
+def end_info(
+    spec: GameSpec, num_players: int, scores: np.ndarray, ranks: np.ndarray
+) -> dict[str, Any]:
+    """``raw_env``'s end-of-game facts, padded to ``MAX_PLAYERS`` seats: ``final_score`` (also
+    under the game's own word, ``final_<score_key>``), ``rank`` and ``num_players``."""
+    score = np.zeros(MAX_PLAYERS, np.int64)
+    score[:num_players] = scores[:num_players]
+    rank = np.zeros(MAX_PLAYERS, np.float64)
+    rank[:num_players] = ranks[:num_players]
+    info: dict[str, Any] = {"final_score": score, "rank": rank, "num_players": num_players}
+    info.setdefault(f"final_{spec.score_key}", score.copy())
+    return info
+
+
+class GameVectorEnv(VectorEnv):
+    """``VectorGames`` as a Gymnasium 1.x ``VectorEnv`` (self-play: the caller plays every
+    seat; each game's observation is its seat to act's).
 
     The single observation space is ``raw_env``'s: a dict of ``observation``
     (``Box(0, BOUNDS, (OBS_SIZE,), float32)``) and ``action_mask``
     (``Box(0, 1, (NUM_ACTIONS,), int8)``); the single action space is
-    ``Discrete(NUM_ACTIONS)``. ``step`` returns Gymnasium's ``(obs, rewards,
-    terminations, truncations, infos)``: ``rewards`` (float64, ``(N,)``) is the
-    reward of the seat that acted, and ``infos["seat"]`` the seat to act now. A game
-    that ends has ``infos["final_obs"]`` (its last observation, from the seat that
-    acted, with the all-zero mask of ``raw_env`` at the end) and ``infos["final_info"]``
-    (``seat_rewards`` of every seat, ``final_prestige``, ``rank``, ``num_players``,
-    padded with zeros to ``MAX_PLAYERS`` seats), exactly as ``SyncVectorEnv`` gives
-    them in ``AutoresetMode.SAME_STEP`` for a single-game env whose terminal step info
-    is that ``final_info`` and whose reset info is ``{"seat": seat}`` (the tests
-    compare the two). ``reset(seed=int | None, options={"reset_mask": m})`` follows
-    ``SyncVectorEnv`` except that ``seed`` is one int (see "Seeds").
+    ``Discrete(NUM_ACTIONS)``. ``step`` returns Gymnasium's ``(obs, rewards, terminations,
+    truncations, infos)``: ``rewards`` (float64, ``(N,)``) is the reward of the seat that
+    acted, ``infos["seat"]`` the seat to act now, and ``infos["action_mask"]`` the masks
+    (also in the observation dict). A game that ends has ``infos["final_obs"]`` (its last
+    observation, from the seat that acted, with the all-zero mask of ``raw_env`` at the end)
+    and ``infos["final_info"]`` (``seat_rewards`` of every seat, ``final_score``, ``rank``,
+    ``num_players``, padded with zeros to ``MAX_PLAYERS`` seats), exactly as
+    ``SyncVectorEnv`` gives them in ``AutoresetMode.SAME_STEP`` for a single-game env whose
+    terminal step info is that ``final_info`` and whose step and reset infos are
+    ``{"seat": seat, "action_mask": mask}``.
+    ``reset(seed=int | None, options={"reset_mask": m})`` follows ``SyncVectorEnv`` except that
+    ``seed`` is one int (see "Seeds"). ``action_masks()`` gives the masks as bool, as
+    sb3-contrib's and RLlib's masking code read them.
 
     Args:
-        num_envs, num_players, simplified_favors, lawyer_prestige, jeweller,
-            house_cap: as for ``VectorGames``.
-        copy: return copies of the observations (``SyncVectorEnv``'s default);
-            ``False`` returns read-only views that the next step overwrites.
+        game: a registered game's name.
+        num_envs, num_players, **options: as for ``VectorGames``.
+        copy: return copies of the observations (``SyncVectorEnv``'s default); ``False``
+            returns read-only views that the next step overwrites.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
         "autoreset_mode": AutoresetMode.SAME_STEP,
         "render_modes": [],
-        "name": "caylus_v0_vector",
     }
 
     def __init__(
         self,
+        game: str,
         num_envs: int,
-        num_players: int | Sequence[int] = 4,
-        simplified_favors: bool = False,
-        lawyer_prestige: int = 4,
-        jeweller: bool = False,
-        house_cap: bool = False,
+        num_players: int | Sequence[int] | None = None,
         copy: bool = True,
+        **options: Any,
     ) -> None:
-        self.games = VectorGames(
-            num_envs, num_players, simplified_favors, lawyer_prestige, jeweller, house_cap
-        )
+        self.games = VectorGames(game, num_envs, num_players, **options)
+        self.metadata = {**self.metadata, "name": f"{self.games.spec.env_name}_vector"}
         self.num_envs = self.games.num_envs
         self.copy = bool(copy)
         self.render_mode = None
+        bounds, size = self.games.observer.BOUNDS, self.games.obs_size
+        num_actions = self.games.num_actions
         self.single_observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                "observation": spaces.Box(0.0, bounds, (size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
             }
         )
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space = spaces.Discrete(num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._acting = np.zeros(self.num_envs, np.int64)
@@ -895,6 +1031,10 @@ class CaylusVectorEnv(VectorEnv):
         if self.copy:
             return {"observation": b.obs.copy(), "action_mask": b.mask.copy()}
         return {"observation": b.obs, "action_mask": b.mask}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every game's seat to act, bool ``(num_envs, NUM_ACTIONS)``."""
+        return self.games.batch.mask.astype(np.bool_)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -910,10 +1050,15 @@ class CaylusVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; allowed: ['reset_mask']")
         if seed is not None:
-            super().reset(seed=_check_seed(seed))
+            super().reset(seed=check_batch_seed(seed))
         b = self.games.reset(seed=seed, reset_mask=reset_mask)
         started = self._all if reset_mask is None else np.asarray(reset_mask)
-        info = {"seat": np.where(started, b.seat, 0), "_seat": started.copy()}
+        info = {
+            "seat": np.where(started, b.seat, 0),
+            "_seat": started.copy(),
+            "action_mask": np.where(started[:, None], b.mask, 0).astype(np.int8),
+            "_action_mask": started.copy(),
+        }
         return self._observations(b), info
 
     def step(
@@ -928,37 +1073,31 @@ class CaylusVectorEnv(VectorEnv):
         b = self.games.step(actions)
         rewards = b.rewards[self._rows, self._acting]
         terminations = b.terminated.copy()
-        infos: dict[str, Any] = {"seat": b.seat.copy(), "_seat": self._all.copy()}
-        for k in np.flatnonzero(terminations):
+        truncations = b.truncated.copy()
+        infos: dict[str, Any] = {
+            "seat": b.seat.copy(),
+            "_seat": self._all.copy(),
+            "action_mask": b.mask.copy(),
+            "_action_mask": self._all.copy(),
+        }
+        for k in np.flatnonzero(terminations | truncations):
             final_obs = {
                 "observation": b.final_obs[k].copy(),
-                "action_mask": np.zeros(NUM_ACTIONS, np.int8),  # raw_env's mask at the end
+                "action_mask": np.zeros(self.games.num_actions, np.int8),  # raw_env's at the end
             }
             infos = self._add_info(
                 infos, {"final_obs": final_obs, "final_info": self._final_info(int(k))}, int(k)
             )
-        return (
-            self._observations(b),
-            rewards,
-            terminations,
-            np.zeros(self.num_envs, np.bool_),
-            infos,
-        )
+        return self._observations(b), rewards, terminations, truncations, infos
 
     def _final_info(self, k: int) -> dict[str, Any]:
-        """``raw_env``'s end-of-game infos for game ``k`` (final prestige and rank by seat,
-        ties averaged, rules 8.21) with every seat's reward, padded with zeros to
-        ``MAX_PLAYERS`` seats."""
+        """``raw_env``'s end-of-game infos for game ``k`` with every seat's reward, padded with
+        zeros to ``MAX_PLAYERS`` seats."""
         b = self.games.batch
         n = int(self.games.num_players[k])
-        rank = np.zeros(MAX_PLAYERS, np.float64)
-        rank[:n] = rank_of(b.final_prestige[k, :n])
-        return {
-            "seat_rewards": b.rewards[k].copy(),
-            "final_prestige": b.final_prestige[k].copy(),
-            "rank": rank,
-            "num_players": n,
-        }
+        scores = b.final_scores[k]
+        ranks = rank_of(scores[:n], self.games.final_tie_breaks[k, :n])
+        return {"seat_rewards": b.rewards[k].copy(), **end_info(self.games.spec, n, scores, ranks)}
 
     def state(self) -> np.ndarray:
         """The global view of every game, ``(N, OBS_SIZE)`` (``raw_env.state()``)."""
@@ -972,12 +1111,20 @@ __all__ = [
     "NUM_EPISODE_WORDS",
     "OPPONENTS",
     "OPPONENT_RANDOM",
-    "OPTION_COLUMNS",
+    "TEMPLATES",
     "Batch",
-    "CaylusVectorEnv",
+    "BatchedGames",
+    "GameVectorEnv",
     "LearnerGames",
     "VectorGames",
+    "check_batch_seed",
+    "end_info",
     "episode_setup_seed",
     "episode_word",
     "game_key",
+    "kernels",
+    "next_random",
+    "next_uniform",
+    "random_pick",
+    "setup_seed_of",
 ]
