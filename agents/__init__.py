@@ -1,9 +1,10 @@
-"""Agents for Caylus: the ``Agent`` protocol, the spec registry and the built-in bots.
+"""Agents of every game: the ``Agent`` protocol, the one spec registry and the harness.
 
-``make_agent("castle")``, ``make_agent("mcts:400")``; ``describe()`` gives every registered
-spec's syntax and a line on what it plays and costs (``caylus agents`` prints it),
-``available_agents()`` the short heads (``random``, the scripted ``castle``/``town``/
-``economy``, ``mcts:ARG``); plugins add agents with ``register``.
+``make_agent("castle", "caylus")``, ``make_agent("mcts:400", "puerto_rico")``; ``describe(game)``
+gives every spec's syntax and a line on what it plays and costs (``caylus agents --game GAME``
+prints it), ``available_agents(game)`` the short heads; plugins add agents with ``register``.
+The game-neutral agents (``random``, trained policies ``policy:PATH``) live here; each game's
+bots live in its folder (``caylus_env/<game>/bots/``).
 """
 
 from agents.base import Agent
@@ -11,6 +12,7 @@ from agents.registry import (
     AgentInfo,
     available_agents,
     describe,
+    game_of_spec,
     make_agent,
     register,
     specs,
@@ -22,6 +24,7 @@ __all__ = [
     "AgentInfo",
     "available_agents",
     "describe",
+    "game_of_spec",
     "make_agent",
     "register",
     "specs",

@@ -1,11 +1,12 @@
 """The one agent interface used everywhere: tournaments, the CLI, training opponents.
 
-An agent sees the whole game through a read-only ``Game`` (Caylus has no hidden
-information after setup): ``game.legal_actions()``, ``game.legal_mask()``,
-``game.decision()``, ``game.state`` (the flat engine array), ``game.current_player()``,
-and, for learned policies, ``caylus_env.caylus.observation`` encodings of it. It returns
-one legal action id. Agents must not mutate the game they are given; search
-agents work on ``game.clone()``.
+An agent of any game sees it through a read-only ``Game`` (``caylus_env.core.game.Game``, the
+handle every game shares): ``game.legal_actions()``, ``game.legal_mask()``,
+``game.decision()``, ``game.state`` (the flat engine array), ``game.current_player()``, and,
+for learned policies, the game's observation encodings of it. It returns one legal action id.
+Agents must not mutate the game they are given; search agents work on ``game.clone()``, and
+an agent of a game with hidden information (Puerto Rico's face-down plantations) never reads
+it: its search redraws it (the game's kernels say how).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Protocol, runtime_checkable
 
-from caylus_env.caylus.engine import Game
+from caylus_env.core.game import Game
 
 
 @runtime_checkable

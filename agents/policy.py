@@ -574,17 +574,24 @@ def resolve_path(arg: str) -> tuple[Path, float]:
     return Path(path), temperature
 
 
-def make_policy(spec: str, arg: str | None) -> PolicyAgent:
+def make_policy(spec: str, arg: str | None, game: str | None = None) -> PolicyAgent:
     """Factory of the ``policy`` spec head (``agents.registry``)."""
     path, temperature = resolve_path(arg or "")
     return PolicyAgent(spec, path, temperature)
 
 
-def shipped_checkpoints() -> list[str]:
-    """Names of the checkpoints shipped in the package (each one a built-in agent spec)."""
+def shipped_checkpoints() -> dict[str, str]:
+    """The checkpoints shipped in the package (each one a built-in agent spec), by name, with
+    the game each was trained on (a ``config.json`` without ``game`` is Caylus's)."""
+    from caylus_env.core.registry import DEFAULT_GAME
+
     if not SHIPPED_DIR.is_dir():
-        return []
-    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / CONFIG_FILE).is_file())
+        return {}
+    out = {}
+    for p in sorted(SHIPPED_DIR.iterdir()):
+        if (p / CONFIG_FILE).is_file():
+            out[p.name] = str(json.loads((p / CONFIG_FILE).read_text()).get("game", DEFAULT_GAME))
+    return out
 
 
 def make_shipped(name: str) -> Any:

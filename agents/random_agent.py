@@ -1,10 +1,11 @@
-"""``random``: uniform over the legal actions, seeded (the floor of every ladder)."""
+"""``random``: uniform over the legal actions, seeded (the floor of every ladder), for every
+game."""
 
 from __future__ import annotations
 
 import random
 
-from caylus_env.caylus.engine import Game
+from caylus_env.core.game import Game
 
 
 class RandomAgent:

@@ -1,16 +1,20 @@
-"""Agents are created from short spec strings: ``random``, a scripted bot's name
-(``castle``, ``town``, ``economy``), ``mcts:SIMS[:ROLLOUT][:key=value...]``, a trained
-checkpoint ``policy:PATH[:greedy|:sample|:temp=T]`` and the checkpoints shipped in the
-package by name (``ppo-2p[:mode]``, see ``agents.policy``).
+"""The one agent registry: every agent of every game, created from a short spec string.
 
-``make_agent(spec)`` validates the spec and names what is allowed when it is not.
-Every registered head carries its spec syntax and a one-line description of what it
-plays and what a move costs (``describe()``, printed by ``caylus agents``); plugins add
-heads with ``register`` and tests remove them with ``unregister``.
+A spec is ``head[:argument]``. The heads of a game are:
 
-The costs in the descriptions are CPU time on one core of a shared development machine,
-measured over a few 2-player games in which both seats play the agent (decisions of both
-seats counted): approximate, for choosing a budget, not benchmarks.
+- the platform's, for every game: ``random`` (uniform over the legal moves, seeded) and
+  ``policy:PATH[:greedy|:sample|:temp=T]`` (a trained checkpoint of that game,
+  ``agents.policy``);
+- the checkpoints shipped in the package, by name (``ppo-2p[:mode]``), each for the game it
+  was trained on;
+- the game's own bots (its ``bots.BOTS``, game contract ``caylus_env.core.contract``):
+  Caylus's ``castle``, ``town``, ``economy``, ``mcts:SIMS``; Puerto Rico's ``shipper``,
+  ``builder``, ``mcts:SIMS``;
+- plugins (``register``), for one game or for every game.
+
+``make_agent(spec, game)`` validates the spec and names what is allowed when it is not; a spec
+whose head belongs to one game only may leave the game out. ``describe(game)`` gives every
+head's syntax and a line on what it plays and costs (``caylus agents --game GAME`` prints it).
 """
 
 from __future__ import annotations
@@ -19,12 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.base import Agent
-from agents.policy import make_policy, make_shipped, shipped_checkpoints
-from agents.random_agent import RandomAgent
-from caylus_env.caylus.bots.mcts import _OPTIONS as MCTS_OPTIONS
-from caylus_env.caylus.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
-from caylus_env.caylus.bots.mcts import ROLLOUTS, make_mcts
-from caylus_env.caylus.bots.scripted import STRATEGIES, make_scripted
+from caylus_env.core.contract import Bot
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
 Factory = Callable[[str, str | None], Agent]
 
@@ -39,6 +39,8 @@ class AgentInfo:
         description: one line: what it plays, and what a move or a game costs.
         options: the allowed arguments and options (empty for agents that take none).
         needs_arg: whether the spec needs ``:ARGUMENT`` after the head.
+        optional_arg: whether the spec may give an argument without needing one (a shipped
+            checkpoint's mode).
     """
 
     head: str
@@ -46,74 +48,91 @@ class AgentInfo:
     description: str
     options: str = ""
     needs_arg: bool = False
+    optional_arg: bool = False
 
 
-_SCRIPTED_COST = "about 0.03 ms a move, a whole 2-player game in about 0.01 s"
-_SCRIPTED_PLAYS = {
-    "castle": "castle batches and their favors first: produces food, builds a farm and a market",
-    "town": "buildings: lawyer, mason, residences and prestige buildings on them",
-    "economy": "a money engine (markets, peddlers, bank) turned into points; strongest script",
-}
-_BUILTIN: dict[str, AgentInfo] = {
-    "random": AgentInfo(
-        "random",
-        "random",
-        "uniform over the legal moves (seeded), the floor of every ladder; about 0.002 ms a move",
-    ),
-    **{
-        name: AgentInfo(
-            name,
-            name,
-            f"scripted one-ply search valuing {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}",
-        )
-        for name in STRATEGIES
-    },
-    "mcts": AgentInfo(
-        "mcts",
-        "mcts:SIMS[:ROLLOUT][:key=value...]",
-        "UCT search with scripted rollouts and opponent models, beats economy about 3 games "
-        "in 4 at mcts:60; cost grows about linearly with SIMS: mcts:50 about 0.16 s a move "
-        "(a 2-player game, both seats searching, about 40 s), mcts:200 about 0.6 s a move "
-        "(about 110 s a game)",
-        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
-        + "|".join(ROLLOUTS)
-        + " (default castle); keys: "
-        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
-        needs_arg=True,
-    ),
-    "policy": AgentInfo(
-        "policy",
-        "policy:PATH[:greedy|:sample|:temp=T]",
-        "a trained network from a checkpoint directory (caylus train ppo), compiled inference, "
-        "about 0.02 ms a move; refuses a checkpoint of another observation or action version",
-        "PATH: a checkpoint directory; mode: greedy (default), sample, temp=T (T > 0)",
-        needs_arg=True,
-    ),
-    **{
-        name: AgentInfo(
+@dataclass(frozen=True)
+class _Entry:
+    info: AgentInfo
+    factory: Callable[[str, str | None, str], Agent]
+
+
+def _random(spec: str, arg: str | None, game: str) -> Agent:
+    from agents.random_agent import RandomAgent
+
+    return RandomAgent(spec)
+
+
+def _policy(spec: str, arg: str | None, game: str) -> Agent:
+    from agents.policy import make_policy
+
+    return make_policy(spec, arg, game)
+
+
+def _platform() -> dict[str, _Entry]:
+    return {
+        "random": _Entry(
+            AgentInfo(
+                "random",
+                "random",
+                "uniform over the legal moves (seeded), the floor of every ladder; about "
+                "0.002 ms a move",
+            ),
+            _random,
+        ),
+        "policy": _Entry(
+            AgentInfo(
+                "policy",
+                "policy:PATH[:greedy|:sample|:temp=T]",
+                "a trained network from a checkpoint directory (caylus train ppo), compiled "
+                "inference, about 0.02 ms a move; refuses a checkpoint of another game, "
+                "observation or action version",
+                "PATH: a checkpoint directory; mode: greedy (default), sample, temp=T (T > 0)",
+                needs_arg=True,
+            ),
+            _policy,
+        ),
+    }
+
+
+def _shipped(game: str) -> dict[str, _Entry]:
+    from agents.policy import make_shipped, shipped_checkpoints
+
+    out = {}
+    for name, its_game in shipped_checkpoints().items():
+        if its_game != game:
+            continue
+        info = AgentInfo(
             name,
             f"{name}[:greedy|:sample|:temp=T]",
             f"the checkpoint shipped as {name!r} (trained by the command in its config.json), "
             "as policy:PATH; about 0.02 ms a move",
+            optional_arg=True,
         )
-        for name in shipped_checkpoints()
-    },
-}
+        factory = make_shipped(name)
+        out[name] = _Entry(info, lambda spec, arg, g, f=factory: f(spec, arg))
+    return out
 
-#: spec head -> factory(spec, argument or None)
-_FACTORIES: dict[str, Factory] = {
-    "random": lambda spec, arg: RandomAgent(spec),
-    **{name: (lambda spec, arg: make_scripted(spec)) for name in STRATEGIES},
-    "mcts": make_mcts,
-    "policy": make_policy,
-    **{name: make_shipped(name) for name in shipped_checkpoints()},
-}
-#: spec heads that need an argument after a colon (e.g. ``mcts:200``)
-_NEEDS_ARG: set[str] = {"mcts", "policy"}
-#: spec heads whose argument is optional (a shipped checkpoint's mode)
-_OPTIONAL_ARG: set[str] = set(shipped_checkpoints())
-#: spec head -> what ``describe`` shows; a head missing here was registered without one
-_INFO: dict[str, AgentInfo] = dict(_BUILTIN)
+
+def _bot_entry(bot: Bot) -> _Entry:
+    syntax = bot.syntax or (f"{bot.head}:ARG" if bot.needs_arg else bot.head)
+    info = AgentInfo(bot.head, syntax, bot.description, bot.options, bot.needs_arg)
+    return _Entry(info, lambda spec, arg, game, f=bot.factory: f(spec, arg))
+
+
+#: Plugins by game (None: every game), head -> entry; ``register`` fills it.
+_PLUGINS: dict[str | None, dict[str, _Entry]] = {}
+
+
+def _entries(game: str) -> dict[str, _Entry]:
+    """Every head of ``game``: the platform's, its shipped checkpoints, its bots, plugins."""
+    spec = game_spec(game)
+    out = _platform()
+    out.update(_shipped(spec.name))
+    out.update({head: _bot_entry(bot) for head, bot in spec.module("bots").BOTS.items()})
+    out.update(_PLUGINS.get(None, {}))
+    out.update(_PLUGINS.get(spec.name, {}))
+    return dict(sorted(out.items()))
 
 
 def register(
@@ -121,6 +140,7 @@ def register(
     factory: Factory,
     needs_arg: bool = False,
     *,
+    game: str | None = None,
     syntax: str | None = None,
     description: str = "",
     options: str = "",
@@ -132,12 +152,14 @@ def register(
             ``,`` or whitespace (commas separate specs on the command line).
         factory: ``factory(spec, argument or None)`` -> a new agent.
         needs_arg: whether a spec must give ``head:ARGUMENT``.
+        game: the game it plays (a registered name), or None for every game.
         syntax: the spec's grammar for ``caylus agents`` (default ``head`` or ``head:ARG``).
         description: one line on what the agent plays and what a move costs.
         options: the allowed arguments and options, for agents that take some.
 
     Raises:
-        ValueError: for a head that could not be written in a spec list.
+        ValueError: for a head that could not be written in a spec list, a factory that is
+            not callable, or an unknown game.
     """
     if not isinstance(head, str) or not head or any(c in head for c in ":, \t\n"):
         raise ValueError(
@@ -145,68 +167,113 @@ def register(
         )
     if not callable(factory):
         raise ValueError(f"agent {head!r}: factory must be callable, got {factory!r}")
-    _FACTORIES[head] = factory
-    if needs_arg:
-        _NEEDS_ARG.add(head)
-    else:
-        _NEEDS_ARG.discard(head)
-    default_syntax = f"{head}:ARG" if needs_arg else head
-    _INFO[head] = AgentInfo(head, syntax or default_syntax, description, options, needs_arg)
+    key = None if game is None else game_spec(game).name
+    info = AgentInfo(
+        head, syntax or (f"{head}:ARG" if needs_arg else head), description, options, needs_arg
+    )
+    _PLUGINS.setdefault(key, {})[head] = _Entry(info, lambda spec, arg, g, f=factory: f(spec, arg))
 
 
-def unregister(head: str) -> None:
-    """Remove a registered head (a test's or a plugin's agent).
+def unregister(head: str, game: str | None = None) -> None:
+    """Remove a registered plugin head (a test's or a plugin's agent).
 
     Raises:
-        ValueError: when ``head`` is not registered, naming the heads that are.
+        ValueError: when ``head`` is not registered for ``game``, naming the plugin heads
+            that are.
     """
-    if head not in _FACTORIES:
-        raise ValueError(f"no agent {head!r} is registered; registered: {', '.join(_heads())}")
-    del _FACTORIES[head]
-    _NEEDS_ARG.discard(head)
-    _INFO.pop(head, None)
-
-
-def _heads() -> list[str]:
-    return sorted(_FACTORIES)
-
-
-def describe() -> list[AgentInfo]:
-    """Every registered head's syntax and description, sorted by head."""
-    return [
-        _INFO.get(head)
-        or AgentInfo(
-            head, f"{head}:ARG" if head in _NEEDS_ARG else head, "", "", head in _NEEDS_ARG
+    plugins = _PLUGINS.get(None if game is None else game_spec(game).name, {})
+    if head not in plugins:
+        raise ValueError(
+            f"no plugin agent {head!r} is registered; registered: {', '.join(sorted(plugins))}"
         )
-        for head in _heads()
-    ]
+    del plugins[head]
 
 
-def specs() -> list[str]:
-    """The spec syntax of every registered head, e.g. ``['castle', 'mcts:SIMS[:ROLLOUT]...']``."""
-    return [info.syntax for info in describe()]
+def describe(game: str) -> list[AgentInfo]:
+    """Every head of ``game`` with its syntax and description, sorted by head."""
+    return [entry.info for entry in _entries(game).values()]
 
 
-def available_agents() -> list[str]:
-    """The spec heads that can be created, ``ARG`` marking a required argument, e.g.
+def specs(game: str) -> list[str]:
+    """The spec syntax of every head of ``game``, e.g. ``['castle', 'mcts:SIMS...', ...]``."""
+    return [info.syntax for info in describe(game)]
+
+
+def available_agents(game: str) -> list[str]:
+    """The heads of ``game`` that can be created, ``ARG`` marking a required argument, e.g.
     ``['castle', 'mcts:ARG', 'random', ...]`` (short form of ``specs()``)."""
-    return [f"{h}:ARG" if h in _NEEDS_ARG else h for h in _heads()]
+    return [f"{i.head}:ARG" if i.needs_arg else i.head for i in describe(game)]
 
 
-def make_agent(spec: str) -> Agent:
-    """Create an agent from its spec string.
+def games_of(head: str) -> list[str]:
+    """The games that have an agent called ``head``."""
+    return [g for g in GAME_NAMES if head in _entries(g)]
+
+
+def game_of_spec(spec: str, game: str | None = None) -> str:
+    """The game a spec plays: ``game`` when given, else the one game whose agents have the
+    spec's head.
 
     Raises:
-        ValueError: naming the bad spec and the specs that exist.
+        ValueError: for a head no game has, or one several games have (naming them: pass the
+            game).
+    """
+    if game is not None:
+        return game_spec(game).name
+    head = spec.strip().partition(":")[0] if isinstance(spec, str) else ""
+    owners = games_of(head)
+    if len(owners) == 1:
+        return owners[0]
+    if not owners:
+        known = {g: available_agents(g) for g in GAME_NAMES}
+        raise ValueError(f"unknown agent {spec!r}; available: {known}")
+    raise ValueError(
+        f"agent {spec!r} exists for several games ({', '.join(owners)}): name the game "
+        "(make_agent(spec, game=...), --game on the command line)"
+    )
+
+
+def make_agent(spec: str, game: str | None = None) -> Agent:
+    """Create an agent of ``game`` from its spec string.
+
+    Args:
+        spec: ``head[:argument]``.
+        game: the game it plays; may be left out when only one game has the head.
+
+    Raises:
+        ValueError: naming the bad spec and the specs that exist for the game (and, for a
+            head another game has, that game).
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    name = game_of_spec(spec, game)
+    entries = _entries(name)
     head, _, arg = spec.strip().partition(":")
-    if head not in _FACTORIES:
-        raise ValueError(f"unknown agent {spec!r}; available: {', '.join(specs())}")
-    if head in _NEEDS_ARG and not arg:
-        example = _INFO[head].syntax if head in _INFO else f"{head}:ARG"
-        raise ValueError(f"agent {head!r} needs an argument: {example}")
-    if head not in _NEEDS_ARG and head not in _OPTIONAL_ARG and arg:
+    if head not in entries:
+        elsewhere = [g for g in games_of(head) if g != name]
+        hint = (
+            f" ({head!r} is an agent of {', '.join(elsewhere)}: pass --game)" if elsewhere else ""
+        )
+        raise ValueError(
+            f"unknown {game_spec(name).title} agent {spec!r}{hint}; available: "
+            f"{', '.join(specs(name))}"
+        )
+    info = entries[head].info
+    if info.needs_arg and not arg:
+        raise ValueError(f"agent {head!r} needs an argument: {info.syntax}")
+    if not info.needs_arg and not info.optional_arg and arg:
         raise ValueError(f"agent {head!r} takes no argument, got {spec!r}")
-    return _FACTORIES[head](spec.strip(), arg or None)
+    return entries[head].factory(spec.strip(), arg or None, name)
+
+
+__all__ = [
+    "AgentInfo",
+    "available_agents",
+    "describe",
+    "game_of_spec",
+    "games_of",
+    "make_agent",
+    "register",
+    "specs",
+    "unregister",
+]

@@ -1,7 +1,8 @@
 """``caylus agents``: the agent specs the other commands accept, with what each plays and costs.
 
-``--game puerto_rico`` lists Puerto Rico's registry (``agents.puerto_rico.registry``) instead of
-Caylus's: each game has its own agents (``caylus_env.core.registry.GameInfo.agents``).
+``--game GAME`` lists that game's agents: the platform's (``random``, ``policy:PATH``, the
+shipped checkpoints of that game) and the game's own bots, from the one agent registry
+(``agents.registry``).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from caylus_cli.app import GameOption, PluginsOption, _console, _load_plugins, app
-from caylus_env.core.registry import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
 
 @app.command("agents")
@@ -18,16 +19,15 @@ def list_agents(plugin: PluginsOption = None, game: GameOption = DEFAULT_GAME) -
     from rich.table import Table
     from rich.text import Text
 
-    info = game_info(game)
+    from agents.registry import describe
+
+    spec = game_spec(game)
     _load_plugins(plugin)
-    describe = info.agents_module().describe
-    title = "agent specs (use them in --agents, or as duel arguments)"
-    if game != DEFAULT_GAME:
-        title = f"{info.title} agent specs (use them with --game {game} in --agents, or in duels)"
+    title = f"{spec.title} agent specs (use them with --game {game} in --agents, or in duels)"
     table = Table(title=title)
     table.add_column("spec", no_wrap=True)
     table.add_column("plays, and costs per move on one core")
-    for agent in describe():
+    for agent in describe(spec.name):
         # Text cells: rich markup would eat the brackets of "mcts:SIMS[:ROLLOUT]".
         about = Text(agent.description or "(registered without a description)")
         if agent.options:

@@ -118,10 +118,10 @@ OptionsOption = Annotated[
 
 def _game_known(value: str) -> str:
     """``--game``: refused before any work unless it names a game of the platform."""
-    from caylus_env.core.registry import game_info
+    from caylus_env.core.registry import game_spec
 
     try:
-        return game_info(value).name
+        return game_spec(value).name
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
 
@@ -130,7 +130,7 @@ GameOption = Annotated[
     str,
     typer.Option(
         "--game",
-        help="Game to play: caylus or puerto_rico.",
+        help="Game to play (caylus games lists them).",
         callback=_game_known,
     ),
 ]
@@ -245,7 +245,16 @@ def _bad_argument(err: Exception) -> NoReturn:
 
 #: The command modules, in the order ``caylus --help`` lists them. Each registers its commands on
 #: ``app`` when imported and imports the helpers above, so they are imported last.
-COMMAND_MODULES = ("tournament", "games", "replay", "bench", "agents", "dataset", "train")
+COMMAND_MODULES = (
+    "catalog",
+    "tournament",
+    "games",
+    "replay",
+    "bench",
+    "agents",
+    "dataset",
+    "train",
+)
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"caylus_cli.{_name}")

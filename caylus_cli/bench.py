@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from caylus_cli.app import GameOption, _console, _fail, app, compile_notice
-from caylus_env.core.registry import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
 
 @app.command()
@@ -89,7 +89,7 @@ def _player_counts(players: str, game: str) -> list[int]:
         counts = [int(x) for x in players.split(",") if x.strip()]
     except ValueError:
         _fail(f"invalid value for --players: {players!r} is not a list like 2,4")
-    info = game_info(game)
+    info = game_spec(game)
     if not counts or any(not info.min_players <= c <= info.max_players for c in counts):
         _fail(
             f"invalid value for --players: {players!r}; {info.title} player counts are "
@@ -109,7 +109,7 @@ def _bench_other(
     training: bool,
 ) -> None:
     """``caylus bench --game puerto_rico``: that engine's figures, Caylus's layers refused."""
-    title = game_info(game).title
+    title = game_spec(game).title
     caylus_only = [
         flag
         for flag, given in (
@@ -134,7 +134,7 @@ def _bench_other(
     if players is not None:
         kwargs["players"] = _player_counts(players, game)
     # A game's benchmark module sits next to its engine package (caylus_env.puerto_rico).
-    benchmark = importlib.import_module(game_info(game).engine.rpartition(".")[0] + ".benchmark")
+    benchmark = importlib.import_module(game_spec(game).engine.rpartition(".")[0] + ".benchmark")
     with compile_notice("engine", "env", game):
         benchmark.main(**kwargs)
 

@@ -27,7 +27,7 @@ from caylus_cli.app import (
     app,
     compile_notice,
 )
-from caylus_env.core.registry import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
 #: Game name -> the module whose ``render_text(game)`` draws its board as text (imported on use:
 #: a game without one yet shows its one-line repr).
@@ -85,7 +85,7 @@ def check_html_game(html: Path | None, name: str) -> None:
     if html is not None and name not in HTML_GAMES:
         _fail(
             f"invalid value for --html: replay pages are drawn for {', '.join(HTML_GAMES)} "
-            f"only, not {game_info(name).title} (--game {name}); leave out --html"
+            f"only, not {game_spec(name).title} (--game {name}); leave out --html"
         )
 
 
@@ -95,7 +95,7 @@ def _seat_count(specs: list[str], players: int | None, name: str = DEFAULT_GAME)
     Fails naming what the user actually gave: the number of agents, and ``--players`` only when
     it was passed.
     """
-    info = game_info(name)
+    info = game_spec(name)
     low, high = info.min_players, info.max_players
     given = f"{len(specs)} agent{'s' if len(specs) != 1 else ''} ({', '.join(specs)})"
     if players is None:

@@ -66,7 +66,7 @@ def write_html(
 def _read_records(path: Path, game: str = DEFAULT_GAME) -> list[Any]:
     """The records of ``game`` in a file (one JSON record, a JSON list, or JSON lines), read by
     that engine's strict reader; fails (exit 2) naming the file, the line and the bad field."""
-    from caylus_env.caylus.engine.record import load_records
+    from caylus_env.core.record import load_records
 
     try:
         records = load_records(path) if game == DEFAULT_GAME else _load_records(path, game)
@@ -87,7 +87,7 @@ def _json_items(path: Path) -> list[tuple[str, Any]]:
     than its ``MAX_RECORD_FILE_BYTES`` is refused unread, and bad UTF-8 or JSON nested too
     deeply are ``ValueError`` s naming the file.
     """
-    from caylus_env.caylus.engine.record import MAX_RECORD_FILE_BYTES
+    from caylus_env.core.record import MAX_RECORD_FILE_BYTES
 
     size = path.stat().st_size
     if size > MAX_RECORD_FILE_BYTES:
@@ -134,9 +134,9 @@ def _load_records(path: Path, game: str) -> list[Any]:
     Raises:
         ValueError: naming the file, the record or line and what is wrong.
     """
-    from caylus_env.core.registry import game_info
+    from caylus_env.core.registry import game_spec
 
-    reader = game_info(game).engine_module().GameRecord
+    reader = game_spec(game).engine().GameRecord
     out = []
     for where, item in _json_items(path):
         try:
@@ -151,7 +151,7 @@ def _first_item(path: Path) -> Any:
     """The first JSON value of a record file: its first line's when that line is a whole
     record or list (a games.jsonl, a compact record: the file is not parsed twice), else the
     whole file's (an indented record)."""
-    from caylus_env.caylus.engine.record import MAX_RECORD_FILE_BYTES
+    from caylus_env.core.record import MAX_RECORD_FILE_BYTES
 
     with path.open("rb") as handle:  # bounded: a longer line fails to parse, then is refused
         line = handle.readline(MAX_RECORD_FILE_BYTES + 1).strip()
@@ -389,9 +389,9 @@ def _show_other(file: Path, record: Any, show: bool, name: str, html: Path | Non
     forfeits and each seat's score and rank (victory points for Puerto Rico, its rules 5.2-5.3).
     """
     from caylus_cli.games import CLOCKS, _scores
-    from caylus_env.core.registry import game_info
+    from caylus_env.core.registry import game_spec
 
-    engine = game_info(name).engine_module()
+    engine = game_spec(name).engine()
     game = _replayed(file, record, name)
     n = game.num_players
     match, final = record.match, record.final

@@ -362,7 +362,7 @@ def test_play_estimates_the_kernels_its_agents_compile():
 
 def test_tournament_command_replays_forfeits_and_extends_a_run(tmp_path, monkeypatch):
     from agents.tournament.testing import FLAKY_ENV
-    from caylus_env.caylus.engine.record import load_records
+    from caylus_env.core.record import load_records
 
     out = tmp_path / "run"
     args = ["tournament", "--agents", "random,test-flaky", "--plugin", PLUGIN, "--players", "2"]

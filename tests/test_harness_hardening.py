@@ -36,7 +36,7 @@ from agents.tournament.specs import (
 from caylus_env.caylus.bots.mcts import MAX_SIMS, make_mcts
 from caylus_env.caylus.engine import action_to_string, replay
 from caylus_env.caylus.engine import record as record_module
-from caylus_env.caylus.engine.record import GameRecord, load_records
+from caylus_env.core.record import GameRecord, load_records
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import pytest
 from agents.tournament.arena import load_plugins, play_game
 from caylus_env import caylus_v0
 from caylus_env.caylus.engine import Game, GameConfig, action_to_string, replay
-from caylus_env.caylus.engine.record import (
+from caylus_env.core.record import (
     LEGACY_FORMAT,
     RECORD_FORMAT,
     EnvInfo,

@@ -39,7 +39,7 @@ from agents.tournament.runner import (
 )
 from agents.tournament.schedule import ScheduleError, build_schedule
 from caylus_env.caylus.engine import Game, replay
-from caylus_env.caylus.engine.record import GameRecord
+from caylus_env.core.record import GameRecord
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]

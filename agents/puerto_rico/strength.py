@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.puerto_rico.registry import make_agent
+
 from agents.stats.ratings import wilson_interval
 from caylus_env.puerto_rico.engine import Game, GameConfig
 from caylus_env.puerto_rico.engine.constants import MAX_PLAYERS, MIN_PLAYERS

@@ -20,7 +20,7 @@ from agents.base import Agent, policy_target
 from agents.tournament.arena import DecisionHook, play_jobs
 from agents.tournament.games import game_of, tournament_game
 from caylus_env.caylus.engine import Game
-from caylus_env.caylus.engine.record import GameRecord
+from caylus_env.core.record import GameRecord
 from caylus_env.datasets.format import GameRows
 from caylus_env.datasets.games import DatasetGame, dataset_game
 from caylus_env.datasets.records import pack_legal_ids, packed_decision_rows, rows_from_record

@@ -270,13 +270,13 @@ def coerce_results(results: Iterable[GameResult | Mapping[str, Any]]) -> list[Ga
 def load_results(path: str | Path) -> list[GameResult]:
     """Read a ``games.jsonl`` file (one JSON object per line; blank lines are skipped).
 
-    A line is either a tournament's game record (``caylus_env.caylus.engine.record.GameRecord``, read
+    A line is either a tournament's game record (``caylus_env.core.record.GameRecord``, read
     by its one strict reader) or a flat result (``GameResult.to_dict``).
 
     Raises:
         InvalidResultError: On malformed JSON or an invalid result; the message names the line.
     """
-    from caylus_env.caylus.engine.record import GameRecord
+    from caylus_env.core.record import GameRecord
 
     out = []
     with open(path, encoding="utf-8") as handle:

@@ -25,7 +25,7 @@ warm every agent of the run before their timed games (`warm_up`). So a game play
 with a cold and a warm cache.
 
 A record is the game's own record (``games.TournamentGame``: for Caylus a
-`caylus_env.caylus.engine.record.GameRecord`): ``Game.record()`` plus the match fields and the timings
+`caylus_env.core.record.GameRecord`): ``Game.record()`` plus the match fields and the timings
 (see `play_game`); it replays exactly with the game's engine (``caylus_env.caylus.engine.replay`` for
 Caylus). Only its ``timings`` differ between two runs of the same job. Everything else here is
 game-generic: the game comes from ``play_game(..., game=NAME)`` or the worker settings' ``game``.
@@ -52,7 +52,7 @@ from numba.core import event as numba_event
 from agents.base import Agent
 from agents.tournament.games import TournamentGame, game_of, tournament_game
 from caylus_env.caylus.engine import Game
-from caylus_env.caylus.engine.record import forfeit_ranks
+from caylus_env.core.game import forfeit_ranks
 from caylus_env.core.registry import DEFAULT_GAME
 
 DEFAULT_MOVE_TIME_LIMIT = 10.0

@@ -6,7 +6,7 @@ records do. A `TournamentGame` holds exactly those parts, so the arena, the run 
 the reports stay game-generic and ask `tournament_game(name)` (names of ``caylus_env.core.registry``):
 
 - `CaylusGame`: the original harness's code moved here unchanged, so Caylus runs write the same
-  bytes as before (``caylus_env.caylus.engine.record.GameRecord``, schema ``caylus-record/2``);
+  bytes as before (``caylus_env.core.record.GameRecord``, schema ``caylus-record/2``);
 - `PuertoRicoGame`: ``caylus_env.puerto_rico.engine`` records (``puerto-rico-record/1``) with
   the optional ``match`` and ``timings`` sections; a game cut off by the engine's decision cap
   (docs/rules/puerto_rico.md 6.9) ends ``truncated`` and is ranked by its position, like the
@@ -27,7 +27,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from caylus_env.core.registry import DEFAULT_GAME, GameInfo, game_info, record_game
+from caylus_env.core.contract import GameSpec
+from caylus_env.core.registry import DEFAULT_GAME, game_spec, record_game
 
 
 class RecordView(NamedTuple):
@@ -72,12 +73,12 @@ class TournamentGame:
     score_note: str | None = None
 
     @property
-    def info(self) -> GameInfo:
-        return game_info(self.name)
+    def info(self) -> GameSpec:
+        return game_spec(self.name)
 
     def engine(self) -> ModuleType:
         """The rules engine, imported on first use."""
-        return self.info.engine_module()
+        return self.info.engine()
 
     def make_agent(self, spec: str) -> Any:
         """An agent of this game's registry.
@@ -85,7 +86,9 @@ class TournamentGame:
         Raises:
             ValueError: for an unknown spec, naming this game's agents.
         """
-        return self.info.agents_module().make_agent(spec)
+        from agents.registry import make_agent
+
+        return make_agent(spec, self.name)
 
     def new_game(self, num_players: int, options: Mapping[str, Any], seed: int) -> Any:
         """A fresh game of ``num_players`` with the other ``options`` on setup ``seed``."""
@@ -199,7 +202,7 @@ class CaylusGame(TournamentGame):
         move_time: Sequence[float],
         wall_time: float,
     ) -> Any:
-        from caylus_env.caylus.engine.record import FinalResult, MatchInfo, Timings, forfeit_ranks
+        from caylus_env.core.record import FinalResult, MatchInfo, Timings, forfeit_ranks
 
         record = game.record()
         loser = next((s for s, r in enumerate(reasons) if r is not None), None)
@@ -215,7 +218,7 @@ class CaylusGame(TournamentGame):
         )
 
     def parse(self, raw: str | bytes) -> Any:
-        from caylus_env.caylus.engine.record import GameRecord
+        from caylus_env.core.record import GameRecord
 
         data = _parse_json(raw)
         if isinstance(data, Mapping):
@@ -371,7 +374,7 @@ def tournament_game(name: str = DEFAULT_GAME) -> TournamentGame:
         ValueError: for a name that is not a game of the platform (``caylus_env.core.registry``'s
             error, listing the allowed ones), or a game the harness has no adapter for.
     """
-    info = game_info(name)
+    info = game_spec(name)
     adapter = _ADAPTERS.get(info.name)
     if adapter is None:
         raise ValueError(

@@ -39,7 +39,7 @@ from rich.text import Text
 
 from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.rundir import GAMES_FILE, read_records
-from caylus_env.core.registry import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
@@ -318,7 +318,7 @@ def write_html_report(
         f"{run.get('seed', '?')}, engine {run.get('engine', '?')}."
     )
     if "game" in run:  # absent for Caylus runs, whose report is unchanged
-        intro = f"{game_info(run['game']).title}: {intro}"
+        intro = f"{game_spec(run['game']).title}: {intro}"
     if ratings["n_boot"]:
         level = round(100 * ratings["level"])
         boot = f"{level}% intervals from {ratings['n_boot']} block-bootstrap resamples."

@@ -36,7 +36,7 @@ from agents.tournament.specs import (
     TournamentError,
 )
 from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
-from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_info
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
 
 GAMES_FILE = "games.jsonl"
 RUN_FILE = "run.json"
@@ -194,11 +194,11 @@ class RunDir:
             return
         held = game_of(stored)
         if held != wanted:
-            title = game_info(held).title if held in GAME_NAMES else held
+            title = game_spec(held).title if held in GAME_NAMES else held
             raise TournamentError(
                 "game",
                 f"{self.path} holds a {title} run ({RUN_FILE} field game is {held!r}), not a "
-                f"{game_info(wanted).title} one ({wanted!r}): resume it with --game {held}, or "
+                f"{game_spec(wanted).title} one ({wanted!r}): resume it with --game {held}, or "
                 "choose another output directory",
             )
 

@@ -40,7 +40,7 @@ import numba
 
 from agents.registry import register
 from caylus_env.caylus.engine import Game, string_to_action
-from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_info
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
 
 FLAKY_ENV = "CAYLUS_TEST_FLAKY"
 _PASS = string_to_action("pass")
@@ -218,7 +218,7 @@ def other_registers() -> list[Callable[..., Any]]:
     """The ``register`` of every other game's agent registry that is installed."""
     out = []
     for name in GAME_NAMES:
-        module = game_info(name).agents
+        module = game_spec(name).agents
         if name == DEFAULT_GAME:
             continue
         try:

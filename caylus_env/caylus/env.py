@@ -176,6 +176,8 @@ caylus_v0.env(num_players=4, simplified_favors=False, lawyer_prestige=4,
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from caylus_env.core.env import GameEnv, make_env
 
 ENV_NAME = "caylus_v0"
@@ -186,7 +188,7 @@ class raw_env(GameEnv):
     ``caylus``; this module's docstring is its documentation page."""
 
     GAME = "caylus"
-    metadata = {**GameEnv.metadata, "name": ENV_NAME}
+    metadata: ClassVar[dict[str, Any]] = {**GameEnv.metadata, "name": ENV_NAME}
 
 
 env = make_env(raw_env)

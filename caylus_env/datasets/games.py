@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_info
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ class DatasetGame:
         (rules 8.21), by victory points then doubloons plus goods for Puerto Rico
         (docs/rules/puerto_rico.md 5.3); after a forfeit that seat is last."""
         if self.is_default:
-            from caylus_env.caylus.engine.record import forfeit_ranks, rank_of
+            from caylus_env.core.record import forfeit_ranks, rank_of
 
             prestige = self.scores(game)
             if forfeit_seat is None:
@@ -162,10 +162,10 @@ def _caylus() -> DatasetGame:
     from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS, action_to_string
     from caylus_env.caylus.engine.constants import DECISION_NAMES
 
-    engine = importlib.import_module(game_info("caylus").engine)
+    engine = game_spec("caylus").engine()
     return DatasetGame(
         name="caylus",
-        title=game_info("caylus").title,
+        title=game_spec("caylus").title,
         engine=engine,
         layout=layout,
         state_size=layout.STATE_SIZE,
@@ -190,10 +190,10 @@ def _puerto_rico() -> DatasetGame:
     )
     from caylus_env.puerto_rico.engine.decisions import E_KIND, SCHEMA
 
-    engine = importlib.import_module(game_info("puerto_rico").engine)
+    engine = game_spec("puerto_rico").engine()
     return DatasetGame(
         name="puerto_rico",
-        title=game_info("puerto_rico").title,
+        title=game_spec("puerto_rico").title,
         engine=engine,
         layout=layout,
         state_size=layout.STATE_SIZE,
@@ -220,7 +220,7 @@ def dataset_game(name: str = DEFAULT_GAME) -> DatasetGame:
         ValueError: for a name that is not a game of the platform (listing the allowed ones),
             or a game datasets do not support yet.
     """
-    info = game_info(name)
+    info = game_spec(name)
     builder = _BUILDERS.get(info.name)
     if builder is None:
         raise ValueError(

@@ -21,7 +21,7 @@ import numpy as np
 from caylus_env.caylus.engine import Game, GameConfig
 from caylus_env.caylus.engine import layout as L
 from caylus_env.caylus.engine.actions import NUM_ACTIONS
-from caylus_env.caylus.engine.record import GameRecord
+from caylus_env.core.record import GameRecord
 from caylus_env.core.registry import DEFAULT_GAME
 from caylus_env.datasets.format import GameRows, returns_of
 from caylus_env.datasets.games import dataset_game, record_game_name
@@ -194,7 +194,7 @@ def record_of_row(
     if game != DEFAULT_GAME:
         return _other_record_of_row(row, actions, engine, game)
     from caylus_env.caylus.engine import action_to_string
-    from caylus_env.caylus.engine.record import FinalResult, MatchInfo, Setup
+    from caylus_env.core.record import FinalResult, MatchInfo, Setup
 
     try:
         config = GameConfig.from_dict(

@@ -25,7 +25,7 @@ from string import Template
 from typing import Any
 
 from caylus_env.core.htmlreport import STYLE, link, para, png_figure, table
-from caylus_env.core.registry import DEFAULT_GAME, game_info
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
 HTML_REPORT_FILE = "report.html"
 VIEWER_DIR = "viewer"
@@ -107,7 +107,7 @@ def _summary(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     counts = manifest["counts"]
     run = manifest["run"]
     game = manifest.get("game", DEFAULT_GAME)
-    facts = [] if game == DEFAULT_GAME else [("game", game_info(game).title)]
+    facts = [] if game == DEFAULT_GAME else [("game", game_spec(game).title)]
     facts += [
         ("games", str(stats["games"])),
         ("decisions", str(stats["decisions"])),

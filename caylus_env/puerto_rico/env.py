@@ -195,6 +195,8 @@ round (rules 7.5).
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from caylus_env.core.env import GameEnv, make_env
 
 ENV_NAME = "puerto_rico_v0"
@@ -205,7 +207,7 @@ class raw_env(GameEnv):
     ``puerto_rico``; this module's docstring is its documentation page."""
 
     GAME = "puerto_rico"
-    metadata = {**GameEnv.metadata, "name": ENV_NAME}
+    metadata: ClassVar[dict[str, Any]] = {**GameEnv.metadata, "name": ENV_NAME}
 
 
 env = make_env(raw_env)

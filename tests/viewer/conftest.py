@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from agents.tournament.arena import play_game
-from caylus_env.caylus.engine.record import GameRecord
+from caylus_env.core.record import GameRecord
 
 FIVE_SEATS = ("castle", "town", "economy", "random", "castle")
 ENSURE = "sh tests/viewer/ensure_chromium.sh"

@@ -1,7 +1,7 @@
 """See a game: a self-contained HTML replay viewer drawn from the engine's own states.
 
 - ``replay_html(record)`` / ``write_replay_html(record, path)``: the replay page of a
-  `caylus_env.caylus.engine.record.GameRecord` (inline SVG and a little plain JavaScript; no network);
+  `caylus_env.core.record.GameRecord` (inline SVG and a little plain JavaScript; no network);
 - ``position_svg(state_dict)``: one position as a standalone SVG picture.
 
 Drawing lives in one module per concern: ``board`` (road, special buildings, bridge, provost,

@@ -28,7 +28,7 @@ from caylus_env.caylus.engine import Game, GameConfig, replay
 from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string
 from caylus_env.caylus.engine.constants import PHASE_NAMES
 from caylus_env.caylus.engine.decisions import ENTRY_OF_NAME
-from caylus_env.caylus.engine.record import GameRecord
+from caylus_env.core.record import GameRecord
 from caylus_env.caylus.viewer import position, timeline
 from caylus_env.caylus.viewer.theme import BUILDING_LABELS, FONT
 from caylus_env.core.fileio import atomic_write_bytes

@@ -1,1 +1,70 @@
-"""Puerto Rico's bots: the scripted ``shipper`` and ``builder`` and ``mcts:SIMS``."""
+"""Puerto Rico's bots, as the game contract lists them (``caylus_env.core.contract``).
+
+``BOTS``: the agents this game brings, by spec head: the scripted ``shipper`` and
+``builder`` (compiled rules of thumb with two weight sets: ``scripted``) and ``mcts:SIMS``
+(UCT over determinized positions, the face-down plantations reshuffled per simulation:
+``mcts``). The game-neutral agents (``random``, trained policies) come from the platform's
+agent registry (``agents.registry``). ``choose_scripted`` is the scripted bots as one
+compiled kernel, which the batched training games play inside their compiled step.
+
+Costs in the descriptions: one core of a shared development machine, medians from
+``bench/agents_bench.py`` (approximate, for choosing a budget; not benchmarks).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from caylus_env.core.contract import Bot
+from caylus_env.puerto_rico.bots import scripted_kernels as SK
+from caylus_env.puerto_rico.bots.mcts import _OPTIONS as MCTS_OPTIONS
+from caylus_env.puerto_rico.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
+from caylus_env.puerto_rico.bots.mcts import ROLLOUTS, make_mcts
+from caylus_env.puerto_rico.bots.scripted import make_scripted
+
+_SCRIPTED_PLAYS = {
+    "shipper": "corn and indigo production shipped with the captain, warehouses, harbor, wharf",
+    "builder": "quarries, dear goods sold with markets and office, factory, large buildings",
+}
+_SCRIPTED_COST = (
+    "about 0.001 ms a move, its moves of a whole game under 1 ms; wins >= 99% vs random "
+    "at 2-5 players (docs/puerto_rico_agents.md)"
+)
+#: The scripted strategies in the order of ``choose_scripted``'s rows.
+SCRIPTED = SK.STRATEGY_NAMES
+
+BOTS: dict[str, Bot] = {
+    **{
+        name: Bot(
+            name,
+            make_scripted,
+            name,
+            f"scripted rules of thumb: {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}",
+            scripted=i,
+        )
+        for i, name in enumerate(SCRIPTED)
+    },
+    "mcts": Bot(
+        "mcts",
+        make_mcts,
+        "mcts:SIMS[:ROLLOUT][:key=value...]",
+        "UCT over determinized positions (the face-down plantations reshuffled per "
+        "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "
+        "simulation (mcts:100 about 10 ms a move, 1-2 s of moves a game)",
+        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
+        + "|".join(ROLLOUTS)
+        + " (default shipper); keys: "
+        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
+        needs_arg=True,
+    ),
+}
+
+
+@njit(cache=True)
+def choose_scripted(strategy, s, legal, n, noise):
+    """The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``)
+    plays in state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
+    return SK.choose(s, legal, n, strategy)
+
+
+__all__ = ["BOTS", "SCRIPTED", "choose_scripted"]
