@@ -8,8 +8,8 @@ Every game is a peer behind one game contract (``caylus_env.core.contract``), re
 - ``make_vector(game, num_envs, **options)``: its compiled batched Gymnasium ``VectorEnv``
   (``action_masks()``, masks in the observations and in ``info``);
 - ``games()``: the registered games (``GameSpec``: name, title, player counts, options);
-- ``caylus_v0``, ``puerto_rico_v0``: the versioned PettingZoo entry points, as in
-  PettingZoo's own classic environments;
+- ``caylus_env.<env_name>`` (``caylus_v0``, ``puerto_rico_v0``, ...): each game's versioned
+  PettingZoo entry point (its one shim module), as in PettingZoo's own classic environments;
 - ``GameRecord``, ``load_records``, ``replay``: the one record of every game, its reader and
   its verifier; ``IllegalActionError``, ``InvalidStateError``: the errors of every engine.
 
@@ -26,15 +26,12 @@ from typing import TYPE_CHECKING, Any
 from caylus_env._version import __version__
 
 if TYPE_CHECKING:
-    from caylus_env import caylus_v0, puerto_rico_v0
     from caylus_env.core.game import IllegalActionError, InvalidStateError
     from caylus_env.core.record import GameRecord, load_records, replay
     from caylus_env.core.registry import game_spec, games
 
 #: Public name -> the module that defines it (a submodule is its own entry).
 _LAZY = {
-    "caylus_v0": "caylus_env.caylus_v0",
-    "puerto_rico_v0": "caylus_env.puerto_rico_v0",
     "games": "caylus_env.core.registry",
     "game_spec": "caylus_env.core.registry",
     "GameRecord": "caylus_env.core.record",
@@ -49,13 +46,11 @@ __all__ = [
     "IllegalActionError",
     "InvalidStateError",
     "__version__",
-    "caylus_v0",
     "game_spec",
     "games",
     "load_records",
     "make",
     "make_vector",
-    "puerto_rico_v0",
     "replay",
 ]
 
@@ -104,10 +99,15 @@ def make_vector(game: str, num_envs: int, **kwargs: Any) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name's module on first access and cache the name here."""
+    """Import a public name's module on first access and cache the name here; a game's
+    versioned entry point (its ``env_name``) is its shim module."""
     module_name = _LAZY.get(name)
     if module_name is None:
-        raise AttributeError(f"module 'caylus_env' has no attribute {name!r}")
+        from caylus_env.core.registry import games
+
+        if name not in {spec.env_name for spec in games()}:
+            raise AttributeError(f"module 'caylus_env' has no attribute {name!r}")
+        module_name = f"caylus_env.{name}"
     module = importlib.import_module(module_name)
     value = module if module_name == f"caylus_env.{name}" else getattr(module, name)
     globals()[name] = value
@@ -115,4 +115,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    from caylus_env.core.registry import games
+
+    return sorted(set(globals()) | set(__all__) | {spec.env_name for spec in games()})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 
 import pytest
@@ -11,13 +12,15 @@ from agents import registry
 
 @pytest.fixture
 def private_registry() -> Iterator[None]:
-    """Keep the agents a test registers (plugins, test agents) out of the registry that other
-    tests see: whatever was registered during the test is unregistered after it, through the
-    registry's public API."""
-    before = set(registry.specs())
-    heads = {info.head for info in registry.describe()}
+    """Keep the agents a test registers (plugins, test agents, for any game) out of the
+    registry that other tests see: the plugins registered during the test are removed after
+    it, and the registry is checked to be as it was."""
+    before = copy.copy({game: dict(heads) for game, heads in registry._PLUGINS.items()})
     yield
-    for info in registry.describe():
-        if info.head not in heads:
-            registry.unregister(info.head)
-    assert set(registry.specs()) == before
+    for game, heads in list(registry._PLUGINS.items()):
+        for head in list(heads):
+            if head not in before.get(game, {}):
+                registry.unregister(head, game)
+    assert {g: set(h) for g, h in registry._PLUGINS.items() if h} == {
+        g: set(h) for g, h in before.items() if h
+    }

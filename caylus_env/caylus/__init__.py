@@ -23,5 +23,14 @@ GAME = GameSpec(
     score_key="prestige",
     clock_word="turn",
     rules_doc="docs/rules/caylus.md",
+    option_sets={
+        "rules": {},
+        "variants": {
+            "simplified_favors": True,
+            "lawyer_prestige": 3,
+            "jeweller": True,
+            "house_cap": True,
+        },
+    },
     record_formats=("caylus-record/1", "caylus-record/2"),
 )

@@ -13,7 +13,8 @@ module                 what it provides (``GameSpec.module(part)`` imports it)
                        ``kernels`` (the compiled surface below), ``layout`` (``STATE_SIZE``,
                        ``STATE_DTYPE``, ``FIELDS``, ``PLAYER_FIELDS``, the decision stack's
                        ``STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``),
-                       ``DECISION_NAMES``, the action codec (``NUM_ACTIONS``, ``ACTION_NAMES``,
+                       ``DECISION_NAMES``, ``INVARIANT_MESSAGES``, the action codec
+                       (``NUM_ACTIONS``, ``ACTION_NAMES``,
                        ``BLOCKS``, ``ACTION_SPACE_VERSION``, ``action_to_string``,
                        ``string_to_action``), ``state_to_dict`` / ``dict_to_state``
 ``observation``        the observer: ``PIECES``, ``SEAT_PIECES``, ``OBS_SIZE``, ``BOUNDS``,
@@ -21,8 +22,10 @@ module                 what it provides (``GameSpec.module(part)`` imports it)
                        `caylus_env.core.observation.ObservationLayout`) and the compiled
                        ``encode_into(state, seat, out)`` (``seat = -1``: absolute seats)
 ``rendering``          ``render_text(game)``: the table as text, without hidden information
-``viewer``             ``frames(record)`` and ``position_svg(state_dict)``: the game's drawing
-                       for the shared replay page (`caylus_env.core.viewer`)
+``viewer``             ``Drawing`` (a subclass of `caylus_env.core.viewer.Drawing`: the slots
+                       of its picture and how to draw a position) and ``position_svg(
+                       state_dict)``: the game's drawing for the shared replay page
+                       (`caylus_env.core.viewer`)
 ``bots``               ``BOTS``: the game's agents by spec head (`caylus_env.core.contract.Bot`),
                        and ``choose_scripted(strategy, state, legal, n, noise)``: its scripted
                        bots as one compiled kernel (training opponents in the batched env)
@@ -49,7 +52,11 @@ as ``GameConfig.kernel_options()`` gives it), every function ``@njit(cache=True)
   for a game whose ties stand);
 - ``returns(s, ret)``: the zero-sum rank rewards of a finished game (+1 first .. -1 last,
   ties averaged);
-- ``clock(s)``: the round counter (the rulebook's word is ``GameSpec.clock_word``).
+- ``clock(s)``: the round counter (the rulebook's word is ``GameSpec.clock_word``);
+- ``check_invariants(s)``: 0 for a consistent state, else the code of the first broken
+  invariant (``engine.INVARIANT_MESSAGES[code]`` says it in words); ``accepted_actions(s,
+  out) -> n``: every id ``step`` accepts on a copy, in increasing order (-1 if a rejected
+  action changed its copy), to compare with ``legal_actions``.
 
 The core provides, once for all games: the handle base (`caylus_env.core.game`: one
 ``IllegalActionError``, one ``InvalidStateError``), the options base
@@ -95,6 +102,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
         "string_to_action",
         "state_to_dict",
         "dict_to_state",
+        "INVARIANT_MESSAGES",
     ),
     "observation": (
         "PIECES",
@@ -107,7 +115,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
         "LAYOUT",
     ),
     "rendering": ("render_text",),
-    "viewer": ("frames", "position_svg"),
+    "viewer": ("Drawing", "position_svg"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),
 }
@@ -126,6 +134,8 @@ KERNELS = (
     "tie_breaks",
     "returns",
     "clock",
+    "check_invariants",
+    "accepted_actions",
 )
 #: The layout names every engine provides.
 LAYOUT_NAMES = (
@@ -185,6 +195,12 @@ class GameSpec:
         clock_word: what the rulebook calls the clock that ``Game.round`` reads (``turn``,
             ``round``).
         rules_doc: the game's rules reference in ``docs/rules/``.
+        option_sets: named sets of options that together cover the game's variants (the
+            rules as printed first, ``{}``): the conformance suite, the benchmarks and the
+            golden playthroughs run each of them.
+        truncating_options: options under which random play is cut off by the game's
+            decision cap within a few dozen decisions (what the suite tests truncation
+            with), or None for a game without a cap.
         record_formats: formats of this game's records written before the shared record
             (read by `caylus_env.core.record`, never written).
     """
@@ -201,6 +217,8 @@ class GameSpec:
     score_key: str
     clock_word: str
     rules_doc: str
+    option_sets: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: {"rules": {}})
+    truncating_options: Mapping[str, Any] | None = None
     record_formats: tuple[str, ...] = ()
 
     def module(self, part: str) -> ModuleType:

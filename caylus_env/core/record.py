@@ -34,7 +34,7 @@ from types import MappingProxyType
 from typing import Any
 
 from caylus_env.core.game import IllegalActionError, forfeit_ranks
-from caylus_env.core.registry import game_spec, games
+from caylus_env.core.registry import GAME_NAMES, game_spec, games
 
 RECORD_FORMAT = "game-record/3"
 """Schema of `GameRecord.to_dict`: bump it whenever a key is added, removed or changes meaning.
@@ -316,9 +316,7 @@ class GameRecord:
         try:
             spec = game_spec(self.game)
         except ValueError:
-            raise fail(
-                "game", self.game, f"a registered game: {[g.name for g in games()]}"
-            ) from None
+            raise fail("game", self.game, f"a registered game: {list(GAME_NAMES)}") from None
         check_str("engine", self.engine)
         engine = spec.engine()
         if not isinstance(self.options, Mapping):

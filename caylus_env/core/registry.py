@@ -36,38 +36,39 @@ GAME_PACKAGES: tuple[str, ...] = (
 DEFAULT_GAME = "caylus"
 
 
+GAME_NAMES: tuple[str, ...] = tuple(p.rpartition(".")[2] for p in GAME_PACKAGES)
+"""The registered games' names (each folder is named after its game)."""
+
+_PACKAGE_OF = dict(zip(GAME_NAMES, GAME_PACKAGES, strict=True))
+
+
 @cache
-def _specs() -> dict[str, GameSpec]:
-    specs: dict[str, GameSpec] = {}
-    for package in GAME_PACKAGES:
-        spec = importlib.import_module(package).GAME
-        if not isinstance(spec, GameSpec) or spec.package != package:
-            raise TypeError(f"{package}.GAME must be the GameSpec of package {package}")
-        if spec.name in specs:
-            raise TypeError(f"two registered games are called {spec.name!r}")
-        specs[spec.name] = spec
-    return specs
+def _load(package: str) -> GameSpec:
+    """The spec a game folder registers (its ``__init__``: facts only, no engine)."""
+    spec = importlib.import_module(package).GAME
+    if not isinstance(spec, GameSpec) or spec.package != package:
+        raise TypeError(f"{package}.GAME must be the GameSpec of package {package}")
+    if spec.name != package.rpartition(".")[2]:
+        raise TypeError(f"{package}.GAME is called {spec.name!r}: a game's folder bears its name")
+    return spec
 
 
 def games() -> tuple[GameSpec, ...]:
     """Every registered game, in registration order."""
-    return tuple(_specs().values())
-
-
-GAME_NAMES: tuple[str, ...] = tuple(p.rpartition(".")[2] for p in GAME_PACKAGES)
-"""The registered games' names (each folder is named after its game)."""
+    return tuple(_load(p) for p in GAME_PACKAGES)
 
 
 def game_spec(name: str) -> GameSpec:
-    """The game called ``name``.
+    """The game called ``name`` (only its own folder is imported: one game never loads
+    another's modules).
 
     Raises:
         ValueError: for a name that is not a registered game, listing the registered ones.
     """
-    spec = _specs().get(name) if isinstance(name, str) else None
-    if spec is None:
+    package = _PACKAGE_OF.get(name) if isinstance(name, str) else None
+    if package is None:
         raise ValueError(f"unknown game {name!r}; allowed: {', '.join(GAME_NAMES)}")
-    return spec
+    return _load(package)
 
 
 def record_game(record: Mapping[str, Any], expected: str | None = None) -> GameSpec:

@@ -25,5 +25,11 @@ GAME = GameSpec(
     score_key="score",
     clock_word="round",
     rules_doc="docs/rules/puerto_rico.md",
+    option_sets={
+        "rules": {},
+        "expansion": {"expansion": True},
+        "expansion_random_draft": {"expansion": True, "draft": "random", "library_limit": True},
+    },
+    truncating_options={"max_decisions": 40},
     record_formats=("puerto-rico-record/1",),
 )

@@ -39,6 +39,7 @@ from caylus_env.caylus.engine.actions import (
 from caylus_env.caylus.engine.config import GameConfig
 from caylus_env.caylus.engine.constants import DECISION_NAMES
 from caylus_env.caylus.engine.game import Game
+from caylus_env.caylus.engine.invariants import INVARIANT_MESSAGES
 from caylus_env.caylus.engine.legacy import read_legacy_record
 from caylus_env.caylus.engine.state_dict import dict_to_state, state_to_dict
 from caylus_env.core.game import (
@@ -55,6 +56,7 @@ __all__ = [
     "ACTION_SPACE_VERSION",
     "BLOCKS",
     "DECISION_NAMES",
+    "INVARIANT_MESSAGES",
     "NUM_ACTIONS",
     "Decision",
     "Game",

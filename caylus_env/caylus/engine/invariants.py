@@ -414,11 +414,12 @@ def check_invariants(s):
 
 @njit(cache=True)
 def accepted_actions(s, accepted):
-    """Set ``accepted[a] = 1`` for every action id that ``step`` accepts on a copy of ``s``.
+    """Write into ``accepted`` every action id that ``step`` accepts on a copy of ``s``, in
+    increasing order (the game contract's form, ``caylus_env.core.contract``).
 
     Returns:
-        -1 if a rejected action changed its copy (a rejected action must change
-        nothing), else the number of accepted actions.
+        The number of accepted actions, or -1 if a rejected action changed its copy (a
+        rejected action must change nothing).
     """
     out = np.empty(NUM_ACTIONS, np.int64)
     copy = np.empty(STATE_SIZE, s.dtype)
@@ -426,11 +427,10 @@ def accepted_actions(s, accepted):
     for a in range(NUM_ACTIONS):
         copy[:] = s
         if step(copy, a, out) == ILLEGAL:
-            accepted[a] = 0
             for i in range(STATE_SIZE):
                 if copy[i] != s[i]:
                     return -1
         else:
-            accepted[a] = 1
+            accepted[count] = a
             count += 1
     return count

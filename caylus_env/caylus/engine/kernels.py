@@ -20,7 +20,9 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylu
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (never), ``returns(s, ret)``
   (rank returns), ``scores(s, out)`` (prestige), ``tie_breaks(s, out)`` (none: 0),
   ``clock(s)`` (the turn);
-- ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts.
+- ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts;
+- ``check_invariants(s)`` (0, or the code of ``INVARIANT_MESSAGES``) and
+  ``accepted_actions(s, out)`` (the ids ``step`` accepts): the checks of the tests.
 
 State accessors (``caylus_env.caylus.engine.state``): ``num_players``, ``phase``, ``turn``,
 ``money``, ``cube``, ``prestige``, ``workers_out``, ``favor_column``, ``houses``,
@@ -64,6 +66,7 @@ from caylus_env.caylus.engine.dispatch import (
     step,
     tie_breaks,
 )
+from caylus_env.caylus.engine.invariants import accepted_actions, check_invariants
 from caylus_env.caylus.engine.setup import init_game
 from caylus_env.caylus.engine.state import (
     all_cubes,
@@ -110,12 +113,14 @@ from caylus_env.caylus.engine.state import (
 
 __all__ = [
     "ILLEGAL",
+    "accepted_actions",
     "advance",
     "all_cubes",
     "apply",
     "bailiff",
     "castle_target",
     "castle_worker",
+    "check_invariants",
     "clock",
     "cube",
     "current_player",

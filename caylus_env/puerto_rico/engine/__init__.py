@@ -42,6 +42,7 @@ from caylus_env.puerto_rico.engine.actions import (
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import DECISION_NAMES
 from caylus_env.puerto_rico.engine.game import Game
+from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES
 from caylus_env.puerto_rico.engine.legacy import read_legacy_record
 from caylus_env.puerto_rico.engine.state_dict import dict_to_state, state_to_dict
 
@@ -50,6 +51,7 @@ __all__ = [
     "ACTION_SPACE_VERSION",
     "BLOCKS",
     "DECISION_NAMES",
+    "INVARIANT_MESSAGES",
     "NUM_ACTIONS",
     "Decision",
     "Game",

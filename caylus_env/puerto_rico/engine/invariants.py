@@ -203,7 +203,13 @@ def check_invariants(s):
 
 @njit(cache=True)
 def accepted_actions(s, out):
-    """Every action id ``step`` accepts, tried one by one on copies of ``s``."""
+    """Write into ``out`` every action id that ``step`` accepts on a copy of ``s``, in
+    increasing order (the game contract's form, ``caylus_env.core.contract``).
+
+    Returns:
+        The number of accepted actions, or -1 if a rejected action changed its copy (a
+        rejected action must change nothing).
+    """
     n = 0
     scratch = np.empty(NUM_ACTIONS, np.int64)
     for a in range(NUM_ACTIONS):
@@ -211,6 +217,10 @@ def accepted_actions(s, out):
         if step(c, a, scratch) >= 0:
             out[n] = a
             n += 1
+        else:
+            for i in range(c.shape[0]):
+                if c[i] != s[i]:
+                    return -1
     return n
 
 

@@ -1,0 +1,212 @@
+"""Randomized consistency checks of any game's engine, in compiled code.
+
+OpenSpiel's ``RandomSimulation`` checklist, written once over the game contract's kernels
+(``caylus_env.core.contract``) and compiled per game (``caylus_env.core.specialize``), so that
+thousands of complete random games per player count cost seconds and a new game is checked by
+registering. At every decision of every game:
+
+- the state passes the game's own ``check_invariants`` (conservation of components, bounds,
+  the decision stack);
+- the legal actions are sorted, unique and at least two (a decision with one legal action is
+  played by the engine, never asked);
+- the clock (``K.clock``) never goes back;
+- an illegal action, drawn at random, is refused by ``step`` and leaves the state untouched.
+
+Every ``sample_every`` decisions (and at the first one), the legal actions are exactly the ids
+``step`` accepts (``accepted_actions``: every id tried on a copy). Each game must end, by its
+rules or by its decision cap, within ``decision_limit`` decisions; at the end nothing is asked, the state
+is still consistent, and a game ended by its rules pays zero-sum rank returns in [-1, 1].
+
+``check_random_games`` raises an ``AssertionError`` naming the game, the decision and the check
+that failed; the test suite runs it for every registered game, player count and option set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from caylus_env.core.observation import MAX_PLAYERS
+from caylus_env.core.registry import game_spec
+from caylus_env.core.specialize import specialize
+from caylus_env.core.vector import _mix64, random_pick, setup_seed_of
+
+#: What ``random_checks`` reports in ``report[0]`` (0: every check held).
+FAILURES = (
+    "ok",
+    "an invariant of the game broke",
+    "the legal actions differ from the ids step accepts",
+    "a rejected action changed the state (or step accepted an illegal id)",
+    "a decision has fewer than two legal actions",
+    "the legal actions are not sorted and unique",
+    "the clock went back",
+    "the game did not end within decision_limit decisions",
+    "the game is over but a seat is still asked, or it neither terminated nor truncated",
+    "the rank returns of a finished game are not zero-sum in [-1, 1]",
+)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _fail(report, kind, code, g, step):
+    report[0] = kind
+    report[1] = code
+    report[2] = g
+    report[3] = step
+
+
+def random_checks(options, num_games, seed, sample_every, decision_limit, report, lengths):
+    """Play ``num_games`` random games of ``options`` with every check of the module
+    docstring; stop at the first failure (written into ``report``: failure, game code, game,
+    decision). ``lengths[g]`` receives game ``g``'s number of decisions."""
+    s = np.zeros(STATE_SIZE, STATE_DTYPE)  # noqa: F821
+    probe = np.zeros(STATE_SIZE, STATE_DTYPE)  # noqa: F821
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    accepted = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    scratch = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    ret = np.zeros(MAX_PLAYERS, np.float64)
+    rng = np.zeros(1, np.uint64)
+    report[:] = 0
+    for g in range(num_games):
+        key = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(g))
+        rng[0] = key
+        s[:] = 0
+        K.setup(s, options, setup_seed_of(key, 0))  # noqa: F821
+        n = K.advance(s, legal)  # noqa: F821
+        clock = K.clock(s)  # noqa: F821
+        step = 0
+        while n > 0:
+            code = K.check_invariants(s) + 0  # noqa: F821
+            if code != 0:
+                _fail(report, 1, code, g, step)
+                return
+            if n < 2:
+                _fail(report, 4, n, g, step)
+                return
+            for i in range(1, n):
+                if legal[i] <= legal[i - 1]:
+                    _fail(report, 5, 0, g, step)
+                    return
+            now = K.clock(s)  # noqa: F821
+            if now < clock:
+                _fail(report, 6, now, g, step)
+                return
+            clock = now
+            # An illegal id, drawn at random: refused, and the state untouched.
+            if n < NUM_ACTIONS:  # noqa: F821
+                bad = random_pick(rng, 0, NUM_ACTIONS)  # noqa: F821
+                while True:
+                    hit = False
+                    for i in range(n):
+                        hit = hit or legal[i] == bad
+                    if not hit:
+                        break
+                    bad = (bad + 1) % NUM_ACTIONS  # noqa: F821
+                probe[:] = s
+                if K.step(probe, bad, scratch) >= 0:  # noqa: F821
+                    _fail(report, 3, bad, g, step)
+                    return
+                for i in range(STATE_SIZE):  # noqa: F821
+                    if probe[i] != s[i]:
+                        _fail(report, 3, bad, g, step)
+                        return
+            if step % sample_every == 0:
+                m = K.accepted_actions(s, accepted)  # noqa: F821
+                if m < 0:
+                    _fail(report, 3, m, g, step)
+                    return
+                same = m == n
+                for i in range(min(m, n)):
+                    same = same and accepted[i] == legal[i]
+                if not same:
+                    _fail(report, 2, m, g, step)
+                    return
+            if step >= decision_limit:
+                _fail(report, 7, step, g, step)
+                return
+            K.apply(s, legal[random_pick(rng, 0, n)])  # noqa: F821
+            n = K.advance(s, legal)  # noqa: F821
+            step += 1
+        code = K.check_invariants(s) + 0  # noqa: F821
+        if code != 0:
+            _fail(report, 1, code, g, step)
+            return
+        terminal = K.is_terminal(s)  # noqa: F821
+        if K.current_player(s) != -1 or terminal == K.is_truncated(s):  # noqa: F821
+            _fail(report, 8, 0, g, step)
+            return
+        if terminal:
+            players = options[0]
+            K.returns(s, ret)  # noqa: F821
+            total = 0.0
+            for p in range(players):
+                total += ret[p]
+                if ret[p] < -1.0 - 1e-9 or ret[p] > 1.0 + 1e-9:
+                    _fail(report, 9, p, g, step)
+                    return
+            if abs(total) > 1e-9:
+                _fail(report, 9, -1, g, step)
+                return
+        lengths[g] = step
+
+
+@cache
+def _kernels(game: str) -> SimpleNamespace:
+    spec = game_spec(game)
+    engine = spec.engine()
+    return specialize(
+        (_fail, random_checks),
+        spec.name,
+        {
+            "K": engine.kernels,
+            "STATE_SIZE": engine.layout.STATE_SIZE,
+            "STATE_DTYPE": engine.layout.STATE_DTYPE,
+            "NUM_ACTIONS": engine.NUM_ACTIONS,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class CheckedGames:
+    """What a passing `check_random_games` played: the decisions of each game."""
+
+    lengths: np.ndarray
+
+
+def check_random_games(
+    game: str,
+    num_players: int,
+    num_games: int,
+    seed: int = 0,
+    sample_every: int = 64,
+    decision_limit: int = 100_000,
+    **options: Any,
+) -> CheckedGames:
+    """Play ``num_games`` random games of ``game`` with every check of the module docstring.
+
+    Raises:
+        AssertionError: naming the game's seed index, the decision and the check that failed
+            (with the game's own invariant message when an invariant broke).
+    """
+    spec = game_spec(game)
+    engine = spec.engine()
+    config = engine.GameConfig.from_dict({**options, "num_players": num_players})
+    report = np.zeros(4, np.int64)
+    lengths = np.zeros(num_games, np.int64)
+    _kernels(spec.name).random_checks(
+        config.kernel_options(), num_games, seed, sample_every, decision_limit, report, lengths
+    )
+    kind, code, g, step = (int(x) for x in report)
+    if kind:
+        detail = f" ({engine.INVARIANT_MESSAGES[code]})" if kind == 1 else f" (value {code})"
+        raise AssertionError(
+            f"{spec.title}, {num_players} players, options {options}, seed {seed}, game {g}, "
+            f"decision {step}: {FAILURES[kind]}{detail}"
+        )
+    return CheckedGames(lengths)
+
+
+__all__ = ["FAILURES", "CheckedGames", "check_random_games"]
