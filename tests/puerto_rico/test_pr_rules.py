@@ -593,7 +593,7 @@ def test_truncation_is_flagged_apart_from_termination():
     for _ in range(5):
         g.apply(g.legal_actions()[0])
     assert g.is_truncated() and not g.is_terminal() and g.legal_actions() == []
-    assert g.record().final["end"] == "truncated"
+    assert g.record().final.end == "truncated"
 
 
 def test_bad_config_and_state_dicts_are_refused_with_the_field_named():
