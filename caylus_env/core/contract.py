@@ -31,6 +31,10 @@ module                 what it provides (``GameSpec.module(part)`` imports it)
                        bots as one compiled kernel (training opponents in the batched env)
 ``env``                ``raw_env`` / ``env()``: a thin declaration on
                        `caylus_env.core.env.GameEnv` whose module docstring is the env's page
+``positions``          the position builder, for puzzles, endgames and scenario tests:
+                       ``position(num_players, **options)`` (a state dict to edit, with the
+                       game's helpers that keep it consistent), ``start(d)`` (the validated
+                       ``Game``), ``play(game, *names)``, ``legal_names(game)``
 =====================  ==========================================================================
 
 The compiled kernel surface (``engine.kernels``), on the flat state ``s`` (``layout.STATE_SIZE``
@@ -84,7 +88,7 @@ from types import ModuleType
 from typing import Any
 
 #: The modules a game folder holds (``GameSpec.module``), in the order of the table above.
-PARTS = ("engine", "observation", "rendering", "viewer", "bots", "env")
+PARTS = ("engine", "observation", "rendering", "viewer", "bots", "env", "positions")
 
 #: Names each module must define (``check_game``).
 REQUIRED: Mapping[str, tuple[str, ...]] = {
@@ -118,6 +122,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
     "viewer": ("Drawing", "position_svg"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),
+    "positions": ("position", "start", "play", "legal_names"),
 }
 #: The compiled kernels every engine provides (see the module docstring).
 KERNELS = (

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import builders as B
 import pytest
 
+from caylus_env.caylus import positions as B
 from caylus_env.caylus.engine import Game, GameConfig
 
 

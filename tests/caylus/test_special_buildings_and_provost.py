@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import builders as B
+from caylus_env.caylus import positions as B
 
 
 def special_position(n=4):

@@ -121,6 +121,23 @@ def test_same_seed_and_actions_give_the_same_game_bit_for_bit(game):
     assert len(setups) > 1  # the seed draws the setup
 
 
+def test_the_position_builder_builds_validated_games(game):
+    spec = game_spec(game)
+    positions = spec.module("positions")
+    for name, options in spec.option_sets.items():
+        for n in (spec.min_players, spec.max_players):
+            d = positions.position(n, **options)
+            g = positions.start(d)
+            assert g.num_players == n, name
+            assert all(getattr(g.config, k) == v for k, v in options.items()), name
+            names = positions.legal_names(g)
+            assert names == [spec.engine().action_to_string(a) for a in g.legal_actions()]
+            positions.play(g, names[-1])
+            assert len(g.history) == 1
+    with pytest.raises(InvalidStateError):
+        positions.start({**positions.position(2), "players": []})
+
+
 # -- untrusted state dicts ------------------------------------------------------------------------
 def test_invalid_state_dicts_are_refused_naming_the_problem(game):
     engine = game_spec(game).engine()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pr_positions import (
+from caylus_env.puerto_rico.engine import Game, GameConfig
+from caylus_env.puerto_rico.engine.buildings import BUILDINGS
+from caylus_env.puerto_rico.positions import (
     act,
     building,
     colonists,
@@ -16,9 +18,6 @@ from pr_positions import (
     tile,
     vp,
 )
-
-from caylus_env.puerto_rico.engine import Game, GameConfig
-from caylus_env.puerto_rico.engine.buildings import BUILDINGS
 
 # -- 7.1 the draft --------------------------------------------------------------------------
 

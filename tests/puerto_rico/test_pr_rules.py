@@ -1,13 +1,15 @@
 """Scenario tests of the Puerto Rico rules, each named after the rule it checks.
 
-Positions are built from state dicts (``pr_positions``); section numbers are those of
+Positions are built from state dicts (``caylus_env.puerto_rico.positions``); section numbers are those of
 ``docs/rules/puerto_rico.md``.
 """
 
 from __future__ import annotations
 
 import pytest
-from pr_positions import (
+
+from caylus_env.puerto_rico.engine import Game, GameConfig, IllegalActionError
+from caylus_env.puerto_rico.positions import (
     act,
     building,
     colonists,
@@ -20,8 +22,6 @@ from pr_positions import (
     tile,
     vp,
 )
-
-from caylus_env.puerto_rico.engine import Game, GameConfig, IllegalActionError
 
 # -- 1.2, 1.3 setup -------------------------------------------------------------------------
 

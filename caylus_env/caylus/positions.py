@@ -1,8 +1,22 @@
-"""Position builders for scenario tests (boardgame.io's "override setup" idea).
+"""Caylus positions, built by hand: puzzles, endgames and the scenario tests of the rules
+(boardgame.io's "override setup" idea).
 
-A position is a ``state_dict``: start from ``position(...)``, edit it with the
-helpers below, then ``start(d)`` builds the game and lets the engine run to the
-first decision from the phase and cursor the dict names.
+A position is a ``state_dict``: start from ``position(...)``, edit it with the helpers below
+(each keeps the position consistent: a building taken from the stock, a house counted with its
+owner, a worker counted out of its owner's six), then ``start(d)`` builds the game, which the
+engine validates in full (``caylus_env.caylus.engine.validate``: a position that breaks a rule
+is refused naming the field) and runs to its first decision from the phase and cursor the dict
+names. ``play(game, *names)`` applies actions by their stable names; ``legal_names(game)``
+lists the legal ones. The four are the game contract's position builder
+(``caylus_env.core.contract``).
+
+Example:
+    >>> from caylus_env.caylus import positions as P
+    >>> d = P.position(num_players=2)
+    >>> P.set_player(d, 0, money=9, gold=1)
+    >>> game = P.start(d)
+    >>> game.state_dict()["players"][0]["money"]
+    9
 """
 
 from __future__ import annotations
@@ -10,7 +24,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from caylus_env.caylus.engine import Game, GameConfig, string_to_action
+from caylus_env.caylus.engine import Game, GameConfig, action_to_string, string_to_action
 from caylus_env.caylus.engine.buildings import BUILDINGS, NEUTRAL_TILES
 
 NEUTRAL_ORDER = [BUILDINGS[b].name for b in NEUTRAL_TILES]  # farm, forest, sawmill, quarry, ...
@@ -85,7 +99,10 @@ def put_worker(d: dict[str, Any], p: int, where: int | str) -> None:
     elif where in ("inn_left", "inn_right"):
         d["inn"][where[4:]] = p
     else:
-        raise ValueError(where)
+        raise ValueError(
+            f"unknown worker target {where!r}; allowed: a road space 1-28, "
+            f"{', '.join(d['special_workers'])}, castle, stables, inn_left, inn_right"
+        )
 
 
 def all_passed(d: dict[str, Any], order: list[int] | None = None) -> None:
@@ -108,14 +125,15 @@ def play(game: Game, *names: str) -> None:
 
 
 def legal_names(game: Game) -> list[str]:
-    from caylus_env.caylus.engine import action_to_string
-
+    """The stable names of the legal actions."""
     return [action_to_string(a) for a in game.legal_actions()]
 
 
 def player(game: Game, p: int) -> dict[str, Any]:
+    """Player ``p``'s part of the game's state dict."""
     return game.state_dict()["players"][p]
 
 
 def cubes(game: Game, p: int) -> dict[str, int]:
+    """Player ``p``'s cubes by kind."""
     return player(game, p)["cubes"]

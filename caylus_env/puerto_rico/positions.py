@@ -1,8 +1,21 @@
-"""Helpers that build Puerto Rico positions from state dicts for the scenario tests.
+"""Puerto Rico positions, built by hand: puzzles, endgames and the scenario tests of the rules.
 
-Every helper moves components from the supply it belongs to (colonists, barrels, tiles,
-buildings, VP chips) or through the bank (doubloons), so the positions keep the
-conservation invariants the loader checks.
+A position is a ``state_dict``: start from ``position(...)`` (a new game, before any pick),
+edit it with the helpers below, then ``start(d)`` builds the game, which the engine validates in
+full (a position that breaks a rule is refused naming the field). Every helper moves components
+from the supply they belong to (colonists, barrels, tiles, buildings, VP chips) or through the
+bank (doubloons), so the positions keep the conservation invariants the loader checks (rules
+1.1, 6.7). ``play(game, *names)`` applies actions by their stable names; ``legal_names(game)``
+lists the legal ones. ``position``, ``start``, ``play`` and ``legal_names`` are the game
+contract's position builder (``caylus_env.core.contract``); ``fresh``, ``game`` and ``act`` are
+the scenario tests' shorter names for the first three.
+
+Example:
+    >>> from caylus_env.puerto_rico import positions as P
+    >>> d = P.position(num_players=3)
+    >>> P.money(d, 0, 5)
+    >>> P.start(d).state_dict()["players"][0]["money"]
+    7
 """
 
 from __future__ import annotations
@@ -22,10 +35,16 @@ PHASE_OF_ROLE = {
 }
 
 
-def fresh(num_players: int = 3, seed: int = 0, expansion: bool = False) -> dict[str, Any]:
-    """The state dict of a new game, before any pick (expansion: after a random draft)."""
-    config = GameConfig(num_players=num_players, expansion=expansion, draft="random")
+def position(num_players: int = 3, seed: int = 0, **options: Any) -> dict[str, Any]:
+    """The state dict of a new game, before any pick (with the expansion: after a random
+    draft, rules 7.1, unless ``draft`` is given)."""
+    config = GameConfig.from_dict({"draft": "random", **options, "num_players": num_players})
     return Game(config, seed=seed).state_dict()
+
+
+def fresh(num_players: int = 3, seed: int = 0, expansion: bool = False) -> dict[str, Any]:
+    """``position`` with the expansion as the one option (the scenario tests' name)."""
+    return position(num_players, seed, expansion=expansion)
 
 
 def drafted(d: dict[str, Any], *names: str) -> None:
@@ -37,11 +56,13 @@ def drafted(d: dict[str, Any], *names: str) -> None:
 
 
 def money(d: dict[str, Any], p: int, amount: int) -> None:
+    """``amount`` doubloons from the bank to player ``p``."""
     d["players"][p]["money"] += amount
     d["bank_paid"] += amount
 
 
 def goods(d: dict[str, Any], p: int, good: str, n: int) -> None:
+    """``n`` barrels of ``good`` from the supply to player ``p``."""
     d["goods_supply"][good] -= n
     d["players"][p]["goods"][good] += n
 
@@ -67,6 +88,8 @@ def tile(d: dict[str, Any], p: int, kind: str, n: int = 1, worked: int = 0) -> N
 
 
 def building(d: dict[str, Any], p: int, name: str, workers: int = 1) -> None:
+    """Building ``name`` from the supply to player ``p``'s city, with ``workers`` colonists
+    from the supply on it (drafted first with the expansion)."""
     if d["options"]["expansion"]:
         drafted(d, name)
     d["building_supply"][name] -= 1
@@ -75,6 +98,7 @@ def building(d: dict[str, Any], p: int, name: str, workers: int = 1) -> None:
 
 
 def vp(d: dict[str, Any], p: int, n: int) -> None:
+    """``n`` VP chips from the supply to player ``p``."""
     d["vp_supply"] -= n
     d["players"][p]["vp"] += n
 
@@ -90,15 +114,21 @@ def start_role(d: dict[str, Any], role: str, picker: int) -> None:
     d["pending"] = []
 
 
-def game(d: dict[str, Any]) -> Game:
+def start(d: dict[str, Any]) -> Game:
+    """Build the game from the position (validated in full) and run to its first decision."""
     return Game.from_state_dict(d)
 
 
-def act(g: Game, *names: str) -> None:
+def play(g: Game, *names: str) -> None:
     """Apply actions by their stable names."""
     for name in names:
         g.apply(string_to_action(name))
 
 
 def legal_names(g: Game) -> list[str]:
+    """The stable names of the legal actions."""
     return [action_to_string(a) for a in g.legal_actions()]
+
+
+game = start
+act = play
