@@ -62,6 +62,10 @@ as ``GameConfig.kernel_options()`` gives it), every function ``@njit(cache=True)
   out) -> n``: every id ``step`` accepts on a copy, in increasing order (-1 if a rejected
   action changed its copy), to compare with ``legal_actions``.
 
+An engine builds on the few core modules that are NumPy and numba only: its action space on
+`caylus_env.core.actions.ActionSpace`, its state layout on `caylus_env.core.layout.FieldTable`,
+its options on `caylus_env.core.config.GameConfig`, its handle on `caylus_env.core.game.Game`.
+
 The core provides, once for all games: the handle base (`caylus_env.core.game`: one
 ``IllegalActionError``, one ``InvalidStateError``), the options base
 (`caylus_env.core.config`), one record type with one reader and verifier

@@ -49,6 +49,8 @@ UPPER_LAYERS = {"agents", "training", "caylus_cli"}
 ENGINE_CORE = {
     "caylus_env.core",
     "caylus_env.core._cache",
+    "caylus_env.core.actions",
+    "caylus_env.core.layout",
     "caylus_env.core.config",
     "caylus_env.core.contract",
     "caylus_env.core.game",

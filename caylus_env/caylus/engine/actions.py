@@ -35,8 +35,6 @@ within an env version.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from caylus_env.caylus.engine.board import NUM_TARGETS, ROAD_LEN, TARGET_NAMES
@@ -50,6 +48,7 @@ from caylus_env.caylus.engine.constants import (
     RESOURCE_NAMES,
     Resource,
 )
+from caylus_env.core.actions import ActionSpace
 
 # Castle batch compositions (phase 6): food plus two different kinds of W, S, C, G.
 BATCH_PAIRS: tuple[tuple[int, int], ...] = (
@@ -68,13 +67,11 @@ PROVOST_DELTAS: tuple[int, ...] = tuple(
 NUM_PROVOST_MOVES = len(PROVOST_DELTAS)
 
 
-def _layout() -> tuple[dict[str, tuple[int, int]], list[str]]:
-    blocks: dict[str, tuple[int, int]] = {}
-    names: list[str] = []
+def _blocks() -> list[tuple[str, list[str]]]:
+    blocks: list[tuple[str, list[str]]] = []
 
     def block(key: str, labels: list[str]) -> None:
-        blocks[key] = (len(names), len(labels))
-        names.extend(labels)
+        blocks.append((key, labels))
 
     block("PASS", ["pass"])
     block("DECLINE", ["decline"])
@@ -92,22 +89,21 @@ def _layout() -> tuple[dict[str, tuple[int, int]], list[str]]:
     block("BATCH", [f"batch:food+{RESOURCE_NAMES[a]}+{RESOURCE_NAMES[b]}" for a, b in BATCH_PAIRS])
     block("FAVOR", [f"favor:{r}" for r in FAVOR_ROW_NAMES])
     block("COLUMN", [f"column:{c}" for c in range(1, NUM_FAVOR_COLUMNS + 1)])
-    return blocks, names
+    return blocks
 
 
-BLOCKS, _NAMES = _layout()
-ACTION_NAMES: tuple[str, ...] = tuple(_NAMES)
-NUM_ACTIONS = len(ACTION_NAMES)
-
-#: Raise when an id keeps its name but changes meaning (never within an env version).
+#: Raise when an action keeps its name but changes meaning.
 ACTION_SPACE_REVISION = 1
-#: The action space a trained policy or a dataset was made for: the revision and a digest of
-#: every id's name, so any renamed, added or moved id changes it without anyone remembering
-#: to. Checkpoints and datasets store it; loaders refuse another one (naming both).
-ACTION_SPACE_VERSION = (
-    f"{ACTION_SPACE_REVISION}-" + hashlib.sha256("\n".join(ACTION_NAMES).encode()).hexdigest()[:8]
-)
-_NAME_TO_ID = {name: i for i, name in enumerate(ACTION_NAMES)}
+#: The action space (``caylus_env.core.actions``): blocks, names, codec and version.
+SPACE = ActionSpace(_blocks(), ("place:gate", "provost:-2", "build:statue"), ACTION_SPACE_REVISION)
+#: Block key -> ``(first id, size)``.
+BLOCKS: dict[str, tuple[int, int]] = SPACE.blocks
+ACTION_NAMES: tuple[str, ...] = SPACE.names
+NUM_ACTIONS = SPACE.size
+#: The action space a trained policy was made for: the revision and a digest of every name
+#: in order (so a renamed or moved action changes it by itself). Checkpoints store it and
+#: ``policy:PATH`` refuses another one, naming both.
+ACTION_SPACE_VERSION = SPACE.version
 
 ACT_PASS = BLOCKS["PASS"][0]
 ACT_DECLINE = BLOCKS["DECLINE"][0]
@@ -143,28 +139,7 @@ assert BLOCKS["PLACE"][1] == NUM_TARGETS
 assert BLOCKS["TAKE"][1] == NUM_RESOURCES and BLOCKS["FAVOR"][1] == NUM_FAVOR_ROWS
 
 
-def action_to_string(action_id: int) -> str:
-    """The stable name of an action id, e.g. ``12 -> 'place:road:6'``.
-
-    Raises:
-        ValueError: if the id is outside ``[0, NUM_ACTIONS)``.
-    """
-    if not 0 <= int(action_id) < NUM_ACTIONS:
-        raise ValueError(f"action id {action_id} is out of range; allowed: 0..{NUM_ACTIONS - 1}")
-    return ACTION_NAMES[int(action_id)]
-
-
-def string_to_action(name: str) -> int:
-    """The action id of a stable name, e.g. ``'provost:-2' -> ...``.
-
-    Raises:
-        ValueError: naming the unknown string and the blocks that exist.
-    """
-    try:
-        return _NAME_TO_ID[name]
-    except KeyError:
-        prefixes = sorted({n.split(":")[0] for n in ACTION_NAMES})
-        raise ValueError(
-            f"unknown action name {name!r}; names look like 'place:gate', 'provost:-2', "
-            f"'build:statue'; known prefixes: {', '.join(prefixes)}"
-        ) from None
+#: The stable name of an action id (``ValueError`` outside ``[0, NUM_ACTIONS)``).
+action_to_string = SPACE.action_to_string
+#: The id of a stable name (``ValueError`` naming the unknown name and the known prefixes).
+string_to_action = SPACE.string_to_action

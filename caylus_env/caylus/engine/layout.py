@@ -18,8 +18,6 @@ Conventions:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from caylus_env.caylus.engine.board import NUM_SINGLE_SPECIALS, ROAD_SLOTS
@@ -32,6 +30,7 @@ from caylus_env.caylus.engine.constants import (
     NUM_SECTIONS,
     NUM_STABLES_SPOTS,
 )
+from caylus_env.core.layout import Field, FieldTable
 
 STATE_DTYPE = np.int16
 STACK_DEPTH = 16
@@ -39,23 +38,8 @@ STACK_ENTRY = 4
 KIND_OFFSET = 0  # a stack entry's first value is its kind (decisions.E_KIND)
 
 
-@dataclass(frozen=True)
-class Field:
-    """One named slice of the state array."""
-
-    name: str
-    offset: int
-    size: int
-    doc: str
-
-
-_FIELDS: list[Field] = []
-
-
-def _field(name: str, size: int, doc: str) -> int:
-    offset = _FIELDS[-1].offset + _FIELDS[-1].size if _FIELDS else 0
-    _FIELDS.append(Field(name, offset, size, doc))
-    return offset
+_TABLE = FieldTable()
+_field = _TABLE.field
 
 
 # -- options (fixed at setup) -------------------------------------------------------
@@ -112,8 +96,8 @@ PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see 
 STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
 STACK = _field("stack", STACK_DEPTH * STACK_ENTRY, "entries (kind, player, arg_a, arg_b)")
 
-STATE_SIZE = _FIELDS[-1].offset + _FIELDS[-1].size
-FIELDS: tuple[Field, ...] = tuple(_FIELDS)
+STATE_SIZE = _TABLE.size
+FIELDS: tuple[Field, ...] = _TABLE.fields
 PLAYER_FIELDS: tuple[tuple[str, int, int], ...] = (
     ("money", P_MONEY, 1),
     ("cubes", P_CUBES, NUM_RESOURCES),

@@ -45,8 +45,7 @@ key the kernel cache (``caylus_env.core._cache``).
 
 from __future__ import annotations
 
-import hashlib
-
+from caylus_env.core.actions import ActionSpace
 from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, NUM_BUILDINGS, VIOLET
 from caylus_env.puerto_rico.engine.constants import (
     GOOD_NAMES,
@@ -60,13 +59,11 @@ from caylus_env.puerto_rico.engine.constants import (
 )
 
 
-def _layout() -> tuple[dict[str, tuple[int, int]], list[str]]:
-    blocks: dict[str, tuple[int, int]] = {}
-    names: list[str] = []
+def _blocks() -> list[tuple[str, list[str]]]:
+    blocks: list[tuple[str, list[str]]] = []
 
     def block(key: str, labels: list[str]) -> None:
-        blocks[key] = (len(names), len(labels))
-        names.extend(labels)
+        blocks.append((key, labels))
 
     block("ROLE", [f"role:{r}" for r in ROLE_NAMES])
     block("ACCEPT", ["accept"])
@@ -91,20 +88,23 @@ def _layout() -> tuple[dict[str, tuple[int, int]], list[str]]:
         + [f"return:colonist:{t}" for t in workable]
         + [f"return:colonist:{b}" for b in BUILDING_NAMES],
     )
-    return blocks, names
+    return blocks
 
 
-BLOCKS, _NAMES = _layout()
-ACTION_NAMES: tuple[str, ...] = tuple(_NAMES)
-NUM_ACTIONS = len(ACTION_NAMES)
-#: Raise when an id keeps its name but changes meaning (never within an engine version).
+#: Raise when an action keeps its name but changes meaning.
 ACTION_SPACE_REVISION = 1
-#: The revision and a digest of every id's name: any renamed, added or moved id changes it.
-ACTION_SPACE_VERSION = (
-    f"{ACTION_SPACE_REVISION}-" + hashlib.sha256("\n".join(ACTION_NAMES).encode()).hexdigest()[:8]
+#: The action space (``caylus_env.core.actions``): blocks, names, codec and version.
+SPACE = ActionSpace(
+    _blocks(), ("role:mayor", "build:wharf", "load:corn:ship2"), ACTION_SPACE_REVISION
 )
-_NAME_TO_ID = {name: i for i, name in enumerate(ACTION_NAMES)}
-assert len(_NAME_TO_ID) == NUM_ACTIONS, "action names must be unique"
+#: Block key -> ``(first id, size)``.
+BLOCKS: dict[str, tuple[int, int]] = SPACE.blocks
+ACTION_NAMES: tuple[str, ...] = SPACE.names
+NUM_ACTIONS = SPACE.size
+#: The action space a trained policy was made for: the revision and a digest of every name
+#: in order (so a renamed or moved action changes it by itself). Checkpoints store it and
+#: ``policy:PATH`` refuses another one, naming both.
+ACTION_SPACE_VERSION = SPACE.version
 
 ACT_ROLE = BLOCKS["ROLE"][0]  # + Role
 ACT_ACCEPT = BLOCKS["ACCEPT"][0]
@@ -132,28 +132,7 @@ assert BLOCKS["KEEP"][1] == NUM_GOODS and BLOCKS["SETTLE"][1] == NUM_TILES
 assert ACT_RETURN_BUILDING + NUM_BUILDINGS == NUM_ACTIONS
 
 
-def action_to_string(action_id: int) -> str:
-    """The stable name of an action id, e.g. ``0 -> 'role:settler'``.
-
-    Raises:
-        ValueError: if the id is outside ``[0, NUM_ACTIONS)``.
-    """
-    if not 0 <= int(action_id) < NUM_ACTIONS:
-        raise ValueError(f"action id {action_id} is out of range; allowed: 0..{NUM_ACTIONS - 1}")
-    return ACTION_NAMES[int(action_id)]
-
-
-def string_to_action(name: str) -> int:
-    """The action id of a stable name, e.g. ``'load:corn:ship2'``.
-
-    Raises:
-        ValueError: naming the unknown string and the prefixes that exist.
-    """
-    try:
-        return _NAME_TO_ID[name]
-    except KeyError:
-        prefixes = sorted({n.split(":")[0] for n in ACTION_NAMES})
-        raise ValueError(
-            f"unknown action name {name!r}; names look like 'role:mayor', 'build:wharf', "
-            f"'load:corn:ship2'; known prefixes: {', '.join(prefixes)}"
-        ) from None
+#: The stable name of an action id (``ValueError`` outside ``[0, NUM_ACTIONS)``).
+action_to_string = SPACE.action_to_string
+#: The id of a stable name (``ValueError`` naming the unknown name and the known prefixes).
+string_to_action = SPACE.string_to_action

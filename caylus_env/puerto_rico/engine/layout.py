@@ -21,10 +21,9 @@ whose sources key the kernel cache (``caylus_env.core._cache``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from caylus_env.core.layout import Field, FieldTable
 from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     MAX_PLAYERS,
@@ -43,23 +42,8 @@ STACK_ENTRY = 3
 KIND_OFFSET = 0  # a stack entry's first value is its kind (decisions.E_KIND)
 
 
-@dataclass(frozen=True)
-class Field:
-    """One named slice of the state array."""
-
-    name: str
-    offset: int
-    size: int
-    doc: str
-
-
-_FIELDS: list[Field] = []
-
-
-def _field(name: str, size: int, doc: str) -> int:
-    offset = _FIELDS[-1].offset + _FIELDS[-1].size if _FIELDS else 0
-    _FIELDS.append(Field(name, offset, size, doc))
-    return offset
+_TABLE = FieldTable()
+_field = _TABLE.field
 
 
 # -- options (fixed at setup) ----------------------------------------------------------------
@@ -127,9 +111,9 @@ PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see 
 STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
 STACK = _field("stack", STACK_DEPTH * STACK_ENTRY, "entries (kind, player, arg)")
 
-STATE_SIZE = _FIELDS[-1].offset + _FIELDS[-1].size
+STATE_SIZE = _TABLE.size
 STATE_BYTES = STATE_SIZE * np.dtype(STATE_DTYPE).itemsize
-FIELDS: tuple[Field, ...] = tuple(_FIELDS)
+FIELDS: tuple[Field, ...] = _TABLE.fields
 PLAYER_FIELDS: tuple[tuple[str, int, int], ...] = (
     ("money", P_MONEY, 1),
     ("vp", P_VP, 1),
