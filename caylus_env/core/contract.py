@@ -287,7 +287,10 @@ def check_game(spec: GameSpec) -> list[str]:
             missing.append(f"{spec.package}.{part} cannot be imported ({err})")
             continue
         missing += [f"{spec.package}.{part}.{n}" for n in REQUIRED[part] if not hasattr(module, n)]
-    engine = spec.engine()
+    try:
+        engine = spec.engine()
+    except ImportError:
+        return missing  # already named above
     kernels = getattr(engine, "kernels", None)
     layout = getattr(engine, "layout", None)
     missing += [f"{spec.package}.engine.kernels.{n}" for n in KERNELS if not hasattr(kernels, n)]
