@@ -359,11 +359,12 @@ class Game:
         )
 
     def __repr__(self) -> str:
+        from caylus_env.core.registry import game_spec
+
         d = self.decision()
         where = "game over" if d is None else f"{d.kind} for player {d.player}"
-        return (
-            f"Game({self.GAME}, {self.num_players}p, seed={self.seed}, round {self.round}, {where})"
-        )
+        clock = f"{game_spec(self.GAME).clock_word} {self.round}"
+        return f"Game({self.GAME}, {self.num_players}p, seed={self.seed}, {clock}, {where})"
 
 
 __all__ = [
