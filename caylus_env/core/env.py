@@ -142,6 +142,10 @@ class GameEnv(AECEnv, EzPickle):
             for a in self.possible_agents
         }
         self.state_space = spaces.Box(0.0, bounds, (size,), np.float32)
+        # The hot path's lookups, once: observe runs at every decision.
+        self._encode = self._observation.encode_into
+        self._obs_size = size
+        self._num_actions = num_actions
         self.game: Game | None = None
         self.seed: int | None = None
         self._reset_bookkeeping()
@@ -185,7 +189,11 @@ class GameEnv(AECEnv, EzPickle):
         game = self._require_game()
         game.apply(action)  # raises before anything changes
         self._cumulative_rewards[agent] = 0.0
-        self._after_move()
+        player = game.current_player()
+        if player >= 0:
+            self.agent_selection = self.possible_agents[player]
+        else:
+            self._finish()
         if self.render_mode == "human":
             self.render()
 
@@ -195,13 +203,14 @@ class GameEnv(AECEnv, EzPickle):
         Both arrays are new on every call, so the caller may keep or modify them.
         """
         game = self._require_game()
-        obs = np.empty(self._observation.OBS_SIZE, np.float32)
-        self._observation.encode_into(game.state, self._index[agent], obs)
-        mask = np.zeros(self._engine.NUM_ACTIONS, np.int8)
+        obs = np.empty(self._obs_size, np.float32)
+        self._encode(game.state, self._index[agent], obs)
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
         ):
-            game.legal_mask(mask)
+            mask = game.legal_mask()
+        else:
+            mask = np.zeros(self._num_actions, np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
