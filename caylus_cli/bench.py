@@ -1,13 +1,13 @@
-"""``caylus bench``: the engine's speed, measured by :mod:`caylus_env.core.benchmark`.
+"""``caylus bench``: a game's speed, measured by :mod:`caylus_env.core.benchmark` (the same rows
+for every game), or with ``--training`` the trainers' by :mod:`training.benchmark`.
 
-``--game puerto_rico`` measures the Puerto Rico engine instead
-(:mod:`caylus_env.puerto_rico.benchmark`); the batched environment (``--vector``) and the
-trainers (``--training``) are Caylus's only, and refused for it before any work.
+Every option is checked before any work: a bad value exits with code 2 and one line naming the
+option and what is allowed.
 """
 
 from __future__ import annotations
 
-import importlib
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -20,7 +20,8 @@ from caylus_env.core.registry import DEFAULT_GAME, game_spec
 def bench(
     repeats: Annotated[int | None, typer.Option(help="Timing repeats (median reported).")] = None,
     players: Annotated[
-        str | None, typer.Option(help="Comma-separated player counts, e.g. 2,4.")
+        str | None,
+        typer.Option(help="Comma-separated player counts, e.g. 2,4 (one with --training)."),
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="A short run for smoke tests.")] = False,
     vector: Annotated[
@@ -40,47 +41,42 @@ def bench(
         bool,
         typer.Option(
             "--training",
-            help="Time policy inference and MaskablePPO training instead (training.benchmark; "
-            "needs the [train] extra).",
+            help="Time policy inference and PPO training instead (training.benchmark; needs "
+            "the [train] extra).",
         ),
     ] = False,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write the figures to this JSON file.")
+    ] = None,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
-    """Measure the engine's speed (delegates to caylus_env.core.benchmark, or with --game
-    puerto_rico to caylus_env.puerto_rico.benchmark)."""
-    if game != DEFAULT_GAME:
-        _bench_other(game, repeats, players, quick, vector, num_envs, threads, training)
-        return
+    """Measure a game's speed (caylus_env.core.benchmark; --training: training.benchmark)."""
+    if repeats is not None and repeats < 1:
+        _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
+    counts = None if players is None else _player_counts(players, game)
+    if json_path is not None and (json_path.is_dir() or not json_path.parent.is_dir()):
+        _fail(f"invalid value for --json: {json_path} is not a file in an existing folder")
     if threads is not None and not training:
         _fail("--threads needs --training: it sets the trainers' torch threads")
     if training:
-        if vector or num_envs is not None or players is not None:
-            _fail("--training measures the trainer alone: drop --vector, --num-envs, --players")
+        if vector or num_envs is not None:
+            _fail("--training measures the trainers alone: drop --vector and --num-envs")
+        if counts is not None and len(counts) != 1:
+            _fail(f"invalid value for --players: {players!r}; --training takes one count")
         if threads is not None and threads < 1:
             _fail(f"invalid value for --threads: must be >= 1, got {threads}")
-        _bench_training(repeats, quick, threads or 1)
-        return
-    kwargs: dict[str, Any] = {"quick": quick}
-    if num_envs is not None and not vector:
-        _fail("--num-envs needs --vector: it sets the games of the batched environment")
-    if vector:
-        kwargs["vector"] = True
-        if num_envs is not None:
-            if num_envs < 1:
-                _fail(f"invalid value for --num-envs: must be >= 1, got {num_envs}")
-            kwargs["vector_envs"] = num_envs
-    if repeats is not None:
-        if repeats < 1:
-            _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
-        kwargs["repeats"] = repeats
-    if players is not None:
-        kwargs["players"] = _player_counts(players, DEFAULT_GAME)
-    try:
-        from caylus_env.core import benchmark
-    except ImportError as err:
-        _fail(f"the benchmark module is not available: {err}", code=1)
-    with compile_notice("engine", "env", *(["vector"] if vector else [])):
-        benchmark.main(**kwargs)
+        figures = _bench_training(game, repeats, quick, threads or 1, counts)
+    else:
+        if num_envs is not None and not vector:
+            _fail("--num-envs needs --vector: it sets the games of the batched environment")
+        if num_envs is not None and num_envs < 1:
+            _fail(f"invalid value for --num-envs: must be >= 1, got {num_envs}")
+        figures = _bench_layers(game, repeats, quick, vector, num_envs, counts)
+    if json_path is not None:
+        from caylus_env.core.fileio import atomic_write_json
+
+        atomic_write_json(json_path, figures)
+        typer.echo(f"wrote {json_path}")
 
 
 def _player_counts(players: str, game: str) -> list[int]:
@@ -89,63 +85,47 @@ def _player_counts(players: str, game: str) -> list[int]:
         counts = [int(x) for x in players.split(",") if x.strip()]
     except ValueError:
         _fail(f"invalid value for --players: {players!r} is not a list like 2,4")
-    info = game_spec(game)
-    if not counts or any(not info.min_players <= c <= info.max_players for c in counts):
+    spec = game_spec(game)
+    if not counts or any(n not in spec.player_counts for n in counts):
         _fail(
-            f"invalid value for --players: {players!r}; {info.title} player counts are "
-            f"{info.min_players} to {info.max_players}"
+            f"invalid value for --players: {players!r}; {spec.title} player counts are "
+            f"{spec.min_players} to {spec.max_players}"
         )
     return counts
 
 
-def _bench_other(
+def _bench_layers(
     game: str,
     repeats: int | None,
-    players: str | None,
     quick: bool,
     vector: bool,
     num_envs: int | None,
-    threads: int | None,
-    training: bool,
-) -> None:
-    """``caylus bench --game puerto_rico``: that engine's figures, Caylus's layers refused."""
-    title = game_spec(game).title
-    caylus_only = [
-        flag
-        for flag, given in (
-            ("--vector", vector),
-            ("--num-envs", num_envs is not None),
-            ("--training", training),
-            ("--threads", threads is not None),
-        )
-        if given
-    ]
-    if caylus_only:
-        _fail(
-            f"{', '.join(caylus_only)}: Caylus-only (its batched environment and trainers), not "
-            f"for {title} (--game {game}); allowed with --game {game}: --repeats, --players, "
-            "--quick"
-        )
-    kwargs: dict[str, Any] = {"quick": quick, "console": _console()}
+    counts: list[int] | None,
+) -> dict[str, Any]:
+    from caylus_env.core import benchmark
+
+    kwargs: dict[str, Any] = {"quick": quick, "vector": vector, "console": _console()}
     if repeats is not None:
-        if repeats < 1:
-            _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
         kwargs["repeats"] = repeats
-    if players is not None:
-        kwargs["players"] = _player_counts(players, game)
-    # A game's benchmark module sits next to its engine package (caylus_env.puerto_rico).
-    benchmark = importlib.import_module(game_spec(game).engine.rpartition(".")[0] + ".benchmark")
-    with compile_notice("engine", "env", game):
-        benchmark.main(**kwargs)
+    if num_envs is not None:
+        kwargs["vector_envs"] = num_envs
+    if counts is not None:
+        kwargs["players"] = counts
+    with compile_notice("engine", "env", *(["vector"] if vector else [])):
+        return benchmark.main(game, **kwargs)
 
 
-def _bench_training(repeats: int | None, quick: bool, threads: int) -> None:
-    if repeats is not None and repeats < 1:
-        _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
+def _bench_training(
+    game: str, repeats: int | None, quick: bool, threads: int, counts: list[int] | None
+) -> dict[str, Any]:
     try:
         from training import benchmark as train_bench
     except ImportError as err:
         _fail(f"--training needs the [train] extra ({err})", code=1)
+    kwargs: dict[str, Any] = {"game": game, "repeats": repeats or 3, "quick": quick}
+    if counts is not None:
+        kwargs["players"] = counts[0]
     with compile_notice("engine", "vector"):
-        figures = train_bench.run(repeats=repeats or 3, quick=quick, threads=threads)
+        figures = train_bench.run(threads=threads, **kwargs)
     typer.echo(train_bench.table(figures))
+    return figures

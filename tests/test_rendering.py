@@ -1,4 +1,7 @@
-"""Text rendering: every part of the board is drawn, from the state, without side effects."""
+"""Text rendering of every game: the shared frame (heading, decision, end) for every registered
+game, then Caylus's table (road, special buildings, castle, favor table, holdings) drawn from
+the state, without side effects. Puerto Rico's table: ``tests/puerto_rico/test_pr_rendering.py``.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +11,87 @@ import re
 import numpy as np
 import pytest
 
-from caylus_env.caylus.engine import Game, GameConfig, action_to_string
+from caylus_env.caylus.engine import Game, GameConfig
 from caylus_env.caylus.engine.board import ROAD_LEN
 from caylus_env.caylus.engine.constants import FAVOR_ROW_NAMES, RESOURCE_NAMES, SECTION_NAMES
 from caylus_env.caylus.rendering import render_text
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
 
-def _played(num_players: int, seed: int, decisions: int) -> Game:
-    game = Game(GameConfig(num_players=num_players), seed=seed)
+def _random_game(game: str, num_players: int, seed: int, decisions: int | None = None):
+    """A game of ``game`` played at random from ``seed``: to its end, or ``decisions`` moves."""
+    spec = game_spec(game)
+    g = spec.new_game(spec.config(num_players), seed)
     rng = random.Random(seed)
-    for _ in range(decisions):
-        if game.is_terminal():
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+    while not g.is_over() and (decisions is None or len(g.history) < decisions):
+        g.apply(rng.choice(g.legal_actions()))
+    return g
+
+
+def _render(game) -> str:
+    return game_spec(game.GAME).module("rendering").render_text(game)
+
+
+# -- every game --------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_heading_names_the_game_players_seed_clock_and_phase(game):
+    spec = game_spec(game)
+    g = spec.new_game(spec.config(3), seed=7)
+    text = _render(g)
+    clock = f"{spec.clock_word} {g.round}"
+    assert text.startswith(f"{spec.title}, 3 players, seed 7: {clock}, phase {g.phase}\n")
+    assert "\x1b" not in text  # plain text, no colour codes
+    loaded = spec.engine().Game.from_state_dict(_random_game(game, 3, 9, 40).state_dict())
+    assert _render(loaded).startswith(f"{spec.title}, 3 players, loaded position: ")
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_decision_and_its_legal_action_names(game):
+    g = _random_game(game, 3, seed=2, decisions=30)
+    text = _render(g)
+    decision = g.decision()
+    assert f"Decision: {decision.kind} for p{decision.player}" in text
+    legal_line = next(line for line in text.splitlines() if line.startswith("Legal ("))
+    names = [g.action_to_string(a) for a in g.legal_actions()]
+    assert legal_line == f"Legal ({len(names)}): {', '.join(names)}"
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_rendering_reads_only_and_the_end_shows_scores_and_ranks(game, num_players):
+    spec = game_spec(game)
+    g = spec.new_game(spec.config(num_players), seed=num_players)
+    rng = random.Random(num_players)
+    while not g.is_over():
+        state, history = g.state.copy(), list(g.history)
+        assert _render(g) == _render(g)
+        assert np.array_equal(g.state, state) and g.history == history
+        g.apply(rng.choice(g.legal_actions()))
+    text = _render(g)
+    end = "Game truncated by the decision cap" if g.is_truncated() else "Game over"
+    final = ", ".join(
+        f"p{p} {v} (rank {r:g})" for p, (v, r) in enumerate(zip(g.scores(), g.ranks(), strict=True))
+    )
+    assert f"{end}. Final {spec.score_word}: {final}" in text.splitlines()
+    assert "Legal (" not in text and "Decision:" not in text
+
+
+@pytest.mark.parametrize(
+    "game", [g for g in GAME_NAMES if game_spec(g).truncating_options is not None]
+)
+def test_a_truncated_game_says_so(game):
+    spec = game_spec(game)
+    g = spec.new_game(spec.config(3, **spec.truncating_options), seed=2)
+    rng = random.Random(2)
+    while not g.is_over():
+        g.apply(rng.choice(g.legal_actions()))
+    assert g.is_truncated()
+    assert f"Game truncated by the decision cap. Final {spec.score_word}: " in _render(g)
+
+
+# -- Caylus's table ------------------------------------------------------------------------------
+def _played(num_players: int, seed: int, decisions: int) -> Game:
+    return _random_game("caylus", num_players, seed, decisions)
 
 
 def _road_line(text: str, space: int) -> str:
@@ -46,17 +116,6 @@ def test_start_position_shows_every_section():
     for p in range(4):
         assert re.search(rf"^\s+p{p}\s+\d+", text, re.MULTILINE)
     assert "\x1b" not in text  # plain text, no colour codes
-
-
-def test_decision_and_its_legal_action_names():
-    game = Game(GameConfig(num_players=3), seed=2)
-    text = render_text(game)
-    decision = game.decision()
-    assert f"Decision: {decision.kind} for p{decision.player}" in text
-    legal_line = next(line for line in text.splitlines() if line.startswith("Legal ("))
-    assert legal_line.startswith(f"Legal ({len(game.legal_actions())}): ")
-    for a in game.legal_actions():
-        assert action_to_string(a) in legal_line
 
 
 def test_road_lists_every_space_with_building_owner_worker_and_markers():
@@ -119,20 +178,3 @@ def test_castle_and_favor_table_and_holdings_match_the_state():
         assert cells[2:7] == [str(pl["cubes"][r]) for r in RESOURCE_NAMES]
         assert cells[7] == str(pl["prestige"])
         assert cells[9] == str(pl["houses"])
-
-
-@pytest.mark.parametrize("num_players", [2, 5])
-def test_rendering_reads_only_and_covers_a_whole_game(num_players):
-    game = Game(GameConfig(num_players=num_players), seed=num_players)
-    rng = random.Random(num_players)
-    while not game.is_terminal():
-        state = game.state.copy()
-        render_text(game)
-        assert np.array_equal(game.state, state)
-        game.apply(rng.choice(game.legal_actions()))
-    text = render_text(game)
-    assert "phase game_over" in text
-    final = next(line for line in text.splitlines() if line.startswith("Game over."))
-    for p, v in enumerate(game.prestige()):
-        assert f"p{p} {v} (rank " in final
-    assert "Legal (" not in text

@@ -1,9 +1,10 @@
-"""Plain-text rendering of a game: the whole board in one screen of text.
+"""Plain-text rendering of a Caylus game: the whole board in one screen of text.
 
 ``render_text(game)`` reads the game only (through ``Game.state_dict`` and
-``Game.decision``), so it can be called at any time without side effects. The
-text has no colour codes, so it is the same in a terminal, a log file or a test.
-Players are written ``p0``..``p4`` (seat numbers), ``-`` is nobody.
+``Game.decision``), so it can be called at any time without side effects. The heading, the
+decision (or the end) and the layout are every game's (``caylus_env.core.viewer.text``); this
+module draws Caylus's table: the options, the turn order, the road, the special buildings,
+the castle, the favor table and the players' holdings.
 
 Example (first lines, 2 players)::
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from caylus_env.caylus.engine.actions import action_to_string
 from caylus_env.caylus.engine.board import COLUMNS_OPEN, NUM_SINGLE_SPECIALS, SECTION_SIZE
 from caylus_env.caylus.engine.constants import (
     FAVOR_ROW_NAMES,
@@ -26,38 +26,15 @@ from caylus_env.caylus.engine.constants import (
     SPECIAL_NAMES,
 )
 from caylus_env.caylus.engine.game import Game
+from caylus_env.core.viewer import text
+from caylus_env.core.viewer.text import who as _who
 
 
-def _who(p: int | None) -> str:
-    return "-" if p is None else f"p{p}"
-
-
-def _header(game: Game, d: dict[str, Any]) -> list[str]:
-    seed = "loaded position" if game.seed is None else f"seed {game.seed}"
+def _options(d: dict[str, Any]) -> list[str]:
     opts = d["options"]
     variants = [k for k in ("simplified_favors", "jeweller", "house_cap") if opts[k]]
     variants.append(f"lawyer_prestige={opts['lawyer_prestige']}")
-    return [
-        f"Caylus, {game.num_players} players, {seed}: turn {d['turn']}, phase {d['phase']}",
-        f"Options: {', '.join(variants)}",
-    ]
-
-
-def _decision(game: Game) -> list[str]:
-    decision = game.decision()
-    if decision is None:
-        ranks = game.ranks()
-        final = ", ".join(
-            f"p{p} {int(v)} (rank {ranks[p]:g})" for p, v in enumerate(game.prestige())
-        )
-        return [f"Game over. Final prestige: {final}"]
-    context = ", ".join(f"{k}={v}" for k, v in decision.args.items())
-    line = f"Decision: {decision.kind} for {_who(decision.player)}"
-    if context:
-        line += f" ({context})"
-    legal = game.legal_actions()
-    names = ", ".join(action_to_string(a) for a in legal)
-    return [line, f"Legal ({len(legal)}): {names}"]
+    return [f"Options: {', '.join(variants)}"]
 
 
 def _order(d: dict[str, Any]) -> list[str]:
@@ -156,13 +133,54 @@ def render_text(game: Game) -> str:
     """
     d = game.state_dict()
     n = game.num_players
-    sections = (
-        _header(game, d) + _decision(game),
-        _order(d),
-        _road(d),
-        _specials(d),
-        _castle(d, n),
-        _favors(d, n),
-        _players(d),
+    return text.join(
+        (
+            [text.heading(game), *_options(d), *text.decision(game)],
+            _order(d),
+            _road(d),
+            _specials(d),
+            _castle(d, n),
+            _favors(d, n),
+            _players(d),
+        )
     )
-    return "\n\n".join("\n".join(lines) for lines in sections)
+
+
+def compact_text(game: Game) -> list[str]:
+    """A few short lines with everything that changes during a game (the golden playthroughs'
+    state picture, ``caylus_env.core.playthrough``): turn, phase, provost, bailiff, orders and
+    scored sections; each player's money, cubes, prestige, workers out, houses and favor
+    columns; the road's buildings with owners, workers and pending lawyers; the special
+    buildings and the castle."""
+    d = game.state_dict()
+    lines = [
+        f"turn {d['turn']} {d['phase']} | provost {d['provost']} bailiff {d['bailiff']} | "
+        f"order {d['turn_order']} passed {d['passing_order']} | "
+        f"scored {[k for k, v in d['scored'].items() if v]}"
+    ]
+    for p, pd in enumerate(d["players"]):
+        cubes = " ".join(f"{r[0].upper()}{pd['cubes'][r]}" for r in RESOURCE_NAMES)
+        fav = ",".join(str(c) for c in pd["favor_columns"].values())
+        lines.append(
+            f"p{p}: {pd['money']}d {cubes} pp{pd['prestige']} out{pd['workers_out']} "
+            f"houses{pd['houses']} favors[{fav}]"
+        )
+    road = []
+    for r in d["road"]:
+        if r["building"] is None:
+            continue
+        tag = r["building"]
+        if r["owner"] is not None:
+            tag += f"@{r['owner']}"
+        if r["worker"] is not None:
+            tag += f"+w{r['worker']}"
+        if r["lawyer_pending"] is not None:
+            tag += f"!L{r['lawyer_pending']}"
+        road.append(f"{r['space']}:{tag}")
+    lines.append("road " + " ".join(road))
+    specials = {k: v for k, v in d["special_workers"].items() if v is not None}
+    lines.append(
+        f"specials {specials} stables {d['stables']} inn {d['inn']} "
+        f"castle_workers {d['castle_workers']} castle {d['castle']}"
+    )
+    return lines

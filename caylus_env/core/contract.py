@@ -21,7 +21,8 @@ module                 what it provides (``GameSpec.module(part)`` imports it)
                        ``OBSERVATION_VERSION``, ``observation_pieces`` (all from one
                        `caylus_env.core.observation.ObservationLayout`) and the compiled
                        ``encode_into(state, seat, out)`` (``seat = -1``: absolute seats)
-``rendering``          ``render_text(game)``: the table as text, without hidden information
+``rendering``          ``render_text(game)``: the table as text, without hidden information;
+                       ``compact_text(game)``: a few lines of it for golden playthroughs
 ``viewer``             ``Drawing`` (a subclass of `caylus_env.core.viewer.Drawing`: the slots
                        of its picture and how to draw a position) and ``position_svg(
                        state_dict)``: the game's drawing for the shared replay page
@@ -122,7 +123,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
         "encode_into",
         "LAYOUT",
     ),
-    "rendering": ("render_text",),
+    "rendering": ("render_text", "compact_text"),
     "viewer": ("Drawing", "position_svg"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),

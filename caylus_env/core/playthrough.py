@@ -1,82 +1,79 @@
-"""Golden playthroughs: a whole game as diffable text, regenerated and compared in CI.
+"""Golden playthroughs of every game: a whole game as diffable text, regenerated and compared in
+the tests.
 
-OpenSpiel's playthrough format adapted to Caylus. A file holds a header (format,
-env version, options, seed, sizes), then for every decision a ``# Step`` line
-with turn, phase, decision and player, a compact picture of the state, the legal
-actions as ids and names, and the chosen action (``action: <id>``); the first
-steps also list the non-zero observation pieces of the acting player. The end
-gives final prestige, ranks and returns.
+OpenSpiel's playthrough format, one writer for every registered game. A file holds a header
+(format, game, environment and version, options, player count, seed, policy seed, sizes, the
+explicit setup), then for every decision a ``# Step`` line with the round (the game's clock),
+phase, decision, player and context, the legal action ids and the chosen action
+(``action: <id>``); the first steps and every tenth one also show the game's compact picture
+of the state (its ``rendering.compact_text``) and the legal actions' names, and the first three
+list the non-zero observation pieces of the acting player (the game's observer). The end
+gives the final state, scores, ranks and returns.
 
-The test suite parses the ``action:`` lines back out, replays them, regenerates
-the text and compares it line by line, so any change of rules, encodings or
-names shows up as a diff. After an intended change, regenerate with::
+The tests parse the ``action:`` lines back out, replay them, regenerate the text and compare it
+line by line, so any change of rules, encodings or names shows up as a diff; every registered
+game must have a file per player count with its rules as printed and one per option set
+(``GameSpec.option_sets``), named ``<game>_<n>p_seed<s>[_<option set>].txt``. After an intended
+change, regenerate with::
 
     python -m caylus_env.core.playthrough --regenerate-all tests/playthroughs
+
+and a new file with ``python -m caylus_env.core.playthrough --game puerto_rico --players 3
+--seed 3 --option-set expansion --out tests/playthroughs``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import random
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from caylus_env.caylus.engine import NUM_ACTIONS, Game, GameConfig, action_to_string
-from caylus_env.caylus.engine.constants import RESOURCE_NAMES
-from caylus_env.caylus.engine.layout import STATE_SIZE
+from caylus_env._version import __version__
 from caylus_env.core.fileio import atomic_write_text
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
-FORMAT = "caylus-playthrough/1"
-OBSERVED_STEPS = 3  # full observation pieces for the first steps only (OpenSpiel style)
+FORMAT = "game-playthrough/1"
+"""The header's format; bump it when the layout of the files changes."""
+OBSERVED_STEPS = 3
+"""Full observation pieces for the first steps only (OpenSpiel's selective display)."""
+SHOWN_STEPS = 12
+SHOWN_EVERY = 10
+"""The state picture and the legal names for the first ``SHOWN_STEPS`` steps, then every
+``SHOWN_EVERY``-th step and at the end (OpenSpiel's selective display): every step still lists
+its legal action ids and its action, so a change of rules shows up at once, and the files stay
+small enough to review."""
+RULES = "rules"
+"""The option set of the rules as printed (first in every game's ``option_sets``)."""
 _ACTION_LINE = re.compile(r"^action: (\d+)$")
-_HEADER_LINE = re.compile(r"^(num_players|seed|policy_seed): (\d+)$")
+_HEADER_LINE = re.compile(r"^(format|game|options|seed|policy_seed): (.*)$")
 
 
-def compact_state(game: Game) -> list[str]:
-    """A few short lines with everything that changes during a game."""
-    d = game.state_dict()
-    lines = [
-        f"turn {d['turn']} {d['phase']} | provost {d['provost']} bailiff {d['bailiff']} | "
-        f"order {d['turn_order']} passed {d['passing_order']} | "
-        f"scored {[k for k, v in d['scored'].items() if v]}"
-    ]
-    for p, pd in enumerate(d["players"]):
-        cubes = " ".join(f"{r[0].upper()}{pd['cubes'][r]}" for r in RESOURCE_NAMES)
-        fav = ",".join(str(c) for c in pd["favor_columns"].values())
-        lines.append(
-            f"p{p}: {pd['money']}d {cubes} pp{pd['prestige']} out{pd['workers_out']} "
-            f"houses{pd['houses']} favors[{fav}]"
-        )
-    road = []
-    for r in d["road"]:
-        if r["building"] is None:
-            continue
-        tag = r["building"]
-        if r["owner"] is not None:
-            tag += f"@{r['owner']}"
-        if r["worker"] is not None:
-            tag += f"+w{r['worker']}"
-        if r["lawyer_pending"] is not None:
-            tag += f"!L{r['lawyer_pending']}"
-        road.append(f"{r['space']}:{tag}")
-    lines.append("road " + " ".join(road))
-    specials = {k: v for k, v in d["special_workers"].items() if v is not None}
-    lines.append(
-        f"specials {specials} stables {d['stables']} inn {d['inn']} "
-        f"castle_workers {d['castle_workers']} castle {d['castle']}"
-    )
-    return lines
+@dataclass(frozen=True)
+class Playthrough:
+    """What a playthrough file replays: the game, its options (``GameConfig``), the setup
+    seed, the seed of the random policy that drew the actions (None: they came from
+    elsewhere) and the action ids."""
+
+    game: str
+    config: Any
+    seed: int
+    policy_seed: int | None
+    actions: list[int]
 
 
-def _observation_lines(game: Game) -> list[str]:
-    from caylus_env.caylus.observation import OBS_SIZE, encode, observation_pieces
-
-    vec = np.zeros(OBS_SIZE, np.float32)
-    encode(game.state, game.current_player(), vec)
+def _observation_lines(game: Any, observer: Any) -> list[str]:
+    """The non-zero entries of each observation piece of the player to act."""
+    vec = np.zeros(observer.OBS_SIZE, np.float32)
+    observer.encode_into(game.state, game.current_player(), vec)
     lines = []
-    for name, view in observation_pieces(vec).items():
+    for name, view in observer.observation_pieces(vec).items():
         nz = np.flatnonzero(view)
         if len(nz):
             values = " ".join(f"{i}={view.flat[i]:g}" for i in nz)
@@ -85,94 +82,182 @@ def _observation_lines(game: Game) -> list[str]:
 
 
 def render_playthrough(
-    config: GameConfig, seed: int, actions: list[int] | None = None, policy_seed: int = 0
+    game: str,
+    config: Any,
+    seed: int,
+    actions: Sequence[int] | None = None,
+    policy_seed: int | None = 0,
 ) -> tuple[str, list[int]]:
-    """Play a game (given ``actions``, else random ones from ``policy_seed``) as text.
+    """Play a game of ``game`` (the given ``actions``, else uniformly random ones drawn by
+    ``random.Random(policy_seed)``) and write it as playthrough text.
 
     Returns:
         The text and the list of action ids played.
-    """
-    from caylus_env._version import __version__
 
-    game = Game(config, seed)
+    Raises:
+        ValueError: if ``actions`` end before the game does, or neither they nor a policy seed
+            are given.
+    """
+    spec = game_spec(game)
+    engine, observer = spec.engine(), spec.observation()
+    compact = spec.module("rendering").compact_text
+    if actions is None and policy_seed is None:
+        raise ValueError("a playthrough needs its actions or the seed of a random policy")
+    g = engine.Game(config, seed)
     rng = random.Random(policy_seed)
     out = [
         f"format: {FORMAT}",
-        f"env: caylus_v0 ({__version__})",
+        f"game: {spec.name}",
+        f"env: {spec.env_name} ({__version__})",
         f"options: {config.to_dict()}",
         f"num_players: {config.num_players}",
         f"seed: {seed}",
-        f"policy_seed: {policy_seed}",
-        f"num_actions: {NUM_ACTIONS}",
-        f"state_size: {STATE_SIZE}",
-        f"setup: {game.setup()}",
+        f"policy_seed: {'none' if policy_seed is None else policy_seed}",
+        f"num_actions: {engine.NUM_ACTIONS}",
+        f"state_size: {engine.layout.STATE_SIZE}",
+        f"setup: {g.setup()}",
         "",
     ]
     played: list[int] = []
-    step = 0
-    while not game.is_terminal():
-        dec = game.decision()
+    while not g.is_over():
+        step = len(played)
+        dec = g.decision()
         out.append(
-            f"# Step {step}  turn={game.turn} phase={game.phase} "
+            f"# Step {step}  round={g.round} phase={g.phase} "
             f"decision={dec.kind} player={dec.player} context={dec.args}"
         )
-        out.extend(compact_state(game))
-        legal = game.legal_actions()
+        shown = step < SHOWN_STEPS or step % SHOWN_EVERY == 0
+        if shown:
+            out.extend(compact(g))
+        legal = g.legal_actions()
         out.append(f"legal_actions = {legal}")
-        out.append(f"legal_names = {[action_to_string(a) for a in legal]}")
+        if shown:
+            out.append(f"legal_names = {[engine.action_to_string(a) for a in legal]}")
         if step < OBSERVED_STEPS:
-            out.extend(_observation_lines(game))
+            out.extend(_observation_lines(g, observer))
         if actions is None:
             a = rng.choice(legal)
+        elif step < len(actions):
+            a = int(actions[step])
         else:
-            if step >= len(actions):
-                raise ValueError(
-                    f"the playthrough ends after {len(actions)} actions, before the game does"
-                )
-            a = actions[step]
-        out.append(f'# Apply action "{action_to_string(a)}"')
+            raise ValueError(
+                f"the playthrough ends after {len(actions)} actions, before the game does"
+            )
+        out.append(f'# Apply action "{engine.action_to_string(a)}"')
         out.append(f"action: {a}")
-        game.apply(a)
+        g.apply(a)
         played.append(a)
-        step += 1
-    out.append("# Game over")
-    out.extend(compact_state(game))
-    out.append(f"final_prestige = {game.prestige().tolist()}")
-    out.append(f"ranks = {game.ranks().tolist()}")
-    out.append(f"returns = {[round(x, 6) for x in game.returns().tolist()]}")
+    out.append("# Game over" if g.is_terminal() else "# Game truncated")
+    out.extend(compact(g))
+    out.append(f"final_scores = {g.scores().tolist()}")
+    out.append(f"ranks = {g.ranks().tolist()}")
+    out.append(f"returns = {[round(x, 6) for x in g.returns().tolist()]}")
     return "\n".join(out) + "\n", played
 
 
-def parse_playthrough(text: str) -> tuple[GameConfig, int, int, list[int]]:
-    """Config, seed, policy seed and action ids of a playthrough file."""
-    header: dict[str, int] = {}
-    actions: list[int] = []
-    options = None
-    for line in text.splitlines():
-        if line.startswith("options: "):
-            import ast
+def parse_playthrough(text: str) -> Playthrough:
+    """The game, options, seeds and action ids of a playthrough file.
 
-            options = ast.literal_eval(line[len("options: ") :])
+    Raises:
+        ValueError: for text that is not a playthrough of a registered game, naming what is
+            missing or wrong.
+    """
+    header: dict[str, str] = {}
+    actions: list[int] = []
+    for line in text.splitlines():
         m = _HEADER_LINE.match(line)
-        if m:
-            header[m.group(1)] = int(m.group(2))
+        if m and m.group(1) not in header:
+            header[m.group(1)] = m.group(2)
         m = _ACTION_LINE.match(line)
         if m:
             actions.append(int(m.group(1)))
-    if options is None or "seed" not in header:
-        raise ValueError("not a caylus playthrough: missing 'options:' or 'seed:' header")
-    return GameConfig.from_dict(options), header["seed"], header.get("policy_seed", 0), actions
+    missing = [k for k in ("format", "game", "options", "seed", "policy_seed") if k not in header]
+    if missing:
+        raise ValueError(f"not a playthrough: no {missing[0]!r} line in its header")
+    if header["format"] != FORMAT:
+        raise ValueError(f"playthrough format {header['format']!r}; allowed: {FORMAT!r}")
+    spec = game_spec(header["game"])
+    try:
+        options = ast.literal_eval(header["options"])
+    except (ValueError, SyntaxError):
+        raise ValueError(f"playthrough options {header['options']!r} are not a dict") from None
+    if not isinstance(options, dict):
+        raise ValueError(f"playthrough options {header['options']!r} are not a dict")
+    policy = header["policy_seed"]
+    return Playthrough(
+        game=spec.name,
+        config=spec.engine().GameConfig.from_dict(options),
+        seed=int(header["seed"]),
+        policy_seed=None if policy == "none" else int(policy),
+        actions=actions,
+    )
 
 
-def default_name(config: GameConfig, seed: int) -> str:
-    return f"caylus_{config.num_players}p_seed{seed}.txt"
+def option_set_of(game: str, config: Any) -> str | None:
+    """The name of ``game``'s option set (``GameSpec.option_sets``) that ``config`` plays, or
+    None when it plays none of them."""
+    spec = game_spec(game)
+    options = config.to_dict()
+    for name, chosen in spec.option_sets.items():
+        if spec.config(config.num_players, **dict(chosen)).to_dict() == options:
+            return name
+    return None
+
+
+def file_name(game: str, config: Any, seed: int) -> str:
+    """``<game>_<n>p_seed<s>[_<option set>].txt``; the rules as printed add no suffix.
+
+    Raises:
+        ValueError: for options that are none of the game's option sets.
+    """
+    chosen = option_set_of(game, config)
+    if chosen is None:
+        sets = ", ".join(game_spec(game).option_sets)
+        raise ValueError(f"the options {config.to_dict()} are none of {game}'s option sets: {sets}")
+    suffix = "" if chosen == RULES else f"_{chosen}"
+    return f"{game}_{config.num_players}p_seed{seed}{suffix}.txt"
+
+
+def regenerate(path: Path) -> bool:
+    """Replay a playthrough file's actions and rewrite it; whether its text changed."""
+    old = path.read_text(encoding="utf-8")
+    p = parse_playthrough(old)
+    text, _ = render_playthrough(p.game, p.config, p.seed, p.actions, p.policy_seed)
+    if text != old:
+        atomic_write_text(path, text)
+    return text != old
+
+
+def write_new(
+    game: str,
+    num_players: int,
+    seed: int,
+    option_set: str = RULES,
+    out: Path = Path("."),
+) -> Path:
+    """Write a new playthrough of random moves (policy seed = ``seed``) into the folder ``out``.
+
+    Raises:
+        ValueError: naming an unknown game, option set or player count.
+    """
+    spec = game_spec(game)
+    if option_set not in spec.option_sets:
+        raise ValueError(f"option set {option_set!r}; allowed: {', '.join(spec.option_sets)}")
+    options: Mapping[str, Any] = spec.option_sets[option_set]
+    config = spec.config(num_players, **dict(options))
+    text, _ = render_playthrough(game, config, seed, policy_seed=seed)
+    path = out / file_name(game, config, seed)
+    atomic_write_text(path, text)
+    return path
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Write or regenerate golden playthroughs.")
+    parser.add_argument("--game", choices=GAME_NAMES, default=None)
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None, help="file to write")
+    parser.add_argument("--option-set", default=RULES, help="one of the game's option_sets")
+    parser.add_argument("--out", type=Path, default=Path("."), help="folder to write into")
     parser.add_argument(
         "--regenerate-all",
         type=Path,
@@ -183,19 +268,30 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.regenerate_all:
         for path in sorted(args.regenerate_all.glob("*.txt")):
-            config, seed, policy_seed, actions = parse_playthrough(path.read_text())
-            text, _ = render_playthrough(config, seed, actions, policy_seed)
-            atomic_write_text(path, text)
-            print(f"regenerated {path}")
+            changed = regenerate(path)
+            print(f"{'regenerated' if changed else 'unchanged'} {path}")
         return
-    if args.players is None:
-        parser.error("--players is required unless --regenerate-all is given")
-    config = GameConfig(num_players=args.players)
-    text, _ = render_playthrough(config, args.seed, policy_seed=args.seed)
-    path = args.out or Path(default_name(config, args.seed))
-    atomic_write_text(path, text)
+    if args.game is None or args.players is None:
+        parser.error("--game and --players are required unless --regenerate-all is given")
+    try:
+        path = write_new(args.game, args.players, args.seed, args.option_set, args.out)
+    except ValueError as err:
+        parser.error(str(err))
     print(f"wrote {path}")
 
 
 if __name__ == "__main__":
     main()
+
+
+__all__ = [
+    "FORMAT",
+    "OBSERVED_STEPS",
+    "Playthrough",
+    "file_name",
+    "option_set_of",
+    "parse_playthrough",
+    "regenerate",
+    "render_playthrough",
+    "write_new",
+]

@@ -1,9 +1,10 @@
 """Plain-text rendering of a Puerto Rico game: the whole table in one screen of text.
 
-The counterpart of ``caylus_env.caylus.rendering``. ``render_text(game)`` reads the game only
-(through ``Game.state_dict`` and ``Game.decision``), so it can be called at any time
-without side effects. The text has no colour codes, so it is the same in a terminal, a log
-file or a test. Players are written ``p0``..``p4`` (seat numbers), ``-`` is nobody.
+``render_text(game)`` reads the game only (through ``Game.state_dict`` and
+``Game.decision``), so it can be called at any time without side effects. The heading, the
+decision (or the end) and the layout are every game's (``caylus_env.core.viewer.text``); this
+module draws Puerto Rico's table: the options, the roles, the supplies, the ships, the
+trading house and each player's board.
 
 What a player at the table could not see is not drawn: the face-down plantations appear
 as a count, never in their order, and a forest's plantation kind stays face down
@@ -21,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from caylus_env.puerto_rico.engine.actions import action_to_string
+from caylus_env.core.viewer import text
+from caylus_env.core.viewer.text import who as _who
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_SPACES, BUILDING_NAMES, BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     CITY_SPACES,
@@ -37,18 +39,13 @@ LINE_WIDTH = 96
 _INDEX = {name: b for b, name in enumerate(BUILDING_NAMES)}
 
 
-def _who(p: int | None) -> str:
-    return "-" if p is None else f"p{p}"
-
-
 def _counts(counts: dict[str, int], names: tuple[str, ...] | None = None) -> str:
     """``name n`` for every non-zero count, in the order of ``names`` (or of the dict)."""
     keys = names if names is not None else tuple(counts)
     return ", ".join(f"{k} {counts[k]}" for k in keys if counts.get(k, 0)) or "none"
 
 
-def _header(game: Game, d: dict[str, Any]) -> list[str]:
-    seed = "loaded position" if game.seed is None else f"seed {game.seed}"
+def _options(game: Game, d: dict[str, Any]) -> list[str]:
     opts = d["options"]
     if opts["expansion"]:
         variant = f"expansion (draft: {opts['draft']})"
@@ -57,31 +54,12 @@ def _header(game: Game, d: dict[str, Any]) -> list[str]:
     else:
         variant = "base game"
     lines = [
-        f"Puerto Rico, {game.num_players} players, {seed}: round {d['round']}, phase {d['phase']}",
         f"Options: {variant}, truncation after {opts['max_decisions']} decisions "
         f"({d['decisions']} taken)",
     ]
     if d["end_triggered"] and not game.is_terminal():
         lines.append("The end of the game is triggered: this is the last round (rules 5.1)")
     return lines
-
-
-def _decision(game: Game) -> list[str]:
-    decision = game.decision()
-    if decision is None:
-        ranks = game.ranks()
-        final = ", ".join(
-            f"p{p} {int(v)} VP (rank {ranks[p]:g})" for p, v in enumerate(game.scores())
-        )
-        end = "Game truncated by the decision cap" if game.is_truncated() else "Game over"
-        return [f"{end}. Scores: {final}"]
-    context = ", ".join(f"{k}={v}" for k, v in decision.args.items())
-    line = f"Decision: {decision.kind} for {_who(decision.player)}"
-    if context:
-        line += f" ({context})"
-    legal = game.legal_actions()
-    names = ", ".join(action_to_string(a) for a in legal)
-    return [line, f"Legal ({len(legal)}): {names}"]
 
 
 def _roles(d: dict[str, Any]) -> list[str]:
@@ -181,10 +159,64 @@ def render_text(game: Game) -> str:
         A multi-line string (no trailing newline).
     """
     d = game.state_dict()
-    sections = (
-        _header(game, d) + _decision(game),
-        _roles(d),
-        _supply(d),
-        _players(game, d),
+    return text.join(
+        (
+            [text.heading(game), *_options(game, d), *text.decision(game)],
+            _roles(d),
+            _supply(d),
+            _players(game, d),
+        )
     )
-    return "\n\n".join("\n".join(lines) for lines in sections)
+
+
+#: One letter per good and tile in the compact text (coffee is K: corn has the C).
+SHORT = {
+    "corn": "C",
+    "indigo": "I",
+    "sugar": "S",
+    "tobacco": "T",
+    "coffee": "K",
+    "quarry": "Q",
+    "forest": "F",
+}
+
+
+def _short(counts: dict[str, int]) -> str:
+    """``C3I1`` for the non-zero counts of goods or tiles (`SHORT` letters), ``-`` for none."""
+    return "".join(f"{SHORT[k]}{v}" for k, v in counts.items() if v) or "-"
+
+
+def compact_text(game: Game) -> list[str]:
+    """A few short lines with everything that changes during a game (the golden playthroughs'
+    state picture, ``caylus_env.core.playthrough``), goods and tiles written with the letters
+    of `SHORT`: round, phase, governor, picks and the role cards (``*`` picked, else the
+    doubloons on it); the supplies, the trading house and the ships; the plantations
+    (face-down ones as a count only, rules 6.8); each player's doubloons, VP chips, San Juan,
+    goods, island (worked/tiles) and city (colonists per building)."""
+    d = game.state_dict()
+    roles = " ".join(
+        f"{name}:{'*' if r['picked'] else r['doubloons']}"
+        for name, r in d["roles"].items()
+        if r["in_game"]
+    )
+    ships = " ".join(
+        f"{s['load']}/{s['capacity']}{SHORT[s['good']] if s['good'] else ''}" for s in d["ships"]
+    )
+    lines = [
+        f"round {d['round']} {d['phase']} gov {_who(d['governor'])} picks {d['picks']} "
+        f"picker {_who(d['picker'])} | {roles}" + (" | last round" if d["end_triggered"] else ""),
+        f"colonists {d['colonist_ship']}/{d['colonist_supply']} vp {d['vp_supply']} quarries "
+        f"{d['quarry_supply']} goods {_short(d['goods_supply'])} house "
+        f"{_short(d['trading_house'])} ships {ships} | up {_short(d['face_up'])} down "
+        f"{len(d['plantation_stack'])} out {_short(d['discards'])}",
+    ]
+    for p, pl in enumerate(d["players"]):
+        island = " ".join(
+            f"{SHORT[t]}{pl['worked'].get(t, 0)}/{n}" for t, n in pl["island"].items() if n
+        )
+        city = " ".join(f"{name}{n}" for name, n in pl["buildings"].items())
+        lines.append(
+            f"p{p} ${pl['money']} vp{pl['vp']} sj{pl['san_juan']} goods {_short(pl['goods'])} "
+            f"island {island or '-'} city {city or '-'}"
+        )
+    return lines

@@ -1,39 +1,76 @@
-"""Shared games and the browser of the viewer's tests.
+"""Shared games and the browser of the viewer's tests, for every registered game.
 
-The games are played once per session by the scripted bots (deterministic, seeded). The browser
-is Debian's headless Chromium driven by Playwright (``executable_path``: Playwright's own
-browser download is never used); ``tests/viewer/ensure_chromium.sh``, run by the README's test
-command, installs it when missing. Screenshots and timings go to ``CAYLUS_ARTIFACTS_DIR`` when it
-is set (CI can keep them), else to pytest's temporary directory: a test run never writes into
-the repository.
+The games are played once per session by each game's scripted bots and ``random``
+(deterministic, seeded), through the one agent registry: a 5-player game with the game's last
+option set (its richest variant) and a 2-player game with the rules as printed. The browser is
+Debian's headless Chromium driven by Playwright (``executable_path``: Playwright's own browser
+download is never used); ``tests/viewer/ensure_chromium.sh``, run by the README's test command,
+installs it when missing. Screenshots and timings go to ``CAYLUS_ARTIFACTS_DIR`` when it is set
+(CI can keep them), else to pytest's temporary directory: a test run never writes into the
+repository.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agents.tournament.arena import play_game
+from agents.registry import make_agent
 from caylus_env.core.record import GameRecord
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
-FIVE_SEATS = ("castle", "town", "economy", "random", "castle")
 ENSURE = "sh tests/viewer/ensure_chromium.sh"
 
 
-@pytest.fixture(scope="session")
-def record_5p() -> GameRecord:
-    """A whole 5-player game between the scripted bots and random."""
-    return play_game(list(FIVE_SEATS), 5, 11, agent_seeds=[1, 2, 3, 4, 5])
+def bot_seats(game: str, num_players: int) -> tuple[str, ...]:
+    """The game's scripted bots and ``random`` around a table of ``num_players``."""
+    bots = [b.head for b in game_spec(game).module("bots").BOTS.values() if b.scripted is not None]
+    return tuple((bots + ["random"] + bots * num_players)[:num_players])
 
 
-@pytest.fixture(scope="session")
-def record_2p() -> GameRecord:
-    return play_game(["castle", "town"], 2, 3, agent_seeds=[1, 2])
+def play(
+    game: str,
+    seats: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    max_decisions: int | None = None,
+) -> GameRecord:
+    """A game of ``seats`` (agent specs) from setup ``seed``, to its end or to
+    ``max_decisions`` decisions (an unfinished record); agent ``k`` is reset with seed ``k``."""
+    spec = game_spec(game)
+    g = spec.new_game(spec.config(len(seats), **dict(options or {})), seed)
+    agents = [make_agent(s, game) for s in seats]
+    for k, agent in enumerate(agents):
+        agent.reset(k)
+    while not g.is_over() and (max_decisions is None or len(g.history) < max_decisions):
+        g.apply(agents[g.current_player()].act(g))
+    return g.record()
+
+
+@cache
+def record_5p(game: str) -> GameRecord:
+    """A whole 5-player game between the scripted bots and random, the game's last option
+    set."""
+    options = list(game_spec(game).option_sets.values())[-1]
+    return play(game, bot_seats(game, 5), 11, options)
+
+
+@cache
+def record_2p(game: str) -> GameRecord:
+    """A whole 2-player game between two scripted bots, the rules as printed."""
+    return play(game, bot_seats(game, 2), 3)
+
+
+@pytest.fixture(params=GAME_NAMES)
+def game(request: pytest.FixtureRequest) -> str:
+    """Every registered game, in turn."""
+    return request.param
 
 
 @pytest.fixture(scope="session")

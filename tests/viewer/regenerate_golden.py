@@ -1,11 +1,14 @@
-"""Rewrite the golden SVG pictures of the viewer from their stored positions.
+"""Rewrite the golden SVG pictures of every game's drawing from their stored positions.
 
-Run after an intended change in the drawing, then review the diff of ``tests/viewer/golden/``:
+Run after an intended change in a drawing, then review the diff of the golden folders:
 
     python tests/viewer/regenerate_golden.py
 
-Each ``golden/<name>.json`` holds a position (``state_to_dict`` format) and the agents of its
-seats; ``golden/<name>.svg`` is what ``caylus_env.caylus.viewer.position_svg`` draws for it.
+Each ``<folder>/<name>.json`` holds a position (``Game.state_dict()`` format), the agents of its
+seats and, for a game whose drawing keeps what the state forgets, the extra arguments of its
+``position_svg`` (Puerto Rico's role ``takers``); ``<name>.svg`` is what the game's
+``viewer.position_svg`` draws for it. Puerto Rico's positions are made by
+``tests/puerto_rico/golden/regenerate_pr_golden.py``.
 """
 
 from __future__ import annotations
@@ -15,27 +18,38 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).resolve().parent / "golden"
+#: Each game's folder of golden positions and pictures.
+GOLDEN = {
+    "caylus": ROOT / "tests" / "viewer" / "golden",
+    "puerto_rico": ROOT / "tests" / "puerto_rico" / "golden",
+}
 
 
-def golden_cases() -> list[tuple[Path, Path]]:
-    """``(position json, golden svg)`` of every stored position."""
-    return [(path, path.with_suffix(".svg")) for path in sorted(GOLDEN.glob("*.json"))]
+def golden_cases(game: str | None = None) -> list[tuple[str, Path, Path]]:
+    """``(game, position json, golden svg)`` of every stored position (of ``game``)."""
+    return [
+        (name, path, path.with_suffix(".svg"))
+        for name, folder in GOLDEN.items()
+        if game in (None, name)
+        for path in sorted(folder.glob("*.json"))
+    ]
 
 
-def draw(position_path: Path) -> str:
-    """The SVG the viewer draws for a stored position."""
-    from caylus_env.caylus.viewer import position_svg
+def draw(game: str, position_path: Path) -> str:
+    """The SVG the game's drawing makes of a stored position."""
+    from caylus_env.core.registry import game_spec
 
     stored = json.loads(position_path.read_text(encoding="utf-8"))
-    return position_svg(stored["position"], tuple(stored["agents"]))
+    extra = {k: v for k, v in stored.items() if k not in ("position", "agents")}
+    viewer = game_spec(game).module("viewer")
+    return viewer.position_svg(stored["position"], tuple(stored["agents"]), **extra)
 
 
 def main() -> None:
     from caylus_env.core.fileio import atomic_write_text
 
-    for position_path, svg_path in golden_cases():
-        atomic_write_text(svg_path, draw(position_path))
+    for game, position_path, svg_path in golden_cases():
+        atomic_write_text(svg_path, draw(game, position_path))
         print(f"wrote {svg_path.relative_to(ROOT)}")
 
 

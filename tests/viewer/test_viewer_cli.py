@@ -16,9 +16,29 @@ from typer.testing import CliRunner
 from agents.tournament import TournamentSpec, run_tournament
 from agents.tournament.reports import MAX_GAME_PAGES, sample_games
 from caylus_cli.app import app
+from caylus_env.core.record import MatchInfo
+from tests.viewer import conftest
 
 runner = CliRunner()
 pytestmark = pytest.mark.usefixtures("private_registry")
+GAME = "caylus"
+
+
+def _tournament_record(record, game_id):
+    """``record`` as a tournament game: its seats' agents and their seeds, no forfeit."""
+    n = record.num_players
+    seats = conftest.bot_seats(record.game, n)
+    return replace(record, match=MatchInfo(game_id, 0, seats, tuple(range(n)), (None,) * n))
+
+
+@pytest.fixture(scope="module")
+def record_2p():
+    return _tournament_record(conftest.record_2p(GAME), 0)
+
+
+@pytest.fixture(scope="module")
+def record_5p():
+    return _tournament_record(conftest.record_5p(GAME), 1)
 
 
 def invoke(*args):
@@ -27,9 +47,7 @@ def invoke(*args):
 
 def _page_data(path):
     text = path.read_text(encoding="utf-8")
-    found = re.search(
-        r'<script type="application/json" id="caylus-data">(.*?)</script>', text, re.S
-    )
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', text, re.S)
     return json.loads(found.group(1))
 
 
@@ -75,9 +93,9 @@ def test_bad_html_paths_exit_2_before_any_work(tmp_path, record_2p, name, needle
 
 
 def test_a_record_that_does_not_replay_exits_1_and_writes_nothing(tmp_path, record_2p):
-    changed = list(record_2p.final.prestige)
+    changed = list(record_2p.final.scores)
     changed[1] += 3
-    bad = replace(record_2p, final=replace(record_2p.final, prestige=tuple(changed)))
+    bad = replace(record_2p, final=replace(record_2p.final, scores=tuple(changed)))
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad.to_dict()))
     result = invoke("replay", path, "--html", tmp_path / "bad.html")

@@ -1,19 +1,18 @@
-"""See a game: a self-contained HTML replay viewer drawn from the engine's own states.
+"""Caylus's drawing: its positions as SVG, for the shared replay page (``caylus_env.core.viewer``).
 
-- ``replay_html(record)`` / ``write_replay_html(record, path)``: the replay page of a
-  `caylus_env.core.record.GameRecord` (inline SVG and a little plain JavaScript; no network);
+- ``Drawing``: the game contract's drawing (a `caylus_env.core.viewer.Drawing`): the slots of
+  the board picture and how to draw a position; the replay page of a Caylus record is
+  ``caylus_env.core.viewer.write_replay_page(record, path)``, as for every game;
 - ``position_svg(state_dict)``: one position as a standalone SVG picture.
 
 Drawing lives in one module per concern: ``board`` (road, special buildings, bridge, provost,
-bailiff), ``castle``, ``favors``, ``players`` and ``timeline`` (the prestige chart), with the
-shared colours in ``theme``; ``position`` cuts a position into slots and ``page`` builds the HTML
-from the template file ``template.html``. The package reads games only through the engine
-(``Game``, ``state_to_dict``, ``action_to_string``): the browser never computes a rule.
+bailiff), ``castle``, ``favors`` and ``players``, with Caylus's colours in ``theme``;
+``position`` cuts a position into slots. The package reads games only through the engine's
+state dicts: the browser never computes a rule.
 """
 
 from __future__ import annotations
 
-from caylus_env.caylus.viewer.page import PAGE_FORMAT, page_data, replay_html, write_replay_html
-from caylus_env.caylus.viewer.position import position_svg
+from caylus_env.caylus.viewer.position import Drawing, position_svg
 
-__all__ = ["PAGE_FORMAT", "page_data", "position_svg", "replay_html", "write_replay_html"]
+__all__ = ["Drawing", "position_svg"]

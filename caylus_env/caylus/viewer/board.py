@@ -17,7 +17,6 @@ from typing import Any
 
 from caylus_env.caylus.engine.board import SECTION_TRIGGER
 from caylus_env.caylus.engine.constants import SECTION_NAMES, SPECIAL_NAMES
-from caylus_env.caylus.viewer import svg
 from caylus_env.caylus.viewer.theme import (
     BUILDING_KINDS,
     BUILDING_LABELS,
@@ -25,6 +24,7 @@ from caylus_env.caylus.viewer.theme import (
     FONT_SMALL,
     FONT_TEXT,
     FONT_TITLE,
+    INK,
     KIND_FILL,
     MUTED,
     PANEL,
@@ -33,6 +33,7 @@ from caylus_env.caylus.viewer.theme import (
     SECTION_LABELS,
     SPECIAL_LABELS,
 )
+from caylus_env.core.viewer import svg
 
 MARGIN = 12
 HEADER_Y = 26
@@ -74,6 +75,11 @@ MARKER_H = 16
 
 #: The castle section whose scoring the bailiff triggers on that space (rules 2.2).
 TRIGGERS = {int(space): name for space, name in zip(SECTION_TRIGGER, SECTION_NAMES, strict=True)}
+
+
+def house(x: int, y: int, seat: int, size: int = 12) -> str:
+    """A house (on a road tile the seat owns, in a castle section): a square in its colour."""
+    return svg.rect(x, y, size, size, SEAT_COLOURS[seat], stroke=INK, stroke_width=1)
 
 
 def space_origin(space: int) -> tuple[int, int]:
@@ -204,7 +210,7 @@ def _space(
         )
     if owner is not None:
         parts.append(svg.rect(x, y, OWNER_BAND, SPACE_H, SEAT_COLOURS[owner]))
-        parts.append(svg.house(x + SPACE_W - 18, y + SPACE_H - 18, owner))
+        parts.append(house(x + SPACE_W - 18, y + SPACE_H - 18, owner))
     if building is not None:
         label = svg.wrap(BUILDING_LABELS[building], LABEL_CHARS)
         for i, chunk in enumerate(label[:2]):

@@ -11,7 +11,7 @@ from typing import Any
 
 from caylus_env.caylus.engine.board import SECTION_PRESTIGE, SECTION_SIZE
 from caylus_env.caylus.engine.constants import NUM_CASTLE_SPOTS, SECTION_NAMES
-from caylus_env.caylus.viewer import svg
+from caylus_env.caylus.viewer.board import house
 from caylus_env.caylus.viewer.theme import (
     FONT_SMALL,
     FONT_TEXT,
@@ -21,6 +21,7 @@ from caylus_env.caylus.viewer.theme import (
     RULE,
     SECTION_LABELS,
 )
+from caylus_env.core.viewer import svg
 
 CASTLE_X = 12
 CASTLE_Y = 46
@@ -57,7 +58,7 @@ def _section(index: int, houses: tuple[int, ...], scored: bool) -> str:
     for i in range(max(size, len(seats))):
         x = CASTLE_X + 10 + i * (HOUSE + HOUSE_GAP)
         if i < len(seats):
-            parts.append(svg.house(x, y + 22, seats[i], HOUSE))
+            parts.append(house(x, y + 22, seats[i], HOUSE))
         else:
             parts.append(svg.rect(x, y + 22, HOUSE, HOUSE, "none", stroke=RULE))
     return svg.group("".join(parts), class_="section", data_section=name, data_scored=int(scored))

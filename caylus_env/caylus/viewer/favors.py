@@ -12,7 +12,6 @@ from typing import Any
 
 from caylus_env.caylus.engine.board import COLUMNS_OPEN, FAVOR_DENIERS, FAVOR_PRESTIGE
 from caylus_env.caylus.engine.constants import FAVOR_ROW_NAMES, NUM_FAVOR_COLUMNS
-from caylus_env.caylus.viewer import svg
 from caylus_env.caylus.viewer.theme import (
     CLOSED,
     CLOSED_OPACITY,
@@ -24,6 +23,7 @@ from caylus_env.caylus.viewer.theme import (
     RULE,
     SEAT_COLOURS,
 )
+from caylus_env.core.viewer import svg
 
 TABLE_X = 820
 TABLE_Y = 46

@@ -12,7 +12,6 @@ from functools import lru_cache
 from typing import Any
 
 from caylus_env.caylus.engine.constants import NUM_WORKERS, RESOURCE_NAMES
-from caylus_env.caylus.viewer import svg
 from caylus_env.caylus.viewer.favors import TABLE_H, TABLE_X, TABLE_Y
 from caylus_env.caylus.viewer.theme import (
     CUBE_COLOURS,
@@ -27,6 +26,7 @@ from caylus_env.caylus.viewer.theme import (
     SEAT_COLOUR_NAMES,
     SEAT_COLOURS,
 )
+from caylus_env.core.viewer import svg
 
 CARDS_X = TABLE_X
 CARDS_Y = TABLE_Y + TABLE_H + 10
@@ -59,9 +59,7 @@ def card_origin(seat: int) -> tuple[int, int]:
 def card(seat: int, name: str) -> str:
     """The card of ``seat`` without its numbers: colour band, name, labels, cube swatches."""
     x, y = card_origin(seat)
-    title = f"player {seat} ({SEAT_COLOUR_NAMES[seat]}) · {name}"
-    if len(title) > NAME_CHARS:
-        title = title[: NAME_CHARS - 1] + "…"
+    title = svg.shorten(f"player {seat} ({SEAT_COLOUR_NAMES[seat]}) · {name}", NAME_CHARS)
     parts = [
         svg.rect(x, y, CARD_W, CARD_H, PANEL, stroke=RULE, rx=6),
         svg.rect(x, y, BAND_W, CARD_H, SEAT_COLOURS[seat]),

@@ -2,40 +2,32 @@
 
 A slot is one part of the picture that changes on its own (a road space, a special building, a
 favor row, one number on a player's card). ``slot_names`` lists them in drawing order,
-``draw_slots`` draws each from the readable state dict, and ``position_svg`` joins them into a
-standalone SVG. The replay page (``caylus_env.caylus.viewer.page``) stores every distinct slot drawing
-once and each step as the drawing each slot shows, so both share this one drawing code and the
-golden test of ``position_svg`` covers what the page shows.
+``draw_slots`` draws each from the readable state dict, `Drawing` hands them to the shared
+replay page (``caylus_env.core.viewer``), and ``position_svg`` joins them into a standalone
+SVG. The page stores every distinct slot drawing once and each step as the drawing each slot
+shows, so both share this one drawing code and the golden test of ``position_svg`` covers what
+the page shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from caylus_env.caylus import GAME
 from caylus_env.caylus.engine.board import ROAD_LEN
 from caylus_env.caylus.engine.constants import FAVOR_ROW_NAMES, SECTION_NAMES, SPECIAL_NAMES
-from caylus_env.caylus.engine.validate import check_state_dict
-from caylus_env.caylus.viewer import board, castle, favors, players, svg
-from caylus_env.caylus.viewer.theme import PAPER
+from caylus_env.caylus.engine.decisions import ENTRY_OF_NAME
+from caylus_env.caylus.viewer import board, castle, favors, players
+from caylus_env.caylus.viewer.theme import BUILDING_LABELS, HEADER_COLOUR, PAGE_COLOUR, PAPER
+from caylus_env.core import viewer
+from caylus_env.core.viewer import svg
 
 WIDTH = 1200
 HEIGHT = 800
 
-
-def seat_names(num_players: int, agents: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """What each seat is called on the cards: its agent spec, else ``seat N``.
-
-    Raises:
-        ValueError: if ``agents`` does not name one agent per seat.
-    """
-    if agents is None:
-        return tuple(f"seat {p}" for p in range(num_players))
-    if len(agents) != num_players:
-        raise ValueError(
-            f"agents names {len(agents)} seats ({', '.join(agents)}); allowed: one name per "
-            f"seat, {num_players}"
-        )
-    return tuple(agents)
+#: What each decision kind asks, by its name (the engine's decision schema).
+DECISION_DOCS = {name: entry.doc for name, entry in ENTRY_OF_NAME.items()}
 
 
 def slot_names(num_players: int) -> tuple[str, ...]:
@@ -94,7 +86,33 @@ def draw_slots(d: dict[str, Any], names: tuple[str, ...], static: str | None = N
     return [out[name] for name in slot_names(n)]
 
 
-def position_svg(d: dict[str, Any], agents: tuple[str, ...] | None = None) -> str:
+class Drawing(viewer.Drawing):
+    """Caylus's drawing for the shared replay page (``caylus_env.core.viewer``): one picture
+    in the board's coordinates, cut into the slots of `slot_names`.
+
+    Args:
+        options: the game's options (``GameConfig.to_dict()``).
+        names: one name per seat.
+    """
+
+    page_colour = PAGE_COLOUR
+    header_colour = HEADER_COLOUR
+    decision_docs = DECISION_DOCS
+    labels = BUILDING_LABELS
+
+    def __init__(self, options: Mapping[str, Any], names: Sequence[str]) -> None:
+        super().__init__(options, names)
+        self.width, self.height = WIDTH, HEIGHT
+        self.slots = slot_names(self.num_players)
+        self._static = background(self.names)
+
+    def draw(self, d: dict[str, Any], scores: Sequence[int]) -> list[str]:
+        """Every slot of the position ``d`` (prestige is on the cards: ``scores`` is not
+        needed)."""
+        return draw_slots(d, self.names, self._static)
+
+
+def position_svg(d: dict[str, Any], agents: Sequence[str] | None = None) -> str:
     """The whole position ``d`` (a ``state_to_dict`` dict) as one standalone SVG document:
     the road, the special buildings, the bridge, the provost and the bailiff, the castle, the
     favor table and the player cards (``agents`` names the seats on the cards).
@@ -111,11 +129,4 @@ def position_svg(d: dict[str, Any], agents: tuple[str, ...] | None = None) -> st
             domains), before anything is drawn.
         ValueError: if ``agents`` does not name one agent per seat.
     """
-    check_state_dict(d)
-    names = seat_names(d["options"]["num_players"], agents)
-    # One slot a line, so that a change in the drawing shows as a readable diff.
-    body = "\n".join(
-        svg.group(piece, data_slot=slot)
-        for slot, piece in zip(slot_names(len(names)), draw_slots(d, names), strict=True)
-    )
-    return svg.document(WIDTH, HEIGHT, f"\n{body}\n") + "\n"
+    return viewer.position_svg(GAME.name, d, agents)

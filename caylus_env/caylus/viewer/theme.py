@@ -1,30 +1,66 @@
-"""Colours, fonts and words shared by every drawing module of the viewer.
+"""Colours, fonts and words of Caylus's pictures.
 
-One place for what the viewer's pictures have in common, so that a seat has the same colour on
-the road, in the castle, on the favor table, on its card and in the prestige chart, and a
-building kind the same fill wherever it is drawn. Sizes that belong to one picture live in its
-own module (``board``, ``castle``, ``favors``, ``players``, ``timeline``).
+The seat colours, paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``, re-
+exported here for the drawing modules), so a seat looks the same in every game's page; this
+module adds what only Caylus has: the tile colours, the cubes, the favor table's closed
+columns and the names of the buildings, castle sections and special buildings. Sizes that
+belong to one picture live in its own module (``board``, ``castle``, ``favors``, ``players``).
 """
 
 from __future__ import annotations
 
 from caylus_env.caylus.engine.buildings import BUILDINGS, BuildingKind
 from caylus_env.caylus.engine.constants import SPECIAL_NAMES
+from caylus_env.core.viewer.theme import (
+    EMPTY_SPACE,
+    FONT,
+    FONT_BIG,
+    FONT_SMALL,
+    FONT_TEXT,
+    FONT_TITLE,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    ON_SEAT,
+    PANEL,
+    PAPER,
+    RULE,
+    SEAT_COLOUR_NAMES,
+    SEAT_COLOURS,
+)
 
-#: One colour per seat, 0-4 (discs, houses, favor markers, cards, chart lines).
-SEAT_COLOURS = ("#1f5fbf", "#c8312f", "#2b8a3e", "#d9730d", "#7048a8")
-#: The colour names, for text that says which seat is which colour.
-SEAT_COLOUR_NAMES = ("blue", "red", "green", "orange", "purple")
-#: Text drawn on a seat's disc.
-ON_SEAT = "#ffffff"
+__all__ = [
+    "BUILDING_KINDS",
+    "BUILDING_LABELS",
+    "CLOSED",
+    "CLOSED_OPACITY",
+    "CUBE_COLOURS",
+    "EMPTY_SPACE",
+    "FONT",
+    "FONT_BIG",
+    "FONT_SMALL",
+    "FONT_TEXT",
+    "FONT_TITLE",
+    "HEADER_COLOUR",
+    "HIGHLIGHT",
+    "INK",
+    "KIND_FILL",
+    "MUTED",
+    "ON_SEAT",
+    "PAGE_COLOUR",
+    "PANEL",
+    "PAPER",
+    "RULE",
+    "SEAT_COLOURS",
+    "SEAT_COLOUR_NAMES",
+    "SECTION_LABELS",
+    "SPECIAL_LABELS",
+]
 
-INK = "#1d1d1f"
-MUTED = "#6b6b70"
-RULE = "#b9b3a6"
-PAPER = "#fbf8f1"
-PANEL = "#f3eee2"
-EMPTY_SPACE = "#ede7da"
-HIGHLIGHT = "#f2c14e"
+#: The replay page around the board: parchment, and a dark brown header bar.
+PAGE_COLOUR = "#e9e4d8"
+HEADER_COLOUR = "#2f2a22"
+#: The favor table's closed columns: a dark veil.
 CLOSED = "#000000"
 CLOSED_OPACITY = 0.28
 
@@ -45,12 +81,6 @@ CUBE_COLOURS = {
     "cloth": "#7d5fc6",
     "gold": "#e3b21c",
 }
-
-FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
-FONT_SMALL = 10
-FONT_TEXT = 12
-FONT_TITLE = 14
-FONT_BIG = 20
 
 #: Display name of each special building (the glossary's words).
 SPECIAL_LABELS = dict(

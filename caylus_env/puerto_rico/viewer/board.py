@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from caylus_env.caylus.viewer import svg
+from caylus_env.core.viewer import svg
 from caylus_env.puerto_rico.engine.buildings import B_KIND, B_PRODUCES, BUILDING_NAMES, BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     GOOD_NAMES,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from caylus_env.caylus.viewer import svg
+from caylus_env.core.viewer import svg
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_SPACES, BUILDING_NAMES
 from caylus_env.puerto_rico.engine.constants import (
     CITY_SPACES,
@@ -109,17 +109,19 @@ def slot_origins(seat: int, top: int) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _short(name: str) -> str:
-    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
-
-
 def card(seat: int, name: str, top: int) -> str:
     """What never changes on a panel: its frame, the seat's colour and name, the labels."""
     x, y = panel_origin(seat, top)
     parts = [
         svg.rect(0, 0, PANEL_W, PANEL_H, PAPER, stroke=RULE, rx=5),
         svg.rect(0, 0, PANEL_W, TITLE_H, SEAT_COLOURS[seat], rx=5),
-        svg.text(INSET, 15, f"player {seat} · {_short(name)}", fill=ON_SEAT, weight="bold"),
+        svg.text(
+            INSET,
+            15,
+            f"player {seat} · {svg.shorten(name, NAME_CHARS)}",
+            fill=ON_SEAT,
+            weight="bold",
+        ),
     ]
     for lx, ly, label in (*LABELS.values(), SAN_JUAN_LABEL):
         parts.append(svg.text(lx, ly, label, size=FONT_SMALL, fill=MUTED))

@@ -3,10 +3,11 @@
 A slot is one part of the picture that changes on its own (a role card, a cargo ship, a row of
 a player's city, one number on a player's panel). ``slot_names`` lists them in drawing order,
 ``slot_origins`` says where each stands, ``draw_slots`` draws each from the readable state dict
-in its own coordinates, and ``position_svg`` joins them into a standalone SVG. The replay page
-(``caylus_env.puerto_rico.viewer.page``) stores every distinct slot drawing once and each step
-as the drawing each slot shows, so both share this one drawing code and the golden test of
-``position_svg`` covers what the page shows.
+in its own coordinates, `Drawing` hands them to the shared replay page
+(``caylus_env.core.viewer``), and ``position_svg`` joins them into a standalone SVG. The page
+stores every distinct slot drawing once and each step as the drawing each slot shows, so both
+share this one drawing code and the golden test of ``position_svg`` covers what the page
+shows.
 
 Hidden information (docs/rules/puerto_rico.md 6.8): the drawing reads only how many face-down
 plantations are left, never their order, nor the generator state that reshuffles them.
@@ -14,35 +15,32 @@ plantations are left, never their order, nor the generator state that reshuffles
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from caylus_env.caylus.viewer import svg
-from caylus_env.puerto_rico.engine import kernels
-from caylus_env.puerto_rico.engine.state_dict import dict_to_state
+from caylus_env.core import viewer
+from caylus_env.core.viewer import svg
+from caylus_env.puerto_rico import GAME
+from caylus_env.puerto_rico.engine.actions import string_to_action
+from caylus_env.puerto_rico.engine.constants import ROLE_NAMES
+from caylus_env.puerto_rico.engine.decisions import ENTRY_OF_NAME
 from caylus_env.puerto_rico.viewer import board, players
-from caylus_env.puerto_rico.viewer.theme import PAPER
+from caylus_env.puerto_rico.viewer.theme import (
+    BUILDING_LABELS,
+    HEADER_COLOUR,
+    PAGE_COLOUR,
+    PAPER,
+)
 
 WIDTH = 1200
 PLAYERS_GAP = 10
+#: The chart legend's room per seat: wider than the default, its entries end in " VP".
+LEGEND_STEP = 230
+#: The role card each ``role:*`` action picks (rules 3.1).
+ROLE_ACTIONS = {string_to_action(f"role:{name}"): name for name in ROLE_NAMES}
 
-
-def seat_names(num_players: int, agents: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """What each seat is called on the panels: its agent spec, else ``seat N``.
-
-    Raises:
-        ValueError: if ``agents`` does not name one agent per seat.
-    """
-    if agents is None:
-        return tuple(f"seat {p}" for p in range(num_players))
-    if len(agents) != num_players or not all(isinstance(a, str) and a for a in agents):
-        raise ValueError(
-            f"names gives {len(agents)} seats ({', '.join(map(str, agents))}); allowed: one "
-            f"non-empty name per seat, {num_players}"
-        )
-    return tuple(agents)
+#: What each decision kind asks, by its name (the engine's decision schema).
+DECISION_DOCS = {name: entry.doc for name, entry in ENTRY_OF_NAME.items()}
 
 
 def players_top(expansion: bool) -> int:
@@ -84,18 +82,6 @@ def background(names: tuple[str, ...], expansion: bool) -> str:
     )
 
 
-def scores_of(d: dict[str, Any]) -> list[int]:
-    """Every seat's VP as if the game ended at ``d`` (rules 5.2), computed by the engine.
-
-    Raises:
-        InvalidStateError: (a ``ValueError``) naming the first field of ``d`` that is wrong.
-    """
-    state = dict_to_state(d)
-    out = np.zeros(d["options"]["num_players"], np.int64)
-    kernels.scores(state, out)
-    return out.tolist()
-
-
 def draw_slots(
     d: dict[str, Any],
     names: tuple[str, ...],
@@ -127,21 +113,67 @@ def draw_slots(
     return [out[name] for name in slot_names(n, expansion)]
 
 
-def slot_group(name: str, origin: tuple[int, int], piece: str = "", **extra: object) -> str:
-    """The element that holds one slot: named, and moved to where the slot stands."""
-    x, y = origin
-    move = f"translate({x},{y})" if (x, y) != (0, 0) else None
-    return svg.group(piece, data_slot=name, transform=move, **extra)
+class Drawing(viewer.Drawing):
+    """Puerto Rico's drawing for the shared replay page (``caylus_env.core.viewer``): every
+    slot drawn in its own coordinates and moved to `slot_origins`.
+
+    The state keeps only that a role was picked this round, not by whom: the drawing keeps the
+    seat that played each ``role:*`` action (`moved`) until the round ends. The seed fixes the
+    face-down plantation order (rules 1.4), so the page leaves it out of the title.
+
+    Args:
+        options: the game's options (``GameConfig.to_dict()``).
+        names: one name per seat.
+        takers: the seat that picked each role picked this round, when known (a standalone
+            picture of a position).
+    """
+
+    page_colour = PAGE_COLOUR
+    header_colour = HEADER_COLOUR
+    score_unit = " VP"
+    legend_step = LEGEND_STEP
+    seed_shown = False
+    footnote = (
+        "The order of the face-down plantations is hidden information and is not in this page."
+    )
+    decision_docs = DECISION_DOCS
+    labels = BUILDING_LABELS
+
+    def __init__(
+        self,
+        options: Mapping[str, Any],
+        names: Sequence[str],
+        takers: Mapping[str, int] | None = None,
+    ) -> None:
+        super().__init__(options, names)
+        expansion = bool(self.options["expansion"])
+        self.origins = slot_origins(self.num_players, expansion)
+        self.width, self.height = WIDTH, height(expansion)
+        self.slots = tuple(self.origins)
+        self.takers: dict[str, int] = dict(takers or {})
+        self._static = background(self.names, expansion)
+
+    def origin(self, slot: str) -> tuple[int, int]:
+        return self.origins[slot]
+
+    def draw(self, d: dict[str, Any], scores: Sequence[int]) -> list[str]:
+        """Every slot of the position ``d``; a role's taker is forgotten once it is free."""
+        self.takers = {r: s for r, s in self.takers.items() if d["roles"][r]["picked"]}
+        return draw_slots(d, self.names, list(scores), self.takers, self._static)
+
+    def moved(self, d: dict[str, Any], seat: int, action: int) -> None:
+        if action in ROLE_ACTIONS:
+            self.takers[ROLE_ACTIONS[action]] = seat
 
 
 def position_svg(
     d: dict[str, Any],
-    agents: tuple[str, ...] | None = None,
+    agents: Sequence[str] | None = None,
     takers: Mapping[str, int] | None = None,
 ) -> str:
     """The whole position ``d`` (a ``state_to_dict`` dict) as one standalone SVG document:
     the role cards, the colonists, the supplies, the ships, the trading house, the building
-    supply and the player panels (``agents`` names the seats; ``takers`` as in `draw_slots`).
+    supply and the player panels (``agents`` names the seats; ``takers`` as in `Drawing`).
 
     Example:
         >>> from caylus_env.puerto_rico.engine import Game, GameConfig
@@ -155,16 +187,4 @@ def position_svg(
             drawn.
         ValueError: if ``agents`` does not name one agent per seat.
     """
-    scores = scores_of(d)  # validates d first
-    n = d["options"]["num_players"]
-    expansion = d["options"]["expansion"]
-    names = seat_names(n, agents)
-    origins = slot_origins(n, expansion)
-    # One slot a line, so that a change in the drawing shows as a readable diff.
-    body = "\n".join(
-        slot_group(slot, origins[slot], piece)
-        for slot, piece in zip(
-            slot_names(n, expansion), draw_slots(d, names, scores, takers), strict=True
-        )
-    )
-    return svg.document(WIDTH, height(expansion), f"\n{body}\n") + "\n"
+    return viewer.position_svg(GAME.name, d, agents, takers=takers)

@@ -1,15 +1,15 @@
 """Colours, fonts and words shared by every drawing module of the Puerto Rico viewer.
 
-The seat colours, paper, ink and fonts are Caylus's (``caylus_env.caylus.viewer.theme``), so a seat
-looks the same in both games' pages; this module adds what only Puerto Rico has: the five goods
-and the island tiles (docs/rules/puerto_rico.md 1.1), the building families (2.3-2.5) and the
-role cards (1.1, 4). Sizes that belong to one picture live in its own module (``board``,
-``players``, ``timeline``).
+The seat colours, paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``,
+re-exported here for the drawing modules), so a seat looks the same in every game's page; this
+module adds what only Puerto Rico has: the page's colours, the five goods and the island tiles
+(docs/rules/puerto_rico.md 1.1), the building families (2.3-2.5) and the role cards (1.1, 4).
+Sizes that belong to one picture live in its own module (``board``, ``players``).
 """
 
 from __future__ import annotations
 
-from caylus_env.caylus.viewer.theme import (
+from caylus_env.core.viewer.theme import (
     EMPTY_SPACE,
     FONT,
     FONT_SMALL,
@@ -40,11 +40,13 @@ __all__ = [
     "FONT_TITLE",
     "GOOD_COLOURS",
     "GOOD_TEXT",
+    "HEADER_COLOUR",
     "HIGHLIGHT",
     "INK",
     "MUTED",
     "ON_SEAT",
     "OUT_OF_GAME",
+    "PAGE_COLOUR",
     "PANEL",
     "PAPER",
     "PRODUCTION_FILL",
@@ -57,6 +59,9 @@ __all__ = [
     "TILE_SHORT",
 ]
 
+#: The replay page around the board: sea green, and a dark green header bar.
+PAGE_COLOUR = "#dfe6e0"
+HEADER_COLOUR = "#1f3a33"
 #: Barrel colour of each good, in ``GOOD_NAMES`` order (the printed barrels, rules 1.1).
 GOOD_COLOURS = dict(
     zip(GOOD_NAMES, ("#f2d43a", "#2f56b0", "#f4f1ea", "#8a5a2b", "#3b2417"), strict=True)

@@ -7,8 +7,9 @@ Run after an intended change in the drawing, then review the diff of
 
 Each ``<name>.json`` here holds a position (``Game.state_dict()`` format), the agents of its
 seats and the seat that picked each role taken this round; ``<name>.svg`` is what
-``caylus_env.puerto_rico.viewer.position_svg`` draws for it. A missing position is made by
-playing the fixed game of ``POSITIONS`` (scripted bots, seeded) up to its step.
+``caylus_env.puerto_rico.viewer.position_svg`` draws for it (``tests/viewer/
+regenerate_golden.py`` draws every game's). A missing position is made by playing the fixed
+game of ``POSITIONS`` (scripted bots, seeded) up to its step.
 """
 
 from __future__ import annotations
@@ -26,27 +27,14 @@ POSITIONS = {
 }
 
 
-def golden_cases() -> list[tuple[Path, Path]]:
-    """``(position json, golden svg)`` of every stored position."""
-    return [(path, path.with_suffix(".svg")) for path in sorted(GOLDEN.glob("*.json"))]
-
-
-def draw(position_path: Path) -> str:
-    """The SVG the viewer draws for a stored position."""
-    from caylus_env.puerto_rico.viewer import position_svg
-
-    stored = json.loads(position_path.read_text(encoding="utf-8"))
-    return position_svg(stored["position"], tuple(stored["agents"]), stored["takers"])
-
-
 def make_position(players: int, expansion: bool, seed: int, agents: tuple[str, ...], step: int):
     """The stored form of the position after ``step`` actions of a fixed game."""
-    from agents.puerto_rico.registry import make_agent
+    from agents.registry import make_agent
     from caylus_env.puerto_rico.engine import Game, GameConfig
-    from caylus_env.puerto_rico.viewer.page import ROLE_ACTIONS
+    from caylus_env.puerto_rico.viewer.position import ROLE_ACTIONS
 
     game = Game(GameConfig(num_players=players, expansion=expansion), seed)
-    bots = [make_agent(a) for a in agents]
+    bots = [make_agent(a, "puerto_rico") for a in agents]
     for i, bot in enumerate(bots):
         bot.reset(i)
     takers: dict[str, int] = {}
@@ -63,14 +51,15 @@ def make_position(players: int, expansion: bool, seed: int, agents: tuple[str, .
 
 def main() -> None:
     from caylus_env.core.fileio import atomic_write_text
+    from tests.viewer.regenerate_golden import draw, golden_cases
 
     for name, spec in POSITIONS.items():
         path = GOLDEN / f"{name}.json"
         if not path.exists():
             atomic_write_text(path, json.dumps(make_position(*spec), indent=1) + "\n")
             print(f"wrote {path.relative_to(ROOT)}")
-    for position_path, svg_path in golden_cases():
-        atomic_write_text(svg_path, draw(position_path))
+    for game, position_path, svg_path in golden_cases("puerto_rico"):
+        atomic_write_text(svg_path, draw(game, position_path))
         print(f"wrote {svg_path.relative_to(ROOT)}")
 
 

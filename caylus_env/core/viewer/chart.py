@@ -1,17 +1,19 @@
-"""The prestige chart: every seat's prestige over the steps of a game, with the turns marked
-and a cursor on the step shown.
+"""The score chart of a replay page: every seat's score over the steps of a game, with the
+game's clock marked and a cursor on the step shown.
 
-Drawn once per game (it does not change while stepping); the page moves the cursor. Lines are
-step plots that keep only the steps where a seat's prestige changes, so a long game stays a
-few kilobytes.
+The score at a step is the seat's score as if the game ended there (``Game.scores()``, the
+game contract's word; the rulebook's is ``GameSpec.score_word``), so at the last step of a
+finished game it is the final score. Drawn once per game (it does not change while stepping);
+the page moves the cursor. Lines are step plots that keep only the steps where a seat's score
+changes, so a long game stays a few kilobytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from caylus_env.caylus.viewer import svg
-from caylus_env.caylus.viewer.theme import (
+from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
     FONT_SMALL,
     FONT_TEXT,
     HIGHLIGHT,
@@ -29,44 +31,19 @@ PLOT_W = CHART_W - PLOT_X - 16
 PLOT_H = CHART_H - PLOT_Y - 30
 GRID_STEP = 10
 LINE_W = 2
+#: Room of one seat's legend entry, and the characters of its agent name.
 LEGEND_STEP = 180
 LEGEND_CHARS = 13
 
 
-def _nice_top(value: int) -> int:
+def _grid_above(value: int) -> int:
     """The smallest multiple of ``GRID_STEP`` at or above ``value`` (at least one step)."""
     return max(GRID_STEP, -(-value // GRID_STEP) * GRID_STEP)
-
-
-def _short(name: str) -> str:
-    """An agent name cut to fit its legend entry."""
-    return name if len(name) <= LEGEND_CHARS else name[: LEGEND_CHARS - 1] + "…"
 
 
 def step_x(step: int, steps: int) -> int:
     """x of step ``step`` of ``steps`` on the chart."""
     return PLOT_X + (PLOT_W * step // (steps - 1) if steps > 1 else 0)
-
-
-def prestige_chart(
-    prestige: Sequence[Sequence[int]], turns: Sequence[int], names: Sequence[str]
-) -> str:
-    """The chart of ``prestige[step][seat]``; ``turns[step]`` is each step's turn number and
-    ``names`` the seats' agent names (the legend).
-
-    Raises:
-        ValueError: for no steps, rows and names of different lengths, or prestige below 0.
-    """
-    steps = len(prestige)
-    if steps == 0 or len(turns) != steps:
-        raise ValueError(f"{steps} prestige rows and {len(turns)} turns; allowed: equal, >= 1")
-    seats = len(names)
-    if any(len(row) != seats for row in prestige):
-        raise ValueError(f"every prestige row must have {seats} entries, one per seat")
-    # Prestige never goes below 0 (rules 8.20): the axis starts there.
-    if min(min(row) for row in prestige) < 0:
-        raise ValueError("prestige below 0; allowed: prestige >= 0 (rules 8.20)")
-    return score_chart(prestige, turns, names, mark_prefix="T", what="prestige")
 
 
 def score_chart(
@@ -79,20 +56,31 @@ def score_chart(
     unit: str = "",
     legend_step: int = LEGEND_STEP,
 ) -> str:
-    """The step chart of ``scores[step][seat]`` (checked non-empty, rectangular and >= 0 by
-    the caller) with a dashed line where ``marks[step]`` changes, labelled ``mark_prefix`` and
-    the mark (Caylus turns ``T3``, Puerto Rico rounds ``R3``), a legend of ``names`` with each
-    final score and ``unit``, and the cursor the page moves. Every game's chart (``what``: its
-    score's name, for screen readers)."""
+    """The step chart of ``scores[step][seat]``, with a dashed line where ``marks[step]`` (the
+    game's clock) changes, labelled ``mark_prefix`` and the mark (``T3`` for Caylus's turn 3,
+    ``R3`` for Puerto Rico's round 3), a legend of ``names`` with each final score and
+    ``unit``, and the cursor the page moves. ``what`` names the score for screen readers.
+    The axis starts at 0, or at the grid line under the lowest score when a game's scores go
+    below 0.
+
+    Raises:
+        ValueError: for no steps, marks or rows of another length than the steps and seats.
+    """
     steps = len(scores)
+    if steps == 0 or len(marks) != steps:
+        raise ValueError(f"{steps} score rows and {len(marks)} marks; allowed: equal, >= 1")
     seats = len(names)
-    top = _nice_top(max(max(row) for row in scores))
+    if any(len(row) != seats for row in scores):
+        raise ValueError(f"every score row must have {seats} entries, one per seat")
+    top = _grid_above(max(max(row) for row in scores))
+    lowest = min(min(row) for row in scores)
+    bottom = -_grid_above(-lowest) if lowest < 0 else 0
 
     def y_of(v: int) -> int:
-        return PLOT_Y + PLOT_H - (PLOT_H * v) // top
+        return PLOT_Y + PLOT_H - (PLOT_H * (v - bottom)) // (top - bottom)
 
     parts = [svg.rect(0, 0, CHART_W, CHART_H, PAPER)]
-    for v in range(0, top + 1, GRID_STEP):
+    for v in range(bottom, top + 1, GRID_STEP):
         parts.append(svg.line(PLOT_X, y_of(v), PLOT_X + PLOT_W, y_of(v), RULE, stroke_width=1))
         parts.append(
             svg.text(PLOT_X - 6, y_of(v) + 4, v, size=FONT_SMALL, fill=MUTED, anchor="end")
@@ -113,16 +101,17 @@ def score_chart(
                 x = step_x(step, steps)
                 points += [(x, y_of(scores[step - 1][seat])), (x, y_of(scores[step][seat]))]
         points.append((step_x(steps - 1, steps), y_of(scores[-1][seat])))
-        text = " ".join(f"{x},{y}" for x, y in points)
+        line = " ".join(f"{x},{y}" for x, y in points)
         parts.append(
-            f'<polyline points="{text}" fill="none" stroke="{SEAT_COLOURS[seat]}" '
+            f'<polyline points="{line}" fill="none" stroke="{SEAT_COLOURS[seat]}" '
             f'stroke-width="{LINE_W}" data-seat="{seat}"/>'
         )
         parts.append(
             svg.text(
                 PLOT_X + seat * legend_step,
                 16,
-                f"■ player {seat} · {_short(names[seat])} ({scores[-1][seat]}{unit})",
+                f"■ player {seat} · {svg.shorten(names[seat], LEGEND_CHARS)} "
+                f"({scores[-1][seat]}{unit})",
                 size=FONT_TEXT,
                 fill=SEAT_COLOURS[seat],
                 weight="bold",
@@ -143,3 +132,6 @@ def score_chart(
         role="img",
         aria_label=f"{what} of every seat over the game",
     )
+
+
+__all__ = ["CHART_H", "CHART_W", "LEGEND_STEP", "score_chart", "step_x"]

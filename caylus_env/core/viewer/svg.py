@@ -1,15 +1,15 @@
-"""The few SVG elements the drawing modules write, as short escaped strings.
+"""The few SVG elements the games' drawing modules write, as short escaped strings.
 
-Every piece of the viewer is plain SVG text built here, so that one position always gives the
-same bytes (the golden test compares them) and the page can store each distinct piece once.
-Coordinates are integers; text is XML-escaped.
+Every piece of a replay page is plain SVG text built here, so that one position always gives
+the same bytes (the golden tests compare them) and the page can store each distinct piece
+once. Coordinates are integers; text is XML-escaped.
 """
 
 from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from caylus_env.caylus.viewer.theme import FONT, FONT_TEXT, INK, ON_SEAT, SEAT_COLOURS
+from caylus_env.core.viewer.theme import FONT, FONT_TEXT, INK, ON_SEAT, SEAT_COLOURS
 
 
 def _attrs(extra: dict[str, object]) -> str:
@@ -58,8 +58,16 @@ def group(content: str, **extra: object) -> str:
     return f"<g{_attrs(extra)}>{content}</g>"
 
 
+def slot_group(name: str, origin: tuple[int, int], piece: str = "", **extra: object) -> str:
+    """The element that holds one slot of a position: named, and moved to where the slot
+    stands (a slot at the origin is not moved)."""
+    x, y = origin
+    move = f"translate({x},{y})" if (x, y) != (0, 0) else None
+    return group(piece, data_slot=name, transform=move, **extra)
+
+
 def seat_disc(cx: int, cy: int, seat: int, r: int = 9, **extra: object) -> str:
-    """A worker: a disc in the seat's colour with its number on it."""
+    """A seat's token (a worker, a role's taker): a disc in its colour with its number on it."""
     size = max(8, r + 1)
     return group(
         circle(cx, cy, r, SEAT_COLOURS[seat], stroke=INK, stroke_width=1)
@@ -72,13 +80,8 @@ def seat_disc(cx: int, cy: int, seat: int, r: int = 9, **extra: object) -> str:
     )
 
 
-def house(x: int, y: int, seat: int, size: int = 12) -> str:
-    """A house: a square in the seat's colour."""
-    return rect(x, y, size, size, SEAT_COLOURS[seat], stroke=INK, stroke_width=1)
-
-
 def document(width: int, height: int, body: str, **extra: object) -> str:
-    """A standalone ``<svg>`` element with the viewer's font."""
+    """A standalone ``<svg>`` element with the pictures' font."""
     attrs = _attrs(extra)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
@@ -96,3 +99,22 @@ def wrap(label: str, width: int) -> list[str]:
         else:
             lines.append(word)
     return lines
+
+
+def shorten(name: str, width: int) -> str:
+    """A name cut to ``width`` characters, its end replaced by an ellipsis when cut."""
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+__all__ = [
+    "circle",
+    "document",
+    "group",
+    "line",
+    "rect",
+    "seat_disc",
+    "shorten",
+    "slot_group",
+    "text",
+    "wrap",
+]
