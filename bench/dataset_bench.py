@@ -1,8 +1,9 @@
 """Dataset generation against a tournament of the same agents: games per second and bytes.
 
-Usage: ``nice -n 10 python bench/dataset_bench.py [--agents castle,economy] [--players 2]
-[--games 400] [--workers 1,2] [--repeats 3] [--game caylus] [--json out.json]``
-(``--game puerto_rico --agents random,shipper,builder --players 3`` for Puerto Rico).
+Usage: ``nice -n 10 python bench/dataset_bench.py [--game NAME] [--agents A,B] [--players 2]
+[--games 400] [--workers 1,2] [--repeats 3] [--json out.json]`` (``--game`` defaults to the
+registry's ``DEFAULT_GAME``; ``--agents`` to the game's first two bots that take no argument,
+``castle,town`` for Caylus, ``shipper,builder`` for Puerto Rico).
 
 For each worker count, runs ``caylus tournament`` (the library call, without reports) and
 ``caylus dataset generate`` with the same agents, player count, games and seed, alternating
@@ -25,6 +26,7 @@ from rich.console import Console
 
 from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
 from agents.tournament.runner import TournamentSpec, run_tournament
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
 
 
 def _time_tournament(
@@ -55,15 +57,23 @@ def _time_dataset(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", default="castle,economy")
+    parser.add_argument("--game", default=DEFAULT_GAME, help=f"one of {', '.join(GAME_NAMES)}")
+    parser.add_argument("--agents", default=None, help="default: the game's first two bots")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--game", default="caylus")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    agents = tuple(a.strip() for a in args.agents.split(","))
+    try:
+        info = game_spec(args.game)
+    except ValueError as err:
+        raise SystemExit(f"--game: {err}") from None
+    if args.agents is None:
+        bots = info.module("bots").BOTS
+        agents = tuple([head for head, bot in bots.items() if not bot.needs_arg][:2])
+    else:
+        agents = tuple(a.strip() for a in args.agents.split(","))
     rows = []
     for workers in (int(w) for w in args.workers.split(",")):
         tour, data, sizes = [], [], []

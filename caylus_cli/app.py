@@ -26,9 +26,14 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+PROGRAM = "caylus"
+"""The command's name (``pyproject.toml``'s ``[project.scripts]``), in the command lines that
+runs write into their manifests."""
+
 app = typer.Typer(
-    name="caylus",
-    help="Caylus for 2-5 players: tournaments, SPRT duels, watching and replaying games.",
+    name=PROGRAM,
+    help="Board games for RL (caylus games lists them): tournaments, SPRT duels, watching "
+    "and replaying games, self-play datasets, training.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -10,6 +10,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from caylus_cli.app import (
+    PROGRAM,
     BackendOption,
     GameOption,
     OptionsOption,
@@ -25,6 +26,7 @@ from caylus_cli.app import (
     _split_agents,
     app,
 )
+from caylus_env.core.registry import DEFAULT_GAME, game_of
 
 dataset_app = typer.Typer(
     name="dataset",
@@ -93,14 +95,14 @@ def generate(
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Play seat-balanced self-play games and write every decision as Parquet (resumable).
 
     The games are the tournament's (seat rotations, seeds, forfeits); each player count plays
     an equal share. Running the same command again resumes an interrupted run (a kill loses at
     most the shards being written); other arguments on an existing --out are refused.
-    --game puerto_rico stores Puerto Rico states, masks and decision kinds (docs/datasets.md).
+    --game NAME stores that game's states, masks and decision kinds (docs/datasets.md).
     """
     from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
     from agents.tournament.specs import TournamentError
@@ -128,7 +130,7 @@ def generate(
             ray_address=ray_address,
             progress=progress,
             console=_console(),
-            command=shlex.join(["caylus", *sys.argv[1:]]),
+            command=shlex.join([PROGRAM, *sys.argv[1:]]),
         )
     except TournamentError as err:
         _bad(err)
@@ -142,13 +144,13 @@ def generate(
 def verify(
     directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
     progress: ProgressOption = True,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Replay every game from its seed and actions and check every stored row.
 
     Checks the shard checksums, each game's seed and seats against the run's schedule, and at
     every ply the state, legal mask, action, seat, kind, agent and return; at the end the
-    prestige, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
+    scores, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
     A dataset of another game than --game is refused, naming both.
     """
     from agents.tournament.reports import progress_bar
@@ -188,7 +190,6 @@ def _schedule_lookup(manifest: dict) -> object:
     games are asked in, or None when the run's agents cannot be created here (a plugin
     missing)."""
     from agents.selfplay.generate import DatasetSpec
-    from agents.tournament.games import game_of
 
     run = manifest["run"]
     spec = DatasetSpec(
@@ -236,7 +237,7 @@ def stats(
             "of sampled games under DIRECTORY/viewer/.",
         ),
     ] = True,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Print games, decisions, win rates per agent and seat, actions per decision kind and game
     lengths, plot them to a PNG, and write them as DIRECTORY/report.html with links to replay
@@ -249,12 +250,6 @@ def stats(
     except DatasetError as err:
         _fail(str(err))
     console = _console()
-    if game != "caylus":
-        from agents.tournament.games import tournament_game
-
-        note = tournament_game(game).score_note
-        if note:
-            console.print(note)
     print_stats(summary, console)
     path = plot_stats(summary, plot or Path(directory) / STATS_PLOT_FILE)
     console.print(f"wrote {path}")
@@ -275,7 +270,7 @@ def inspect(
         int | None, typer.Option(help="Which game (default: the first of the dataset).")
     ] = None,
     limit: Annotated[int, typer.Option(help="Decisions to print (0: all).", min=0)] = 50,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Print one stored game: its games row, then its decisions in ply order (seat, agent,
     decision kind, action, legal count, and the policy target's top action if stored).

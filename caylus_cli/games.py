@@ -1,14 +1,16 @@
 """``caylus play``: watch agents play one game in the terminal, and save it as a replay page.
 
-``--game puerto_rico`` plays Puerto Rico with its own agents (``caylus agents --game
-puerto_rico``); the game is made, its options checked and its agents created through the
-harness's per-game adapter (``agents.tournament.games``), so that ``play`` and ``tournament``
-accept the same options and agents.
+``--game NAME`` plays any registered game (``caylus games``) with its own agents (``caylus
+agents --game NAME``). Everything about the game comes from its ``GameSpec``
+(``caylus_env.core.registry``): the options are its ``GameConfig``'s, the agents the agent
+registry's, the board its rendering module's ``render_text``, the clock and score words its
+``clock_word`` and ``score_word``; the harness makes and plays the game
+(``agents.tournament.arena.new_game``), so ``play`` and ``tournament`` accept the same options
+and agents.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 from pathlib import Path
@@ -29,64 +31,25 @@ from caylus_cli.app import (
 )
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
-#: Game name -> the module whose ``render_text(game)`` draws its board as text (imported on use:
-#: a game without one yet shows its one-line repr).
-RENDERERS = {
-    "caylus": "caylus_env.caylus.rendering",
-    "puerto_rico": "caylus_env.puerto_rico.rendering",
-}
-#: Game name -> the attribute of its ``Game`` counting the game's clock (Caylus turns, Puerto
-#: Rico rounds, docs/rules/puerto_rico.md 3), printed with every decision.
-CLOCKS = {"caylus": "turn", "puerto_rico": "round"}
-#: Games whose records a viewer draws as replay pages (``caylus_env.caylus.viewer``,
-#: ``caylus_env.puerto_rico.viewer``).
-HTML_GAMES = ("caylus", "puerto_rico")
+
+def render(game: Any) -> str:
+    """The board of a game as text (its game's ``rendering.render_text``)."""
+    return str(game_spec(game.GAME).module("rendering").render_text(game))
 
 
-def _render(game: Any, name: str = DEFAULT_GAME) -> str:
-    """The board of a game of ``name`` as text, or the game's one-line repr where no renderer
-    is installed."""
-    try:
-        render_text = importlib.import_module(RENDERERS[name]).render_text
-    except (ImportError, AttributeError):
-        return repr(game)
-    return str(render_text(game))
+def clock(game: Any) -> str:
+    """Where the game is, in its rulebook's word: ``turn 3`` (Caylus), ``round 3`` (Puerto
+    Rico)."""
+    return f"{game_spec(game.GAME).clock_word} {game.round}"
 
 
-def _clock(game: Any, name: str = DEFAULT_GAME) -> str:
-    """``turn 3`` (Caylus) or ``round 3`` (Puerto Rico): where the game is, for the log."""
-    attribute = CLOCKS[name]
-    return f"{attribute} {getattr(game, attribute)}"
-
-
-def _scores(game: Any, name: str = DEFAULT_GAME) -> list[int]:
-    """Each seat's score: Caylus prestige, Puerto Rico victory points (its rules 5.2)."""
-    values = game.prestige() if name == DEFAULT_GAME else game.scores()
-    return [int(v) for v in values]
-
-
-def score_word(name: str = DEFAULT_GAME) -> str:
-    """What a game's score is called in the final lines."""
-    return "prestige" if name == DEFAULT_GAME else "score"
-
-
-def _final_lines(game: Any, seats: list[str], name: str = DEFAULT_GAME) -> list[str]:
-    scores = _scores(game, name)
-    ranks = game.ranks().tolist()
-    word = score_word(name)
+def final_lines(game: Any, seats: list[str], scores: list[int], ranks: list[float]) -> list[str]:
+    """One line per seat: its agent, its score in the game's word and its rank."""
+    word = game_spec(game.GAME).score_word
     return [
         f"  player {p} ({seats[p]}): {word} {scores[p]}, rank {ranks[p]:g}"
         for p in range(len(seats))
     ]
-
-
-def check_html_game(html: Path | None, name: str) -> None:
-    """Refuse ``--html`` for a game the viewer does not draw yet, before any work."""
-    if html is not None and name not in HTML_GAMES:
-        _fail(
-            f"invalid value for --html: replay pages are drawn for {', '.join(HTML_GAMES)} "
-            f"only, not {game_spec(name).title} (--game {name}); leave out --html"
-        )
 
 
 def _seat_count(specs: list[str], players: int | None, name: str = DEFAULT_GAME) -> int:
@@ -160,13 +123,13 @@ def play(
 ) -> None:
     """Watch agents play one game in the terminal, decision by decision.
 
-    --game puerto_rico plays Puerto Rico with its own agents (--option expansion=true for the
-    expansion); a Puerto Rico game cut off by its decision cap ends truncated.
+    --game NAME plays that game with its own agents (caylus agents --game NAME lists them);
+    a game cut off by its decision cap ends truncated.
     """
-    from agents.tournament.games import tournament_game
+    from agents.registry import make_agent
+    from agents.tournament.arena import new_game
     from caylus_cli.replay import check_html_out, write_html
 
-    check_html_game(html, game)
     check_html_out(html)
     specs = _split_agents(agents)
     if not specs:
@@ -178,27 +141,27 @@ def play(
         _fail(f"invalid value for --seed: must be >= 0, got {seed}")
     seats = [specs[s % len(specs)] for s in range(n)]
     _load_plugins(plugin)
-    adapter = tournament_game(game)
+    spec = game_spec(game)
     try:
-        options = adapter.normal_options(n, _parse_options(option))
+        config = spec.config(n, **_parse_options(option))
     except (TypeError, ValueError) as err:
         _fail(f"invalid value for --option: {err}")
     try:
-        bots = [adapter.make_agent(spec) for spec in seats]
+        bots = [make_agent(agent, game) for agent in seats]
     except ValueError as err:
         _fail(f"invalid value for --agents: {err}")
-    action_to_string = adapter.engine().action_to_string
+    options = {k: v for k, v in config.to_dict().items() if k != "num_players"}
     with compile_notice(*_kernel_groups(seats, game)):
-        state = adapter.new_game(n, options, seed)
+        state = new_game(game, n, options, seed)
         for s, bot in enumerate(bots):
             bot.reset(seed + s)
         interactive = step and sys.stdin.isatty()
         last_clock = None
-        while not adapter.is_over(state):
-            clock = _clock(state, game)
-            if board and (interactive or clock != last_clock):
-                typer.echo(_render(state, game))
-                last_clock = clock
+        while not state.is_over():
+            now = clock(state)
+            if board and (interactive or now != last_clock):
+                typer.echo(render(state))
+                last_clock = now
             p = state.current_player()
             legal = state.legal_actions()
             try:
@@ -207,27 +170,21 @@ def play(
                 _fail(f"player {p} ({seats[p]}) raised {type(err).__name__}: {err}", code=1)
             if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
                 _fail(f"player {p} ({seats[p]}) chose an illegal action {action!r}", code=1)
-            name = action_to_string(action)
-            typer.echo(f"{clock} {state.phase}: player {p} ({seats[p]}) -> {name}")
+            name = state.action_to_string(action)
+            typer.echo(f"{now} {state.phase}: player {p} ({seats[p]}) -> {name}")
             state.apply(action)
             if interactive:
                 input()
             elif delay:
                 time.sleep(delay)
     if board:
-        typer.echo(_render(state, game))
-    truncated = " (truncated by the decision cap)" if _is_truncated(state) else ""
+        typer.echo(render(state))
+    truncated = " (truncated by the decision cap)" if state.is_truncated() else ""
     typer.echo(
         f"Game over after {len(state.history)} decisions{truncated}. "
-        f"Final {score_word(game)} and ranks:"
+        f"Final {spec.score_word} and ranks:"
     )
-    for line in _final_lines(state, seats, game):
+    for line in final_lines(state, seats, state.scores().tolist(), state.ranks().tolist()):
         typer.echo(line)
     if html is not None:
-        write_html(state.record(), html, seats, game)
-
-
-def _is_truncated(game: Any) -> bool:
-    """Whether a game stopped at its decision cap (Puerto Rico rules 6.9; Caylus has none)."""
-    check = getattr(game, "is_truncated", None)
-    return bool(check()) if check is not None else False
+        write_html(state.record(), html, seats)

@@ -1,25 +1,26 @@
 """``caylus replay``: re-run a game record, checking every step, and show it as text or as a
-self-contained HTML replay page (``--html``, drawn by the game's viewer: ``caylus_env.caylus.viewer``
-or ``caylus_env.puerto_rico.viewer``).
+self-contained HTML replay page (``--html``: ``caylus_env.core.viewer.write_replay_page``, which
+draws the record's game).
 
-The game is the record's own (its ``game`` field, Caylus when absent: ``caylus_env.core.registry``);
-``--game NAME`` says which game the file must hold, and a record of the other game is refused
-naming both. ``--game`` followed by a number is the older spelling of ``--game-id``. Puerto
-Rico records (``caylus_env.puerto_rico.engine``) get the Puerto Rico board and replay page.
+The game is the record's own (its ``game`` field, `DEFAULT_GAME` when absent:
+``caylus_env.core.registry``); ``--game NAME`` says which game the file must hold, and a record
+of another game is refused naming both. ``--game`` followed by a number is the older spelling of
+``--game-id``. Every game is read by the one record reader and replayed by the one verifier
+(``caylus_env.core.record``), and shown by its rendering module, clock and score words.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from caylus_cli.app import _fail, _game_known, app, compile_notice
-from caylus_cli.games import _render, check_html_game, score_word
-from caylus_env.core.registry import DEFAULT_GAME, record_game
+from caylus_cli.games import clock, final_lines, render
+from caylus_env.core.registry import DEFAULT_GAME, game_spec, record_game
 
 HTML_SUFFIXES = (".html", ".htm")
 
@@ -44,20 +45,14 @@ def check_html_out(path: Path | None, option: str = "--html") -> Path | None:
     return path
 
 
-def write_html(
-    record: Any, path: Path, agents: Sequence[str] | None = None, game: str = DEFAULT_GAME
-) -> None:
-    """Write the replay page of ``record`` (checked by the engine first) with the viewer of
-    ``game`` (``caylus_env.caylus.viewer`` or ``caylus_env.puerto_rico.viewer``) and say where."""
+def write_html(record: Any, path: Path, agents: Sequence[str] | None = None) -> None:
+    """Write the replay page of ``record`` (checked by the engine first; the page shows
+    ``agents`` as the seats' names) and say where."""
+    from caylus_env.core.viewer import write_replay_page
+
     try:
-        if game == DEFAULT_GAME:
-            from caylus_env.caylus.viewer import write_replay_html
-
-            size = write_replay_html(record, path, agents)
-        else:
-            from caylus_env.puerto_rico.viewer import write_replay_page
-
-            size = write_replay_page(record, path, agents).stat().st_size
+        write_replay_page(record, path, names=None if agents is None else list(agents))
+        size = path.stat().st_size
     except OSError as err:
         _fail(f"cannot write {path}: {err}", code=1)
     typer.echo(f"wrote {path} ({size / 1024:.0f} KiB, {len(record.actions) + 1} steps)")
@@ -65,11 +60,9 @@ def write_html(
 
 def _read_records(path: Path, game: str = DEFAULT_GAME) -> list[Any]:
     """The records of ``game`` in a file (one JSON record, a JSON list, or JSON lines), read by
-    that engine's strict reader; fails (exit 2) naming the file, the line and the bad field."""
-    from caylus_env.core.record import load_records
-
+    the strict reader; fails (exit 2) naming the file, the line and the bad field."""
     try:
-        records = load_records(path) if game == DEFAULT_GAME else _load_records(path, game)
+        records = _load_records(path, game)
     except OSError as err:
         _fail(f"cannot read {path}: {err}")
     except ValueError as err:  # the readers turn every malformed input into one
@@ -83,9 +76,9 @@ def _json_items(path: Path) -> list[tuple[str, Any]]:
     """The JSON values of a record file, each with where it is (``record 2``, ``line 5``): one
     JSON value (a record or a list of them) or JSON lines.
 
-    The file is untrusted, as for the Caylus engine's reader (``load_records``): one larger
-    than its ``MAX_RECORD_FILE_BYTES`` is refused unread, and bad UTF-8 or JSON nested too
-    deeply are ``ValueError`` s naming the file.
+    The file is untrusted, as for the record reader (``load_records``): one larger than its
+    ``MAX_RECORD_FILE_BYTES`` is refused unread, and bad UTF-8 or JSON nested too deeply are
+    ``ValueError`` s naming the file.
     """
     from caylus_env.core.record import MAX_RECORD_FILE_BYTES
 
@@ -127,21 +120,21 @@ def _parse_json(text: str) -> Any:
 
 
 def _load_records(path: Path, game: str) -> list[Any]:
-    """Every record of a file of ``game`` (not Caylus), each checked to be of that game
-    (``caylus_env.core.registry.record_game``, naming both games) and read by its engine's strict
-    ``GameRecord.from_dict``.
+    """Every record of a file of ``game``, each checked to be of that game
+    (``caylus_env.core.registry.record_game``, naming both games) and read by the strict
+    ``GameRecord.from_dict`` (which reads the formats written before ``game-record/3`` too).
 
     Raises:
         ValueError: naming the file, the record or line and what is wrong.
     """
-    from caylus_env.core.registry import game_spec
+    from caylus_env.core.record import GameRecord
 
-    reader = game_spec(game).engine().GameRecord
     out = []
     for where, item in _json_items(path):
         try:
-            record_game(item, game)
-            out.append(reader.from_dict(item))
+            if isinstance(item, Mapping):  # another game's record: say so, naming both
+                record_game(item, game)
+            out.append(GameRecord.from_dict(item))
         except ValueError as err:
             raise ValueError(f"{path} {where}: {err}") from None
     return out
@@ -165,8 +158,8 @@ def _first_item(path: Path) -> Any:
 
 def _file_game(path: Path, expected: str | None) -> str:
     """The game of a record file or dataset directory: its first record's ``game`` field (a
-    dataset's manifest's), Caylus when absent; ``expected`` (``--game``) when the file cannot
-    say, which its reader then explains. Fails (exit 2) for a file of another game than
+    dataset's manifest's), `DEFAULT_GAME` when absent; ``expected`` (``--game``) when the file
+    cannot say, which its reader then explains. Fails (exit 2) for a file of another game than
     ``expected``, naming both."""
     first: Any = None
     try:
@@ -187,13 +180,10 @@ def _file_game(path: Path, expected: str | None) -> str:
         _fail(f"{path}: {err}" if expected else f"{path} is not a {what} of a known game: {err}")
 
 
-def _ids_held(records: list[Any], game: str = DEFAULT_GAME) -> str:
+def _ids_held(records: list[Any]) -> str:
     """The game ids a file holds, as a range when they are consecutive: ``it holds 12 games,
     ids 0 to 11``; otherwise the sorted ids, the middle elided past a dozen."""
-    from agents.tournament.games import tournament_game
-
-    adapter = tournament_game(game)
-    ids = [adapter.game_id(r) for r in records]
+    ids = [r.game_id for r in records]
     return _describe_ids([i for i in ids if i is not None], len(records))
 
 
@@ -242,19 +232,14 @@ def _dataset_record(root: Path, game_id: int | None, game: str = DEFAULT_GAME) -
 
 def _pick_record(file: Path, game_id: int | None, game: str = DEFAULT_GAME) -> Any:
     """The record ``--game-id`` names (default: the first) in a record file or a dataset."""
-    from agents.tournament.games import tournament_game
-
     if file.is_dir():
         return _dataset_record(file, game_id, game)
     records = _read_records(file, game)
     if game_id is None:
         return records[0]
-    adapter = tournament_game(game)
-    matches = [r for r in records if adapter.game_id(r) == game_id]
+    matches = [r for r in records if r.game_id == game_id]
     if not matches:
-        _fail(
-            f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records, game)}"
-        )
+        _fail(f"invalid value for --game-id: no game {game_id} in {file}; {_ids_held(records)}")
     return matches[0]
 
 
@@ -290,7 +275,7 @@ def replay(
         str | None,
         typer.Option(
             "--game",
-            help="The game the file must hold: caylus or puerto_rico (default: the game its "
+            help="The game the file must hold (caylus games lists them; default: the game its "
             "records name). A number is read as --game-id, its older spelling.",
             callback=_game_or_id,
         ),
@@ -311,7 +296,8 @@ def replay(
     The record is verified in full (every step replayed, its action names, the final scores,
     ranks and end compared) before anything is printed: a file that is not a record, or a
     record of another game than --game, exits 2, a record that does not replay exits 1, each
-    with one line on stderr. The game is the one the record names (Caylus when it names none).
+    with one line on stderr. The game is the one the record names (the default game when it
+    names none).
     """
     if game is not None and _is_number(game):
         if game_id is not None:
@@ -319,108 +305,58 @@ def replay(
                 f"give the game id once: --game-id {game_id} (--game {game} is its older spelling)"
             )
         game_id, game = int(game), None
-    if game is not None:
-        check_html_game(html, game)
     check_html_out(html)
     held = _file_game(file, game)
-    check_html_game(html, held)
     record = _pick_record(file, game_id, held)
-    if held == DEFAULT_GAME:
-        _show_caylus(file, record, show, html)
-    else:
-        _show_other(file, record, show, held, html)
+    _show(file, record, show, html)
 
 
-def _replayed(file: Path, record: Any, game: str) -> Any:
+def _replayed(file: Path, record: Any) -> Any:
     """The game a record replays to (every step and the recorded end checked by the engine);
     fails (exit 1) in one line, without a traceback, when it does not replay."""
     from agents.tournament.backends import kernel_families
-    from agents.tournament.games import tournament_game
+    from caylus_env.core.record import replay
 
-    families = ["engine"] if game == DEFAULT_GAME else kernel_families([], game)
-    with compile_notice(*families):
+    with compile_notice(*kernel_families([], record.game)):
         try:  # checks every action, and the recorded scores, ranks and end
-            return tournament_game(game).replay(record)
+            return replay(record)
         except ValueError as err:
             _fail(f"{file}: the record does not replay: {err}", code=1)
         except Exception as err:  # an engine fault on a hostile record: one line, no traceback
             _fail(f"{file}: the record does not replay: {type(err).__name__}: {err}", code=1)
 
 
-def _show_caylus(file: Path, record: Any, show: bool, html: Path | None) -> None:
-    """Print a replayed Caylus record: its actions (``--show``), the board or a replay page,
-    the end, the forfeits and each seat's prestige and rank."""
-    from caylus_env.caylus.engine import Game, GameConfig, action_to_string
-
-    game = _replayed(file, record, DEFAULT_GAME)
-    n = game.num_players
-    match = record.match
-    seats = list(match.agents) if match is not None else [f"player {p}" for p in range(n)]
-    if show:
-        if record.seed is None:
-            walker = Game.from_state_dict(dict(record.start_state))
-        else:
-            walker = Game(GameConfig.from_dict(dict(record.options)), record.seed)
-        for i, a in enumerate(record.actions):
-            p = walker.current_player()
-            typer.echo(
-                f"{i + 1:4d}. turn {walker.turn} player {p} ({seats[p]}): {action_to_string(a)}"
-            )
-            walker.apply(a)
-    if html is not None:
-        write_html(record, html)
-    else:
-        typer.echo(_render(game))
-    label = f"game {match.game_id}" if match is not None else "record"
-    end = record.final.end if record.final is not None else "unfinished"
-    typer.echo(f"{label} replayed: {len(record.actions)} actions, end: {end}")
-    for p, reason in enumerate(match.forfeits if match is not None else ()):
-        if reason:
-            typer.echo(f"  player {p} ({seats[p]}) forfeited: {reason}")
-    ranks = list(record.final.ranks) if record.final is not None else game.ranks().tolist()
-    prestige = game.prestige().tolist()
-    for p in range(n):
-        typer.echo(f"  player {p} ({seats[p]}): prestige {prestige[p]}, rank {ranks[p]:g}")
-
-
-def _show_other(file: Path, record: Any, show: bool, name: str, html: Path | None) -> None:
-    """Print a replayed record of a game with dict ``match`` and ``final`` sections (Puerto
-    Rico's ``GameRecord``): its decisions by name (``--show``), the board, the end, the
-    forfeits and each seat's score and rank (victory points for Puerto Rico, its rules 5.2-5.3).
-    """
-    from caylus_cli.games import CLOCKS, _scores
-    from caylus_env.core.registry import game_spec
-
-    engine = game_spec(name).engine()
-    game = _replayed(file, record, name)
+def _show(file: Path, record: Any, show: bool, html: Path | None) -> None:
+    """Print a replayed record: its decisions by name with the game's clock (``--show``), the
+    board or a replay page, the end, the forfeits and each seat's score (in the game's word)
+    and rank."""
+    engine = game_spec(record.game).engine()
+    game = _replayed(file, record)
     n = game.num_players
     match, final = record.match, record.final
-    seats = list(match["agents"]) if match is not None else [f"player {p}" for p in range(n)]
+    seats = list(match.agents) if match is not None else [f"player {p}" for p in range(n)]
     if show:
         if record.seed is None:
             walker = engine.Game.from_state_dict(dict(record.start_state))
         else:
             walker = engine.Game(engine.GameConfig.from_dict(dict(record.options)), record.seed)
-        clock = CLOCKS[name]
         for i, a in enumerate(record.actions):
             p = walker.current_player()
             typer.echo(
-                f"{i + 1:4d}. {clock} {getattr(walker, clock)} player {p} ({seats[p]}): "
-                f"{engine.action_to_string(a)}"
+                f"{i + 1:4d}. {clock(walker)} player {p} ({seats[p]}): {walker.action_to_string(a)}"
             )
             walker.apply(a)
     if html is not None:
-        write_html(record, html, seats, name)
+        write_html(record, html, seats if match is not None else None)
     else:
-        typer.echo(_render(game, name))
-    label = f"game {match['game_id']}" if match is not None else "record"
-    end = final["end"] if final is not None else "unfinished"
+        typer.echo(render(game))
+    label = f"game {match.game_id}" if match is not None else "record"
+    end = final.end if final is not None else "unfinished"
     typer.echo(f"{label} replayed: {len(record.actions)} actions, end: {end}")
-    for p, reason in enumerate(match["forfeits"] if match is not None else ()):
+    for p, reason in enumerate(match.forfeits if match is not None else ()):
         if reason:
             typer.echo(f"  player {p} ({seats[p]}) forfeited: {reason}")
-    scores = list(final["scores"]) if final is not None else _scores(game, name)
-    ranks = list(final["ranks"]) if final is not None else game.ranks().tolist()
-    word = score_word(name)
-    for p in range(n):
-        typer.echo(f"  player {p} ({seats[p]}): {word} {scores[p]}, rank {ranks[p]:g}")
+    scores = list(final.scores) if final is not None else game.scores().tolist()
+    ranks = list(final.ranks) if final is not None else game.ranks().tolist()
+    for line in final_lines(game, seats, scores, ranks):
+        typer.echo(line)

@@ -23,6 +23,7 @@ from caylus_cli.app import (
     _split_agents,
     app,
 )
+from caylus_env.core.registry import DEFAULT_GAME
 
 
 @app.command()
@@ -62,15 +63,15 @@ def tournament(
             "records (the reports use the new ones).",
         ),
     ] = False,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Play a seat-balanced tournament (resumable) and report ratings and statistics.
 
     Every seed is played in every seat rotation of its table (one block); with more agents than
     seats the tables cycle through balanced combinations. Running the same command again resumes
     an interrupted run, and a larger --games extends it without replaying its games; other
-    arguments on an existing --out are refused. --game puerto_rico plays Puerto Rico with its
-    own agents (caylus agents --game puerto_rico lists them).
+    arguments on an existing --out are refused. --game NAME plays that game with its own agents
+    (caylus agents --game NAME lists them).
     """
     from agents.tournament.runner import (
         TournamentError,
@@ -147,7 +148,7 @@ def duel(
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Two-player paired games (same seed, seats swapped) until an SPRT decides.
 

@@ -1,6 +1,7 @@
-"""A dataset's report.html (``caylus dataset stats``): self-contained, the numbers of
-`dataset_stats`, links to replay pages of the sampled games whose final prestige is the games
-row's, stale pages removed on a re-run, ``verify`` still passing, and the page in Chromium."""
+"""A dataset's report.html (``caylus dataset stats``) of every game of the registry:
+self-contained, the numbers of `dataset_stats`, links to replay pages of the sampled games whose
+final scores are the games row's (in the game's ``score_word``), stale pages removed on a
+re-run, ``verify`` still passing, and the page in Chromium."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rich.console import Console
 
 from agents import registry
 from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
+from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.datasets import dataset_stats, read_games, read_manifest, verify_dataset
 from caylus_env.datasets import report as report_module
 from caylus_env.datasets.report import write_dataset_report
@@ -27,33 +29,43 @@ pytest.importorskip("playwright")  # the browser test's driver, in the [dev] ext
 from tests.viewer.conftest import Console as PageConsole
 from tests.viewer.conftest import chromium_executable
 
-SPEC = DatasetSpec(
-    agents=("castle", "random", "test-crash"),
-    players="2-3",
-    games=9,
-    seed=4,
-    plugins=("agents.tournament.testing",),
-)
 CAYLUS = Path(sys.executable).with_name("caylus")
 SVG_NS = "http://www.w3.org/2000/svg"
 
 
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory) -> Path:
-    """A small dataset with forfeits (test-crash raises on its first move), its stats PNG and
-    report; the test agents are unregistered afterwards."""
-    heads = {info.head for info in registry.describe()}
-    out = tmp_path_factory.mktemp("dsr") / "d"
+def agents(game: str) -> tuple[str, ...]:
+    """The game's first own bot, ``random``, and ``test-crash`` (forfeits on its first move)."""
+    own = game_spec(game).module("bots").BOTS
+    bot = next(head for head in registry.available_agents(game) if head in own)
+    return (bot, "random", "test-crash")
+
+
+@pytest.fixture(scope="module", params=GAME_NAMES)
+def dataset(request: pytest.FixtureRequest, tmp_path_factory) -> tuple[str, Path]:
+    """``(game, directory)``: a small dataset with forfeits, its stats PNG and report; the
+    test agents are unregistered afterwards."""
+    game = request.param
+    spec = DatasetSpec(
+        agents=agents(game),
+        players="2-3",
+        games=9,
+        seed=4,
+        plugins=("agents.tournament.testing",),
+        game=game,
+    )
+    out = tmp_path_factory.mktemp(f"dsr-{game}") / "d"
+    before = {g: {info.head for info in registry.describe(g)} for g in GAME_NAMES}
     try:
-        prepared = prepare_dataset(SPEC, out, workers=1)
+        prepared = prepare_dataset(spec, out, workers=1)
         generate_dataset(prepared, progress=False, console=Console(file=io.StringIO()))
     finally:
-        for info in registry.describe():
-            if info.head not in heads:
-                registry.unregister(info.head)
-    stats = dataset_stats(out)
+        for g in GAME_NAMES:
+            for info in registry.describe(g):
+                if info.head not in before[g]:
+                    registry.unregister(info.head, g)
+    stats = dataset_stats(out, game)
     write_dataset_report(out, stats, plot_stats(stats, out / "stats.png"))
-    return out
+    return game, out
 
 
 class _Page(HTMLParser):
@@ -102,18 +114,21 @@ def _parse(path: Path) -> _Page:
 
 
 def test_the_page_is_self_contained_and_shows_the_stats_numbers(dataset):
+    game, dataset = dataset
     text = (dataset / "report.html").read_text(encoding="utf-8")
     assert set(re.findall(r"https?://[^\s\"'<>)]+", text)) <= {SVG_NS}
     assert "data:image/png;base64," in text and "<script" not in text
-    stats, manifest = dataset_stats(dataset), read_manifest(dataset)
+    stats, manifest = dataset_stats(dataset, game), read_manifest(dataset)
     page = _parse(dataset / "report.html")
     facts = dict(page.tables["Summary"][1:])
+    assert facts["game"] == game_spec(game).title
     assert facts["games"] == str(stats["games"]) == str(manifest["counts"]["games"])
     assert facts["decisions"] == str(stats["decisions"])
     assert facts["forfeited games"] == str(stats["forfeited_games"]) != "0"
     assert facts["bytes a decision"] == f"{manifest['bytes_per_decision']:.1f}"
     assert facts["command"] == manifest["command"]
     versions = dict(page.tables["Versions"][1:])
+    assert versions["game"] == game and versions["format"] == manifest["format"]
     assert versions["engine"] == manifest["engine"]
     assert versions["state_version"] == manifest["state_version"]
     agents = {row[0]: row for row in page.tables["Agents"][1:]}
@@ -140,11 +155,9 @@ def test_the_page_is_self_contained_and_shows_the_stats_numbers(dataset):
 
 
 def _final_text(page: Path) -> str:
-    """The last step's context line of a replay page: each seat's final prestige and rank."""
+    """The last step's context line of a replay page: each seat's final score and rank."""
     text = page.read_text(encoding="utf-8")
-    found = re.search(
-        r'<script type="application/json" id="caylus-data">(.*?)</script>', text, re.S
-    )
+    found = re.search(r'<script type="application/json" id="[\w-]*data">(.*?)</script>', text, re.S)
     data = json.loads(found[1])
     return data["texts"][data["context"][-1]]
 
@@ -157,17 +170,19 @@ def _sampled(rows: dict) -> set[int]:
     return set(first.values()) | {g for g, r in rows.items() if r["end"] == "forfeit"}
 
 
-def test_links_open_replay_pages_of_the_sampled_games_with_their_final_prestige(dataset):
-    rows = {r["game_id"]: r for r in read_games(dataset).to_pylist()}
+def test_links_open_replay_pages_of_the_sampled_games_with_their_final_scores(dataset):
+    game, dataset = dataset
+    word = game_spec(game).score_word
+    rows = {r["game_id"]: r for r in read_games(dataset, game=game).to_pylist()}
     links = _parse(dataset / "report.html").links
     linked = [int(re.fullmatch(r"viewer/game-(\d+)\.html", href)[1]) for href in links]
     assert sorted(linked) == sorted(_sampled(rows)) and len(linked) < len(rows)
     for gid in linked:
         final = _final_text(dataset / "viewer" / f"game-{gid}.html")
-        for seat, (agent, prestige) in enumerate(
-            zip(rows[gid]["agents"], rows[gid]["prestige"], strict=True)
+        for seat, (agent, score) in enumerate(
+            zip(rows[gid]["agents"], rows[gid]["scores"], strict=True)
         ):
-            assert f"player {seat} ({agent}): {prestige} prestige" in final, (gid, final)
+            assert f"player {seat} ({agent}): {score} {word}" in final, (gid, final)
     assert sorted(p.name for p in (dataset / "viewer").iterdir()) == sorted(
         f"game-{g}.html" for g in linked
     )
@@ -178,26 +193,28 @@ def test_a_cap_lists_the_games_left_without_a_page_and_a_rerun_removes_stale_pag
 ):
     import shutil
 
+    game, dataset = dataset
     copy = tmp_path / "d"
     shutil.copytree(dataset, copy)
-    sampled = sorted(_sampled({r["game_id"]: r for r in read_games(copy).to_pylist()}))
+    sampled = sorted(_sampled({r["game_id"]: r for r in read_games(copy, game=game).to_pylist()}))
     monkeypatch.setattr(report_module, "MAX_GAME_PAGES", 2)
-    write_dataset_report(copy, dataset_stats(copy), copy / "stats.png")
+    write_dataset_report(copy, dataset_stats(copy, game), copy / "stats.png")
     pages = sorted(p.name for p in (copy / "viewer").iterdir())
     assert len(pages) == 2 and len(_parse(copy / "report.html").links) == 2
     text = (copy / "report.html").read_text(encoding="utf-8")
     assert f"{len(sampled) - 2} more sampled game(s) have no page" in text
-    assert f"caylus replay {copy} --game-id ID --html viewer/game-ID.html" in text
-    assert verify_dataset(copy).ok  # neither the report nor the pages are taken for shards
+    assert f"caylus replay {copy} --game {game} --game-id ID --html viewer/game-ID.html" in text
+    assert verify_dataset(copy, game=game).ok  # neither the report nor the pages are shards
 
 
 def test_the_command_writes_the_report_and_no_html_skips_it(dataset, tmp_path):
     import shutil
 
+    game, dataset = dataset
     copy = tmp_path / "d"
     shutil.copytree(dataset, copy, ignore=shutil.ignore_patterns("report.html", "viewer"))
     env = {**os.environ, "COLUMNS": "200"}
-    run = [str(CAYLUS), "dataset", "stats", str(copy)]
+    run = [str(CAYLUS), "dataset", "stats", str(copy), "--game", game]
     proc = subprocess.run([*run, "--no-html"], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert not (copy / "report.html").exists() and not (copy / "viewer").exists()
@@ -209,19 +226,21 @@ def test_the_command_writes_the_report_and_no_html_skips_it(dataset, tmp_path):
         p.name for p in (dataset / "viewer").iterdir()
     )
     assert "replay pages in" in proc.stdout.replace("\n", " ")
-    assert verify_dataset(copy).ok
+    assert verify_dataset(copy, game=game).ok
 
 
 def test_the_report_opens_in_chromium_and_a_game_link_opens_the_viewer(dataset):
     from playwright.sync_api import sync_playwright
 
+    game, dataset = dataset
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_executable(), headless=True)
         try:
             tab = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             console = PageConsole(tab)
             tab.goto((dataset / "report.html").as_uri())
-            assert tab.locator("h1").text_content() == "Dataset: castle vs random vs test-crash"
+            assert tab.locator("h1").text_content() == f"Dataset: {' vs '.join(agents(game))}"
+            assert tab.title().startswith(f"{game_spec(game).title} dataset")
             assert tab.locator("img").evaluate_all(
                 "images => images.length === 1 && images[0].complete && images[0].naturalWidth > 0"
             )

@@ -2,7 +2,9 @@
 a killed driver, and arguments out of bounds. Each test is named after what it checks.
 
 The runs here are real: pool workers are spawned, the watchdog test's agent spins in a numba
-loop that no signal interrupts, and the driver-death test SIGKILLs a driver subprocess.
+loop that no signal interrupts, and the driver-death test SIGKILLs a driver subprocess. The
+record, resume and watchdog checks run on every game of the registry; the MCTS bounds are those
+of Caylus's MCTS (``caylus_env.caylus.bots.mcts``), the one game-specific part.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from agents.tournament.specs import (
     check_time_limit,
 )
 from caylus_env.caylus.bots.mcts import MAX_SIMS, make_mcts
-from caylus_env.caylus.engine import action_to_string, replay
-from caylus_env.caylus.engine import record as record_module
-from caylus_env.core.record import GameRecord, load_records
+from caylus_env.core import record as record_module
+from caylus_env.core.record import GameRecord, load_records, replay
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
@@ -51,9 +53,17 @@ def quiet() -> Console:
     return Console(quiet=True)
 
 
-@pytest.fixture(scope="module")
-def tournament_record() -> dict:
-    return play_game(["random", "random", "random"], 3, 11, game_id=4, block=1).to_dict()
+@pytest.fixture(scope="module", params=GAME_NAMES)
+def tournament_record(request: pytest.FixtureRequest) -> dict:
+    """A finished 3-player tournament record of each game, as a dict."""
+    record = play_game(
+        ["random", "random", "random"], 3, 11, game_id=4, block=1, game=request.param
+    )
+    return record.to_dict()
+
+
+def _num_actions(record: dict) -> int:
+    return int(game_spec(record["game"]).engine().NUM_ACTIONS)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -115,7 +125,7 @@ def test_a_record_file_over_the_size_cap_is_refused_before_it_is_read(tmp_path, 
 def test_a_changed_action_is_reported_at_the_step_where_it_was_changed(tournament_record):
     for step in (0, 17, len(tournament_record["actions"]) - 1):
         changed = copy.deepcopy(tournament_record)
-        changed["actions"][step] = (changed["actions"][step] + 1) % 100
+        changed["actions"][step] = (changed["actions"][step] + 1) % _num_actions(changed)
         with pytest.raises(ValueError, match=rf"^record step {step}: action "):
             replay(changed)
 
@@ -131,22 +141,22 @@ def test_a_record_whose_options_changed_does_not_replay(tournament_record):
 # --------------------------------------------------------------------------------------------------
 
 
-def _small_run(out: Path, **options: object) -> list[bytes]:
-    spec = TournamentSpec(("random", "test-first"), 2, 4, seed=3, plugins=(PLUGIN,), **options)
+def _small_run(out: Path, game: str, **options: object) -> list[bytes]:
+    spec = TournamentSpec(
+        ("random", "test-first"), 2, 4, seed=3, plugins=(PLUGIN,), game=game, **options
+    )
     with cf.ThreadPoolExecutor(1) as pool:
         run_tournament(spec, out, executor=pool, progress=False, console=quiet(), report=False)
     return (out / "games.jsonl").read_bytes().splitlines(keepends=True)
 
 
-def _resume(out: Path) -> None:
-    spec = TournamentSpec(("random", "test-first"), 2, 4, seed=3, plugins=(PLUGIN,))
-    with cf.ThreadPoolExecutor(1) as pool:
-        run_tournament(spec, out, executor=pool, progress=False, console=quiet(), report=False)
+def _resume(out: Path, game: str) -> None:
+    _small_run(out, game)
 
 
-def _tamper_prestige(line: bytes) -> bytes:
+def _tamper_score(line: bytes) -> bytes:
     data = json.loads(line)
-    data["final"]["prestige"][0] += 1
+    data["final"]["scores"][0] += 1
     return (json.dumps(data) + "\n").encode()
 
 
@@ -159,13 +169,27 @@ def _flip_action_digit(line: bytes) -> bytes:
     return (json.dumps(data) + "\n").encode()
 
 
-def test_resume_refuses_an_edited_prestige_a_flipped_digit_and_lines_of_another_run(tmp_path):
-    lines = _small_run(tmp_path / "good")
-    other = _small_run(tmp_path / "other", game_options={"jeweller": True})
+def _variant(game: str) -> tuple[str, object]:
+    """An option of ``game`` and a value of it other than the default (from its named option
+    sets, ``GameSpec.option_sets``)."""
+    info = game_spec(game)
+    defaults = info.options()
+    for options in info.option_sets.values():
+        for key, value in options.items():
+            if defaults[key] != value:
+                return key, value
+    raise AssertionError(f"{game} has no option set that changes an option")
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_resume_refuses_an_edited_score_a_flipped_digit_and_lines_of_another_run(game, tmp_path):
+    lines = _small_run(tmp_path / "good", game)
+    key, value = _variant(game)
+    other = _small_run(tmp_path / "other", game, game_options={key: value})
     cases = [
-        (1, _tamper_prestige(lines[1]), "replayed final prestige"),
+        (1, _tamper_score(lines[1]), "replayed final scores"),
         (2, _flip_action_digit(lines[2]), "does not replay: record step"),
-        (3, other[3], "options.jeweller: the ledger has True"),
+        (3, other[3], f"options.{key}: the ledger has {value!r}"),
     ]
     for lineno, bad, needle in cases:
         out = tmp_path / f"case{lineno}"
@@ -175,12 +199,12 @@ def test_resume_refuses_an_edited_prestige_a_flipped_digit_and_lines_of_another_
         edited[lineno] = bad
         (out / "games.jsonl").write_bytes(b"".join(edited))
         with pytest.raises(TournamentError) as err:
-            _resume(out)
+            _resume(out, game)
         message = str(err.value)
         assert f"line {lineno + 1} was changed after it was written" in message, message
         assert needle in message, message
         assert (out / "games.jsonl").read_bytes() == b"".join(edited)  # left as it was
-    _resume(tmp_path / "good")  # the untouched ledger resumes
+    _resume(tmp_path / "good", game)  # the untouched ledger resumes
 
 
 # --------------------------------------------------------------------------------------------------
@@ -188,7 +212,10 @@ def test_resume_refuses_an_edited_prestige_a_flipped_digit_and_lines_of_another_
 # --------------------------------------------------------------------------------------------------
 
 
-def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_its_seat(tmp_path):
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_its_seat(
+    game, tmp_path
+):
     spec = TournamentSpec(
         (f"test-spin:{SPIN_SECONDS}", "test-first"),
         2,
@@ -196,6 +223,7 @@ def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_it
         seed=1,
         move_time_limit=0.1,
         plugins=(PLUGIN,),
+        game=game,
     )
     start = time.monotonic()
     result = run_tournament(
@@ -320,7 +348,7 @@ def test_workers_out_of_range_are_refused_naming_the_maximum(workers):
 def test_games_over_the_cap_are_refused_before_any_schedule_is_built():
     start = time.monotonic()
     with pytest.raises(ScheduleError, match=rf"allowed: 1 to {MAX_GAMES} games") as err:
-        build_schedule(["random", "castle"], 2, 10_000_000)
+        build_schedule(["random", "first"], 2, 10_000_000)
     assert err.value.field == "games"
     assert time.monotonic() - start < 5  # refused, not built (building takes minutes)
 
@@ -358,6 +386,8 @@ def test_mcts_options_at_their_bounds_are_accepted():
 
 def test_a_record_action_name_mismatch_names_both(tournament_record):
     changed = copy.deepcopy(tournament_record)
-    changed["action_names"][5] = action_to_string((changed["actions"][5] + 1) % 100)
+    engine = game_spec(changed["game"]).engine()
+    other = (changed["actions"][5] + 1) % _num_actions(changed)
+    changed["action_names"][5] = engine.action_to_string(other)
     with pytest.raises(ValueError, match=r"^record step 5: action \d+ is '.*' but action_names"):
         replay(GameRecord.from_dict(changed))

@@ -63,6 +63,24 @@ def test_info_check_names_every_differing_field_and_allows_only_what_is_asked(tm
         ledger.read_info()
 
 
+def test_a_field_added_later_compares_as_its_default_in_an_older_info_file(tmp_path):
+    ledger = Ledger(tmp_path / "run", info_format="test-run/1")
+    ledger.write_info(INFO)  # written before the "game" field existed
+    newer = {**INFO, "game": "first"}
+    with pytest.raises(InfoMismatchError) as err:
+        ledger.check_info(newer)
+    assert err.value.differences == {"game": (None, "first")}
+    assert ledger.check_info(newer, defaults={"game": "first"}) == INFO  # returned as stored
+    with pytest.raises(InfoMismatchError) as err:
+        ledger.check_info({**INFO, "game": "second"}, defaults={"game": "first"})
+    assert err.value.differences == {"game": ("first", "second")}
+    ledger.write_info(newer)  # a stored value wins over the default
+    with pytest.raises(InfoMismatchError) as err:
+        ledger.check_info({**INFO, "game": "second"}, defaults={"game": "second"})
+    assert err.value.differences == {"game": ("first", "second")}
+    assert ledger.check_info(newer, defaults={"game": "second"}) == newer
+
+
 def test_records_without_info_and_a_file_in_place_of_the_directory_are_refused(tmp_path):
     (tmp_path / "orphan").mkdir()
     (tmp_path / "orphan" / "records.jsonl").write_text(line(0))

@@ -1,9 +1,13 @@
-"""The tournament harness end to end: schedules, sandboxed games, parallel runs, kill and resume,
-argument checks, forfeits, the Ray backend and SPRT duels.
+"""The tournament harness end to end, on every game of the registry: schedules, sandboxed games,
+parallel runs, kill and resume, argument checks, forfeits, the Ray backend, SPRT duels, and run
+directories written before games had names.
 
 Every run here is real: worker processes are spawned, the resume test kills a running command
-with SIGKILL, and the Ray test starts a Ray instance. The agents come from the registry plus the
-``agents.tournament.testing`` plugin (a weak passer, a first-legal-action bot and faulty bots).
+with SIGKILL, and the Ray test starts a Ray instance. The tests are written once, over
+``caylus_env.core.registry.GAME_NAMES``: each game's agents are ``random``, its own bots that
+take no argument (``agents.registry.available_agents``) and the ``test-*`` agents of the
+``agents.tournament.testing`` plugin (a weak passer, a first-legal-action bot and faulty bots,
+registered for every game), so a newly registered game is checked by the same code.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import itertools
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,27 +30,42 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
 from agents import registry
 from agents.tournament import schedule as schedule_module
-from agents.tournament.arena import forfeit_ranks, play_game
+from agents.tournament.arena import forfeit_ranks, load_plugins, play_game
 from agents.tournament.duel import DuelSpec, run_duel
 from agents.tournament.runner import (
     RunDir,
     RunMismatchError,
     TournamentError,
     TournamentSpec,
+    prepare_tournament,
     run_tournament,
 )
 from agents.tournament.schedule import ScheduleError, build_schedule
-from caylus_env.caylus.engine import Game, replay
-from caylus_env.core.record import GameRecord
+from agents.tournament.testing import FLAKY_ENV, register_agents
+from caylus_cli.app import app
+from caylus_env._version import __version__
+from caylus_env.core.game import Game
+from caylus_env.core.record import RECORD_FORMAT, GameRecord, replay
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_of, game_spec
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
-
+LEGACY = REPO / "tests" / "legacy"
+PLAYERS = 3
+GAMES = 36
+RESULT_FILES = ("summary.json", "report.md")
+"""The files a run writes from its games alone (timings never enter them)."""
+OTHER = {g: next(o for o in (*GAME_NAMES[1:], GAME_NAMES[0]) if o != g) for g in GAME_NAMES}
+"""Each game's neighbour in the registry: the 'other game' of the refusal tests."""
+LEGACY_RUNS = sorted(p.name for p in LEGACY.glob("*_tournament"))
+"""Tournament run directories written before the shared record and the run.json game field."""
 
 pytestmark = pytest.mark.usefixtures("private_registry")
+per_game = pytest.mark.parametrize("game", GAME_NAMES)
 
 
 def quiet() -> Console:
@@ -62,6 +82,48 @@ def read_jsonl(path: Path) -> list[GameRecord]:
 
 def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in directory.iterdir()}
+
+
+def bots(game: str) -> list[str]:
+    """The game's own bots that take no argument (its scripted bots), from the registry."""
+    own = game_spec(game).module("bots").BOTS
+    return [head for head in registry.available_agents(game) if head in own]
+
+
+def field(game: str, players: int = PLAYERS) -> tuple[str, ...]:
+    """``random`` and the game's bots, then game-generic test agents while there are fewer
+    agents than seats."""
+    names = ["random", *bots(game)]
+    if len(names) < players:
+        register_agents()
+        names += ["test-first", "test-slow:0"][: players - len(names)]
+    return tuple(names)
+
+
+def spec(game: str, **changes: Any) -> TournamentSpec:
+    base = {
+        "agents": field(game),
+        "players": PLAYERS,
+        "games": GAMES,
+        "seed": 5,
+        "plugins": (PLUGIN,),
+        "game": game,
+    }
+    return TournamentSpec(**{**base, **changes})
+
+
+def ledger(path: Path) -> list[GameRecord]:
+    """The records of a games.jsonl in game order, without their timings."""
+    return sorted((strip_timing(r) for r in read_jsonl(path)), key=lambda r: r.game_id)
+
+
+@pytest.fixture(scope="module", params=GAME_NAMES)
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A 3-player tournament of each game between random and its bots."""
+    out = tmp_path_factory.mktemp(request.param) / "run"
+    return run_tournament(
+        spec(request.param), out, workers=2, progress=False, console=quiet(), n_boot=20
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -147,7 +209,7 @@ def test_schedule_rolling_windows_when_combinations_are_too_many(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "field"),
+    ("kwargs", "field_name"),
     [
         ({"agents": [], "players": 2, "games": 1}, "agents"),
         ({"agents": ["a", "a"], "players": 2, "games": 1}, "agents"),
@@ -158,10 +220,21 @@ def test_schedule_rolling_windows_when_combinations_are_too_many(monkeypatch):
         ({"agents": ["a", "b"], "players": 2, "games": 1, "seating": "random"}, "seating"),
     ],
 )
-def test_schedule_rejects_bad_arguments(kwargs, field):
+def test_schedule_rejects_bad_arguments(kwargs, field_name):
     with pytest.raises(ScheduleError) as err:
         build_schedule(**kwargs)
-    assert err.value.field == field
+    assert err.value.field == field_name
+
+
+@per_game
+def test_schedule_allows_the_player_counts_of_its_game_only(game):
+    info = game_spec(game)
+    for n in info.player_counts:
+        assert build_schedule(["a", "b"], n, 1, game=game).players == n
+    for n in (info.min_players - 1, info.max_players + 1):
+        with pytest.raises(ScheduleError, match=f"{info.title} is played by") as err:
+            build_schedule(["a", "b"], n, 1, game=game)
+        assert err.value.field == "players"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -169,21 +242,24 @@ def test_schedule_rejects_bad_arguments(kwargs, field):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_play_game_record_replays_exactly():
-    record = play_game(["random", "random", "random"], 3, 11, game_id=4, block=2)
-    assert record.final.end == "terminated" and record.match.forfeits == (None,) * 3
+@per_game
+def test_play_game_record_replays_exactly(game):
+    record = play_game(["random", "random", "random"], 3, 11, game_id=4, block=2, game=game)
+    assert record.game == game and record.format == RECORD_FORMAT
+    assert record.final.end in ("terminated", "truncated")
+    assert record.match.forfeits == (None,) * 3
     assert record.match.game_id == 4 and record.match.block == 2 and record.num_players == 3
-    game = replay(json.loads(record.to_json_line()))
-    assert game.is_terminal()
-    assert game.prestige().tolist() == list(record.final.prestige)
-    assert game.ranks().tolist() == list(record.final.ranks)
-    again = play_game(["random", "random", "random"], 3, 11, game_id=4, block=2)
+    replayed = replay(json.loads(record.to_json_line()))
+    assert replayed.is_over()
+    assert replayed.scores().tolist() == list(record.final.scores) == record.result()["scores"]
+    assert replayed.ranks().tolist() == list(record.final.ranks)
+    again = play_game(["random", "random", "random"], 3, 11, game_id=4, block=2, game=game)
     assert strip_timing(again) == strip_timing(record)
 
 
-def test_forfeit_ranks_put_the_loser_last_and_average_ties():
-    assert forfeit_ranks([10, 3, 7], 0) == [3.0, 2.0, 1.0]
-    assert forfeit_ranks([5, 5, 1, 9], 3) == [1.5, 1.5, 3.0, 4.0]
+def test_forfeit_ranks_put_the_loser_last_and_keep_the_others_order():
+    assert forfeit_ranks([1.0, 3.0, 2.0], 0) == [3.0, 2.0, 1.0]
+    assert forfeit_ranks([2.5, 2.5, 4.0, 1.0], 3) == [1.5, 1.5, 3.0, 4.0]
 
 
 class _Tamperer:
@@ -219,11 +295,7 @@ class _Swallower:
 _LOCAL_AGENTS = {"tamperer": _Tamperer, "swallower": _Swallower}
 
 
-def _factory(spec: str) -> Any:
-    """The registry, plus two faulty agents that need no plugin (the game runs in-process)."""
-    return _LOCAL_AGENTS[spec]() if spec in _LOCAL_AGENTS else registry.make_agent(spec)
-
-
+@per_game
 @pytest.mark.parametrize(
     ("bad", "reason"),
     [
@@ -234,12 +306,17 @@ def _factory(spec: str) -> Any:
         ("swallower", "timeout: act took"),
     ],
 )
-def test_faulty_agent_forfeits_in_one_game(bad, reason):
-    from agents.tournament.arena import load_plugins
-
+def test_faulty_agent_forfeits_in_one_game(game, bad, reason):
     load_plugins([PLUGIN])
+
+    def factory(spec: str) -> Any:
+        """The registry, plus two faulty agents that need no plugin (the game is in-process)."""
+        return _LOCAL_AGENTS[spec]() if spec in _LOCAL_AGENTS else registry.make_agent(spec, game)
+
     start = time.perf_counter()
-    record = play_game(["random", bad, "random"], 3, 2, move_time_limit=0.1, agent_factory=_factory)
+    record = play_game(
+        ["random", bad, "random"], 3, 2, move_time_limit=0.1, agent_factory=factory, game=game
+    )
     assert time.perf_counter() - start < 3.0  # the slow agent was interrupted, not waited for
     assert record.final.end == "forfeit" and record.match.loser == 1
     forfeits = record.match.forfeits
@@ -249,40 +326,119 @@ def test_faulty_agent_forfeits_in_one_game(bad, reason):
         [1.0, 2.0, 3.0],
         [1.5, 1.5, 3.0],
     )
-    game = replay(record)  # stopped mid-game, still an exact prefix
-    assert game.prestige().tolist() == list(record.final.prestige)
-    assert not game.is_terminal()
+    replayed = replay(GameRecord.from_json(record.to_json_line()))  # an exact prefix
+    assert replayed.scores().tolist() == list(record.final.scores)
+    assert not replayed.is_over()
+
+
+@per_game
+def test_a_record_that_ends_by_forfeit_needs_a_forfeiting_seat(game):
+    record = game_spec(game).new_game(game_spec(game).config(2), seed=1).record().to_dict()
+    record["final"] = {"end": "forfeit", "scores": [0, 0], "ranks": [1.5, 1.5]}
+    with pytest.raises(ValueError, match=r"no seat forfeited in match\.forfeits"):
+        GameRecord.from_dict(record)
+    record["match"] = {"game_id": 0, "block": 0, "agents": ["a", "b"], "agent_seeds": [1, 2],
+                       "forfeits": [None]}  # fmt: skip
+    with pytest.raises(ValueError, match=r"'match.forfeits' is \[None\]; allowed: a list of 2"):
+        GameRecord.from_dict(record)
 
 
 # --------------------------------------------------------------------------------------------------
-# Tournaments
+# A tournament of each game
 # --------------------------------------------------------------------------------------------------
 
 
-def test_tournament_end_to_end(tmp_path):
-    spec = TournamentSpec(
-        agents=("random", "test-pass", "test-first"),
-        players=3,
-        games=12,
-        seed=5,
-        plugins=(PLUGIN,),
+def test_a_tournament_completes_with_seat_balanced_standings(run):
+    game = run.game
+    results = run.results
+    assert len(results) == run.schedule.games >= GAMES
+    assert [r["game_id"] for r in results] == list(range(len(results)))
+    seats = Counter((seat, agent) for r in results for seat, agent in enumerate(r["seats"]))
+    assert {agent for _, agent in seats} == set(field(game))
+    assert len(set(seats.values())) == 1, f"agents sit unevenly: {seats}"
+    assert len(seats) == PLAYERS * len(field(game))
+    standings = run.summary["agents"]
+    assert set(standings) == set(field(game))
+    assert len({a["games"] for a in standings.values()}) == 1
+    info = json.loads((run.out_dir / "run.json").read_text())
+    assert info["game"] == game and list(info)[:3] == ["format", "kind", "game"]
+    defaults = game_spec(game).config(PLAYERS).to_dict()
+    assert info["game_options"] == {k: v for k, v in defaults.items() if k != "num_players"}
+
+
+def test_its_records_replay_to_their_scores(run):
+    lines = (run.out_dir / "games.jsonl").read_text().splitlines()
+    records = run.records()
+    assert len(records) == len(lines) == len(run.results)
+    for record, result in zip(records, run.results, strict=True):
+        assert json.loads(record.to_json_line())["format"] == RECORD_FORMAT
+        assert (record.game, record.engine) == (run.game, __version__)
+        replayed = replay(GameRecord.from_json(record.to_json_line()))
+        assert replayed.scores().tolist() == list(record.final.scores) == result["scores"]
+        assert replayed.ranks().tolist() == list(record.final.ranks) == result["ranks"]
+        assert record.final.end in ("terminated", "truncated")
+        assert list(record.match.agents) == result["seats"]
+        assert record.timings.wall_time_s >= 0
+
+
+def test_its_reports_link_replay_pages_and_name_the_score_in_the_games_word(run):
+    info = game_spec(run.game)
+    out = run.out_dir
+    for name in ("summary.json", "report.md", "report.html", "ratings.png", "head_to_head.png"):
+        assert (out / name).exists(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["score_word"] == info.score_word
+    assert all("mean_score" in a for a in summary["agents"].values())
+    report = (out / "report.md").read_text()
+    assert f"| Mean {info.score_word} |" in report
+    for other in GAME_NAMES:  # no other game's word for its scores
+        word = game_spec(other).score_word
+        assert word == info.score_word or word not in report, word
+    page = (out / "report.html").read_text()
+    assert f"Final {info.score_word}" in page and f"{info.title}:" in page
+    pages = sorted(out.glob("game-*.html"))
+    assert pages, "a run writes replay pages of its sampled games"
+    records = {r.game_id: r for r in run.records()}
+    for path in pages:
+        assert f'href="{path.name}"' in page, path.name
+        html = path.read_text()
+        assert "<svg" in html and "http://" not in html.replace("http://www.w3.org", "")
+        gid = int(path.stem.split("-")[1])
+        for seat, agent in enumerate(records[gid].match.agents):
+            assert agent in html, (gid, seat, agent)
+
+
+def test_the_same_command_twice_writes_identical_results(run, tmp_path):
+    again = run_tournament(
+        spec(run.game), tmp_path / "again", workers=1, progress=False, console=quiet(), n_boot=20
     )
+    for name in RESULT_FILES:
+        assert (again.out_dir / name).read_bytes() == (run.out_dir / name).read_bytes(), name
+    # The ledgers differ in their timings only (and in line order: workers finish in any order).
+    assert ledger(again.out_dir / "games.jsonl") == ledger(run.out_dir / "games.jsonl")
+
+
+@per_game
+def test_tournament_end_to_end(game, tmp_path):
+    agents = ("random", "test-pass", "test-first")
+    tour = TournamentSpec(agents, 3, 12, seed=5, plugins=(PLUGIN,), game=game)
     out = tmp_path / "run"
-    result = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=10)
+    result = run_tournament(tour, out, workers=2, progress=False, console=quiet(), n_boot=10)
     records = read_jsonl(out / "games.jsonl")
     assert len(records) == 12 == result.schedule.games == result.played
     assert sorted(r.game_id for r in records) == list(range(12))
     for r in records:
-        game = replay(r)
-        assert game.prestige().tolist() == list(r.final.prestige)
-        assert game.ranks().tolist() == list(r.final.ranks) and r.final.end == "terminated"
+        replayed = replay(r)
+        assert replayed.scores().tolist() == list(r.final.scores)
+        assert replayed.ranks().tolist() == list(r.final.ranks)
+        assert r.final.end in ("terminated", "truncated")
     cells = Counter((agent, seat) for r in records for seat, agent in enumerate(r.match.agents))
     assert set(cells.values()) == {4} and len(cells) == 9  # 4 blocks x 1 game per seat
     for name in ("summary.json", "report.md", "ratings.png", "head_to_head.png", "run.json"):
         assert (out / name).stat().st_size > 0, name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_games"] == 12 and summary["n_blocks"] == 4
-    assert {a: s["games"] for a, s in summary["agents"].items()} == dict.fromkeys(spec.agents, 12)
+    assert {a: s["games"] for a, s in summary["agents"].items()} == dict.fromkeys(agents, 12)
     assert summary["ratings"]["reference"] == "random"
     assert summary["run"]["schedule_hash"] == result.schedule.hash()
     assert [r["game_id"] for r in result.results] == list(range(12))
@@ -290,16 +446,17 @@ def test_tournament_end_to_end(tmp_path):
     assert "Ratings" in (out / "report.md").read_text()
     # Run again: complete, nothing played, reports rebuilt.
     (out / "report.md").unlink()
-    again = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=10)
+    again = run_tournament(tour, out, workers=2, progress=False, console=quiet(), n_boot=10)
     assert again.played == 0 and (out / "report.md").exists()
     records.sort(key=lambda r: r.game_id)
     assert [strip_timing(r) for r in again.records()] == [strip_timing(r) for r in records]
 
 
-def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
+@per_game
+def test_kill_and_resume_loses_and_repeats_nothing(game, tmp_path):
     out = tmp_path / "killed"
     args = [
-        sys.executable, "-m", "caylus_cli", "tournament",
+        sys.executable, "-m", "caylus_cli", "tournament", "--game", game,
         "--agents", "random,test-slow:0.05", "--plugin", PLUGIN,
         "--players", "2", "--games", "48", "--seed", "9", "--workers", "2",
         "--out", str(out), "--no-progress", "--bootstrap", "0",
@@ -322,7 +479,7 @@ def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
     done_before = games.read_bytes().count(b"\n")
     assert 4 <= done_before < 48, "the run was not interrupted"
     with open(games, "ab") as handle:  # a torn write, as a kill in mid-line leaves it
-        handle.write(b'{"format": "caylus-record/2", "game": "caylus", "seed": 12')
+        handle.write(f'{{"format": "{RECORD_FORMAT}", "game": "{game}", "seed": 12'.encode())
 
     rerun = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
@@ -333,78 +490,94 @@ def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
     assert sorted(ids) == list(range(48)) and set(ids.values()) == {1}
 
     clean = run_tournament(
-        TournamentSpec(("random", "test-slow:0.05"), 2, 48, seed=9, plugins=(PLUGIN,)),
+        TournamentSpec(("random", "test-slow:0.05"), 2, 48, 9, plugins=(PLUGIN,), game=game),
         tmp_path / "clean",
         workers=2,
         progress=False,
         console=quiet(),
-        report=False,
+        n_boot=0,
     )
-    resumed = sorted(records, key=lambda r: r.game_id)
-    assert [strip_timing(r) for r in resumed] == [strip_timing(r) for r in clean.records()]
-    assert (out / "summary.json").exists()
+    assert ledger(games) == ledger(clean.out_dir / "games.jsonl")
+    assert (out / "summary.json").read_bytes() == (clean.out_dir / "summary.json").read_bytes()
 
 
-def test_mismatched_arguments_are_refused_and_files_left_alone(tmp_path):
+@per_game
+def test_mismatched_arguments_are_refused_and_files_left_alone(game, tmp_path):
     out = tmp_path / "run"
-    spec = TournamentSpec(("random", "test-pass"), 2, 4, seed=1, plugins=(PLUGIN,))
-    run_tournament(spec, out, workers=1, progress=False, console=quiet(), n_boot=0)
+    tour = TournamentSpec(("random", "test-pass"), 2, 4, seed=1, plugins=(PLUGIN,), game=game)
+    run_tournament(tour, out, workers=1, progress=False, console=quiet(), n_boot=0)
     before = snapshot(out)
-    changed = TournamentSpec(("random", "test-pass"), 3, 4, seed=2, plugins=(PLUGIN,))
+    changed = dataclasses.replace(tour, players=3, seed=2)
     with pytest.raises(RunMismatchError) as err:
         run_tournament(changed, out, workers=1, progress=False, console=quiet())
     assert set(err.value.differences) == {"players", "seed"}
     assert "players: run.json has 2, now 3" in str(err.value)
     assert err.value.field == "out"
-    limit = TournamentSpec(
-        ("random", "test-pass"), 2, 4, seed=1, plugins=(PLUGIN,), move_time_limit=1
-    )
+    limit = dataclasses.replace(tour, move_time_limit=1)
     with pytest.raises(RunMismatchError, match="move_time_limit"):
         run_tournament(limit, out, workers=1, progress=False, console=quiet())
     assert snapshot(out) == before
     # How the games are run is not part of a run's identity: another worker count resumes.
-    resumed = run_tournament(spec, out, workers=2, progress=False, console=quiet(), report=False)
+    resumed = run_tournament(tour, out, workers=2, progress=False, console=quiet(), report=False)
     assert resumed.played == 0 and len(resumed.results) == 4
 
 
-def test_bad_arguments_fail_before_any_file_is_written(tmp_path):
+@per_game
+def test_bad_arguments_fail_before_any_file_is_written(game, tmp_path):
     out = tmp_path / "never"
+    option = next(iter(game_spec(game).options()))
     cases = [
-        (TournamentSpec(("random", "nobody"), 2, 4), {}, "agents"),
-        (TournamentSpec(("random",), 2, 4, game_options={"jeweller": 3}), {}, "game_options"),
-        (TournamentSpec(("random",), 2, 4, move_time_limit=-1), {}, "move_time_limit"),
-        (TournamentSpec(("random",), 2, 4), {"workers": 0}, "workers"),
-        (TournamentSpec(("random",), 2, 4), {"backend": "dask"}, "backend"),
-        (TournamentSpec(("random",), 2, 4, plugins=("no.such.module",)), {}, "plugins"),
-    ]
-    for spec, kwargs, field in cases:
+        (TournamentSpec(("random", "nobody"), 2, 4, game=game), {}, "agents"),
+        (TournamentSpec(("random",), 2, 4, game_options={option: []}, game=game), {}, "game_options"),
+        (TournamentSpec(("random",), 2, 4, game_options={"no_such": 1}, game=game), {},
+         "game_options"),
+        (TournamentSpec(("random",), 2, 4, move_time_limit=-1, game=game), {}, "move_time_limit"),
+        (TournamentSpec(("random",), 2, 4, game=game), {"workers": 0}, "workers"),
+        (TournamentSpec(("random",), 2, 4, game=game), {"backend": "dask"}, "backend"),
+        (TournamentSpec(("random",), 2, 4, plugins=("no.such.module",), game=game), {}, "plugins"),
+        (TournamentSpec(("random",), 2, 4, game="chess"), {}, "game"),
+    ]  # fmt: skip
+    for tour, kwargs, field_name in cases:
         with pytest.raises(TournamentError) as err:
-            run_tournament(spec, out, progress=False, console=quiet(), **kwargs)
-        assert err.value.field == field, (field, err.value)
+            run_tournament(tour, out, progress=False, console=quiet(), **kwargs)
+        assert err.value.field == field_name, (field_name, err.value)
     assert not out.exists()
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "games.jsonl").write_text("{}\n")
     with pytest.raises(TournamentError, match=r"no run\.json"):
-        run_tournament(TournamentSpec(("random",), 2, 2), tmp_path / "foreign", console=quiet())
+        run_tournament(
+            TournamentSpec(("random",), 2, 2, game=game), tmp_path / "foreign", console=quiet()
+        )
 
 
-def test_corrupt_line_in_the_middle_is_refused(tmp_path):
+@per_game
+def test_unknown_game_options_name_the_games_options(game):
+    with pytest.raises(TournamentError, match="unknown game options") as err:
+        spec(game, game_options={"no_such_option": True}).build()
+    assert err.value.field == "game_options"
+    for option in game_spec(game).options():
+        assert option in str(err.value)
+
+
+@per_game
+def test_corrupt_line_in_the_middle_is_refused(game, tmp_path):
     out = tmp_path / "run"
-    spec = TournamentSpec(("random",), 2, 4, seed=3)
-    run_tournament(spec, out, workers=1, progress=False, console=quiet(), report=False)
+    tour = TournamentSpec(("random",), 2, 4, seed=3, game=game)
+    run_tournament(tour, out, workers=1, progress=False, console=quiet(), report=False)
     lines = (out / "games.jsonl").read_bytes().split(b"\n")
     lines[1] = lines[1][:40]
     (out / "games.jsonl").write_bytes(b"\n".join(lines))
     with pytest.raises(TournamentError, match="line 2 is corrupt"):
-        run_tournament(spec, out, workers=1, progress=False, console=quiet(), report=False)
+        run_tournament(tour, out, workers=1, progress=False, console=quiet(), report=False)
 
 
-def test_forfeits_rank_last_and_the_run_completes(tmp_path):
+@per_game
+def test_forfeits_rank_last_and_the_run_completes(game, tmp_path):
     agents = ("random", "test-crash", "test-illegal", "test-slow:3")
-    spec = TournamentSpec(agents, 2, 12, seed=4, move_time_limit=0.2, plugins=(PLUGIN,))
+    tour = TournamentSpec(agents, 2, 12, seed=4, move_time_limit=0.2, plugins=(PLUGIN,), game=game)
     start = time.perf_counter()
     result = run_tournament(
-        spec, tmp_path / "f", workers=2, progress=False, console=quiet(), n_boot=0
+        tour, tmp_path / "f", workers=2, progress=False, console=quiet(), n_boot=0
     )
     assert time.perf_counter() - start < 60
     assert len(result.records()) == 12
@@ -419,7 +592,7 @@ def test_forfeits_rank_last_and_the_run_completes(tmp_path):
         assert r.final.ranks[loser] == 2.0 and r.final.ranks[1 - loser] == 1.0
         assert r.match.forfeits[loser].startswith(prefixes[r.match.agents[loser]])
         assert r.match.forfeits[1 - loser] is None
-        assert replay(r).prestige().tolist() == list(r.final.prestige)
+        assert replay(r).scores().tolist() == list(r.final.scores)
     summary = json.loads((tmp_path / "f" / "summary.json").read_text())
     assert summary["agents"]["random"]["forfeits"] == 0
     assert summary["agents"]["random"]["win_rate"] == 1.0
@@ -427,17 +600,20 @@ def test_forfeits_rank_last_and_the_run_completes(tmp_path):
 
 
 @pytest.mark.ray
-def test_ray_backend_gives_the_records_of_the_local_backend(tmp_path):
+@per_game
+def test_ray_backend_gives_the_records_of_the_local_backend(game, tmp_path):
     import ray
 
-    spec = TournamentSpec(("random", "test-pass", "test-first"), 2, 12, seed=8, plugins=(PLUGIN,))
+    tour = TournamentSpec(
+        ("random", "test-pass", "test-first"), 2, 12, seed=8, plugins=(PLUGIN,), game=game
+    )
     local = run_tournament(
-        spec, tmp_path / "local", workers=2, progress=False, console=quiet(), report=False
+        tour, tmp_path / "local", workers=2, progress=False, console=quiet(), report=False
     )
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         remote = run_tournament(
-            spec, tmp_path / "ray", backend="ray", progress=False, console=quiet(), n_boot=0
+            tour, tmp_path / "ray", backend="ray", progress=False, console=quiet(), n_boot=0
         )
     finally:
         ray.shutdown()
@@ -447,19 +623,99 @@ def test_ray_backend_gives_the_records_of_the_local_backend(tmp_path):
     assert (tmp_path / "ray" / "summary.json").exists()
 
 
-def test_any_executor_can_run_the_games(tmp_path):
+@per_game
+def test_any_executor_can_run_the_games(game, tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    spec = TournamentSpec(("random", "test-first"), 2, 6, seed=2, plugins=(PLUGIN,))
+    tour = TournamentSpec(("random", "test-first"), 2, 6, seed=2, plugins=(PLUGIN,), game=game)
     with ThreadPoolExecutor(2) as pool:
         threaded = run_tournament(
-            spec, tmp_path / "t", executor=pool, progress=False, console=quiet(), report=False
+            tour, tmp_path / "t", executor=pool, progress=False, console=quiet(), report=False
         )
     direct = [
-        play_game(j.seats, 2, j.seed, game_id=j.game_id, block=j.block, agent_seeds=j.agent_seeds)
-        for j in build_schedule(spec.agents, 2, 6, seed=2).jobs
+        play_game(
+            j.seats,
+            2,
+            j.seed,
+            game_id=j.game_id,
+            block=j.block,
+            agent_seeds=j.agent_seeds,
+            game=game,
+        )
+        for j in build_schedule(tour.agents, 2, 6, seed=2, game=game).jobs
     ]
     assert [strip_timing(r) for r in threaded.records()] == [strip_timing(r) for r in direct]
+
+
+# --------------------------------------------------------------------------------------------------
+# One directory, one game
+# --------------------------------------------------------------------------------------------------
+
+
+def test_a_run_directory_is_resumed_with_its_own_game_only(run, tmp_path):
+    game, other = run.game, OTHER[run.game]
+    title = game_spec(game).title
+    before = {p.name: p.read_bytes() for p in run.out_dir.iterdir()}
+    foreign = TournamentSpec(field(other), PLAYERS, GAMES, 5, plugins=(PLUGIN,), game=other)
+    with pytest.raises(TournamentError) as err:
+        prepare_tournament(foreign, run.out_dir)
+    assert err.value.field == "game"
+    assert f"holds a {title} run (run.json field game is {game!r})" in str(err.value)
+    assert f"--game {game}" in str(err.value)
+    result = CliRunner().invoke(
+        app, ["tournament", "--game", other, "--agents", ",".join(field(other)),
+              "--plugin", PLUGIN, "--players", str(PLAYERS), "--games", str(GAMES), "--seed", "5",
+              "--out", str(run.out_dir)],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert f"field game is {game!r}" in " ".join(result.output.split())
+    assert {p.name: p.read_bytes() for p in run.out_dir.iterdir()} == before
+    # A run.json without a game field is a run of the default game.
+    _, info = foreign.build()
+    del info["game"]
+    RunDir(tmp_path / "old").write_info(info)
+    wanted = next(g for g in GAME_NAMES if g != DEFAULT_GAME)
+    with pytest.raises(TournamentError) as err:
+        prepare_tournament(spec(wanted), tmp_path / "old")
+    assert f"(run.json field game is {DEFAULT_GAME!r})" in str(err.value)
+
+
+def test_a_record_of_the_other_game_in_the_ledger_is_refused(run, tmp_path):
+    game, other = run.game, OTHER[run.game]
+    out = tmp_path / "copy"
+    shutil.copytree(run.out_dir, out)
+    lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    foreign = play_game(["random", "random"], 2, 1, game=other)
+    lines[0] = foreign.to_json_line()
+    (out / "games.jsonl").write_text("".join(lines))
+    with pytest.raises(TournamentError, match=f"this is a {game_spec(other).title} record") as err:
+        run_tournament(spec(game), out, workers=1, progress=False, console=quiet(), report=False)
+    assert f"expected a {game_spec(game).title} record" in str(err.value)
+
+
+@per_game
+def test_a_bad_agent_spec_exits_2_naming_the_games_agents(game, tmp_path):
+    out = tmp_path / "bad"
+    result = CliRunner().invoke(
+        app, ["tournament", "--game", game, "--agents", "random,no-such-bot", "--players", "2",
+              "--games", "6", "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.split())
+    assert f"invalid value for --agents: unknown {game_spec(game).title} agent" in text
+    for info in registry.describe(game):
+        assert info.syntax in text.partition("available:")[2], info.syntax
+    assert not out.exists()
+    foreign = next(b for b in bots(OTHER[game]) if b not in registry.available_agents(game))
+    result = CliRunner().invoke(
+        app, ["tournament", "--game", game, "--agents", f"random,{foreign}", "--players", "2",
+              "--games", "6", "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert f"is an agent of {OTHER[game]}: pass --game" in " ".join(result.output.split())
+    unknown = CliRunner().invoke(app, ["tournament", "--game", "chess", "--agents", "random",
+                                       "--players", "2", "--games", "2", "--out", str(out)])  # fmt: skip
+    assert unknown.exit_code == 2 and all(g in unknown.output for g in GAME_NAMES)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -467,9 +723,11 @@ def test_any_executor_can_run_the_games(tmp_path):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_duel_sprt_stops_early_with_the_right_decision(tmp_path):
+@per_game
+def test_duel_sprt_stops_early_with_the_right_decision(game, tmp_path):
     out = tmp_path / "duel"
-    better = DuelSpec("test-pass", "random", max_pairs=500, plugins=(PLUGIN,))
+    bot = bots(game)[0]  # a scripted bot beats random (each game's agent docs)
+    better = DuelSpec(bot, "random", max_pairs=500, plugins=(PLUGIN,), game=game)
     console = quiet()
     result = run_duel(better, out, workers=2, progress=False, console=console)
     assert result.decision == "H1" and not result.sprt.truncated
@@ -490,23 +748,49 @@ def test_duel_sprt_stops_early_with_the_right_decision(tmp_path):
     again = run_duel(better, out, workers=2, progress=False, console=quiet())
     assert again.played == 0 and again.decision == "H1" and again.sprt.n == result.sprt.n
 
-    worse = DuelSpec("random", "test-pass", max_pairs=500, plugins=(PLUGIN,))
+    worse = DuelSpec("random", bot, max_pairs=500, plugins=(PLUGIN,), game=game)
     flipped = run_duel(worse, workers=1, progress=False, console=quiet())
     assert flipped.decision == "H0" and flipped.games < 2 * worse.max_pairs
     wins, draws, losses = flipped.wins_draws_losses()
     assert wins + draws / 2 < losses
 
 
-def test_duel_rejects_bad_arguments():
-    for spec, field in [
-        (DuelSpec("random", "random"), "agents"),
-        (DuelSpec("random", "nobody"), "agents"),
-        (DuelSpec("random", "test-first", p0=0.6, p1=0.55, plugins=(PLUGIN,)), "sprt"),
-        (DuelSpec("random", "test-first", min_pairs=10, max_pairs=5), "max_pairs"),
+@per_game
+def test_a_duel_plays_seat_swapped_pairs_and_resumes_from_the_command_line(game, tmp_path):
+    opponent = (bots(game) or ["test-first"])[0]
+    register_agents()
+    duel = DuelSpec("random", opponent, min_pairs=6, max_pairs=6, plugins=(PLUGIN,), game=game)
+    result = run_duel(duel, tmp_path / "duel", workers=2, progress=False, console=quiet())
+    assert result.games == 12 and result.sprt.n == 6
+    records = [json.loads(line) for line in (tmp_path / "duel" / "games.jsonl").open()]
+    assert [r["match"]["agents"] for r in records[:2]] == [
+        ["random", opponent],
+        [opponent, "random"],
+    ]
+    assert records[0]["seed"] == records[1]["seed"]
+    assert all(r["game"] == game for r in records)
+    assert json.loads((tmp_path / "duel" / "run.json").read_text())["game"] == game
+    cli = CliRunner().invoke(
+        app, ["duel", "random", opponent, "--game", game, "--fixed", "--max-pairs", "6",
+              "--plugin", PLUGIN, "--workers", "2", "--out", str(tmp_path / "duel"),
+              "--no-progress"],
+    )  # fmt: skip
+    assert cli.exit_code == 0, cli.output
+    assert "resuming: 6 pairs already played" in cli.output
+
+
+@per_game
+def test_duel_rejects_bad_arguments(game):
+    for duel, field_name in [
+        (DuelSpec("random", "random", game=game), "agents"),
+        (DuelSpec("random", "nobody", game=game), "agents"),
+        (DuelSpec("random", "test-first", p0=0.6, p1=0.55, plugins=(PLUGIN,), game=game), "sprt"),
+        (DuelSpec("random", "test-first", min_pairs=10, max_pairs=5, game=game), "max_pairs"),
+        (DuelSpec("random", "test-first", game="chess"), "game"),
     ]:
         with pytest.raises(TournamentError) as err:
-            run_duel(spec, progress=False, console=quiet())
-        assert err.value.field == field
+            run_duel(duel, progress=False, console=quiet())
+        assert err.value.field == field_name
 
 
 def test_run_dir_reads_nothing_from_a_fresh_directory(tmp_path):
@@ -519,40 +803,40 @@ def test_run_dir_reads_nothing_from_a_fresh_directory(tmp_path):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_replay_forfeits_replaces_the_forfeited_records_in_place(tmp_path, monkeypatch):
-    from agents.tournament.testing import FLAKY_ENV
-
-    spec = TournamentSpec(("random", "test-flaky"), 2, 4, seed=6, plugins=(PLUGIN,))
+@per_game
+def test_replay_forfeits_replaces_the_forfeited_records_in_place(game, tmp_path, monkeypatch):
+    tour = TournamentSpec(("random", "test-flaky"), 2, 4, seed=6, plugins=(PLUGIN,), game=game)
     out = tmp_path / "run"
     monkeypatch.setenv(FLAKY_ENV, "1")  # the spawned workers inherit it: every game forfeits
-    first = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=0)
+    first = run_tournament(tour, out, workers=2, progress=False, console=quiet(), n_boot=0)
     assert [r.final.end for r in first.records()] == ["forfeit"] * 4
     monkeypatch.delenv(FLAKY_ENV)
-    resumed = run_tournament(spec, out, workers=2, progress=False, console=quiet(), n_boot=0)
+    resumed = run_tournament(tour, out, workers=2, progress=False, console=quiet(), n_boot=0)
     assert resumed.played == 0  # resuming alone does not replay forfeits
     replayed = run_tournament(
-        spec, out, workers=2, progress=False, console=quiet(), n_boot=0, replay_forfeits=True
+        tour, out, workers=2, progress=False, console=quiet(), n_boot=0, replay_forfeits=True
     )
     assert replayed.played == 4 and replayed.replayed == 4
     lines_before = (out / "games.jsonl").read_bytes().count(b"\n")
     records = sorted(read_jsonl(out / "games.jsonl"), key=lambda r: r.game_id)
     assert lines_before == 4 and [r.game_id for r in records] == [0, 1, 2, 3]  # one per game
-    assert all(r.final.end == "terminated" for r in records)
+    assert all(r.final.end != "forfeit" for r in records)
     clean = run_tournament(
-        spec, tmp_path / "clean", workers=1, progress=False, console=quiet(), report=False
+        tour, tmp_path / "clean", workers=1, progress=False, console=quiet(), report=False
     )
     assert [strip_timing(r) for r in records] == [strip_timing(r) for r in clean.records()]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["run"]["forfeited_games"] == 0
-    assert [r["end"] for r in replayed.results] == ["terminated"] * 4
+    assert all(r["end"] != "forfeit" for r in replayed.results)
 
 
-def test_a_run_extends_to_more_games_without_replaying_and_refuses_other_changes(tmp_path):
+@per_game
+def test_a_run_extends_to_more_games_without_replaying_and_refuses_other_changes(game, tmp_path):
     out = tmp_path / "run"
-    spec = TournamentSpec(("random", "test-first"), 2, 4, seed=2, plugins=(PLUGIN,))
-    run_tournament(spec, out, workers=1, progress=False, console=quiet(), report=False)
+    tour = TournamentSpec(("random", "test-first"), 2, 4, seed=2, plugins=(PLUGIN,), game=game)
+    run_tournament(tour, out, workers=1, progress=False, console=quiet(), report=False)
     before = (out / "games.jsonl").read_bytes()
-    longer = dataclasses.replace(spec, games=8)
+    longer = dataclasses.replace(tour, games=8)
     console = quiet()
     extended = run_tournament(longer, out, workers=2, progress=False, console=console, n_boot=0)
     assert extended.played == 4 and len(extended.results) == 8
@@ -567,13 +851,13 @@ def test_a_run_extends_to_more_games_without_replaying_and_refuses_other_changes
     ]
     snap = snapshot(out)
     with pytest.raises(RunMismatchError) as err:  # fewer games is not an extension
-        run_tournament(spec, out, workers=1, progress=False, console=quiet())
+        run_tournament(tour, out, workers=1, progress=False, console=quiet())
     assert set(err.value.differences) == {"games"}
-    other = dataclasses.replace(spec, games=12, seed=3)
+    other = dataclasses.replace(tour, games=12, seed=3)
     with pytest.raises(RunMismatchError) as err:  # more games with another seed is refused
         run_tournament(other, out, workers=1, progress=False, console=quiet())
     assert {"seed", "games"} <= set(err.value.differences)
-    limit = dataclasses.replace(spec, games=12, move_time_limit=2.0)
+    limit = dataclasses.replace(tour, games=12, move_time_limit=2.0)
     with pytest.raises(RunMismatchError) as err:
         run_tournament(limit, out, workers=1, progress=False, console=quiet())
     assert set(err.value.differences) == {"move_time_limit"}
@@ -584,29 +868,32 @@ COLD_GAME = """
 import sys
 from agents.tournament.arena import compile_clock, play_game
 clock = compile_clock()
-record = play_game(["random", "random"], 2, 5, move_time_limit=0.05)
+record = play_game(["random", "random"], 2, 5, move_time_limit=0.05, game=sys.argv[1])
 assert clock.compiles > 0, "the cache was not cold"
 sys.stdout.write(record.to_json_line())
 """
 
 
 def test_a_cold_compile_cache_changes_no_game_and_no_summary(tmp_path):
+    """The compile clock's mechanism, on the default game (every game's kernels go through the
+    same numba cache and the same clock)."""
+    game = DEFAULT_GAME
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
     # One game, compiled from scratch inside timed moves of 0.05 s: the timer must neither
     # interrupt the compiler nor count its time, so the game is the warm game.
     cold = subprocess.run(
-        [sys.executable, "-c", COLD_GAME], cwd=REPO, env=env, capture_output=True, text=True
+        [sys.executable, "-c", COLD_GAME, game], cwd=REPO, env=env, capture_output=True, text=True
     )
     assert cold.returncode == 0, cold.stderr
     assert "Exception ignored" not in cold.stderr
-    warm = play_game(["random", "random"], 2, 5, move_time_limit=0.05)
+    warm = play_game(["random", "random"], 2, 5, move_time_limit=0.05, game=game)
     assert strip_timing(GameRecord.from_json(cold.stdout)) == strip_timing(warm)
     assert warm.final.end == "terminated"
 
     fresh_env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache-2")}
     args = [
-        sys.executable, "-m", "caylus_cli", "tournament",
-        "--agents", "random,castle", "--players", "2", "--games", "6", "--seed", "1",
+        sys.executable, "-m", "caylus_cli", "tournament", "--game", game,
+        "--agents", f"random,{bots(game)[0]}", "--players", "2", "--games", "6", "--seed", "1",
         "--workers", "2", "--no-progress", "--bootstrap", "20", "--move-time-limit", "0.5",
     ]  # fmt: skip
     runs = {}
@@ -626,3 +913,57 @@ def test_a_cold_compile_cache_changes_no_game_and_no_summary(tmp_path):
     cold_summary = json.loads((tmp_path / "cold" / "summary.json").read_text())
     assert cold_summary["run"]["forfeited_games"] == 0
     assert cold_summary == json.loads((tmp_path / "warm" / "summary.json").read_text())
+
+
+# --------------------------------------------------------------------------------------------------
+# Run directories written before games had names (tests/legacy)
+# --------------------------------------------------------------------------------------------------
+
+
+def _legacy_spec(info: dict[str, Any], games: int | None = None) -> TournamentSpec:
+    return TournamentSpec(
+        tuple(info["agents"]),
+        info["players"],
+        info["games"] if games is None else games,
+        info["seed"],
+        info["seating"],
+        info["move_time_limit"],
+        info["game_options"],
+        tuple(info["plugins"]),
+        game_of(info),
+    )
+
+
+@pytest.mark.parametrize("name", LEGACY_RUNS)
+def test_an_old_run_directory_resumes_reports_and_extends(name, tmp_path):
+    out = tmp_path / name
+    shutil.copytree(LEGACY / name, out)
+    info_bytes = (out / "run.json").read_bytes()
+    info = json.loads(info_bytes)
+    game = game_of(info)
+    old = sorted(read_jsonl(out / "games.jsonl"), key=lambda r: r.game_id)
+    assert old and all(r.game == game for r in old)
+    resumed = run_tournament(
+        _legacy_spec(info), out, workers=1, progress=False, console=quiet(), n_boot=10
+    )
+    assert resumed.played == 0 and len(resumed.results) == info["scheduled_games"]
+    assert (out / "run.json").read_bytes() == info_bytes  # a plain resume rewrites nothing
+    assert [r["scores"] for r in resumed.results] == [list(r.final.scores) for r in old]
+    assert (out / "report.html").exists() and list(out.glob("game-*.html"))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["score_word"] == game_spec(game).score_word
+
+    games = 2 * info["scheduled_games"]
+    extended = run_tournament(
+        _legacy_spec(info, games), out, workers=1, progress=False, console=quiet(), n_boot=0
+    )
+    assert extended.played == games - len(old)
+    assert json.loads((out / "run.json").read_text())["game"] == game
+    fresh = run_tournament(
+        _legacy_spec(info, games), tmp_path / "fresh", workers=1, progress=False,
+        console=quiet(), report=False,
+    )  # fmt: skip
+    # The old lines (an old record format) and the new ones are the fresh run's games.
+    assert [strip_timing(r) for r in extended.records()] == [
+        strip_timing(r) for r in fresh.records()
+    ]

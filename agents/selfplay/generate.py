@@ -45,13 +45,7 @@ from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
 from agents.tournament.reports import progress_bar
-from agents.tournament.schedule import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    GameJob,
-    ScheduleError,
-    iter_blocks,
-)
+from agents.tournament.schedule import GameJob, ScheduleError, iter_blocks
 from agents.tournament.specs import (
     RunMismatchError,
     TournamentError,
@@ -66,13 +60,14 @@ from agents.tournament.specs import (
 )
 from caylus_env.core.fileio import atomic_write_json
 from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     DEFAULT_SHARD_GAMES,
     GAMES_DIR,
     GAMES_SCHEMA,
     MANIFEST_FILE,
+    PROGRAM,
     GameRows,
     ShardWriter,
     decisions_schema,
@@ -82,7 +77,10 @@ from caylus_env.datasets.format import (
     versions,
 )
 
-RUN_FORMAT = "caylus-dataset-run/1"
+RUN_FORMAT = "caylus-dataset-run/2"
+"""Format of a dataset's ``run.json``: version 2 goes with ``caylus-dataset/2`` (the games
+table's ``scores`` column), so an unfinished directory of version 1 is refused rather than
+finished with shards of both formats."""
 RUN_FILE = "run.json"
 SHARDS_FILE = "shards.jsonl"
 DERIVED_FIELDS = ("scheduled_games", "shards")
@@ -97,13 +95,16 @@ GROUP_GAMES = 8192
 between two calls, few enough that the pending jobs stay small."""
 
 
-def parse_players(text: str | int | Sequence[int]) -> tuple[int, ...]:
-    """Player counts from ``"3"``, ``"2-5"``, ``"2,4"`` (or ints), sorted, each 2 to 5.
+def parse_players(text: str | int | Sequence[int], game: str = DEFAULT_GAME) -> tuple[int, ...]:
+    """Player counts from ``"3"``, ``"2-5"``, ``"2,4"`` (or ints), sorted, each one that
+    ``game``'s rules allow (``GameSpec.player_counts``).
 
     Raises:
         TournamentError: (field ``players``) naming what is wrong and what is allowed.
     """
-    allowed = f"allowed: counts from {MIN_PLAYERS} to {MAX_PLAYERS} as N, A-B or A,B,..."
+    spec = game_spec(game)
+    low, high = spec.min_players, spec.max_players
+    allowed = f"allowed: {spec.title} counts from {low} to {high} as N, A-B or A,B,..."
     if isinstance(text, bool):
         raise TournamentError("players", f"players={text!r}; {allowed}")
     if isinstance(text, int):
@@ -126,8 +127,7 @@ def parse_players(text: str | int | Sequence[int]) -> tuple[int, ...]:
     else:
         values = list(text)
     if not values or any(
-        isinstance(v, bool) or not isinstance(v, int) or not MIN_PLAYERS <= v <= MAX_PLAYERS
-        for v in values
+        isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high for v in values
     ):
         raise TournamentError("players", f"players={text!r}; {allowed}")
     return tuple(sorted(set(values)))
@@ -149,8 +149,8 @@ class DatasetSpec:
         plugins: Modules imported in the driver and every worker to register more agents.
         policy_targets: Store each acting agent's action distribution.
         shard_games: Games per shard.
-        game: The game (``caylus_env.core.registry``); ``run.json`` and the manifest name it in a
-            ``game`` field, except for Caylus (whose datasets predate the field).
+        game: The game (a name of ``caylus_env.core.registry``); ``run.json`` and the manifest
+            name it in their ``game`` field.
     """
 
     agents: tuple[str, ...]
@@ -171,7 +171,8 @@ class DatasetSpec:
         Raises:
             TournamentError: naming the offending argument.
         """
-        players = parse_players(self.players)
+        game = check_game(self.game)
+        players = parse_players(self.players, game)
         for name, value, hi in (
             ("games", self.games, MAX_DATASET_GAMES),
             ("shard_games", self.shard_games, MAX_SHARD_GAMES),
@@ -182,16 +183,15 @@ class DatasetSpec:
             raise TournamentError("policy_targets", "policy_targets must be True or False")
         try:
             for n in players:  # checks agents, seed and seating
-                next(iter_blocks(self.agents, n, self.seed, self.seating))
+                next(iter_blocks(self.agents, n, self.seed, self.seating, game=game))
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
-        game = check_game(self.game)
         limit = check_time_limit(self.move_time_limit)
         options = normal_game_options(players[0], self.game_options, game)
         plugins = tuple(self.plugins)
         agents = tuple(a.strip() for a in self.agents)
         check_agents_exist(agents, plugins, game)
-        schedule = DatasetSchedule(agents, players, self.games, self.seed, self.seating)
+        schedule = DatasetSchedule(agents, players, self.games, self.seed, self.seating, game)
         scheduled = schedule.count()
         now = versions(game)
         info = {
@@ -217,14 +217,14 @@ class DatasetSpec:
 
     def command(self, out: str | os.PathLike[str]) -> str:
         """The ``caylus dataset generate`` command line that makes this dataset."""
-        players = parse_players(self.players)
+        players = parse_players(self.players, self.game)
         if len(players) > 1 and list(players) == list(range(players[0], players[-1] + 1)):
             text = f"{players[0]}-{players[-1]}"
         else:
             text = ",".join(str(p) for p in players)
         args = [
-            "caylus", "dataset", "generate",
-            *(() if self.game == DEFAULT_GAME else ("--game", self.game)),
+            PROGRAM, "dataset", "generate",
+            "--game", self.game,
             "--agents", ",".join(self.agents),
             "--players", text,
             "--games", str(self.games),
@@ -257,6 +257,7 @@ class DatasetSchedule:
     games: int
     seed: int
     seating: str
+    game: str = DEFAULT_GAME
 
     @property
     def per_count(self) -> int:
@@ -264,7 +265,10 @@ class DatasetSchedule:
 
     def jobs(self) -> Iterator[GameJob]:
         """Every job, with its dataset game id, in order."""
-        streams = {n: iter_blocks(self.agents, n, self.seed, self.seating) for n in self.players}
+        streams = {
+            n: iter_blocks(self.agents, n, self.seed, self.seating, game=self.game)
+            for n in self.players
+        }
         played = dict.fromkeys(self.players, 0)
         game_id = 0
         while True:
@@ -369,9 +373,8 @@ def prepare_dataset(
         "plugins": info["plugins"],
         "agents": list(info["agents"]),
         "policy_targets": info["policy_targets"],
+        "game": info["game"],
     }
-    if spec.game != DEFAULT_GAME:
-        settings["game"] = spec.game
     return PreparedDataset(spec, schedule, info, settings, workers, backend, executor, path)
 
 

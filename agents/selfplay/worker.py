@@ -6,7 +6,8 @@ slots and the warm-up are the tournament's) and a `_Collector` hooked on every a
 keeps the state the agent was shown, the legal mask, the seat and, with policy targets, the
 agent's distribution (``agents.base.policy_target``). It returns, per game, the dataset rows
 (``caylus_env.datasets.format.GameRows``) and the record's ``result()`` (which the chunk sizing
-reads). Hooks cost no agent time: they run outside the move clock.
+reads). Hooks cost no agent time: they run outside the move clock. The game is the settings'
+``game``; its widths come from its ``GameSpec`` (``caylus_env.datasets.format``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import numpy as np
 
 from agents.base import Agent, policy_target
 from agents.tournament.arena import DecisionHook, play_jobs
-from agents.tournament.games import game_of, tournament_game
-from caylus_env.caylus.engine import Game
+from caylus_env.core.contract import GameSpec
+from caylus_env.core.game import Game
 from caylus_env.core.record import GameRecord
-from caylus_env.datasets.format import GameRows
-from caylus_env.datasets.games import DatasetGame, dataset_game
+from caylus_env.core.registry import game_of, game_spec
+from caylus_env.datasets.format import GameRows, num_actions, state_size
 from caylus_env.datasets.records import pack_legal_ids, packed_decision_rows, rows_from_record
 
 
@@ -41,8 +42,11 @@ class _Collector:
     states and bool masks stacked at the end that it replaces.
     """
 
-    def __init__(self, policy: bool, spec: DatasetGame) -> None:
+    def __init__(self, policy: bool, spec: GameSpec) -> None:
         self.spec = spec
+        self.dtype = spec.engine().layout.STATE_DTYPE
+        self.size = state_size(spec)
+        self.num_actions = num_actions(spec)
         self.states: list[bytes] = []
         self.legal: list[int] = []  # every decision's legal ids, concatenated
         self.counts: list[int] = []  # legal ids per decision
@@ -74,16 +78,15 @@ class _Collector:
 
         return hook_with_policy
 
-    def rows(self, record: GameRecord) -> GameRows:  # or a Puerto Rico record
+    def rows(self, record: GameRecord) -> GameRows:
         d = len(record.actions)  # a move whose apply failed was hooked but not played
-        spec = self.spec
-        states = np.frombuffer(b"".join(self.states[:d]), spec.layout.STATE_DTYPE)
+        states = np.frombuffer(b"".join(self.states[:d]), self.dtype)
         counts = np.asarray(self.counts[:d], np.int64)
         ids = np.asarray(self.legal[: int(counts.sum())], np.int64)
-        legal = pack_legal_ids(ids, counts, spec.num_actions)
+        legal = pack_legal_ids(ids, counts, self.num_actions)
         policy = None if self.policy is None else self.policy[:d]
         return packed_decision_rows(
-            record, states.reshape(d, spec.state_size), legal, counts, self.seats[:d], policy
+            record, states.reshape(d, self.size), legal, counts, self.seats[:d], policy
         )
 
 
@@ -95,7 +98,7 @@ def play_dataset_chunk(
     ``settings`` are the tournament's worker settings plus ``policy_targets`` (bool).
     """
     policy = bool(settings.get("policy_targets", False))
-    spec = dataset_game(game_of(settings))
+    spec = game_spec(game_of(settings))
     collectors: dict[int, _Collector] = {}
 
     def hook_for(job: Mapping[str, Any]) -> DecisionHook:
@@ -103,16 +106,13 @@ def play_dataset_chunk(
         return collector.hook
 
     records = play_jobs(jobs, settings, token, hook_for)
-    adapter = tournament_game(game_of(settings))
-    return [
-        (collectors[int(adapter.game_id(r) or 0)].rows(r), adapter.result_of(r)) for r in records
-    ]
+    return [(collectors[int(r.game_id or 0)].rows(r), r.result()) for r in records]
 
 
 def rows_item(record: GameRecord) -> tuple[GameRows, dict[str, Any]]:
     """The rows of a game the watchdog ended (its worker, and the agents' policy targets,
     died with it): replayed from the record (``backends.open_backend(item=...)``)."""
-    return rows_from_record(record), tournament_game(record.game).result_of(record)
+    return rows_from_record(record), record.result()
 
 
 __all__ = ["play_dataset_chunk", "rows_item"]

@@ -1,9 +1,9 @@
-"""Tournament statistics for multi-player Caylus games: win rates, seats, crosstables and ratings.
+"""Tournament statistics for multi-player games: win rates, seats, crosstables and ratings.
 
 The input is one `GameResult` per finished game (one line of a tournament's ``games.jsonl``). From a
 sequence of them this module computes:
 
-- assumption-free numbers: win rate with a Wilson 95% interval, mean rank, mean prestige and mean
+- assumption-free numbers: win rate with a Wilson 95% interval, mean rank, mean score and mean
   margin per agent (`agent_summary`), per-seat rates per player count (`seat_table`) and the
   "finished ahead of" crosstable (`head_to_head`);
 - the headline rating: a batch maximum-likelihood Plackett–Luce fit over full finishing orders with
@@ -22,7 +22,9 @@ Conventions used throughout:
 - Elo-scale numbers are ``400 / ln(10) * theta`` where ``theta`` is the Plackett–Luce log-strength,
   so a two-player expectation follows the usual logistic Elo curve.
 
-The module depends only on NumPy, SciPy and OpenSkill; it knows nothing about the game engine.
+Scores are each game's own (``GameSpec.score_word``: Caylus prestige, Puerto Rico victory
+points); the statistics only compare them within a game. The module depends only on NumPy, SciPy
+and OpenSkill; it knows nothing about the game engine.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ class GameResult:
             their setup luck.
         num_players: Number of seats (2 or more).
         seats: Agent spec per seat index; seat 0 moves first.
-        prestige: Final prestige per seat.
+        scores: Final score per seat (the game's own unit: prestige, victory points).
         ranks: Finishing rank per seat, 1 = best, ties share the average rank.
         forfeit: Per seat, whether that agent forfeited (crash, timeout, illegal action), or None
             when the harness did not record it. Forfeits are expected to be reflected in ``ranks``
@@ -108,7 +110,7 @@ class GameResult:
     block: int
     num_players: int
     seats: tuple[str, ...]
-    prestige: tuple[int, ...]
+    scores: tuple[int, ...]
     ranks: tuple[float, ...]
     forfeit: tuple[bool, ...] | None = None
     forfeit_reason: tuple[str | None, ...] | None = None
@@ -124,7 +126,7 @@ class GameResult:
         n = self.num_players
         if n < 2:
             raise InvalidResultError(f"{where}: field 'num_players' must be at least 2, got {n}")
-        for name in ("seats", "prestige", "ranks"):
+        for name in ("seats", "scores", "ranks"):
             value = getattr(self, name)
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise InvalidResultError(f"{where}: field {name!r} must be a list, got {value!r}")
@@ -136,16 +138,14 @@ class GameResult:
             raise InvalidResultError(
                 f"{where}: field 'seats' must hold non-empty strings: {self.seats!r}"
             )
-        if not all(_is_int(p) for p in self.prestige):
-            raise InvalidResultError(
-                f"{where}: field 'prestige' must hold integers: {self.prestige!r}"
-            )
+        if not all(_is_int(p) for p in self.scores):
+            raise InvalidResultError(f"{where}: field 'scores' must hold integers: {self.scores!r}")
         if not all(_is_real(r) for r in self.ranks):
             raise InvalidResultError(
                 f"{where}: field 'ranks' must hold finite numbers: {self.ranks!r}"
             )
         object.__setattr__(self, "seats", tuple(self.seats))
-        object.__setattr__(self, "prestige", tuple(int(p) for p in self.prestige))
+        object.__setattr__(self, "scores", tuple(int(p) for p in self.scores))
         object.__setattr__(self, "ranks", tuple(float(r) for r in self.ranks))
         _check_average_ranks(self.ranks, where)
         if self.forfeit is not None:
@@ -186,7 +186,7 @@ class GameResult:
             raise InvalidResultError(
                 f"a game result must be a JSON object, got {type(data).__name__}"
             )
-        for key in ("game_id", "seed", "num_players", "seats", "prestige", "ranks"):
+        for key in ("game_id", "seed", "num_players", "seats", "scores", "ranks"):
             if key not in data:
                 raise InvalidResultError(f"game result is missing field {key!r}")
         forfeit = data.get("forfeit")
@@ -197,7 +197,7 @@ class GameResult:
             block=data.get("block", data["game_id"]),
             num_players=data["num_players"],
             seats=_as_tuple(data["seats"], "seats"),
-            prestige=_as_tuple(data["prestige"], "prestige"),
+            scores=_as_tuple(data["scores"], "scores"),
             ranks=_as_tuple(data["ranks"], "ranks"),
             forfeit=None if forfeit is None else _as_tuple(forfeit, "forfeit"),
             forfeit_reason=None if reason is None else _as_tuple(reason, "forfeit_reason"),
@@ -211,7 +211,7 @@ class GameResult:
             "block": self.block,
             "num_players": self.num_players,
             "seats": list(self.seats),
-            "prestige": list(self.prestige),
+            "scores": list(self.scores),
             "ranks": list(self.ranks),
         }
         if self.forfeit is not None:
@@ -344,30 +344,30 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
 def agent_summary(
     results: Iterable[GameResult | Mapping[str, Any]], z: float = Z95
 ) -> dict[str, dict[str, Any]]:
-    """Per-agent games, wins, Wilson win-rate interval, mean rank, prestige and margin.
+    """Per-agent games, wins, Wilson win-rate interval, mean rank, score and margin.
 
-    The margin of a seat is its prestige minus the best prestige among the *other* seats of the
-    game, so it is positive exactly when the seat finished strictly ahead on prestige and tells how
-    close the games were. Self-play counts once per seat.
+    The margin of a seat is its score minus the best score among the *other* seats of the game,
+    so it is positive exactly when the seat finished strictly ahead on score and tells how close
+    the games were. Self-play counts once per seat.
 
     Returns:
         ``{agent: {"games", "wins", "forfeits", "win_rate", "win_ci", "mean_rank",
-        "mean_prestige", "mean_margin"}}`` sorted by agent name.
+        "mean_score", "mean_margin"}}`` sorted by agent name.
     """
     games = _require_results(results)
     acc: dict[str, dict[str, float]] = defaultdict(
-        lambda: {"games": 0, "wins": 0, "forfeits": 0, "rank": 0.0, "prestige": 0.0, "margin": 0.0}
+        lambda: {"games": 0, "wins": 0, "forfeits": 0, "rank": 0.0, "score": 0.0, "margin": 0.0}
     )
     for r in games:
         for seat, agent in enumerate(r.seats):
-            best_other = max(p for s, p in enumerate(r.prestige) if s != seat)
+            best_other = max(p for s, p in enumerate(r.scores) if s != seat)
             a = acc[agent]
             a["games"] += 1
             a["wins"] += int(r.is_win(seat))
             a["forfeits"] += int(bool(r.forfeit and r.forfeit[seat]))
             a["rank"] += r.ranks[seat]
-            a["prestige"] += r.prestige[seat]
-            a["margin"] += r.prestige[seat] - best_other
+            a["score"] += r.scores[seat]
+            a["margin"] += r.scores[seat] - best_other
     out = {}
     for agent in sorted(acc):
         a = acc[agent]
@@ -380,7 +380,7 @@ def agent_summary(
             "win_rate": wins / n,
             "win_ci": wilson_interval(wins, n, z),
             "mean_rank": a["rank"] / n,
-            "mean_prestige": a["prestige"] / n,
+            "mean_score": a["score"] / n,
             "mean_margin": a["margin"] / n,
         }
     return out

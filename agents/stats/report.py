@@ -43,7 +43,11 @@ from agents.stats.ratings import (
 )
 from caylus_env.core.fileio import atomic_write_bytes
 
-SCHEMA = "caylus-tournament-summary/2"
+SCHEMA = "caylus-tournament-summary/3"
+"""Version 3: agents' ``mean_score`` (was ``mean_prestige``) and the summary's
+``score_word``."""
+DEFAULT_SCORE_WORD = "score"
+"""What a summary calls the scores when its caller names no game's word (`build_summary`)."""
 _DASH = "—"
 
 RATINGS_PLOT_FILE = "ratings.png"
@@ -62,10 +66,22 @@ INTERVAL_RULE = (
     f"games) when an agent played fewer than {MIN_BOOTSTRAP_BLOCKS} blocks, when more than 2.5% "
     "of the resamples separate the two agents, or when every resample gave the same value."
 )
-MARGIN_DEFINITION = (
-    "Mean margin: a seat's prestige minus the best prestige among the other seats of its game, "
-    "averaged over games (positive: won by that many points; negative: behind the winner)."
-)
+
+
+def margin_definition(summary: Mapping[str, Any]) -> str:
+    """What the mean margin is, in the summary's score word (``summary["score_word"]``)."""
+    word = score_word(summary)
+    return (
+        f"Mean margin: a seat's {word} minus the best {word} among the other seats of its game, "
+        "averaged over games (positive: won by that many points; negative: behind the winner)."
+    )
+
+
+def score_word(summary: Mapping[str, Any]) -> str:
+    """The word of the summary's game for a score (``prestige``, ``victory points``)."""
+    return str(summary.get("score_word", DEFAULT_SCORE_WORD))
+
+
 TIE_RULE = (
     "A shared first place counts as a win for every tied seat (so the win rates of one player "
     "count can add up to more than 100%); mean rank gives tied seats the average of the ranks "
@@ -103,6 +119,7 @@ def build_summary(
     reference: str | None = None,
     tau: float = 0.0,
     l2: float = DEFAULT_L2,
+    score_word: str = DEFAULT_SCORE_WORD,
 ) -> dict[str, Any]:
     """Compute every statistic of a tournament into one JSON-ready dict.
 
@@ -114,9 +131,11 @@ def build_summary(
         reference: Agent fixed at Elo 0; defaults to the alphabetically first agent.
         tau: OpenSkill skill drift for the live ladder (0 for frozen agents).
         l2: Ridge penalty of the Plackett–Luce fit.
+        score_word: What the game calls a seat's score (``GameSpec.score_word``), for the
+            reports' headings.
 
     Returns:
-        A dict with keys ``schema``, ``n_games``, ``n_blocks``, ``player_counts``, ``agents``,
+        A dict with keys ``schema``, ``score_word``, ``n_games``, ``n_blocks``, ``player_counts``, ``agents``,
         ``agents_by_players``, ``seats``, ``head_to_head``, ``ratings``, ``forfeits`` and
         ``openskill``; it holds no NaN (missing values are None), and player counts and seats
         are string keys. ``ratings.agents`` is ordered best first (separation groups first,
@@ -241,6 +260,7 @@ def build_summary(
     h2h = head_to_head(games)
     summary = {
         "schema": SCHEMA,
+        "score_word": score_word,
         "n_games": len(games),
         "n_blocks": len({r.block for r in games}),
         "player_counts": dict(sorted(player_counts.items())),
@@ -378,7 +398,7 @@ def _agent_rows(summary: Mapping[str, Any], table: Mapping[str, Any]) -> list[li
                 _fmt(a["win_rate"]),
                 _fmt_ci(a["win_ci"]),
                 _fmt(a["mean_rank"], 2),
-                _fmt(a["mean_prestige"], 1),
+                _fmt(a["mean_score"], 1),
                 _fmt(a["mean_margin"], 1),
                 str(a["forfeits"]),
             ]
@@ -386,17 +406,19 @@ def _agent_rows(summary: Mapping[str, Any], table: Mapping[str, Any]) -> list[li
     return rows
 
 
-_AGENT_HEADER = [
-    "Agent",
-    "Games",
-    "Wins",
-    "Win rate",
-    "Win 95% CI",
-    "Mean rank",
-    "Mean prestige",
-    "Mean margin",
-    "Forfeits",
-]
+def agent_header(summary: Mapping[str, Any]) -> list[str]:
+    """The agents table's columns, the score in the summary's word."""
+    return [
+        "Agent",
+        "Games",
+        "Wins",
+        "Win rate",
+        "Win 95% CI",
+        "Mean rank",
+        f"Mean {score_word(summary)}",
+        "Mean margin",
+        "Forfeits",
+    ]
 
 
 def _seat_rows(summary: Mapping[str, Any]) -> list[list[str]]:
@@ -560,12 +582,12 @@ def write_markdown_report(
         "",
     ]
     lines += _md_table(*_difference_table(summary))
-    lines += ["## Agents", "", "In rating order. " + TIE_RULE, "", MARGIN_DEFINITION, ""]
-    lines += _md_table(_AGENT_HEADER, _agent_rows(summary, summary["agents"]))
+    lines += ["## Agents", "", "In rating order. " + TIE_RULE, "", margin_definition(summary), ""]
+    lines += _md_table(agent_header(summary), _agent_rows(summary, summary["agents"]))
     if len(summary["agents_by_players"]) > 1:
         for n, table in summary["agents_by_players"].items():
             lines += [f"### {n}-player games", ""]
-            lines += _md_table(_AGENT_HEADER, _agent_rows(summary, table))
+            lines += _md_table(agent_header(summary), _agent_rows(summary, table))
     lines += [
         "## Seats",
         "",
@@ -579,7 +601,7 @@ def write_markdown_report(
     if forfeits:
         lines += [
             f"{len(forfeits)} forfeit(s). A forfeiting seat is ranked last in its game; the "
-            "others keep their order by prestige.",
+            f"others keep their order by {score_word(summary)} (then the rules' tie-break).",
             "",
         ]
         lines += _md_table(_FORFEIT_HEADER, forfeits)
@@ -829,9 +851,12 @@ def print_summary(summary: Mapping[str, Any], console: Console | None = None) ->
             highlight=False,
         )
     agents = _rich_table(
-        "Agents (in rating order)", _AGENT_HEADER, _agent_rows(summary, summary["agents"]), 0
+        "Agents (in rating order)",
+        agent_header(summary),
+        _agent_rows(summary, summary["agents"]),
+        0,
     )
-    agents.caption = f"{TIE_RULE} {MARGIN_DEFINITION}"
+    agents.caption = f"{TIE_RULE} {margin_definition(summary)}"
     console.print(agents)
     console.print(
         _rich_table(

@@ -1,7 +1,9 @@
 """Tournament harness: seat-balanced schedules, sandboxed games, parallel resumable runs.
 
-- `games`: what differs between the games of the platform (Caylus, Puerto Rico): making a game,
-  its agents, and writing, reading and checking its records; everything else is game-generic;
+The harness is written once for every game of ``caylus_env.core.registry``: a run names its
+game, which is reached through its ``GameSpec`` (its engine's ``Game``), the agent registry
+(``agents.registry.make_agent(spec, game)``) and the one record (``caylus_env.core.record``).
+
 - `schedule`: which agents sit where, on which seed, grouped into blocks (pure and deterministic);
 - `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
   returning a replayable `GameRecord` (what workers run), and the compile warm-up;

@@ -3,7 +3,8 @@
 The arena is what a worker process runs. It treats agents as untrusted: an agent that raises, that
 answers with an action which is not legal, that modifies the game it was shown, or whose ``act``
 takes longer than the per-move time limit *forfeits*. The game stops at that decision, the
-forfeiting seat is ranked last, the others keep their order by current prestige (ties averaged),
+forfeiting seat is ranked last, the others keep their order by the position's ranks (ties
+averaged, ``caylus_env.core.game.forfeit_ranks``),
 the reason is recorded, and the tournament goes on (Kaggle-style agent statuses; design doc (f),
 goal 13). Errors of the engine itself are not an agent's fault and propagate.
 
@@ -24,11 +25,12 @@ yet"), which is how games were forfeited with a cold compile cache. Workers also
 warm every agent of the run before their timed games (`warm_up`). So a game plays the same
 with a cold and a warm cache.
 
-A record is the game's own record (``games.TournamentGame``: for Caylus a
-`caylus_env.core.record.GameRecord`): ``Game.record()`` plus the match fields and the timings
-(see `play_game`); it replays exactly with the game's engine (``caylus_env.caylus.engine.replay`` for
-Caylus). Only its ``timings`` differ between two runs of the same job. Everything else here is
-game-generic: the game comes from ``play_game(..., game=NAME)`` or the worker settings' ``game``.
+A record is the one record of every game (`caylus_env.core.record.GameRecord`):
+``Game.record()`` plus the match fields and the timings (see `finish`); it replays exactly
+(``caylus_env.core.record.replay``). Only its ``timings`` differ between two runs of the same
+job. Nothing here depends on the game: it is named by ``play_game(..., game=NAME)`` or the
+worker settings' ``game`` (``caylus_env.core.registry``) and reached through its ``GameSpec``
+(its engine's ``Game``) and the agent registry (``agents.registry.make_agent(spec, game)``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Any
 
@@ -50,10 +52,9 @@ import numpy as np
 from numba.core import event as numba_event
 
 from agents.base import Agent
-from agents.tournament.games import TournamentGame, game_of, tournament_game
-from caylus_env.caylus.engine import Game
-from caylus_env.core.game import forfeit_ranks
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.game import Game, IllegalActionError, forfeit_ranks
+from caylus_env.core.record import FinalResult, GameRecord, MatchInfo, Timings
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec, games
 
 DEFAULT_MOVE_TIME_LIMIT = 10.0
 """Seconds one ``act`` call may take before the agent forfeits."""
@@ -68,16 +69,16 @@ RESULT_FIELDS = (
     "block",
     "num_players",
     "seats",
-    "prestige",
+    "scores",
     "ranks",
     "forfeit",
     "forfeit_reason",
     "end",
     "wall_time_s",
 )
-"""The part of a record that a driver keeps in memory (`result_of`): what the statistics
-(``agents.stats.GameResult`` reads these keys), the SPRT and the chunk sizing need. Full records
-hold every action, and a long run's would not fit."""
+"""The part of a record that a driver keeps in memory (`result_of`, ``GameRecord.result()``):
+what the statistics (``agents.stats.GameResult`` reads these keys), the SPRT and the chunk
+sizing need. Full records hold every action, and a long run's would not fit."""
 
 THREAD_ENV_VARS = (
     "OMP_NUM_THREADS",
@@ -187,14 +188,16 @@ def compile_clock() -> CompileClock:
 # --------------------------------------------------------------------------------------------------
 
 MAX_SLOT_ACTIONS = 8192
-"""Actions a move slot holds: far more than a game has (games end by turn 18, rules 8.22;
-random 2-5 player games measured at most 312 decisions), so the driver can always rebuild
-the game that a killed worker was playing."""
+"""Actions a move slot holds: more than a game has (random 2-5 player Caylus games measured at
+most 312 decisions; Puerto Rico's decision cap, ``max_decisions``, defaults to 4,000), so the
+driver can always rebuild the game that a killed worker was playing."""
 
 _I_PID, _I_TOKEN, _I_GAME, _I_SEAT, _I_COMPILING, _I_COUNT, _I_ACTIONS = range(7)
 _F_MOVE_START, _F_GAME_START, _F_MOVE_TIME = range(3)
 _INTS_PER_SLOT = _I_ACTIONS + MAX_SLOT_ACTIONS
-_FLOATS_PER_SLOT = _F_MOVE_TIME + 5  # five seats at most (rules 1.1)
+MAX_SEATS = max(spec.max_players for spec in games())
+"""Seats a move slot times: the most that any registered game seats (``GameSpec.max_players``)."""
+_FLOATS_PER_SLOT = _F_MOVE_TIME + MAX_SEATS
 NO_SEAT = -1
 
 
@@ -433,7 +436,7 @@ def _describe_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
-def _check_action(action: Any, legal: list[int], adapter: TournamentGame) -> str | None:
+def _check_action(action: Any, legal: list[int], game: Game) -> str | None:
     """Why ``action`` is not acceptable, or None when it is a legal action id."""
     if isinstance(action, bool) or not isinstance(action, Integral):
         return f"illegal action: act returned {action!r} ({type(action).__name__}), not an int id"
@@ -441,8 +444,8 @@ def _check_action(action: Any, legal: list[int], adapter: TournamentGame) -> str
     if a in legal:
         return None
     try:
-        name = adapter.action_name(a)
-    except ValueError:
+        name = game.action_to_string(a)
+    except (ValueError, IndexError):
         name = "out of range"
     return f"illegal action: {a} ({name}) is not among the {len(legal)} legal actions"
 
@@ -463,16 +466,13 @@ def _play_moves(
     move_time: list[float],
     reasons: list[str | None],
     on_decision: DecisionHook | None = None,
-    adapter: TournamentGame | None = None,
 ) -> Game:
     """Ask the agents for moves until the game ends or one forfeits (its reason set in
     ``reasons``). Returns the game, which is a rebuilt object if an agent tampered with it."""
-    adapter = adapter or tournament_game(DEFAULT_GAME)
-    illegal = adapter.engine().IllegalActionError
     limit = deadline.seconds
     moves = list(game.history)  # our own copy: an agent could rewrite game.history
     slot = _SLOT
-    while not adapter.is_over(game):
+    while not game.is_over():
         p = game.current_player()
         legal = game.legal_actions()
         snapshot = game.state.tobytes()
@@ -503,7 +503,7 @@ def _play_moves(
                 game.apply(a)
             reason = reason or "error: the agent modified the game it was given"
         if reason is None:
-            reason = _check_action(action, legal, adapter)
+            reason = _check_action(action, legal, game)
         if reason is None and on_decision is not None:
             on_decision(game, p, int(action), agents[p], legal, snapshot)
         if reason is None:
@@ -512,7 +512,7 @@ def _play_moves(
                 moves.append(int(action))
                 if slot is not None:
                     slot.action(int(action))
-            except illegal as err:  # the legal list and the engine disagree
+            except IllegalActionError as err:  # the legal list and the engine disagree
                 reason = f"illegal action: {err}"
         if reason is not None:
             reasons[p] = reason
@@ -551,22 +551,21 @@ def play_game(
         block: Block id stored in the record.
         agent_seeds: Seed per seat for ``agent.reset``; defaults to ``seed + seat``.
         move_time_limit: Seconds per ``act`` call; None or 0 disables the limit.
-        agent_factory: Creates an agent from its spec (the game's registry by default).
+        agent_factory: Creates an agent from its spec (``agents.registry.make_agent(spec,
+            game)`` by default).
         on_decision: Called at every accepted move (`DecisionHook`); None in tournaments.
-        game: Which game (``caylus_env.core.registry``), Caylus by default.
+        game: Which game (a name of ``caylus_env.core.registry``).
 
     Returns:
-        ``game.record()`` with ``match`` (game id, block, agents, agent seeds, forfeit reason
-        per seat), ``timings`` (``act`` seconds per seat without compile time, wall seconds) and
-        ``final`` also for a forfeit (current prestige or score, the forfeiting seat ranked
-        last): a record of the game's engine (see ``games.TournamentGame.finish``).
+        The game's record with ``match``, ``timings`` and ``final`` also for a forfeit (see
+        `finish`).
 
     Raises:
         ValueError: for bad arguments (before any agent is created).
     """
     start = time.perf_counter()
-    adapter = tournament_game(game)
-    make = adapter.make_agent if agent_factory is None else agent_factory
+    name = game_spec(game).name
+    make = agent_factory if agent_factory is not None else _registry_factory(name)
     seats = [str(s) for s in seats]
     n = len(seats) if num_players is None else int(num_players)
     if len(seats) != n:
@@ -581,7 +580,7 @@ def play_game(
         raise ValueError(f"{len(seeds)} agent seeds given for a {n}-player game")
     limit = float(move_time_limit) if move_time_limit else None
 
-    state = adapter.new_game(n, options, seed)
+    state = new_game(name, n, options, seed)
     reasons: list[str | None] = [None] * n
     move_time = [0.0] * n
     agents: list[Agent] = []
@@ -598,9 +597,9 @@ def play_game(
         if _SLOT is not None:
             _SLOT.game(int(game_id), state.history)
         with _Deadline(limit) as deadline:
-            state = _play_moves(state, agents, deadline, move_time, reasons, on_decision, adapter)
+            state = _play_moves(state, agents, deadline, move_time, reasons, on_decision)
 
-    return adapter.finish(
+    return finish(
         state,
         reasons,
         game_id=game_id,
@@ -612,10 +611,52 @@ def play_game(
     )
 
 
-def result_of(record: Any) -> dict[str, Any]:
-    """The `RESULT_FIELDS` of a tournament record (one with ``match`` and ``final``), of the
-    game the record names."""
-    return tournament_game(record.game).result_of(record)
+def _registry_factory(game: str) -> Callable[[str], Agent]:
+    from agents.registry import make_agent
+
+    return lambda spec: make_agent(spec, game)
+
+
+def new_game(game: str, num_players: int, options: Mapping[str, Any], seed: int) -> Game:
+    """A fresh game of ``game`` with ``num_players`` and the other ``options`` on setup
+    ``seed`` (the engine's ``Game``; refuses an unknown option naming the allowed ones)."""
+    spec = game_spec(game)
+    return spec.engine().Game(spec.config(int(num_players), **options), int(seed))
+
+
+def finish(
+    game: Game,
+    reasons: Sequence[str | None],
+    *,
+    game_id: int,
+    block: int,
+    seats: Sequence[str],
+    agent_seeds: Sequence[int],
+    move_time: Sequence[float],
+    wall_time: float,
+) -> GameRecord:
+    """The tournament record of a game that ended or stopped at the first forfeit (``reasons``:
+    per seat why it forfeited, or None): ``game.record()`` with ``match`` (game id, block,
+    agents, agent seeds, forfeit reasons), ``timings`` (rounded to the microsecond) and, after
+    a forfeit, ``final`` from the position (its scores; its ranks with the forfeiting seat
+    last, ``forfeit_ranks``), which is what ``replay`` checks."""
+    record = game.record()
+    final = record.final
+    loser = next((s for s, r in enumerate(reasons) if r is not None), None)
+    if loser is not None:
+        ranks = forfeit_ranks(game.ranks().tolist(), loser)
+        final = FinalResult(game.scores().tolist(), ranks, "forfeit")
+    return replace(
+        record,
+        final=final,
+        match=MatchInfo(int(game_id), int(block), list(seats), list(agent_seeds), list(reasons)),
+        timings=Timings([round(float(t), 6) for t in move_time], round(float(wall_time), 6)),
+    )
+
+
+def result_of(record: GameRecord) -> dict[str, Any]:
+    """The `RESULT_FIELDS` of a tournament record (one with ``match`` and ``final``)."""
+    return record.result()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -680,20 +721,21 @@ def warm_up(
     its whole delay) but, as always, without numba's compile time, which is what this is for.
     Each spec is warmed once per process and game.
     """
-    adapter = tournament_game(game)
+    name = game_spec(game).name
+    make = _registry_factory(name)
     clock = compile_clock()
     options = dict(game_options or {})
     key_options = tuple(sorted(options.items()))
     start, compile_start, compiled = time.perf_counter(), clock.seconds(), clock.compiles
     done = []
     for spec in specs:
-        key = (adapter.name, spec, int(num_players), key_options)
+        key = (name, spec, int(num_players), key_options)
         if key in _WARMED:
             continue
         _WARMED.add(key)
         done.append(spec)
         try:
-            agent = adapter.make_agent(spec)
+            agent = make(spec)
         except Exception:  # the real games record why the agent cannot be created
             continue
         hook = getattr(agent, "warm_up", None)
@@ -710,7 +752,7 @@ def warm_up(
             options,
             agent_seeds=[WARM_UP_SEED] * num_players,
             move_time_limit=move_time_limit,
-            game=adapter.name,
+            game=name,
         )
     return WarmUp(
         round(time.perf_counter() - start, 6),
@@ -809,7 +851,7 @@ def play_jobs(
         jobs: ``GameJob.to_dict()`` entries; a game has as many players as its job's seats.
         settings: ``num_players`` (of the warm-up games), ``game_options``,
             ``move_time_limit``, ``plugins``, ``agents`` (every spec of the run, warmed
-            before the first game of a process) and ``game`` (Caylus when absent).
+            before the first game of a process) and ``game`` (`DEFAULT_GAME` when absent).
         token: The driver's id of this chunk, written to this worker's `MoveSlots` slot (in a
             local pool) so that its watchdog knows which chunk a hung move belongs to.
         on_decision_for: Given a job, the `DecisionHook` of its game (None: no hook).
@@ -848,18 +890,16 @@ def play_chunk(
 ) -> list[tuple[bytes, dict[str, Any]]]:
     """`play_jobs`, returning each record as its ledger line plus its `result_of`.
 
-    What the backends run: the worker serialises the record once (``TournamentGame.to_line``),
+    What the backends run: the worker serialises the record once (``GameRecord.to_json_line``),
     and the driver only writes bytes and keeps small dicts, so the driver's cost per game stays
     far below a game's.
     """
     return [ledger_item(r) for r in play_jobs(jobs, settings, token)]
 
 
-def ledger_item(record: Any) -> tuple[bytes, dict[str, Any]]:
-    """A tournament record as `play_chunk` returns it: its ledger line and its `result_of`
-    (of the game the record names in its ``game`` field)."""
-    adapter = tournament_game(record.game)
-    return adapter.to_line(record).encode("utf-8"), adapter.result_of(record)
+def ledger_item(record: GameRecord) -> tuple[bytes, dict[str, Any]]:
+    """A tournament record as `play_chunk` returns it: its ledger line and its `result_of`."""
+    return record.to_json_line().encode("utf-8"), record.result()
 
 
 def hung_move_record(
@@ -877,12 +917,11 @@ def hung_move_record(
             (a fault of the harness, not of an agent).
     """
     n = len(job["seats"])
-    adapter = tournament_game(game_of(settings))
     options = dict(settings.get("game_options") or {})
-    game = adapter.new_game(n, options, int(job["seed"]))
+    game = new_game(game_of(settings), n, options, int(job["seed"]))
     for a in hung.actions:
         game.apply(a)
-    if adapter.is_over(game) or game.current_player() != hung.seat:
+    if game.is_over() or game.current_player() != hung.seat:
         raise RuntimeError(
             f"game {job['game_id']}: the worker reported seat {hung.seat} thinking after "
             f"{len(hung.actions)} actions, but the engine waits on seat {game.current_player()}"
@@ -894,7 +933,7 @@ def hung_move_record(
         f"{limit:g} s; the alarm cannot interrupt compiled code), so the driver's watchdog "
         f"killed the worker after {budget:g} s"
     )
-    return adapter.finish(
+    return finish(
         game,
         reasons,
         game_id=int(job["game_id"]),
@@ -908,6 +947,7 @@ def hung_move_record(
 
 __all__ = [
     "DEFAULT_MOVE_TIME_LIMIT",
+    "MAX_SEATS",
     "MAX_SLOT_ACTIONS",
     "PARENT_POLL_SECONDS",
     "RESULT_FIELDS",
@@ -920,12 +960,14 @@ __all__ = [
     "WarmUp",
     "compile_clock",
     "die_with_parent",
+    "finish",
     "forfeit_ranks",
     "hung_move_record",
     "init_pool_worker",
     "init_worker",
     "ledger_item",
     "load_plugins",
+    "new_game",
     "play_chunk",
     "play_game",
     "play_jobs",

@@ -46,8 +46,7 @@ from agents.tournament.arena import (
     single_thread_env,
     warm_up,
 )
-from agents.tournament.games import game_of, tournament_game
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
 ChunkTask = Callable[[list[dict[str, Any]], dict[str, Any], int], list[tuple[Any, dict[str, Any]]]]
 """What a backend runs: ``task(jobs, settings, token)``, one ``(payload, result)`` per game."""
@@ -58,35 +57,35 @@ COLD_COMPILE_SECONDS = {
     "vector": 12.5,
     "scripted": 18.0,
     "mcts": 90.0,
-    "puerto_rico": 20.0,
 }
 """Seconds to compile each family of numba kernels from scratch (and, for ``mcts``, to play the
-short warm-up game that compiles it), measured with an empty ``NUMBA_CACHE_DIR`` on one core of
-the 2-core development machine: the engine (a game of ``random``: 23 s), what the observation
-encoder adds (``env``: 2 s), what the batched environment adds (``vector``: 12.5 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
-what MCTS adds (a game of ``mcts:20``: 113 s in all), and Puerto Rico's engine (``puerto_rico``:
-a game of ``random``: 20 s). The one table of these estimates: the CLI sums the families a
-command uses."""
-AGENT_KERNELS = {
-    "caylus_env.caylus.bots.scripted": ("scripted",),
-    "caylus_env.caylus.bots.mcts": ("scripted", "mcts"),
+short warm-up game that compiles it), measured on Caylus with an empty ``NUMBA_CACHE_DIR`` on
+one core of the 2-core development machine: the engine (a game of ``random``: 23 s; Puerto
+Rico's: 20 s), what the observation encoder adds (``env``: 2 s), what the batched environment
+adds (``vector``: 12.5 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
+what MCTS adds (a game of ``mcts:20``: 113 s in all). Every game has these families, of about
+these sizes; the one table of the estimates: the CLI sums the families a command uses."""
+BOT_KERNELS = {
+    "scripted": ("scripted",),
+    "mcts": ("scripted", "mcts"),
 }
-"""Kernel families an agent class compiles besides the engine's, by the class's module."""
+"""Kernel families a game's bot compiles besides the engine's, by the module of its class in
+the game's ``bots`` package (``<game package>.bots.<module>``; MCTS rolls out with the
+scripted bots)."""
 
 
 def kernel_families(specs: list[str], game: str = DEFAULT_GAME) -> list[str]:
-    """The kernel families (keys of `COLD_COMPILE_SECONDS`) a game between ``specs`` compiles.
+    """The kernel families (keys of `COLD_COMPILE_SECONDS`) a game of ``game`` between
+    ``specs`` compiles: the engine's, and each bot's (`BOT_KERNELS`)."""
+    from agents.registry import make_agent
 
-    Puerto Rico's agents are counted with its engine (``puerto_rico``): no Puerto Rico bot's
-    own compile time is measured yet.
-    """
-    if game != DEFAULT_GAME:
-        return [game]
-    adapter = tournament_game(game)
+    bots = f"{game_spec(game).package}.bots."
     families = {"engine"}
     for spec in specs:
         with contextlib.suppress(Exception):  # unknown agents compile what they compile
-            families.update(AGENT_KERNELS.get(type(adapter.make_agent(spec)).__module__, ()))
+            module = type(make_agent(spec, game)).__module__
+            if module.startswith(bots):
+                families.update(BOT_KERNELS.get(module[len(bots) :], ()))
     return sorted(families)
 
 
@@ -347,7 +346,7 @@ def open_backend(
 
 
 __all__ = [
-    "AGENT_KERNELS",
+    "BOT_KERNELS",
     "COLD_COMPILE_SECONDS",
     "WATCHDOG_FACTOR",
     "WATCHDOG_POLL_SECONDS",

@@ -26,7 +26,6 @@ from rich.table import Table
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
-from agents.tournament.games import game_of
 from agents.tournament.reports import DUEL_FILE, progress_bar
 from agents.tournament.rundir import RunDir
 from agents.tournament.schedule import Schedule, ScheduleError, check_seed
@@ -43,7 +42,7 @@ from agents.tournament.specs import (
     worker_settings,
 )
 from caylus_env.core.fileio import atomic_write_json
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME, game_of
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,9 @@ class DuelSpec:
             check_seed(self.seed)
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
-        schedule = schedule_of([self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed)
+        schedule = schedule_of(
+            [self.candidate, self.opponent], 2, 2 * self.max_pairs, self.seed, game=game
+        )
         common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins, game)
         info = {
             "format": RUN_FORMAT,

@@ -6,11 +6,10 @@ on the games alone, never on timings, so the same arguments give the same ``summ
 
 ``report.html`` is the same report for a browser: the leaderboard with its intervals, the seat
 table, the head-to-head matrix and the plots (embedded, so the file can be moved on its own),
-plus a replay page (the game's viewer: ``caylus_env.caylus.viewer`` or
-``caylus_env.puerto_rico.viewer``) for a sample of games, written beside it as
-``game-<id>.html``: the first game of each table of agents and every forfeit. The reports of a
-game whose score is not Caylus's prestige say what the shared "prestige" columns hold there
-(`game_notes`).
+plus a replay page (``caylus_env.core.viewer.write_replay_page``, drawn by the record's game)
+for a sample of games, written beside it as ``game-<id>.html``: the first game of each table
+of agents and every forfeit. Every game of the registry is reported the same way; scores are
+named in the game's own word (``GameSpec.score_word``).
 """
 
 from __future__ import annotations
@@ -37,9 +36,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.rundir import GAMES_FILE, read_records
-from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
@@ -54,12 +52,6 @@ MAX_GAME_PAGES = 60
 """Replay pages written per run at most (pairings first, then forfeits in game order): each
 costs about 0.1 s and a few hundred KiB, and a run with a crashing agent can forfeit hundreds of
 games. The report lists the games left without a page and the command that writes one."""
-
-
-def game_notes(adapter: TournamentGame) -> tuple[str, ...]:
-    """What the reports of a game other than Caylus add (report.md's last section and
-    report.html's notes): how to read the shared score columns."""
-    return () if adapter.score_note is None else (adapter.score_note,)
 
 
 class _RateColumn(ProgressColumn):
@@ -96,51 +88,37 @@ def write_reports(
     print them, and write the report files."""
     from agents import stats
 
-    adapter = tournament_game(game_of(info))
+    game = game_of(info)
     agents = list(info["agents"])
     reference = "random" if "random" in agents else None
     summary = stats.build_summary(
-        results, n_boot=n_boot, seed=int(info["seed"]), reference=reference
+        results,
+        n_boot=n_boot,
+        seed=int(info["seed"]),
+        reference=reference,
+        score_word=game_spec(game).score_word,
     )
     summary["run"] = dict(info)
     forfeits = sum(1 for r in results if r.get("end") == "forfeit")
     summary["run"]["forfeited_games"] = forfeits
     stats.write_summary_json(summary, out_dir / SUMMARY_FILE)
     stats.write_markdown_report(summary, out_dir / REPORT_FILE)
-    notes = game_notes(adapter)
-    if notes:
-        _append_notes(out_dir / REPORT_FILE, adapter.info.title, notes)
     stats.plot_ratings(summary, out_dir / stats.RATINGS_PLOT_FILE)  # the files report.md links
     stats.plot_head_to_head(summary, out_dir / stats.HEAD_TO_HEAD_PLOT_FILE)
-    pages: dict[int, tuple[str, str]] = {}
-    unpaged: list[int] = []
-    if adapter.replay_pages:
-        pages, unpaged = write_game_pages(results, out_dir, adapter.name)
-    write_html_report(summary, results, out_dir, pages, unpaged, notes)
+    pages, unpaged = write_game_pages(results, out_dir, game)
+    write_html_report(summary, results, out_dir, pages, unpaged)
     stats.print_summary(summary, console)
     if forfeits:
         console.print(
             f"{forfeits} game(s) ended by a forfeit; reasons are in {GAMES_FILE} "
             "(--replay-forfeits plays them again)"
         )
-    if adapter.replay_pages:
-        with_pages = f"with {len(pages)} game page{'s' if len(pages) != 1 else ''}"
-    else:
-        with_pages = f"no game pages: {adapter.info.title} has no viewer"
+    with_pages = f"with {len(pages)} game page{'s' if len(pages) != 1 else ''}"
     console.print(
         f"wrote {SUMMARY_FILE}, {REPORT_FILE}, {HTML_REPORT_FILE} ({with_pages}), "
         f"{stats.RATINGS_PLOT_FILE} and {stats.HEAD_TO_HEAD_PLOT_FILE} in {out_dir}"
     )
     return summary
-
-
-def _append_notes(path: Path, title: str, notes: Sequence[str]) -> None:
-    """Add a section of ``notes`` about the game to the end of a written report.md."""
-    from caylus_env.core.fileio import atomic_write_text
-
-    text = path.read_text("utf-8").rstrip("\n")
-    section = "\n\n".join([f"## {title}", *notes])
-    atomic_write_text(path, f"{text}\n\n{section}\n")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -174,22 +152,22 @@ def write_game_pages(
     results: Sequence[Mapping[str, Any]], out_dir: Path, game: str = DEFAULT_GAME
 ) -> tuple[dict[int, tuple[str, str]], list[int]]:
     """Write the replay page of every sampled game (`sample_games`) from the run's
-    ``games.jsonl``, atomically, and remove pages of games no longer sampled.
+    ``games.jsonl`` of ``game``, atomically (``caylus_env.core.viewer.write_replay_page``),
+    and remove pages of games no longer sampled.
 
     Returns:
         ``{game_id: (page file name, why)}`` and the ids of forfeits left without a page.
     """
-    adapter = tournament_game(game)
+    from caylus_env.core.viewer import write_replay_page
+
     sample = sample_games(results)
     pages = {gid: (GAME_PAGE.format(game_id=gid), why) for gid, why in sample}
     games_path = out_dir / GAMES_FILE
-    records = (
-        {adapter.game_id(r): r for r in read_records(games_path, adapter.name)} if pages else {}
-    )
+    records = {r.game_id: r for r in read_records(games_path, game)} if pages else {}
     for gid, (name, _) in pages.items():
         if gid not in records:
             raise ValueError(f"game {gid} has a result but no line in {games_path}")
-        adapter.write_page(records[gid], out_dir / name)
+        write_replay_page(records[gid], out_dir / name)
     wanted = {name for name, _ in pages.values()}
     for stale in out_dir.iterdir():
         if GAME_PAGE_NAME.fullmatch(stale.name) and stale.name not in wanted:
@@ -253,28 +231,30 @@ def _games_section(
     results: Mapping[int, Mapping[str, Any]],
     pages: Mapping[int, tuple[str, str]],
     unpaged: Sequence[int],
+    game: str = DEFAULT_GAME,
 ) -> str:
+    word = game_spec(game).score_word
     rows = []
     for gid, (name, why) in pages.items():
         r = results[gid]
         seats = ", ".join(f"{p}: {a}" for p, a in enumerate(r["seats"]))
-        prestige = ", ".join(str(v) for v in r["prestige"])
-        rows.append([_link(name, f"game {gid}"), seats, prestige, r["end"], why])
+        scores = ", ".join(str(v) for v in r["scores"])
+        rows.append([_link(name, f"game {gid}"), seats, scores, r["end"], why])
     parts = [
         _para(
             "A replay page for the first game of each table of agents and for every forfeit: the "
-            "board at every decision, the legal actions and the action taken, and the prestige "
+            f"board at every decision, the legal actions and the action taken, and the {word} "
             "of every seat over the game."
         ),
-        _table(["Game", "Seats", "Final prestige", "End", "Why"], rows, text_columns=1),
+        _table(["Game", "Seats", f"Final {word}", "End", "Why"], rows, text_columns=1),
     ]
     if unpaged:
         shown = ", ".join(map(str, unpaged[:20])) + (", ..." if len(unpaged) > 20 else "")
         parts.append(
             _para(
                 f"{len(unpaged)} more forfeited game(s) have no page (at most {MAX_GAME_PAGES} "
-                f"pages a run): {shown}. Write one with: caylus replay {GAMES_FILE} --game-id ID "
-                "--html game-ID.html"
+                f"pages a run): {shown}. Write one with: caylus replay {GAMES_FILE} --game {game} "
+                "--game-id ID --html game-ID.html"
             )
         )
     return "".join(parts)
@@ -286,18 +266,15 @@ def write_html_report(
     out_dir: Path,
     pages: Mapping[int, tuple[str, str]],
     unpaged: Sequence[int] = (),
-    notes: Sequence[str] = (),
 ) -> Path:
     """Write ``report.html`` (atomically) from a `agents.stats.build_summary` dict of
     ``results``, the plots beside it and the sampled games' replay pages of
-    `write_game_pages`; ``notes`` (`game_notes`) open the games section."""
+    `write_game_pages`; the game is the summary's run's (``summary["run"]["game"]``)."""
     # The tables are those of report.md, row for row: the same formatting code.
     from agents.stats.report import (
-        _AGENT_HEADER,
         _FORFEIT_HEADER,
         _RATING_HEADER,
         _SEAT_HEADER,
-        MARGIN_DEFINITION,
         TIE_RULE,
         _agent_rows,
         _difference_table,
@@ -306,10 +283,13 @@ def write_html_report(
         _rating_rows,
         _seat_rows,
         _separation_lines,
+        agent_header,
+        margin_definition,
     )
     from caylus_env.core.fileio import atomic_write_text
 
     run = summary.get("run", {})
+    game = game_of(run)
     ratings = summary["ratings"]
     counts = ", ".join(f"{n}p: {g}" for n, g in summary["player_counts"].items())
     heading = " vs ".join(run.get("agents", summary["agents"]))
@@ -317,8 +297,7 @@ def write_html_report(
         f"{summary['n_games']} games in {summary['n_blocks']} blocks ({counts}), seed "
         f"{run.get('seed', '?')}, engine {run.get('engine', '?')}."
     )
-    if "game" in run:  # absent for Caylus runs, whose report is unchanged
-        intro = f"{game_spec(run['game']).title}: {intro}"
+    intro = f"{game_spec(game).title}: {intro}"
     if ratings["n_boot"]:
         level = round(100 * ratings["level"])
         boot = f"{level}% intervals from {ratings['n_boot']} block-bootstrap resamples."
@@ -342,14 +321,14 @@ def write_html_report(
         ),
         _table(*_difference_table(summary)),
         '<h2 id="agents">Agents</h2>',
-        _para(f"In rating order. {TIE_RULE} {MARGIN_DEFINITION}"),
-        _table(_AGENT_HEADER, _agent_rows(summary, summary["agents"])),
+        _para(f"In rating order. {TIE_RULE} {margin_definition(summary)}"),
+        _table(agent_header(summary), _agent_rows(summary, summary["agents"])),
     ]
     if len(summary["agents_by_players"]) > 1:
         for n, table in summary["agents_by_players"].items():
             body += [
                 f"<h3>{html.escape(str(n))}-player games</h3>",
-                _table(_AGENT_HEADER, _agent_rows(summary, table)),
+                _table(agent_header(summary), _agent_rows(summary, table)),
             ]
     body += [
         '<h2 id="seats">Seats</h2>',
@@ -375,9 +354,7 @@ def write_html_report(
         body.append(_table(_FORFEIT_HEADER, forfeits, text_columns=1))
     else:
         body.append(_para("No agent forfeited a game."))
-    games_section = "".join(_para(note) for note in notes) + _games_section(
-        {r["game_id"]: r for r in results}, pages, unpaged
-    )
+    games_section = _games_section({r["game_id"]: r for r in results}, pages, unpaged, game)
     body += [
         '<h2 id="games">Games</h2>',
         games_section,
@@ -386,7 +363,10 @@ def write_html_report(
     ]
     template = Template(resources.files(__package__).joinpath(REPORT_TEMPLATE).read_text("utf-8"))
     page = template.substitute(
-        heading=html.escape(heading), intro=html.escape(intro), body="\n".join(body)
+        game=html.escape(game_spec(game).title),
+        heading=html.escape(heading),
+        intro=html.escape(intro),
+        body="\n".join(body),
     )
     path = out_dir / HTML_REPORT_FILE
     atomic_write_text(path, page)
@@ -400,7 +380,6 @@ __all__ = [
     "MAX_GAME_PAGES",
     "REPORT_FILE",
     "SUMMARY_FILE",
-    "game_notes",
     "progress_bar",
     "sample_games",
     "write_game_pages",

@@ -7,15 +7,19 @@ The driver owns the directory (design doc (d), "the driver owns the ledger"):
   fields, before anything is touched. One difference is allowed: a tournament started again
   with more ``games`` extends the run (the schedule is prefix-stable, so the games already
   played are the first games of the longer schedule, and are kept).
-- ``games.jsonl``: one game record per line (the game's own record, ``games.TournamentGame``),
-  one line per game id, appended as workers return them. A torn last line left by a kill is dropped and its game played again, which reproduces
-  it exactly (a game is a pure function of its scheduled job). Replayed games (``tournament
-  --replay-forfeits``) replace their line in one atomic rewrite. A resume trusts no line it
-  has not checked (`verify_record`: the scheduled game, the run's engine and options, an exact
-  replay, about 1.3 ms a game on top of reading it): an edited line is refused, naming it.
+- ``games.jsonl``: one game record per line (``caylus_env.core.record.GameRecord``), one line
+  per game id, appended as workers return them. A torn last line left by a kill is dropped and
+  its game played again, which reproduces it exactly (a game is a pure function of its
+  scheduled job). Replayed games (``tournament --replay-forfeits``) replace their line in one
+  atomic rewrite. A resume trusts no line it has not checked (`verify_record`: the scheduled
+  game, the run's engine and options, an exact replay, about 1.3 ms a game on top of reading
+  it): an edited line is refused, naming it.
 
-``run.json`` names the game (its ``game`` field, absent for Caylus): a run directory is resumed
-with its own game only, and its lines are read by that game's strict reader, which refuses a
+``run.json`` names the game in its ``game`` field; a run directory written before the field
+existed holds `DEFAULT_GAME` (``caylus_env.core.registry.game_of``), and resumes as before. A
+directory is resumed with its own game only, and its lines are read by the one record reader,
+which reads the formats written before ``game-record/3`` too (an old run's lines and the new
+lines it is resumed or extended with compare by their fields, not their bytes) and refuses a
 record of another game (``caylus_env.core.registry.record_game``).
 """
 
@@ -27,7 +31,6 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.tournament.games import TournamentGame, game_of, tournament_game
 from agents.tournament.schedule import GameJob, Schedule, build_schedule
 from agents.tournament.specs import (
     DERIVED_FIELDS,
@@ -36,21 +39,38 @@ from agents.tournament.specs import (
     TournamentError,
 )
 from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
-from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
+from caylus_env.core.record import GameRecord, parse_json, replay
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_of, game_spec, record_game
 
 GAMES_FILE = "games.jsonl"
 RUN_FILE = "run.json"
 EXTENSIBLE_FIELDS = ("games", "scheduled_games", "blocks", "schedule_hash")
 """What may differ when a tournament is extended to more games (and nothing else)."""
+INFO_DEFAULTS = {"game": DEFAULT_GAME}
+"""``run.json`` fields that files written before them lack, and what such a file means."""
 
 
-def _finished(adapter: TournamentGame) -> Callable[[bytes], Any]:
-    """The reader of a ledger line as a finished tournament record of the game (what a torn
+def parse_record(raw: str | bytes, game: str) -> GameRecord:
+    """One JSON record of ``game``, by the one strict reader (any format it reads).
+
+    Raises:
+        ValueError: for text that is not a record, or a record of another game (naming both,
+            ``caylus_env.core.registry.record_game``).
+    """
+    data = parse_json(raw)
+    if isinstance(data, Mapping):
+        record_game(data, game)
+    return GameRecord.from_dict(data)
+
+
+def _finished(game: str) -> Callable[[bytes], GameRecord]:
+    """The reader of a ledger line as a finished tournament record of ``game`` (what a torn
     line fails to be)."""
 
-    def read(raw: bytes) -> Any:
-        record = adapter.parse(raw)
-        adapter.view(record)  # refuses a record without match or final
+    def read(raw: bytes) -> GameRecord:
+        record = parse_record(raw, game)
+        if record.match is None or record.final is None:
+            raise ValueError("not a finished tournament game (no match or final section)")
         return record
 
     return read
@@ -65,7 +85,7 @@ def _first_difference(pairs: Sequence[tuple[str, Any, Any]]) -> str | None:
 
 
 def verify_record(
-    record: Any, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None
+    record: GameRecord, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """Check one ledger record against the run before resuming trusts it; returns its
     `result_of`.
@@ -74,60 +94,63 @@ def verify_record(
     lines without playing them again, so every line is checked: its game id is one of the
     schedule, its seed, block, seats and agent seeds are that game's, its engine version and
     game options are the run's (``info``), and it replays exactly with the engine (every
-    action legal and named as recorded, the final prestige, ranks and end reason as recorded:
-    the game's ``replay``, ``caylus_env.caylus.engine.replay`` for Caylus). What cannot be checked this
-    way is what a game does not determine: the forfeit reason texts and the timings. The game
-    is the one the record names (its reader refused any other game than the run's).
+    action legal and named as recorded, the final scores, ranks and end reason as recorded:
+    ``caylus_env.core.record.replay``). What cannot be checked this way is what a game does not
+    determine: the forfeit reason texts and the timings. The game is the one the record names
+    (its reader refused any other game than the run's). Records are compared by their fields,
+    so a line of a format written before ``game-record/3`` checks like a new one.
 
     Raises:
         ValueError: naming the first field that differs and both values.
     """
-    adapter = tournament_game(record.game)
-    match = adapter.view(record)
+    match = record.match
+    if match is None or record.final is None:
+        raise ValueError("not a finished tournament game (no match or final section)")
     job = jobs.get(match.game_id)
     if job is None:
         raise ValueError(f"game_id {match.game_id} is not a game of the schedule in {RUN_FILE}")
     pairs: list[tuple[str, Any, Any]] = [
-        ("seed", match.seed, job.seed),
+        ("seed", record.seed, job.seed),
         ("match.block", match.block, job.block),
-        ("match.agents", match.agents, job.seats),
-        ("match.agent_seeds", match.agent_seeds, job.agent_seeds),
+        ("match.agents", tuple(match.agents), tuple(job.seats)),
+        ("match.agent_seeds", tuple(match.agent_seeds), tuple(job.agent_seeds)),
     ]
     if info is not None:
         options = {**info["game_options"], "num_players": job.num_players}
-        pairs.append(("engine", match.engine, info["engine"]))
-        pairs += [(f"options.{k}", match.options.get(k), v) for k, v in options.items()]
-        pairs += [(f"options.{k}", v, None) for k, v in match.options.items() if k not in options]
+        held = record.options
+        pairs.append(("engine", record.engine, info["engine"]))
+        pairs += [(f"options.{k}", held.get(k), v) for k, v in options.items()]
+        pairs += [(f"options.{k}", v, None) for k, v in held.items() if k not in options]
     differs = _first_difference(pairs)
     if differs is not None:
         raise ValueError(f"game_id {match.game_id}: {differs}")
     try:
-        adapter.replay(record)
+        replay(record)
     except ValueError as err:
         raise ValueError(f"game_id {match.game_id} does not replay: {err}") from None
-    return adapter.result_of(record)
+    return record.result()
 
 
-def read_records(path: str | os.PathLike[str], game: str = DEFAULT_GAME) -> list[Any]:
+def read_records(path: str | os.PathLike[str], game: str = DEFAULT_GAME) -> list[GameRecord]:
     """Every complete record of a ``games.jsonl`` of ``game`` (a torn last line is skipped, not
     repaired), ordered by game id."""
     path = Path(path)
-    adapter = tournament_game(game)
     ledger = Ledger(path.parent, records=path.name, info=RUN_FILE)
-    lines, _ = ledger.read(adapter.parse, repair=False)
-    return sorted((r for _, r in lines), key=lambda r: adapter.game_id(r) or 0)
+    lines, _ = ledger.read(lambda raw: parse_record(raw, game), repair=False)
+    return sorted((r for _, r in lines), key=lambda r: r.game_id or 0)
 
 
 class RunDir:
     """The files of one run: ``run.json``, ``games.jsonl`` and the reports.
 
     Attributes:
-        game: The game of the run (``caylus_env.core.registry``), whose reader reads the ledger lines.
+        game: The game of the run (``caylus_env.core.registry``): the ledger holds its records
+            only.
     """
 
     def __init__(self, path: str | os.PathLike[str], game: str = DEFAULT_GAME) -> None:
         self.path = Path(path)
-        self.game = tournament_game(game).name
+        self.game = game_spec(game).name
         self.ledger = Ledger(self.path, records=GAMES_FILE, info=RUN_FILE, info_format=RUN_FORMAT)
         self.run_path = self.ledger.info_path
         self.games_path = self.ledger.records_path
@@ -171,7 +194,9 @@ class RunDir:
             return EXTENSIBLE_FIELDS
 
         try:
-            stored = self.ledger.check_info(info, derived=DERIVED_FIELDS, may_differ=may_differ)
+            stored = self.ledger.check_info(
+                info, derived=DERIVED_FIELDS, may_differ=may_differ, defaults=INFO_DEFAULTS
+            )
         except InfoMismatchError as err:
             raise RunMismatchError(err) from None
         except LedgerError as err:
@@ -234,7 +259,7 @@ class RunDir:
         """
         try:
             lines, torn = self.ledger.read(
-                _finished(tournament_game(self.game)),
+                _finished(self.game),
                 check=lambda _, record: verify_record(record, jobs, info),
             )
         except LedgerError as err:
@@ -274,7 +299,12 @@ def _is_extension(stored: Mapping[str, Any], info: Mapping[str, Any], schedule: 
         return False
     try:
         old = build_schedule(
-            list(stored["agents"]), stored["players"], old_games, stored["seed"], stored["seating"]
+            list(stored["agents"]),
+            stored["players"],
+            old_games,
+            stored["seed"],
+            stored["seating"],
+            game=game_of(stored),
         )
     except (KeyError, ValueError):
         return False
@@ -284,8 +314,10 @@ def _is_extension(stored: Mapping[str, Any], info: Mapping[str, Any], schedule: 
 __all__ = [
     "EXTENSIBLE_FIELDS",
     "GAMES_FILE",
+    "INFO_DEFAULTS",
     "RUN_FILE",
     "RunDir",
+    "parse_record",
     "read_records",
     "verify_record",
 ]

@@ -22,7 +22,6 @@ from rich.console import Console
 
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
-from agents.tournament.games import game_of
 from agents.tournament.reports import progress_bar, write_reports
 from agents.tournament.rundir import GAMES_FILE, RunDir, read_records
 from agents.tournament.schedule import Schedule
@@ -37,7 +36,7 @@ from agents.tournament.specs import (
     check_out_dir,
     worker_settings,
 )
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME, game_of
 
 
 @dataclass

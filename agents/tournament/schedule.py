@@ -50,11 +50,10 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
+
 SEATINGS = ("rotations", "permutations")
 """How the games of a block seat the composition: cyclic rotations or all permutations."""
-
-MIN_PLAYERS = 2
-MAX_PLAYERS = 5
 
 MAX_COMBINATIONS = 5000
 """Above this many ``C(agents, players)`` combinations the rolling-window design is used: the
@@ -227,14 +226,16 @@ def check_seed(seed: Any, field: str = "seed") -> int:
     return int(seed)
 
 
-def check_players(players: Any) -> int:
+def check_players(players: Any, game: str = DEFAULT_GAME) -> int:
+    """A player count ``game``'s rules allow (its ``GameSpec.player_counts``)."""
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
         raise ScheduleError("players", f"players must be an integer, got {players!r}")
-    if not MIN_PLAYERS <= int(players) <= MAX_PLAYERS:
+    spec = game_spec(game)
+    if int(players) not in spec.player_counts:
         raise ScheduleError(
             "players",
-            f"players={players} is not allowed; Caylus is played by {MIN_PLAYERS} to "
-            f"{MAX_PLAYERS} players",
+            f"players={players} is not allowed; {spec.title} is played by {spec.min_players} "
+            f"to {spec.max_players} players",
         )
     return int(players)
 
@@ -338,22 +339,26 @@ def build_schedule(
     games: int,
     seed: int = 0,
     seating: str = "rotations",
+    *,
+    game: str = DEFAULT_GAME,
 ) -> Schedule:
     """Build the deterministic, seat-balanced schedule of a tournament (see the module docstring).
 
     Args:
         agents: Distinct agent specs.
-        players: Seats per table, 2 to 5.
+        players: Seats per table (a count ``game``'s rules allow).
         games: Games wanted, at least 1; rounded up to whole blocks.
         seed: Master seed (non-negative).
         seating: ``"rotations"`` (cyclic, ``players`` games per block) or ``"permutations"``
             (every order, up to ``players!`` games per block).
+        game: The game (``caylus_env.core.registry``) whose player counts are allowed; the
+            schedule itself is the same for every game.
 
     Raises:
         ScheduleError: naming the offending argument.
     """
     specs = check_agents(agents)
-    n = check_players(players)
+    n = check_players(players, game)
     master = check_seed(seed)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ScheduleError("games", f"games must be an integer >= 1, got {games!r}")
@@ -422,7 +427,12 @@ def _block_stream(
 
 
 def iter_blocks(
-    agents: Sequence[str], players: int, seed: int = 0, seating: str = "rotations"
+    agents: Sequence[str],
+    players: int,
+    seed: int = 0,
+    seating: str = "rotations",
+    *,
+    game: str = DEFAULT_GAME,
 ) -> Iterator[list[GameJob]]:
     """The blocks of `build_schedule`'s schedule one at a time, without end, in memory that
     does not grow with their number (what a run longer than `MAX_GAMES` needs: self-play
@@ -433,7 +443,7 @@ def iter_blocks(
         ScheduleError: naming the offending argument.
     """
     specs = check_agents(agents)
-    n = check_players(players)
+    n = check_players(players, game)
     master = check_seed(seed)
     if seating not in SEATINGS:
         raise ScheduleError(

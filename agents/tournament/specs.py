@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, load_plugins
-from agents.tournament.games import game_of, tournament_game
 from agents.tournament.schedule import Schedule, ScheduleError, build_schedule
 from caylus_env.core.ledger import InfoMismatchError
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
 RUN_FORMAT = "caylus-tournament-run/1"
 BACKENDS = ("local", "ray")
@@ -55,23 +54,21 @@ class RunMismatchError(TournamentError):
 
 
 def check_game(game: Any) -> str:
-    """The name of a game of the platform that the harness can run.
+    """The name of a registered game (``caylus_env.core.registry``).
 
     Raises:
         TournamentError: naming the allowed games.
     """
     try:
-        return tournament_game(game).name
+        return game_spec(game).name
     except ValueError as err:
         raise TournamentError("game", str(err)) from None
 
 
 def with_game(info: dict[str, Any], game: str) -> dict[str, Any]:
-    """``info`` with a ``game`` field after ``kind``, except for Caylus: its runs predate the
-    field, and a run.json without one is a Caylus run (so Caylus run.json files stay as they
-    were, and old run directories resume)."""
-    if game == DEFAULT_GAME:
-        return info
+    """``info`` with a ``game`` field after ``kind``: every new ``run.json`` names its game (one
+    written before the field existed, without it, is a `DEFAULT_GAME` run, and resumes as
+    one: ``rundir.INFO_DEFAULTS``)."""
     out: dict[str, Any] = {}
     for key, value in info.items():
         out[key] = value
@@ -83,14 +80,22 @@ def with_game(info: dict[str, Any], game: str) -> dict[str, Any]:
 def normal_game_options(
     players: int, options: Mapping[str, Any] | None, game: str = DEFAULT_GAME
 ) -> dict[str, Any]:
-    """All game options with defaults filled in, so ``{}`` and explicit defaults compare equal."""
+    """All of ``game``'s options but the player count, defaults filled in (its ``GameConfig``),
+    so ``{}`` and explicit defaults compare equal in ``run.json``.
+
+    Raises:
+        TournamentError: for an option the game does not have or a bad value, naming it and
+            what is allowed.
+    """
     options = dict(options or {})
     if "num_players" in options:
         raise TournamentError("game_options", "give the player count as players, not an option")
     try:
-        return tournament_game(game).normal_options(players, options)
+        out = game_spec(game).config(players, **options).to_dict()
     except (TypeError, ValueError) as err:
         raise TournamentError("game_options", f"bad game options: {err}") from None
+    del out["num_players"]
+    return out
 
 
 MIN_MOVE_TIME_LIMIT = 0.01
@@ -141,19 +146,19 @@ def check_agents_exist(
     specs: Sequence[str], plugins: Sequence[str], game: str = DEFAULT_GAME
 ) -> None:
     """Create each agent once in the driver, so a typo fails here and not in every worker
-    (naming the agents of ``game``'s registry)."""
+    (the registry's error names ``game``'s agents, and the game that has the spec when it is
+    another one's)."""
+    from agents.registry import make_agent
+
     try:
         load_plugins(plugins)
     except ImportError as err:
         raise TournamentError("plugins", f"cannot import agent plugin: {err}") from None
-    adapter = tournament_game(game)
     for spec in specs:
         try:
-            adapter.make_agent(spec)
+            make_agent(spec, game)
         except ValueError as err:
-            if adapter.name == DEFAULT_GAME:
-                raise TournamentError("agents", str(err)) from None
-            raise TournamentError("agents", f"{adapter.info.title}: {err}") from None
+            raise TournamentError("agents", str(err)) from None
 
 
 def engine_version() -> str:
@@ -188,10 +193,15 @@ def check_execution(workers: Any, backend: str, executor: cf.Executor | None = N
 
 
 def schedule_of(
-    agents: Sequence[str], players: int, games: int, seed: int, seating: str = "rotations"
+    agents: Sequence[str],
+    players: int,
+    games: int,
+    seed: int,
+    seating: str = "rotations",
+    game: str = DEFAULT_GAME,
 ) -> Schedule:
     try:
-        return build_schedule(list(agents), players, games, seed, seating)
+        return build_schedule(list(agents), players, games, seed, seating, game=game)
     except ScheduleError as err:
         raise TournamentError(err.field, str(err)) from None
 
@@ -234,16 +244,15 @@ class TournamentSpec:
     """Everything that determines a tournament's games (not how fast they are played).
 
     Attributes:
-        agents: Distinct agent specs of the game's registry (``agents.registry.make_agent``
-            for Caylus).
-        players: Seats per table, 2 to 5.
+        agents: Distinct agent specs of the game (``agents.registry.make_agent(spec, game)``).
+        players: Seats per table (the game's ``min_players`` to ``max_players``).
         games: Games wanted; rounded up to whole blocks.
         seed: Master seed.
         seating: ``"rotations"`` or ``"permutations"`` (see ``schedule``).
         move_time_limit: Seconds per ``act`` call before a forfeit; None disables it.
         game_options: `GameConfig` options other than the player count.
         plugins: Modules imported in the driver and every worker to register more agents.
-        game: The game (``caylus_env.core.registry``): ``"caylus"`` or ``"puerto_rico"``.
+        game: The game (a name of ``caylus_env.core.registry``).
     """
 
     agents: tuple[str, ...]
@@ -263,7 +272,7 @@ class TournamentSpec:
             TournamentError: naming the offending argument.
         """
         game = check_game(self.game)
-        schedule = schedule_of(self.agents, self.players, self.games, self.seed, self.seating)
+        schedule = schedule_of(self.agents, self.players, self.games, self.seed, self.seating, game)
         common = common_info(schedule, self.move_time_limit, self.game_options, self.plugins, game)
         info = {
             "format": RUN_FORMAT,

@@ -4,8 +4,9 @@ Load this module as a plugin (``--plugin agents.tournament.testing`` on the comm
 ``plugins=("agents.tournament.testing",)`` in Python, or call `register_agents`) to register, in
 the driver and in every worker:
 
-- ``test-pass``: passes (or declines) whenever it may, else takes the first legal action; a
-  deterministic agent that is clearly weaker than ``random``, for SPRT and rating checks;
+- ``test-pass``: plays an action named ``pass`` or ``decline`` whenever one is legal (the
+  engine's ``action_to_string``), else the first legal action; a deterministic agent that is
+  clearly weaker than ``random`` in Caylus, for SPRT and rating checks;
 - ``test-first``: always the first legal action (deterministic);
 - ``test-crash``: raises on its first move;
 - ``test-illegal``: answers with an action that is not legal;
@@ -22,14 +23,14 @@ They live in the package, not in a test file, because spawned pool workers and R
 be able to import them by module name. Importing the module registers nothing (so collecting it,
 for doctests say, changes no registry); `register_agents` does, idempotently.
 
-The agents that only read ``legal_actions()`` (all but ``test-pass``, whose pass and decline are
-Caylus actions) are registered in the agent registry of every other game of ``caylus_env.core.registry``
-too (Puerto Rico's, when it is installed), so the harness is checked the same way on each game.
+Every one of them reads the game only through the shared handle (``legal_actions()``,
+``action_to_string``), so `register_agents` registers each for every game of
+``caylus_env.core.registry`` (``agents.registry.register(..., game=name)``), and the harness is
+checked the same way on each game.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
 import time
@@ -39,16 +40,17 @@ from typing import Any
 import numba
 
 from agents.registry import register
-from caylus_env.caylus.engine import Game, string_to_action
-from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
+from caylus_env.core.game import Game
+from caylus_env.core.registry import GAME_NAMES
 
 FLAKY_ENV = "CAYLUS_TEST_FLAKY"
-_PASS = string_to_action("pass")
-_DECLINE = string_to_action("decline")
+PASS_NAMES = ("pass", "decline")
+"""The action names `PassAgent` prefers, in this order (every game names its actions)."""
 
 
 class PassAgent:
-    """Passes or declines whenever it may; otherwise the first legal action."""
+    """Passes or declines whenever it may (an action named in `PASS_NAMES`); otherwise the
+    first legal action."""
 
     def __init__(self, name: str = "test-pass") -> None:
         self.name = name
@@ -58,9 +60,10 @@ class PassAgent:
 
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
-        for action in (_PASS, _DECLINE):
-            if action in legal:
-                return action
+        names = {game.action_to_string(a): a for a in legal}
+        for name in PASS_NAMES:
+            if name in names:
+                return names[name]
         return legal[0]
 
 
@@ -201,74 +204,66 @@ def _slow(spec: str, arg: str | None) -> SlowAgent:
 
 
 def register_agents() -> None:
-    """Register the ``test-*`` agents (called by the harness when this plugin is loaded): all of
-    them for Caylus, the game-generic ones for the other games too (`other_registers`)."""
-    register(
-        "test-pass",
-        lambda spec, arg: PassAgent(spec),
-        description="harness check: passes or declines whenever it may (weaker than random); "
-        "under 1 ms a move",
-    )
-    _register_generic(register)
-    for other in other_registers():
-        _register_generic(other)
+    """Register the ``test-*`` agents for every game of the registry (called by the harness
+    when this plugin is loaded; registering again replaces them with the same)."""
+    for game in GAME_NAMES:
+        _register(game)
 
 
-def other_registers() -> list[Callable[..., Any]]:
-    """The ``register`` of every other game's agent registry that is installed."""
-    out = []
-    for name in GAME_NAMES:
-        module = game_spec(name).agents
-        if name == DEFAULT_GAME:
-            continue
-        try:
-            out.append(importlib.import_module(module).register)
-        except ModuleNotFoundError as err:  # that registry only: a broken one must say so
-            if err.name is None or not module.startswith(err.name):
-                raise
-    return out
-
-
-def _register_generic(register: Callable[..., Any]) -> None:
-    """The agents that only call ``legal_actions()``, so they play any game."""
-    register(
-        "test-first",
-        lambda spec, arg: FirstAgent(spec),
-        description="harness check: always the first legal action; under 1 ms a move",
-    )
-    register(
-        "test-crash",
-        lambda spec, arg: CrashAgent(spec),
-        description="harness check: raises on its first move (forfeits); under 1 ms a move",
-    )
-    register(
-        "test-flaky",
-        lambda spec, arg: FlakyAgent(spec),
-        description=f"harness check: raises while {FLAKY_ENV} is set, else the first legal "
-        "action; under 1 ms a move",
-    )
-    register(
-        "test-illegal",
-        lambda spec, arg: IllegalAgent(spec),
-        description="harness check: answers an illegal action (forfeits); under 1 ms a move",
-    )
-    register(
-        "test-slow",
-        _slow,
-        needs_arg=True,
-        description="harness check: sleeps ARG s on its first move, then plays randomly; "
-        "under 1 ms a move after that",
-    )
-    register(
-        "test-spin",
-        lambda spec, arg: SpinAgent(spec, _seconds(spec, arg)),
-        needs_arg=True,
-        description="harness check: spins ARG s in compiled code (no alarm can interrupt it) "
-        "on its first move, then the first legal action; under 1 ms a move after that",
-    )
+def _register(game: str) -> None:
+    """The ``test-*`` agents of ``game``."""
+    agents: list[tuple[str, Callable[[str, str | None], Any], bool, str]] = [
+        (
+            "test-pass",
+            lambda spec, arg: PassAgent(spec),
+            False,
+            "passes or declines whenever it may (weaker than random); under 1 ms a move",
+        ),
+        (
+            "test-first",
+            lambda spec, arg: FirstAgent(spec),
+            False,
+            "always the first legal action; under 1 ms a move",
+        ),
+        (
+            "test-crash",
+            lambda spec, arg: CrashAgent(spec),
+            False,
+            "raises on its first move (forfeits); under 1 ms a move",
+        ),
+        (
+            "test-flaky",
+            lambda spec, arg: FlakyAgent(spec),
+            False,
+            f"raises while {FLAKY_ENV} is set, else the first legal action; under 1 ms a move",
+        ),
+        (
+            "test-illegal",
+            lambda spec, arg: IllegalAgent(spec),
+            False,
+            "answers an illegal action (forfeits); under 1 ms a move",
+        ),
+        (
+            "test-slow",
+            _slow,
+            True,
+            "sleeps ARG s on its first move, then plays randomly; under 1 ms a move after that",
+        ),
+        (
+            "test-spin",
+            lambda spec, arg: SpinAgent(spec, _seconds(spec, arg)),
+            True,
+            "spins ARG s in compiled code (no alarm can interrupt it) on its first move, then "
+            "the first legal action; under 1 ms a move after that",
+        ),
+    ]
+    for head, factory, needs_arg, description in agents:
+        register(head, factory, needs_arg, game=game, description=f"harness check: {description}")
 
 
 __all__ = [
+    "FLAKY_ENV",
+    "PASS_NAMES",
     "CrashAgent",
     "FirstAgent",
     "FlakyAgent",
@@ -276,6 +271,5 @@ __all__ = [
     "PassAgent",
     "SlowAgent",
     "SpinAgent",
-    "other_registers",
     "register_agents",
 ]

@@ -131,6 +131,7 @@ class Ledger:
         *,
         derived: Collection[str] = (),
         may_differ: Callable[[Mapping[str, Any]], Collection[str]] | None = None,
+        defaults: Mapping[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         """Compare the stored info with ``info``; returns the stored info (None when fresh).
 
@@ -140,6 +141,8 @@ class Ledger:
                 other field explains the difference.
             may_differ: Given the stored info, the fields allowed to differ from it (for
                 example ``games`` when the caller extends a run); None allows nothing.
+            defaults: Values of fields that a stored info written before they existed lacks
+                (a missing field compares as its default; the returned info is as stored).
 
         Raises:
             InfoMismatchError: naming every differing field that is not allowed to differ.
@@ -149,17 +152,18 @@ class Ledger:
         if stored is None:
             return None
         allowed = set(may_differ(stored)) if may_differ is not None else set()
-        keys = list(info) + [k for k in stored if k not in info]
+        held = {**(defaults or {}), **stored}
+        keys = list(info) + [k for k in held if k not in info]
         diff = {
-            k: (stored.get(k), info.get(k))
+            k: (held.get(k), info.get(k))
             for k in keys
-            if k not in derived and stored.get(k) != info.get(k)
+            if k not in derived and held.get(k) != info.get(k)
         }
         if not diff:
             diff = {
-                k: (stored.get(k), info.get(k))
+                k: (held.get(k), info.get(k))
                 for k in derived
-                if stored.get(k) != info.get(k) and k not in allowed
+                if held.get(k) != info.get(k) and k not in allowed
             }
         else:
             diff = {k: v for k, v in diff.items() if k not in allowed}

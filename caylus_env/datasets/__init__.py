@@ -4,8 +4,10 @@ The format (``format``, ``docs/datasets.md``) is plain Parquet that pyarrow, pan
 DuckDB and Hugging Face ``datasets`` open directly; this package adds what those do not know:
 observations encoded from the stored states by the environment's own encoder
 (`iter_batches`, `DecisionDataset`), the replay check (`verify_dataset`), the summary
-(`dataset_stats`) and one game's decisions (`inspect_game`). Every reader takes ``game=``
-(Caylus by default, or ``"puerto_rico"``): what differs per game is in `dataset_game`. Generating a dataset needs the agents and lives above this layer
+(`dataset_stats`) and one game's decisions (`inspect_game`). Every reader takes ``game=`` (a
+name of ``caylus_env.core.registry``, ``DEFAULT_GAME`` when left out); what differs between
+games (state and mask widths, decision kinds, the replay) comes from the game's
+``GameSpec`` (``format``). Generating a dataset needs the agents and lives above this layer
 (``agents.selfplay``). Submodules are imported on first use; torch only by `DecisionDataset`.
 """
 
@@ -24,11 +26,8 @@ _NAMES = {
     "VerifyReport": "verify",
     "dataset_stats": "stats",
     "inspect_game": "stats",
-    "dataset_game": "games",
-    "DatasetGame": "games",
     "read_manifest": "format",
     "DatasetError": "format",
-    "KIND_NAMES": "format",
     "DATASET_FORMAT": "format",
 }
 

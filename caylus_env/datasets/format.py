@@ -4,7 +4,7 @@ A dataset directory (``docs/datasets.md`` documents every column)::
 
     DIR/manifest.json               schema and engine versions, the command, counts, checksums
     DIR/games/part-00000.parquet    one row per game (GAMES_SCHEMA)
-    DIR/decisions/part-00000.parquet one row per decision (DECISIONS_SCHEMA)
+    DIR/decisions/part-00000.parquet one row per decision (`decisions_schema`)
     DIR/run.json, DIR/shards.jsonl  the generator's resumable ledger (caylus_env.core.ledger)
 
 Shard ``k`` holds the games with ids ``k * shard_games`` to ``(k + 1) * shard_games - 1``, in
@@ -14,14 +14,20 @@ on time, on the worker that played a game or on the order games finished in, so 
 arguments give byte-identical shards with any number of workers and any backend (with the same
 pyarrow version, which is named in the files' ``created_by``). Timings live in the manifest.
 
-The state column is the engine's flat ``int16`` state (``caylus_env.caylus.engine.layout``, 700
-bytes, little-endian) at the moment the agent was asked; consecutive states of a game differ in
-a few entries, which zstd finds, so a decision costs about 20 bytes on disk. Observations are
-not stored: the loader encodes states with the environment's own observation encoder.
+Every game of the registry (``caylus_env.core.registry``) is stored the same way, through its
+`caylus_env.core.contract.GameSpec` alone: the state column is the engine's flat state
+(``engine.layout``: ``STATE_SIZE`` entries of ``STATE_DTYPE``, little-endian) at the moment
+the agent was asked, the legal mask is ``NUM_ACTIONS`` bits, the decision kinds are the
+engine's ``DECISION_NAMES`` (`state_bytes`, `mask_bytes`, `state_version`, `kinds_of` compute
+them). Consecutive states of a game differ in a few entries, which zstd finds, so a decision
+costs about 20 to 30 bytes on disk. Observations are not stored: the loader encodes states
+with the game's own observation encoder. The manifest names the game in its ``game`` field; a
+manifest without one was written before games had names and holds `DEFAULT_GAME`.
 
-The module's constants are Caylus's; a dataset of another game (``--game puerto_rico``) has
-the same tables with that game's state and mask widths (``games.DatasetGame``), and its
-manifest names the game in a ``game`` field (a Caylus manifest has none, and stays as it was).
+Format history: ``caylus-dataset/1`` named the games table's score column ``prestige`` (for
+every game: Puerto Rico's victory points were stored under it); ``caylus-dataset/2`` names it
+``scores`` and always writes the manifest's ``game`` field. Version 1 datasets keep loading,
+verifying and reporting: their column is read as ``scores`` (`games_rows`, `games_columns`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -40,41 +47,32 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from caylus_env._version import __version__
-from caylus_env.caylus.engine import layout as L
-from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
-from caylus_env.caylus.engine.constants import DECISION_NAMES
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.contract import GameSpec
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
-DATASET_FORMAT = "caylus-dataset/1"
+PROGRAM = "caylus"
+"""The command's name, in the command lines a manifest and a report write (the command line
+itself names it as ``caylus_cli.app.PROGRAM``)."""
+DATASET_FORMAT = "caylus-dataset/2"
 """Schema version of the manifest and both tables: bump it when a column is added, removed or
-changes meaning."""
+changes meaning (version 2: the games table's ``scores`` column, the manifest's ``game``)."""
+LEGACY_FORMATS = ("caylus-dataset/1",)
+"""Formats written before `DATASET_FORMAT` that readers still accept (see the module
+docstring)."""
+LEGACY_COLUMNS = {"prestige": "scores"}
+"""Games table columns renamed since a legacy format: old name -> current name."""
 MANIFEST_FILE = "manifest.json"
 GAMES_DIR = "games"
 DECISIONS_DIR = "decisions"
-STATE_BYTES = L.STATE_SIZE * np.dtype(L.STATE_DTYPE).itemsize
-"""Bytes of one stored state (700)."""
-MASK_BYTES = (NUM_ACTIONS + 7) // 8
-"""Bytes of one bit-packed legal mask (21): bit ``a % 8`` of byte ``a // 8`` is action ``a``
-(``numpy.packbits(mask, bitorder="little")``)."""
-STATE_VERSION = hashlib.sha256(
-    repr([(f.name, f.offset, f.size) for f in L.FIELDS] + list(L.PLAYER_FIELDS)).encode()
-).hexdigest()[:8]
-"""Digest of the state layout (every field's name, offset and size): a stored state means
-something only to an engine with the same layout; loaders refuse another one."""
-KIND_NAMES: tuple[str, ...] = tuple(DECISION_NAMES)
-"""Decision kind names by ``kind_id`` (``caylus_env.caylus.engine.constants.DECISION_NAMES``)."""
 COMPRESSION = "zstd"
 COMPRESSION_LEVEL = 3
 """zstd level 3: measured 21 bytes a decision at 0.3 ms of compression per 415-decision
-game; level 9 saves 3 bytes for five times the time."""
+Caylus game; level 9 saves 3 bytes for five times the time."""
 ROW_GROUP_DECISIONS = 65_536
 """A row group is closed at the first game boundary after this many decisions (about 45 MB of
 uncompressed states), which bounds the writer's memory and keeps row groups large enough for
 fast scans."""
 DEFAULT_SHARD_GAMES = 10_000
-
-_LE_STATE = np.dtype(L.STATE_DTYPE).newbyteorder("<")
-_KIND_ARRAY = pa.array(KIND_NAMES, pa.string())
 
 GAMES_SCHEMA = pa.schema(
     [
@@ -85,7 +83,7 @@ GAMES_SCHEMA = pa.schema(
         pa.field("options", pa.string(), nullable=False),
         pa.field("agents", pa.list_(pa.string()), nullable=False),
         pa.field("agent_seeds", pa.list_(pa.int64()), nullable=False),
-        pa.field("prestige", pa.list_(pa.int16()), nullable=False),
+        pa.field("scores", pa.list_(pa.int16()), nullable=False),
         pa.field("ranks", pa.list_(pa.float32()), nullable=False),
         pa.field("returns", pa.list_(pa.float32()), nullable=False),
         pa.field("decisions", pa.int32(), nullable=False),
@@ -94,8 +92,11 @@ GAMES_SCHEMA = pa.schema(
         pa.field("forfeits", pa.list_(pa.string()), nullable=False),
     ]
 )
-"""One row per game (see ``docs/datasets.md``)."""
+"""One row per game (see ``docs/datasets.md``); ``scores`` is each seat's final score in the
+game's own unit (``GameSpec.score_word``: Caylus prestige, Puerto Rico victory points)."""
 
+_MASK_FIELD = "legal"
+_STATE_FIELD = "state"
 _DECISION_FIELDS = [
     pa.field("game_id", pa.int64(), nullable=False),
     pa.field("ply", pa.int16(), nullable=False),
@@ -105,8 +106,8 @@ _DECISION_FIELDS = [
     pa.field("kind", pa.string(), nullable=False),
     pa.field("action", pa.int16(), nullable=False),
     pa.field("num_legal", pa.int16(), nullable=False),
-    pa.field("legal", pa.binary(MASK_BYTES), nullable=False),
-    pa.field("state", pa.binary(STATE_BYTES), nullable=False),
+    pa.field(_MASK_FIELD, pa.binary(1), nullable=False),  # width: the game's (mask_bytes)
+    pa.field(_STATE_FIELD, pa.binary(1), nullable=False),  # width: the game's (state_bytes)
     pa.field("ret", pa.float32(), nullable=False),
     pa.field("rank", pa.float32(), nullable=False),
     pa.field("agent", pa.string(), nullable=False),
@@ -119,20 +120,108 @@ POLICY_FIELDS = [
 worker was killed by the watchdog, whose search results died with it)."""
 
 
+# --------------------------------------------------------------------------------------------------
+# What a game's stored data looks like (from its GameSpec alone)
+# --------------------------------------------------------------------------------------------------
+
+
+def state_dtype(spec: GameSpec) -> np.dtype:
+    """The stored state's dtype: the engine's ``STATE_DTYPE``, little-endian."""
+    return np.dtype(spec.engine().layout.STATE_DTYPE).newbyteorder("<")
+
+
+def state_size(spec: GameSpec) -> int:
+    """Entries of the game's flat state (``layout.STATE_SIZE``)."""
+    return int(spec.engine().layout.STATE_SIZE)
+
+
+def state_bytes(spec: GameSpec) -> int:
+    """Bytes of one stored state (Caylus: 350 ``int16`` = 700)."""
+    return state_size(spec) * state_dtype(spec).itemsize
+
+
+def num_actions(spec: GameSpec) -> int:
+    """Ids of the game's action space (the mask's width in bits)."""
+    return int(spec.engine().NUM_ACTIONS)
+
+
+def mask_bytes(spec: GameSpec) -> int:
+    """Bytes of one bit-packed legal mask: bit ``a % 8`` of byte ``a // 8`` is action ``a``
+    (``numpy.packbits(mask, bitorder="little")``; Caylus: 167 actions in 21 bytes)."""
+    return (num_actions(spec) + 7) // 8
+
+
+def kind_names(spec: GameSpec) -> tuple[str, ...]:
+    """Decision kind names by ``kind_id`` (the engine's ``DECISION_NAMES``)."""
+    return tuple(spec.engine().DECISION_NAMES)
+
+
+def state_version(spec: GameSpec) -> str:
+    """Digest of the game's state layout: every field's name, offset and size, and the
+    per-player fields (a stored state means something only to an engine with the same layout;
+    loaders refuse another one)."""
+    return _layout_digest(spec.name)
+
+
+@cache
+def _layout_digest(game: str) -> str:
+    layout = game_spec(game).engine().layout
+    return hashlib.sha256(
+        repr(
+            [(f.name, f.offset, f.size) for f in layout.FIELDS] + list(layout.PLAYER_FIELDS)
+        ).encode()
+    ).hexdigest()[:8]
+
+
+def kinds_of(spec: GameSpec, states: np.ndarray) -> np.ndarray:
+    """The pending decision's kind id in each ``(D, STATE_SIZE)`` state: the top entry of the
+    decision stack (``layout.STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``)."""
+    if len(states) == 0:
+        return np.zeros(0, np.int8)
+    lay = spec.engine().layout
+    top = lay.STACK + (states[:, lay.STACK_SIZE].astype(np.int64) - 1) * lay.STACK_ENTRY
+    return states[np.arange(len(states)), top + lay.KIND_OFFSET].astype(np.int8)
+
+
+def field_at(spec: GameSpec, index: int) -> str:
+    """The layout field holding state entry ``index`` (for a verify message)."""
+    for f in spec.engine().layout.FIELDS:
+        if f.offset <= index < f.offset + f.size:
+            return f"{f.name}[{index - f.offset}]" if f.size > 1 else f.name
+    return f"entry {index}"
+
+
 def decisions_schema(policy_targets: bool, game: str = DEFAULT_GAME) -> pa.Schema:
     """One row per decision of ``game`` (see ``docs/datasets.md``): the ``legal`` and
     ``state`` columns are fixed-size binary of that game's mask and state widths."""
-    fields = list(_DECISION_FIELDS)
-    if game != DEFAULT_GAME:
-        from caylus_env.datasets.games import dataset_game
-
-        spec = dataset_game(game)
-        widths = {"legal": spec.mask_bytes, "state": spec.state_bytes}
-        fields = [
-            pa.field(f.name, pa.binary(widths[f.name]), nullable=False) if f.name in widths else f
-            for f in fields
-        ]
+    spec = game_spec(game)
+    widths = {_MASK_FIELD: mask_bytes(spec), _STATE_FIELD: state_bytes(spec)}
+    fields = [
+        pa.field(f.name, pa.binary(widths[f.name]), nullable=False) if f.name in widths else f
+        for f in _DECISION_FIELDS
+    ]
     return pa.schema(fields + (POLICY_FIELDS if policy_targets else []))
+
+
+def games_columns(table: pa.Table) -> pa.Table:
+    """A games table with its columns under their current names (a legacy dataset's
+    ``prestige`` read as ``scores``, `LEGACY_COLUMNS`)."""
+    names = [LEGACY_COLUMNS.get(n, n) for n in table.column_names]
+    return table if names == table.column_names else table.rename_columns(names)
+
+
+def games_rows(table: pa.Table) -> list[dict[str, Any]]:
+    """The rows of a games table as dicts, under the current column names (`games_columns`)."""
+    return games_columns(table).to_pylist()
+
+
+def stored_games_columns(manifest: Mapping[str, Any], columns: Sequence[str]) -> list[str]:
+    """The stored names of games ``columns`` (current names) in a dataset of ``manifest``'s
+    format: what to ask a Parquet reader for before `games_columns` renames them back."""
+    if manifest.get("format") == DATASET_FORMAT:
+        return list(columns)
+    old = {new: old for old, new in LEGACY_COLUMNS.items()}
+    return [old.get(c, c) for c in columns]
 
 
 def returns_of(ranks: Sequence[float]) -> list[float]:
@@ -154,8 +243,8 @@ class GameRows:
     Attributes:
         game: The games row (``GAMES_SCHEMA`` keys).
         agents: Agent spec per seat.
-        states: ``(D, STATE_SIZE)`` int16, the state at each decision.
-        legal: ``(D, MASK_BYTES)`` uint8, bit-packed legal masks.
+        states: ``(D, STATE_SIZE)`` of the game's ``STATE_DTYPE``, the state at each decision.
+        legal: ``(D, mask_bytes)`` uint8, bit-packed legal masks (`mask_bytes`).
         actions: ``(D,)`` int16.
         seats, kinds: ``(D,)`` int8.
         num_legal: ``(D,)`` int16.
@@ -203,7 +292,9 @@ def _fixed_binary(values: np.ndarray, width: int) -> pa.Array:
     )
 
 
-def _gather_states(rows: Sequence[GameRows], total: int, buffer: np.ndarray | None) -> np.ndarray:
+def _gather_states(
+    rows: Sequence[GameRows], total: int, buffer: np.ndarray | None, little: np.dtype
+) -> np.ndarray:
     """The states of ``rows`` in one little-endian array (in ``buffer`` when it fits)."""
     width = rows[0].states.shape[1]
     if buffer is None or buffer.size < total * width or buffer.dtype != rows[0].states.dtype:
@@ -213,7 +304,7 @@ def _gather_states(rows: Sequence[GameRows], total: int, buffer: np.ndarray | No
             [r.states for r in rows], out=buffer[: total * width].reshape(-1, width)
         )
     # no conversion where the states are little-endian already (every usual machine)
-    return states.astype(_LE_STATE, copy=False)
+    return states.astype(little, copy=False)
 
 
 def games_table(rows: Sequence[GameRows]) -> pa.Table:
@@ -236,14 +327,8 @@ def decisions_table(
     column then shares that memory, so it must be used (written) before the buffer is reused.
     """
     schema = decisions_schema(policy_targets, game)
-    if game == DEFAULT_GAME:
-        kind_array, mask_bytes, state_bytes = _KIND_ARRAY, MASK_BYTES, STATE_BYTES
-    else:
-        from caylus_env.datasets.games import dataset_game
-
-        spec = dataset_game(game)
-        kind_array = pa.array(spec.kind_names, pa.string())
-        mask_bytes, state_bytes = spec.mask_bytes, spec.state_bytes
+    spec = game_spec(game)
+    kind_array = pa.array(kind_names(spec), pa.string())
     counts = [len(r.actions) for r in rows]
     total = sum(counts)
     if total == 0:
@@ -270,9 +355,11 @@ def decisions_table(
         "action": pa.array(np.concatenate([r.actions for r in rows]).astype(np.int16)),
         "num_legal": pa.array(np.concatenate([r.num_legal for r in rows]).astype(np.int16)),
         "legal": _fixed_binary(
-            np.concatenate([r.legal for r in rows]).astype(np.uint8, copy=False), mask_bytes
+            np.concatenate([r.legal for r in rows]).astype(np.uint8, copy=False), mask_bytes(spec)
         ),
-        "state": _fixed_binary(_gather_states(rows, total, state_buffer), state_bytes),
+        "state": _fixed_binary(
+            _gather_states(rows, total, state_buffer, state_dtype(spec)), state_bytes(spec)
+        ),
         "ret": pa.array(ret),
         "rank": pa.array(rank),
         "agent": all_agents.take(pa.array(agent_index)),
@@ -379,7 +466,7 @@ class ShardWriter:
         self.batch: list[GameRows] = []
         self.batch_decisions = 0
         self.decisions = 0
-        self._state_buffer = np.empty(0, L.STATE_DTYPE)  # reused by every flush
+        self._state_buffer = np.empty(0, np.int16)  # reused by every flush (its dtype: _flush)
         self.games_path, self.decisions_path = shard_paths(root, index)
         for path in (self.games_path, self.decisions_path):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -426,7 +513,7 @@ class ShardWriter:
         self._flush()
         self._games.close()
         self._decisions.close()
-        self._state_buffer = np.empty(0, L.STATE_DTYPE)
+        self._state_buffer = np.empty(0, np.int16)
         files = {}
         for path in (self.games_path, self.decisions_path):
             tmp = _tmp(path)
@@ -468,42 +555,22 @@ filtered scan skips row groups."""
 
 
 def versions(game: str = DEFAULT_GAME) -> dict[str, Any]:
-    """What the stored data means, for the loader to check (`check_versions`): for Caylus
-    exactly the keys its datasets always had; another game adds ``game`` after ``format``, and
-    its state, action space, observation encoder and decision kinds (``games.DatasetGame``)."""
-    if game != DEFAULT_GAME:
-        return _game_versions(game)
-    from caylus_env.caylus.observation import OBS_SIZE, OBSERVATION_VERSION
-
-    return {
-        "format": DATASET_FORMAT,
-        "engine": __version__,
-        "state_version": STATE_VERSION,
-        "state_size": L.STATE_SIZE,
-        "action_space_version": ACTION_SPACE_VERSION,
-        "num_actions": NUM_ACTIONS,
-        "observation_version": OBSERVATION_VERSION,
-        "observation_size": OBS_SIZE,
-        "decision_kinds": list(KIND_NAMES),
-    }
-
-
-def _game_versions(game: str) -> dict[str, Any]:
-    from caylus_env.datasets.games import dataset_game
-
-    spec = dataset_game(game)
-    obs = spec.observation_module()
+    """What the stored data of ``game`` means, for the loader to check (`check_versions`): the
+    format, the game, the engine version, its state layout, action space, observation encoder
+    and decision kinds (the manifest's first keys)."""
+    spec = game_spec(game)
+    obs = spec.observation()
     return {
         "format": DATASET_FORMAT,
         "game": spec.name,
         "engine": __version__,
-        "state_version": spec.state_version,
-        "state_size": spec.state_size,
-        "action_space_version": spec.action_space_version,
-        "num_actions": spec.num_actions,
+        "state_version": state_version(spec),
+        "state_size": state_size(spec),
+        "action_space_version": spec.engine().ACTION_SPACE_VERSION,
+        "num_actions": num_actions(spec),
         "observation_version": obs.OBSERVATION_VERSION,
-        "observation_size": obs.OBS_SIZE,
-        "decision_kinds": list(spec.kind_names),
+        "observation_size": int(obs.OBS_SIZE),
+        "decision_kinds": list(kind_names(spec)),
     }
 
 
@@ -512,7 +579,7 @@ class DatasetError(ValueError):
 
 
 def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest of a finished dataset.
+    """The manifest of a finished dataset (of `DATASET_FORMAT` or a `LEGACY_FORMATS` one).
 
     Raises:
         DatasetError: when ``root`` is not a finished dataset (no manifest: still being
@@ -528,11 +595,14 @@ def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
         raise DatasetError(f"{root} is not a finished dataset (no {MANIFEST_FILE}); {hint}")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RecursionError) as err:
         raise DatasetError(f"cannot read {path}: {err}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
+    readable = (DATASET_FORMAT, *LEGACY_FORMATS)
+    if not isinstance(manifest, dict) or manifest.get("format") not in readable:
         found = manifest.get("format") if isinstance(manifest, dict) else None
-        raise DatasetError(f"{path} has format {found!r}; this version reads {DATASET_FORMAT!r}")
+        raise DatasetError(
+            f"{path} has format {found!r}; this version reads {', '.join(map(repr, readable))}"
+        )
     return manifest
 
 
@@ -543,11 +613,9 @@ def check_game(manifest: Mapping[str, Any], game: str = DEFAULT_GAME) -> None:
     Raises:
         DatasetError: naming the dataset's game and the one expected.
     """
-    from caylus_env.datasets.games import dataset_game, game_of_manifest
-
     try:
-        expected = dataset_game(game)
-        held = dataset_game(game_of_manifest(manifest))
+        expected = game_spec(game)
+        held = game_spec(game_of(manifest))
     except ValueError as err:
         raise DatasetError(str(err)) from None
     if held.name != expected.name:
@@ -558,41 +626,31 @@ def check_game(manifest: Mapping[str, Any], game: str = DEFAULT_GAME) -> None:
         )
 
 
-def check_versions(
-    manifest: Mapping[str, Any], *, observations: bool = True, game: str = DEFAULT_GAME
-) -> None:
+def check_versions(manifest: Mapping[str, Any], *, game: str = DEFAULT_GAME) -> None:
     """Refuse a dataset of another game, or whose states or actions mean something else to
     this engine.
 
-    The game must be ``game`` (`check_game`), the state layout and the action space must match
-    (`STATE_VERSION`, ``ACTION_SPACE_VERSION``, or the other game's); the observation version
-    may differ, since observations are encoded from the states at load time, by the encoder of
-    this build.
+    The game must be ``game`` (`check_game`), the state layout, the action space and the
+    decision kinds must be this engine's; the observation version may differ, since
+    observations are encoded from the states at load time, by the encoder of this build (so
+    reading states and masks imports no observation encoder).
 
     Raises:
         DatasetError: naming both games, or the version that differs and both values.
     """
     check_game(manifest, game)
-    now = versions(game) if game == DEFAULT_GAME else _stored_versions(game)
-    for key in ("state_version", "action_space_version", "decision_kinds"):
-        if manifest.get(key) != now[key]:
+    spec = game_spec(game)
+    now = {
+        "state_version": state_version(spec),
+        "action_space_version": spec.engine().ACTION_SPACE_VERSION,
+        "decision_kinds": list(kind_names(spec)),
+    }
+    for key, value in now.items():
+        if manifest.get(key) != value:
             raise DatasetError(
-                f"the dataset has {key} {manifest.get(key)!r} but this engine has {now[key]!r}; "
+                f"the dataset has {key} {manifest.get(key)!r} but this engine has {value!r}; "
                 f"read it with caylus-env {manifest.get('engine')!r} or generate it again"
             )
-
-
-def _stored_versions(game: str) -> dict[str, Any]:
-    """What `check_versions` compares for another game: no observation encoder needed to
-    read states and masks."""
-    from caylus_env.datasets.games import dataset_game
-
-    spec = dataset_game(game)
-    return {
-        "state_version": spec.state_version,
-        "action_space_version": spec.action_space_version,
-        "decision_kinds": list(spec.kind_names),
-    }
 
 
 def shard_files(manifest: Mapping[str, Any], root: Path, table: str) -> list[str]:
@@ -624,13 +682,12 @@ __all__ = [
     "DEFAULT_SHARD_GAMES",
     "GAMES_DIR",
     "GAMES_SCHEMA",
-    "KIND_NAMES",
+    "LEGACY_COLUMNS",
+    "LEGACY_FORMATS",
     "MANIFEST_FILE",
-    "MASK_BYTES",
     "POLICY_FIELDS",
+    "PROGRAM",
     "ROW_GROUP_DECISIONS",
-    "STATE_BYTES",
-    "STATE_VERSION",
     "TRANSFER_CODEC",
     "DatasetError",
     "GameRows",
@@ -639,14 +696,26 @@ __all__ = [
     "check_versions",
     "decisions_schema",
     "decisions_table",
+    "field_at",
     "file_digest",
+    "games_columns",
+    "games_rows",
     "games_table",
+    "kind_names",
+    "kinds_of",
+    "mask_bytes",
+    "num_actions",
     "read_manifest",
     "remove_partial_shards",
     "returns_of",
     "shard_files",
     "shard_name",
     "shard_paths",
+    "state_bytes",
+    "state_dtype",
+    "state_size",
+    "state_version",
+    "stored_games_columns",
     "totals",
     "versions",
 ]

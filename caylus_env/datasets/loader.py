@@ -10,19 +10,22 @@ Stable signatures (what ``caylus train bc`` builds on):
   of batches ``{"obs", "mask", "action", "ret"[, "target"]}`` (tensors), split between
   ``DataLoader`` workers by row group (no row twice); use ``DataLoader(ds, batch_size=None)``.
 
-Batches hold, in dataset order (shard, game id, ply): ``obs`` float32 ``(B, OBS_SIZE)``
-(``caylus_env.caylus.observation.encode`` of the stored state from the acting seat: bit-identical to
-``raw_env.observe``), ``mask`` bool ``(B, NUM_ACTIONS)``, ``action`` int64, ``seat`` int64,
-``num_players`` int64, ``ret`` float32 (the acting seat's final return), ``kind`` int64 (decision
-kind id, names in ``KIND_NAMES``), ``agent`` (object array of specs), ``game_id`` int64, ``ply``
-int64, and with policy targets ``target`` float32 ``(B, NUM_ACTIONS)`` (dense; rows of games
-without targets are all zero and ``has_target`` is False for them). ``columns`` adds other
-decision columns as they are stored.
+Batches hold, in dataset order (shard, game id, ply): ``obs`` float32 ``(B, OBS_SIZE)`` (the
+game's observation of the stored state from the acting seat, encoded in one compiled call,
+``caylus_env.core.vector.kernels(game).encode_batch``: bit-identical to ``raw_env.observe``),
+``mask`` bool ``(B, NUM_ACTIONS)``, ``action`` int64, ``seat`` int64, ``num_players`` int64,
+``ret`` float32 (the acting seat's final return), ``kind`` int64 (decision kind id, names in
+the manifest's ``decision_kinds``, the engine's ``DECISION_NAMES``), ``agent`` (object array
+of specs), ``game_id`` int64, ``ply`` int64, and with policy targets ``target`` float32
+``(B, NUM_ACTIONS)`` (dense; rows of games without targets are all zero and ``has_target`` is
+False for them). ``columns`` adds other decision columns as they are stored.
 
-Every reader takes ``game=`` (``caylus_env.core.registry``, Caylus by default): a dataset of another
-game is refused naming both. For ``game="puerto_rico"`` the widths are Puerto Rico's
-(``games.DatasetGame``) and ``obs`` is ``caylus_env.puerto_rico.observation.encode_batch`` of
-the stored states (imported on first use: reading states and masks needs no encoder).
+Every reader takes ``game=`` (a name of ``caylus_env.core.registry``, `DEFAULT_GAME` when left
+out): a dataset of another game is refused naming both. The widths are that game's
+(``caylus_env.datasets.format``: `state_bytes`, `mask_bytes`), and its observation encoder is
+compiled on first use only: reading states and masks needs none. `read_games` gives the games
+table under its current column names (a ``caylus-dataset/1`` dataset's ``prestige`` column as
+``scores``).
 """
 
 from __future__ import annotations
@@ -38,20 +41,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pds
 
-from caylus_env.caylus.engine import layout as L
-from caylus_env.caylus.engine.actions import NUM_ACTIONS
-from caylus_env.caylus.observation import OBS_SIZE, encode
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
-    STATE_BYTES,
     DatasetError,
     check_versions,
+    games_columns,
+    mask_bytes,
+    num_actions,
     read_manifest,
     shard_files,
+    state_bytes,
+    state_dtype,
+    state_size,
 )
-from caylus_env.datasets.games import dataset_game
 from caylus_env.datasets.records import unpack_masks
 
 BATCH_KEYS = (
@@ -98,8 +102,9 @@ def open_dataset(
 
 
 def read_games(root: str | os.PathLike[str], *, game: str = DEFAULT_GAME) -> pa.Table:
-    """The games table, one row per game, in game id order."""
-    return open_dataset(root, GAMES_DIR, game=game).to_table()
+    """The games table, one row per game, in game id order, under the current column names
+    (``scores``, also for a ``caylus-dataset/1`` dataset, which stored them as ``prestige``)."""
+    return games_columns(open_dataset(root, GAMES_DIR, game=game).to_table())
 
 
 def _values(name: str, value: Any, kind: type) -> list[Any]:
@@ -171,21 +176,20 @@ def _fragments(dataset: pds.Dataset, part: tuple[int, int]) -> list[Any]:
 def encode_observations(
     states: np.ndarray, seats: np.ndarray, game: str = DEFAULT_GAME
 ) -> np.ndarray:
-    """``(B, OBS_SIZE)`` float32: each state encoded from its seat (the env's encoder; for
-    Puerto Rico its batch encoder, ``encode_batch``)."""
-    if game != DEFAULT_GAME:
-        obs = dataset_game(game).observation_module()
-        out = np.empty((len(states), obs.OBS_SIZE), np.float32)
-        obs.encode_batch(np.ascontiguousarray(states), np.ascontiguousarray(seats, np.int64), out)
-        return out
-    out = np.empty((len(states), OBS_SIZE), np.float32)
-    for k in range(len(states)):
-        encode(states[k], int(seats[k]), out[k])
+    """``(B, OBS_SIZE)`` float32: each state encoded from its seat by the game's observation
+    encoder, in one compiled call (``caylus_env.core.vector.kernels(game).encode_batch``)."""
+    from caylus_env.core.vector import kernels
+
+    spec = game_spec(game)
+    out = np.empty((len(states), spec.observation().OBS_SIZE), np.float32)
+    kernels(spec.name).encode_batch(
+        np.ascontiguousarray(states), np.ascontiguousarray(seats, np.int64), out
+    )
     return out
 
 
 def dense_targets(
-    actions: pa.Array, probs: pa.Array, num_actions: int = NUM_ACTIONS
+    actions: pa.Array, probs: pa.Array, num_actions: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sparse ``(action, probability)`` lists as ``(B, num_actions)`` float32 and a bool
     ``has_target`` per row (False where the list is null)."""
@@ -205,9 +209,9 @@ def _source(source: str | os.PathLike[str] | pds.Dataset, game: str) -> pds.Data
     state and mask widths (it has no manifest to name its game)."""
     if not isinstance(source, pds.Dataset):
         return open_dataset(source, game=game)
-    spec = dataset_game(game)
+    spec = game_spec(game)
     schema = source.schema
-    for name, width in (("state", spec.state_bytes), ("legal", spec.mask_bytes)):
+    for name, width in (("state", state_bytes(spec)), ("legal", mask_bytes(spec))):
         if name in schema.names:
             found = getattr(schema.field(name).type, "byte_width", None)
             if found != width:
@@ -320,13 +324,8 @@ def _convert(
     game: str = DEFAULT_GAME,
 ) -> dict[str, np.ndarray]:
     seat = table["seat"].to_numpy().astype(np.int64)
-    if game == DEFAULT_GAME:
-        state_bytes, mask_bytes, num_actions = STATE_BYTES, (NUM_ACTIONS + 7) // 8, NUM_ACTIONS
-        state_dtype, state_size = L.STATE_DTYPE, L.STATE_SIZE
-    else:
-        spec = dataset_game(game)
-        state_bytes, mask_bytes, num_actions = spec.state_bytes, spec.mask_bytes, spec.num_actions
-        state_dtype, state_size = spec.layout.STATE_DTYPE, spec.state_size
+    spec = game_spec(game)
+    s_bytes, m_bytes = state_bytes(spec), mask_bytes(spec)
     out: dict[str, np.ndarray] = {
         "action": table["action"].to_numpy().astype(np.int64),
         "seat": seat,
@@ -338,19 +337,19 @@ def _convert(
         "ply": table["ply"].to_numpy().astype(np.int64),
     }
     if observations:
-        raw = _fixed_bytes(table["state"], state_bytes)
-        little = np.dtype(state_dtype).newbyteorder("<")
-        states = np.ascontiguousarray(raw).view(little).astype(state_dtype)
-        out["obs"] = encode_observations(states.reshape(len(seat), state_size), seat, game)
+        raw = _fixed_bytes(table["state"], s_bytes)
+        native = spec.engine().layout.STATE_DTYPE
+        states = np.ascontiguousarray(raw).view(state_dtype(spec)).astype(native)
+        out["obs"] = encode_observations(states.reshape(len(seat), state_size(spec)), seat, game)
     if masks:
-        out["mask"] = unpack_masks(_fixed_bytes(table["legal"], mask_bytes), game)
+        out["mask"] = unpack_masks(_fixed_bytes(table["legal"], m_bytes), game)
     if policy_targets:
         actions = table["policy_actions"].combine_chunks()
         probs = table["policy_probs"].combine_chunks()
-        out["target"], out["has_target"] = dense_targets(actions, probs, num_actions)
+        out["target"], out["has_target"] = dense_targets(actions, probs, num_actions(spec))
     for name in columns:
         if name in ("state", "legal"):
-            width = state_bytes if name == "state" else mask_bytes
+            width = s_bytes if name == "state" else m_bytes
             out[name] = np.array(_fixed_bytes(table[name], width))
         elif name not in out:
             out[name] = table[name].to_numpy(zero_copy_only=False)

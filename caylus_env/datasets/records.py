@@ -1,46 +1,38 @@
 """Between game records and dataset rows: what a worker stores, and what `verify` recomputes.
 
-A dataset row is a function of the game: its ``GameRecord`` (seed, options, actions, result,
-match fields) determines every stored state, mask, decision kind and return. `decision_rows`
-turns the states an agent was shown into the stored columns, `game_row` turns a record into
-its games row, and `rows_from_record` replays a record with the engine to produce both (what
-the generator stores for a game whose worker was killed, and what ``verify`` compares with).
-Records of either engine are accepted (their ``game`` field picks the widths and the replay,
-``games.DatasetGame``); a Puerto Rico record's victory points fill the ``prestige`` column
-(docs/rules/puerto_rico.md 5.2).
+A dataset row is a function of the game: its record (``caylus_env.core.record.GameRecord``:
+seed, options, actions, result, match fields) determines every stored state, mask, decision
+kind and return. `decision_rows` turns the states an agent was shown into the stored columns,
+`game_row` turns a record into its games row, and `rows_from_record` replays a record with its
+game's engine to produce both (what the generator stores for a game whose worker was killed,
+and what ``verify`` compares with). The record's ``game`` field picks the engine and the widths
+(``caylus_env.datasets.format``: `state_bytes`, `mask_bytes`, `kinds_of`), so every game of the
+registry goes through the same code.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from caylus_env.caylus.engine import Game, GameConfig
-from caylus_env.caylus.engine import layout as L
-from caylus_env.caylus.engine.actions import NUM_ACTIONS
-from caylus_env.core.record import GameRecord
-from caylus_env.core.registry import DEFAULT_GAME
-from caylus_env.datasets.format import GameRows, returns_of
-from caylus_env.datasets.games import dataset_game, record_game_name
-
-_KIND_OFFSET = 0  # the kind is the first value of a pending-decision entry (decisions.E_KIND)
-
-
-def kinds_of(states: np.ndarray, game: str = DEFAULT_GAME) -> np.ndarray:
-    """The pending decision's kind id in each ``(D, STATE_SIZE)`` state (top of the stack)."""
-    if game != DEFAULT_GAME:
-        return dataset_game(game).kinds_of(states)
-    if len(states) == 0:
-        return np.zeros(0, np.int8)
-    top = L.STACK + (states[:, L.STACK_SIZE].astype(np.int64) - 1) * L.STACK_ENTRY
-    return states[np.arange(len(states)), top + _KIND_OFFSET].astype(np.int8)
+from caylus_env.core.record import FinalResult, GameRecord, MatchInfo
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.datasets.format import (
+    GameRows,
+    games_rows,
+    kinds_of,
+    mask_bytes,
+    num_actions,
+    returns_of,
+    state_size,
+)
 
 
 def pack_masks(masks: np.ndarray) -> np.ndarray:
-    """``(D, NUM_ACTIONS)`` 0/1 masks as ``(D, MASK_BYTES)`` bytes, little bit order."""
+    """``(D, NUM_ACTIONS)`` 0/1 masks as ``(D, mask_bytes)`` bytes, little bit order."""
     return np.packbits(masks.astype(bool), axis=1, bitorder="little")
 
 
@@ -56,15 +48,13 @@ def pack_legal_ids(ids: np.ndarray, counts: np.ndarray, num_actions: int) -> np.
 
 
 def unpack_masks(packed: np.ndarray, game: str = DEFAULT_GAME) -> np.ndarray:
-    """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool (that game's action count)."""
-    count = NUM_ACTIONS if game == DEFAULT_GAME else dataset_game(game).num_actions
+    """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool (``game``'s action count)."""
+    count = num_actions(game_spec(game))
     return np.unpackbits(packed, axis=1, count=count, bitorder="little").astype(bool)
 
 
-def game_row(record: Any, decisions: int) -> dict[str, Any]:
-    """The games row of a finished record with match fields (``GAMES_SCHEMA``)."""
-    if record_game_name(record) != DEFAULT_GAME:
-        return _other_game_row(record, decisions)
+def game_row(record: GameRecord, decisions: int) -> dict[str, Any]:
+    """The games row (``GAMES_SCHEMA``) of a finished record with a seed and match fields."""
     match, final = record.match, record.final
     if match is None or final is None or record.seed is None:
         raise ValueError("a dataset game needs a finished record with a seed and match fields")
@@ -78,7 +68,7 @@ def game_row(record: Any, decisions: int) -> dict[str, Any]:
         "options": json.dumps(options, sort_keys=True, separators=(",", ":")),
         "agents": list(match.agents),
         "agent_seeds": list(match.agent_seeds),
-        "prestige": list(final.prestige),
+        "scores": list(final.scores),
         "ranks": list(final.ranks),
         "returns": returns_of(final.ranks),
         "decisions": decisions,
@@ -88,48 +78,21 @@ def game_row(record: Any, decisions: int) -> dict[str, Any]:
     }
 
 
-def _other_game_row(record: Any, decisions: int) -> dict[str, Any]:
-    """`game_row` of a record whose ``match`` and ``final`` are dicts (Puerto Rico's: scores in
-    the ``prestige`` column, docs/rules/puerto_rico.md 5.2; ``end`` may be ``truncated``, 6.9)."""
-    match, final = record.match, record.final
-    if match is None or final is None or record.seed is None:
-        raise ValueError("a dataset game needs a finished record with a seed and match fields")
-    loser = record.loser
-    options = {k: v for k, v in record.options.items() if k != "num_players"}
-    return {
-        "game_id": int(match["game_id"]),
-        "block": int(match["block"]),
-        "seed": int(record.seed),
-        "num_players": int(record.options["num_players"]),
-        "options": json.dumps(options, sort_keys=True, separators=(",", ":")),
-        "agents": list(match["agents"]),
-        "agent_seeds": list(match["agent_seeds"]),
-        "prestige": [int(v) for v in final["scores"]],
-        "ranks": [float(r) for r in final["ranks"]],
-        "returns": returns_of(final["ranks"]),
-        "decisions": decisions,
-        "end": final["end"],
-        "forfeit_seat": -1 if loser is None else loser,
-        "forfeits": [r or "" for r in match["forfeits"]],
-    }
-
-
 def decision_rows(
-    record: Any,
+    record: GameRecord,
     states: Sequence[np.ndarray] | np.ndarray,
     masks: Sequence[np.ndarray] | np.ndarray,
     seats: Sequence[int],
     policy: list[tuple[tuple[int, ...], tuple[float, ...]]] | None,
 ) -> GameRows:
     """A game's rows from the states, masks and seats of its decisions (one per action)."""
-    spec = dataset_game(record_game_name(record))
-    mk = np.asarray(masks).reshape(len(record.actions), spec.num_actions)
+    mk = np.asarray(masks).reshape(len(record.actions), num_actions(game_spec(record.game)))
     num_legal = mk.astype(bool).sum(axis=1)
     return packed_decision_rows(record, states, pack_masks(mk), num_legal, seats, policy)
 
 
 def packed_decision_rows(
-    record: Any,
+    record: GameRecord,
     states: np.ndarray,
     legal: np.ndarray,
     num_legal: Sequence[int] | np.ndarray,
@@ -140,42 +103,48 @@ def packed_decision_rows(
     `pack_legal_ids`) and their legal counts: what a dataset worker builds, without a bool
     mask per decision."""
     d = len(record.actions)
-    game = record_game_name(record)
-    spec = dataset_game(game)
-    st = np.asarray(states, dtype=spec.layout.STATE_DTYPE).reshape(d, spec.state_size)
+    spec = game_spec(record.game)
+    st = np.asarray(states, dtype=spec.engine().layout.STATE_DTYPE).reshape(d, state_size(spec))
     return GameRows(
         game=game_row(record, d),
         states=st,
-        legal=np.asarray(legal, np.uint8).reshape(d, spec.mask_bytes),
+        legal=np.asarray(legal, np.uint8).reshape(d, mask_bytes(spec)),
         actions=np.asarray(record.actions, np.int16),
         seats=np.asarray(seats, np.int8),
-        kinds=kinds_of(st, game),
+        kinds=kinds_of(spec, st),
         num_legal=np.asarray(num_legal).astype(np.int16),
         policy=policy,
     )
 
 
-def replay_decisions(record: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def new_game(game: str, options: Mapping[str, Any], seed: int) -> Any:
+    """A fresh ``Game`` of ``game`` from a record's or a games row's options (``num_players``
+    included) and seed."""
+    engine = game_spec(game).engine()
+    return engine.Game(engine.GameConfig.from_dict(dict(options)), int(seed))
+
+
+def replay_decisions(record: GameRecord) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(states, masks, seats)`` of every decision of a record, replayed with its engine.
 
     Raises:
         ValueError: when an action is not legal where the record says it was played.
     """
-    spec = dataset_game(record_game_name(record))
-    game = spec.new_game(record.options, int(record.seed))
+    spec = game_spec(record.game)
+    game = new_game(record.game, record.options, int(record.seed))
     d = len(record.actions)
-    states = np.empty((d, spec.state_size), spec.layout.STATE_DTYPE)
-    masks = np.zeros((d, spec.num_actions), np.int8)
+    states = np.empty((d, state_size(spec)), spec.engine().layout.STATE_DTYPE)
+    masks = np.zeros((d, num_actions(spec)), np.int8)
     seats = np.empty(d, np.int8)
     for i, a in enumerate(record.actions):
         states[i] = game.state
-        spec.fill_mask(game, masks[i])
+        game.legal_mask(masks[i])
         seats[i] = game.current_player()
         game.apply(a)
     return states, masks, seats
 
 
-def rows_from_record(record: Any) -> GameRows:
+def rows_from_record(record: GameRecord) -> GameRows:
     """A game's rows computed from its record alone (no policy targets: only the agents
     that played knew them)."""
     states, masks, seats = replay_decisions(record)
@@ -183,31 +152,29 @@ def rows_from_record(record: Any) -> GameRows:
 
 
 def record_of_row(
-    row: dict[str, Any], actions: Sequence[int], engine: str, game: str = DEFAULT_GAME
-) -> Any:
-    """Inverse of `game_row`: the record of a stored game of ``game``, from its games row and
-    the ``action`` column of its decisions in ply order (``engine``: the manifest's version).
+    row: Mapping[str, Any], actions: Sequence[int], engine: str, game: str = DEFAULT_GAME
+) -> GameRecord:
+    """Inverse of `game_row`: the record of a stored game of ``game``, from its games row (current
+    column names, `caylus_env.datasets.format.games_rows`) and the ``action`` column of its
+    decisions in ply order (``engine``: the manifest's version).
 
     Raises:
         ValueError: when the row's options or result do not form a record.
     """
-    if game != DEFAULT_GAME:
-        return _other_record_of_row(row, actions, engine, game)
-    from caylus_env.caylus.engine import action_to_string
-    from caylus_env.core.record import FinalResult, MatchInfo, Setup
-
     try:
-        config = GameConfig.from_dict(
-            {**json.loads(row["options"]), "num_players": row["num_players"]}
-        )
+        options = {**json.loads(row["options"]), "num_players": row["num_players"]}
+        start = new_game(game, options, row["seed"])
+        acts = tuple(int(a) for a in actions)
+        to_string = start.action_to_string
         return GameRecord(
+            game=game_spec(game).name,
             engine=engine,
-            options=config.to_dict(),
+            options=start.config.to_dict(),
             seed=row["seed"],
-            setup=Setup.from_dict(Game(config, row["seed"]).setup()),
-            actions=tuple(int(a) for a in actions),
-            action_names=tuple(action_to_string(int(a)) for a in actions),
-            final=FinalResult(row["prestige"], row["ranks"], row["end"]),
+            setup=start.setup(),
+            actions=acts,
+            action_names=tuple(to_string(a) for a in acts),
+            final=FinalResult(row["scores"], row["ranks"], row["end"]),
             match=MatchInfo(
                 row["game_id"],
                 row["block"],
@@ -220,35 +187,9 @@ def record_of_row(
         raise ValueError(f"game {row.get('game_id')} does not form a game record: {err}") from err
 
 
-def _other_record_of_row(
-    row: dict[str, Any], actions: Sequence[int], engine: str, game: str
-) -> Any:
-    """`record_of_row` for a game whose records hold dict sections (Puerto Rico)."""
-    spec = dataset_game(game)
-    try:
-        config = spec.engine.GameConfig.from_dict(
-            {**json.loads(row["options"]), "num_players": row["num_players"]}
-        )
-        return spec.engine.GameRecord(
-            options=config.to_dict(),
-            seed=row["seed"],
-            actions=tuple(int(a) for a in actions),
-            action_names=tuple(spec.action_to_string(int(a)) for a in actions),
-            final={"end": row["end"], "scores": list(row["prestige"]), "ranks": list(row["ranks"])},
-            engine=engine,
-            match={
-                "game_id": row["game_id"],
-                "block": row["block"],
-                "agents": list(row["agents"]),
-                "agent_seeds": list(row["agent_seeds"]),
-                "forfeits": [reason or None for reason in row["forfeits"]],
-            },
-        )
-    except (TypeError, KeyError) as err:
-        raise ValueError(f"game {row.get('game_id')} does not form a game record: {err}") from err
-
-
-def dataset_records(root: Any, game_ids: Sequence[int], game: str = DEFAULT_GAME) -> dict[int, Any]:
+def dataset_records(
+    root: Any, game_ids: Sequence[int], game: str = DEFAULT_GAME
+) -> dict[int, GameRecord]:
     """The records of some games of a finished dataset of ``game`` (`record_of_row`), read in
     one pass over the decisions table (a filtered scan, so the cost does not grow with the
     games asked).
@@ -268,7 +209,7 @@ def dataset_records(root: Any, game_ids: Sequence[int], game: str = DEFAULT_GAME
     manifest = read_manifest(root)
     ids = pc.field("game_id").isin(wanted)
     games = open_dataset(root, "games", game=game).to_table(filter=ids)
-    rows = {r["game_id"]: r for r in games.to_pylist()}
+    rows = {r["game_id"]: r for r in games_rows(games)}
     missing = [g for g in wanted if g not in rows]
     if missing:
         raise KeyError(f"no game {', '.join(map(str, missing))} in {root}")
@@ -286,7 +227,7 @@ __all__ = [
     "dataset_records",
     "decision_rows",
     "game_row",
-    "kinds_of",
+    "new_game",
     "pack_legal_ids",
     "pack_masks",
     "packed_decision_rows",

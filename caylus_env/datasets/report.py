@@ -3,13 +3,13 @@
 The page holds the summary (games, decisions, bytes a decision, the manifest's command and
 versions), the win rates per agent and seat, the most frequent actions of each decision kind,
 the game lengths and the stats PNG (embedded, so the file can be moved on its own), and links
-to a replay page (``caylus_env.caylus.viewer``) for a sample of games, written under ``DIR/viewer/``:
-the first game of each table (player count and agents) and every forfeit. Neither the page nor
-the viewer folder is a shard: readers and ``verify`` list shards from the manifest alone.
+to a replay page for a sample of games, written under ``DIR/viewer/``: the first game of each
+table (player count and agents) and every forfeit. Neither the page nor the viewer folder is a
+shard: readers and ``verify`` list shards from the manifest alone.
 
-A Puerto Rico dataset's pages are drawn by its own viewer (``caylus_env.puerto_rico.viewer``),
-and its report notes that the ``prestige`` columns hold victory points
-(``caylus_env.puerto_rico.SCORE_NOTE``, docs/rules/puerto_rico.md 5.2).
+Every game is reported the same way: the pages come from the shared replay page
+(``caylus_env.core.viewer.write_replay_page``, which draws the record's game), and scores are
+named in the game's own word (``GameSpec.score_word``: prestige, victory points).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from string import Template
 from typing import Any
 
 from caylus_env.core.htmlreport import STYLE, link, para, png_figure, table
-from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
+from caylus_env.datasets.format import PROGRAM
 
 HTML_REPORT_FILE = "report.html"
 VIEWER_DIR = "viewer"
@@ -63,37 +64,27 @@ def sample_games(rows: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[int, str
     return kept, unpaged
 
 
-def _page_writer(game: str) -> Any:
-    """``write(record, path)`` of the game's viewer (each writes atomically)."""
-    if game == DEFAULT_GAME:
-        from caylus_env.caylus.viewer import write_replay_html
-
-        return write_replay_html
-    from caylus_env.puerto_rico.viewer import write_replay_page
-
-    return write_replay_page
-
-
 def write_game_pages(
     root: Path, rows: Sequence[Mapping[str, Any]], game: str = DEFAULT_GAME
 ) -> tuple[dict[int, tuple[str, str]], list[int]]:
     """Write the replay page of every sampled game (`sample_games`) to ``root/viewer/``,
-    atomically, with ``game``'s viewer, and remove pages of games no longer sampled.
+    atomically (``caylus_env.core.viewer.write_replay_page``: the record's game draws it), and
+    remove pages of games no longer sampled.
 
     Returns:
         ``{game_id: (page path relative to root, why)}`` and the sampled games left without a
         page.
     """
+    from caylus_env.core.viewer import write_replay_page
     from caylus_env.datasets.records import dataset_records
 
-    write = _page_writer(game)
     sample, unpaged = sample_games(rows)
     folder = root / VIEWER_DIR
     records = dataset_records(root, [gid for gid, _ in sample], game)
     pages = {}
     for gid, why in sample:
         name = GAME_PAGE.format(game_id=gid)
-        write(records[gid], folder / name)
+        write_replay_page(records[gid], folder / name)
         pages[gid] = (f"{VIEWER_DIR}/{name}", why)
     if folder.is_dir():
         wanted = {GAME_PAGE.format(game_id=gid) for gid in pages}
@@ -106,9 +97,9 @@ def write_game_pages(
 def _summary(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     counts = manifest["counts"]
     run = manifest["run"]
-    game = manifest.get("game", DEFAULT_GAME)
-    facts = [] if game == DEFAULT_GAME else [("game", game_spec(game).title)]
-    facts += [
+    game = game_of(manifest)
+    facts = [
+        ("game", game_spec(game).title),
         ("games", str(stats["games"])),
         ("decisions", str(stats["decisions"])),
         ("forfeited games", str(stats["forfeited_games"])),
@@ -122,16 +113,9 @@ def _summary(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         ("policy targets", "yes" if run["policy_targets"] else "no"),
         ("command", manifest["command"]),
     ]
-    versions = [
+    versions = [("format", str(manifest["format"])), ("game", game)] + [
         (key, str(manifest[key]))
-        for key in (
-            "format",
-            *(() if game == DEFAULT_GAME else ("game",)),
-            "engine",
-            "state_version",
-            "action_space_version",
-            "observation_version",
-        )
+        for key in ("engine", "state_version", "action_space_version", "observation_version")
     ]
     return "".join(
         [
@@ -209,32 +193,27 @@ def _games(
     unpaged: Sequence[int],
     game: str = DEFAULT_GAME,
 ) -> str:
-    score = "prestige" if game == DEFAULT_GAME else "score"
+    word = game_spec(game).score_word
     out = [
         para(
             "A replay page for the first game of each table (player count and agents) and for "
             "every forfeit: the board at every decision, the legal actions and the action "
-            f"taken, and the {score} of every seat over the game."
+            f"taken, and the {word} of every seat over the game."
         )
     ]
-    if game != DEFAULT_GAME:
-        from caylus_env.puerto_rico import SCORE_NOTE
-
-        out.append(para(SCORE_NOTE))
     body = []
     for gid, (href, why) in pages.items():
         r = rows[gid]
         seats = ", ".join(f"{p}: {a}" for p, a in enumerate(r["agents"]))
-        prestige = ", ".join(str(v) for v in r["prestige"])
-        body.append([link(href, f"game {gid}"), r["num_players"], seats, prestige, r["end"], why])
-    final = "Final prestige" if game == DEFAULT_GAME else "Final VP"
-    header = ["Game", "Players", "Seats", final, "End", "Why"]
+        scores = ", ".join(str(v) for v in r["scores"])
+        body.append([link(href, f"game {gid}"), r["num_players"], seats, scores, r["end"], why])
+    header = ["Game", "Players", "Seats", f"Final {word}", "End", "Why"]
     out.append(table(header, body, text_columns=1))
     if unpaged:
         shown = ", ".join(map(str, unpaged[:20])) + (", ..." if len(unpaged) > 20 else "")
-        which = ["--game-id", "ID"] if game == DEFAULT_GAME else ["--game", game, "--game-id", "ID"]
+        which = ["--game", game, "--game-id", "ID"]
         command = shlex.join(
-            ["caylus", "replay", str(root), *which, "--html", f"{VIEWER_DIR}/game-ID.html"]
+            [PROGRAM, "replay", str(root), *which, "--html", f"{VIEWER_DIR}/game-ID.html"]
         )
         out.append(
             para(
@@ -254,7 +233,7 @@ def write_dataset_report(
     at ``plot`` (embedded; left out when None or missing) and the sampled games' replay pages
     (`write_game_pages`).
 
-    The dataset's game is ``stats["game"]`` (Caylus when absent), whose viewer draws the pages.
+    The dataset's game is ``stats["game"]`` (`DEFAULT_GAME` when absent).
 
     Returns:
         The report's path and the number of replay pages written.
@@ -269,7 +248,7 @@ def write_dataset_report(
     path = Path(root)
     manifest = read_manifest(path)
     game = str(stats.get("game", DEFAULT_GAME))
-    columns = ["game_id", "num_players", "agents", "prestige", "end", "forfeit_seat"]
+    columns = ["game_id", "num_players", "agents", "scores", "end", "forfeit_seat"]
     rows = read_games(path, game=game).select(columns).to_pylist()
     pages, unpaged = write_game_pages(path, rows, game)
     games_section = _games(path, {r["game_id"]: r for r in rows}, pages, unpaged, game)
@@ -300,6 +279,7 @@ def write_dataset_report(
     )
     template = Template(resources.files(__package__).joinpath(REPORT_TEMPLATE).read_text("utf-8"))
     page = template.substitute(
+        game=html.escape(game_spec(game).title),
         heading=html.escape(" vs ".join(manifest["run"]["agents"])),
         intro=html.escape(intro),
         style=STYLE,

@@ -2,9 +2,10 @@
 
 Counts come from the games table (small) and from one streaming pass over the decision kinds
 and actions, so memory does not grow with the dataset. A seat *wins* a game when its rank is
-the game's best (a shared first place counts as a win for each seat sharing it, rules 8.21;
-for Puerto Rico docs/rules/puerto_rico.md 5.3). Decision kinds and action names are the
-dataset's game's (``games.DatasetGame``: Puerto Rico's from its decision schema).
+the game's best by its rules (``Game.ranks``: a shared first place counts as a win for each
+seat sharing it). Decision kinds and action names are the dataset's game's (its engine's
+``DECISION_NAMES`` and ``action_to_string``), and its score is shown in the game's own word
+(``GameSpec.score_word``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.core.registry import DEFAULT_GAME
-from caylus_env.datasets.games import dataset_game
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.datasets.format import games_rows, kind_names, num_actions
 from caylus_env.datasets.loader import open_dataset, read_games
 
 STATS_PLOT_FILE = "stats.png"
@@ -30,12 +31,9 @@ def dataset_stats(root: str | os.PathLike[str], game: str = DEFAULT_GAME) -> dic
     Raises:
         DatasetError: when ``root`` is not a finished dataset of ``game`` (naming both games).
     """
-    spec = dataset_game(game)
-    kind_names, num_actions, action_to_string = (
-        spec.kind_names,
-        spec.num_actions,
-        spec.action_to_string,
-    )
+    spec = game_spec(game)
+    kinds_named, actions = kind_names(spec), num_actions(spec)
+    action_to_string = spec.engine().action_to_string
     games = read_games(root, game=game).select(
         ["num_players", "agents", "ranks", "decisions", "end"]
     )
@@ -67,18 +65,16 @@ def dataset_stats(root: str | os.PathLike[str], game: str = DEFAULT_GAME) -> dic
         a["seat_win_rate"] = {
             s: a["seat_wins"][s] / a["seat_games"][s] for s in sorted(a["seat_games"])
         }
-    counts = np.zeros((len(kind_names), num_actions), np.int64)
+    counts = np.zeros((len(kinds_named), actions), np.int64)
     scanner = open_dataset(root, game=game).scanner(
         columns=["kind_id", "action"], batch_size=65_536
     )
     for batch in scanner.to_batches():
         kinds = batch["kind_id"].to_numpy().astype(np.int64)
-        actions = batch["action"].to_numpy().astype(np.int64)
-        counts += np.bincount(kinds * num_actions + actions, minlength=counts.size).reshape(
-            counts.shape
-        )
+        played = batch["action"].to_numpy().astype(np.int64)
+        counts += np.bincount(kinds * actions + played, minlength=counts.size).reshape(counts.shape)
     kinds_out = {}
-    for k, name in enumerate(kind_names):
+    for k, name in enumerate(kinds_named):
         total = int(counts[k].sum())
         if total:
             top = np.argsort(-counts[k], kind="stable")[:5]
@@ -103,7 +99,7 @@ def dataset_stats(root: str | os.PathLike[str], game: str = DEFAULT_GAME) -> dic
             for n, v in sorted(lengths.items())
         },
         "_counts": counts,
-        "_kind_names": kind_names,
+        "_kind_names": kinds_named,
         "_lengths": dict(lengths),
     }
 
@@ -199,8 +195,8 @@ def inspect_game(
     (``decisions``: ply, seat, agent, kind, action id and name, legal count, and the policy
     target's most likely action when the dataset has targets). ``game_id`` None: the first.
 
-    What ``caylus dataset inspect`` prints; for a Puerto Rico dataset, whose games have no
-    replay page, it is the way to read one game move by move.
+    What ``caylus dataset inspect`` prints: one game move by move, by the names of its
+    game's actions and decision kinds.
 
     Raises:
         DatasetError: when ``root`` is not a finished dataset of ``game`` (naming both games).
@@ -208,7 +204,7 @@ def inspect_game(
     """
     import pyarrow.compute as pc
 
-    spec = dataset_game(game)
+    spec = game_spec(game)
     games = open_dataset(root, "games", game=game)
     if game_id is None:
         first = games.head(1, columns=["game_id"])
@@ -216,7 +212,7 @@ def inspect_game(
             raise KeyError(f"{root} holds no games")
         game_id = int(first["game_id"][0].as_py())
     wanted = pc.field("game_id") == int(game_id)
-    rows = games.to_table(filter=wanted).to_pylist()
+    rows = games_rows(games.to_table(filter=wanted))
     if not rows:
         raise KeyError(f"no game {game_id} in {root}")
     decisions = open_dataset(root, game=game)
@@ -226,7 +222,7 @@ def inspect_game(
         columns += ["policy_actions", "policy_probs"]
     table = decisions.to_table(filter=wanted, columns=columns).sort_by("ply").to_pylist()
     for d in table:
-        d["action_name"] = spec.action_to_string(int(d["action"]))
+        d["action_name"] = spec.engine().action_to_string(int(d["action"]))
         if has_policy:
             acts, probs = d.pop("policy_actions"), d.pop("policy_probs")
             d["target"] = (
@@ -241,14 +237,16 @@ def print_game(inspected: dict[str, Any], console: Any, limit: int | None = None
     from rich.table import Table
     from rich.text import Text
 
-    spec = dataset_game(inspected["game"])
+    spec = game_spec(inspected["game"])
+    to_string = spec.engine().action_to_string
     row = inspected["row"]
     seats = ", ".join(f"{s}: {a}" for s, a in enumerate(row["agents"]))
     console.print(
         Text(
             f"{spec.title} game {row['game_id']} (block {row['block']}, seed {row['seed']}): "
             f"{row['num_players']} players ({seats}); end {row['end']}; "
-            f"prestige {row['prestige']}, ranks {row['ranks']}, {row['decisions']} decisions"
+            f"{spec.score_word} {row['scores']}, ranks {row['ranks']}, {row['decisions']} "
+            "decisions"
         )
     )
     table = Table()
@@ -264,7 +262,7 @@ def print_game(inspected: dict[str, Any], console: Any, limit: int | None = None
         cells += [f"{d['action']} {d['action_name']}", str(d["num_legal"])]
         if policy:
             t = d.get("target")
-            cells.append("" if t is None else f"{spec.action_to_string(t[0])} {t[1]:.2f}")
+            cells.append("" if t is None else f"{to_string(t[0])} {t[1]:.2f}")
         table.add_row(*(Text(c) for c in cells))  # Text: action names are not markup
     console.print(table)
     rest = len(inspected["decisions"]) - len(shown)

@@ -3,19 +3,20 @@
 For each shard the files' sizes and SHA-256 are compared with the manifest; then every game is
 replayed from its seed and options with the engine, and at each ply the stored seat, state,
 legal mask, legal count, decision kind, number of players, acting agent, return and rank must
-be the replay's, and the stored action must be legal there. The end must be the stored one:
-a ``terminated`` game ends after its actions with the stored prestige and ranks (rules 8.21),
-a ``forfeit`` game stops before the end with the forfeiting seat ranked last; returns follow
-from the ranks. Policy targets must be distributions over legal actions. A difference is
-reported by shard, game id and ply, naming the column (and the state field), so a tampered
-row is found exactly. Memory is one row group and one game at a time.
+be the replay's, and the stored action must be legal there. The end must be the stored one
+(``caylus_env.core.record.END_REASONS``): a ``terminated`` game ends by its rules after its
+actions, a ``truncated`` one is cut off there by its game's decision cap, both with the stored
+scores and the game's ranks (``Game.ranks``: by score, then the rules' tie-break); a
+``forfeit`` game stops before the end with the position's scores and the forfeiting seat
+ranked last (``forfeit_ranks``); returns follow from the ranks. Policy targets must be
+distributions over legal actions. A difference is reported by shard, game id and ply, naming
+the column (and the state field), so a tampered row is found exactly. Memory is one row group
+and one game at a time.
 
-A Puerto Rico dataset (``game="puerto_rico"``) is replayed with the Puerto Rico engine, its
-columns compared the same way at its own widths (``games.DatasetGame``); its ends are the
-engine's: ``terminated`` (docs/rules/puerto_rico.md 5.1), ``truncated`` by the decision cap
-(6.9, ranked by the position) or ``forfeit``; its ``prestige`` column holds victory points
-(5.2) and ranks break ties by doubloons plus goods (5.3). A dataset of another game than the
-one asked for is refused, naming both.
+The game is the one asked for (``game=``, a name of ``caylus_env.core.registry``): its engine
+replays, its widths read the columns (``caylus_env.datasets.format``), and a dataset of another
+game is refused, naming both. A ``caylus-dataset/1`` dataset's ``prestige`` column is read as
+``scores``.
 """
 
 from __future__ import annotations
@@ -32,17 +33,28 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from caylus_env.core.registry import DEFAULT_GAME
+from caylus_env.core.contract import GameSpec
+from caylus_env.core.game import IllegalActionError, forfeit_ranks
+from caylus_env.core.record import END_REASONS
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
     check_versions,
+    field_at,
     file_digest,
+    games_rows,
+    kind_names,
+    kinds_of,
+    mask_bytes,
+    num_actions,
     read_manifest,
     returns_of,
+    state_bytes,
+    state_dtype,
+    state_size,
 )
-from caylus_env.datasets.games import DatasetGame, dataset_game
-from caylus_env.datasets.records import pack_masks
+from caylus_env.datasets.records import new_game, pack_masks
 
 MAX_PROBLEMS = 50
 """Problems listed before verification stops (the first ones locate the damage)."""
@@ -79,7 +91,7 @@ def _fixed(column: pa.ChunkedArray | pa.Array, width: int) -> np.ndarray:
     return data[array.offset * width :].reshape(len(array), width)
 
 
-def _game_decisions(path: Path, spec: DatasetGame) -> Iterator[tuple[int, dict[str, Any]]]:
+def _game_decisions(path: Path, spec: GameSpec) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(game id, its decision columns)`` per game, in file order, one row group at a time."""
     handle = pq.ParquetFile(path)
     carry: pa.Table | None = None
@@ -100,14 +112,13 @@ def _game_decisions(path: Path, spec: DatasetGame) -> Iterator[tuple[int, dict[s
         yield int(carry["game_id"][0].as_py()), _columns(carry, spec)
 
 
-def _columns(table: pa.Table, spec: DatasetGame) -> dict[str, Any]:
+def _columns(table: pa.Table, spec: GameSpec) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    state_le = np.dtype(spec.layout.STATE_DTYPE).newbyteorder("<")
     for name in table.column_names:
         if name == "state":
-            out[name] = _fixed(table[name], spec.state_bytes).copy().view(state_le)
+            out[name] = _fixed(table[name], state_bytes(spec)).copy().view(state_dtype(spec))
         elif name == "legal":
-            out[name] = _fixed(table[name], spec.mask_bytes)
+            out[name] = _fixed(table[name], mask_bytes(spec))
         elif name in ("policy_actions", "policy_probs"):
             out[name] = table[name].to_pylist()
         else:
@@ -139,7 +150,7 @@ def verify_dataset(
     path = Path(root)
     manifest = read_manifest(path)
     check_versions(manifest, game=game)
-    spec = dataset_game(game)
+    spec = game_spec(game)
     report = VerifyReport()
     try:
         for shard in manifest["shards"]:
@@ -171,7 +182,7 @@ def _verify_shard(
     report: VerifyReport,
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
     on_game: Callable[[int], None] | None,
-    spec: DatasetGame,
+    spec: GameSpec,
 ) -> None:
     index = shard["shard"]
     where = f"shard {index}"
@@ -191,7 +202,7 @@ def _verify_shard(
     if games_file is None or decisions_file is None:
         _problem(report, f"{where}: the manifest does not list both of its files")
         return
-    games = pq.read_table(games_file).to_pylist()
+    games = games_rows(pq.read_table(games_file))
     first, count = int(shard["first_game"]), int(shard["games"])
     ids = [g["game_id"] for g in games]
     if ids != list(range(first, first + count)):
@@ -235,7 +246,7 @@ def _verify_game(
     cols: Mapping[str, Any] | None,
     report: VerifyReport,
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
-    spec: DatasetGame,
+    spec: GameSpec,
 ) -> None:
     gid = row["game_id"]
     n = row["num_players"]
@@ -255,7 +266,7 @@ def _verify_game(
             return
     try:
         options = {**json.loads(row["options"]), "num_players": n}
-        game = spec.new_game(options, int(row["seed"]))
+        game = new_game(spec.name, options, int(row["seed"]))
     except (TypeError, ValueError) as err:
         _problem(report, f"game {gid}: cannot start the game from its row: {err}")
         return
@@ -280,39 +291,38 @@ def _check_plies(
     returns: list[float],
     ranks: list[float],
     report: VerifyReport,
-    spec: DatasetGame,
+    spec: GameSpec,
 ) -> bool:
     """Replay the stored actions, then compare every column with the replay at once and
     report the first ply where one differs (False after a problem)."""
     d = len(cols["ply"])
-    states = np.zeros((d, spec.state_size), spec.layout.STATE_DTYPE)
-    masks = np.zeros((d, spec.num_actions), np.int8)
+    states = np.zeros((d, state_size(spec)), spec.engine().layout.STATE_DTYPE)
+    masks = np.zeros((d, num_actions(spec)), np.int8)
     seats = np.zeros(d, np.int64)
-    illegal = spec.engine.IllegalActionError
     stop: tuple[int, str] | None = None  # (ply, why) where the replay could not go on
     for ply in range(d):
-        if spec.end_of(game) is not None:
+        if game.is_over():
             stop = (ply, "the replayed game is already over")
             break
         states[ply] = game.state
-        spec.fill_mask(game, masks[ply])
+        game.legal_mask(masks[ply])
         seats[ply] = game.current_player()
         try:
             game.apply(int(cols["action"][ply]))
-        except illegal as err:
+        except IllegalActionError as err:
             stop = (ply, f"column action: {err}")
             break
     upto = d if stop is None else stop[0] + (0 if stop[1].startswith("the replayed") else 1)
     agents = np.asarray(row["agents"], dtype=object)
     n = len(agents)
     seat_ok = np.clip(seats[:upto], 0, max(0, n - 1))
-    kinds = spec.kinds_of(states[:upto])
+    kinds = kinds_of(spec, states[:upto])
     expected: dict[str, np.ndarray] = {
         "ply": np.arange(upto),
         "seat": seats[:upto],
         "num_players": np.full(upto, row["num_players"]),
         "kind_id": kinds,
-        "kind": np.asarray(spec.kind_names, dtype=object)[kinds],
+        "kind": np.asarray(kind_names(spec), dtype=object)[kinds],
         "num_legal": masks[:upto].sum(axis=1),
         "agent": agents[seat_ok] if n else np.full(upto, None),
         "ret": np.asarray(returns or [np.nan] * max(n, 1), np.float32)[seat_ok],
@@ -331,7 +341,7 @@ def _check_plies(
         j = int(np.flatnonzero(cols["state"][i] != states[i])[0])
         first = (
             i,
-            f"column state differs from the replay at {spec.field_at(j)} "
+            f"column state differs from the replay at {field_at(spec, j)} "
             f"(stored {int(cols['state'][i][j])}, replay {int(states[i][j])})",
         )
     bad_mask = np.flatnonzero((cols["legal"][:upto] != pack_masks(masks[:upto])).any(axis=1))
@@ -353,18 +363,26 @@ def _check_plies(
     return True
 
 
-def _policy_problem(acts: Any, probs: Any, mask: np.ndarray, spec: DatasetGame) -> str | None:
+def _policy_problem(acts: Any, probs: Any, mask: np.ndarray, spec: GameSpec) -> str | None:
     if (acts is None) != (probs is None):
         return "policy_actions and policy_probs are not both null"
     if acts is not None and (
         len(acts) != len(probs)
         or not acts
-        or any(not 0 <= a < spec.num_actions or not mask[a] for a in acts)
+        or any(not 0 <= a < num_actions(spec) or not mask[a] for a in acts)
         or any(not math.isfinite(p) or p < 0 for p in probs)
         or abs(math.fsum(probs) - 1.0) > 1e-4
     ):
         return "the policy target is not a distribution over legal actions"
     return None
+
+
+def _end_of(game: Any) -> str | None:
+    """How the replayed game ended by itself: ``terminated`` (its rules), ``truncated`` (its
+    decision cap), or None while a seat is asked."""
+    if game.is_terminal():
+        return "terminated"
+    return "truncated" if game.is_truncated() else None
 
 
 def _check_end(
@@ -374,14 +392,14 @@ def _check_end(
     ranks: list[float],
     returns: list[float],
     report: VerifyReport,
-    spec: DatasetGame,
+    spec: GameSpec,
 ) -> None:
-    prestige = spec.scores(game)
+    scores = [int(v) for v in game.scores()]
     n = row["num_players"]
     forfeits = row["forfeits"]
     seat = row["forfeit_seat"]
-    ended = spec.end_of(game)
-    if row["end"] in spec.ends and row["end"] != "forfeit":
+    ended = _end_of(game)
+    if row["end"] in END_REASONS and row["end"] != "forfeit":
         if ended != row["end"]:
             _problem(
                 report,
@@ -389,7 +407,7 @@ def _check_end(
                 + (f"ends {ended}" if ended else f"waits for seat {game.current_player()}"),
             )
             return
-        want_ranks = spec.ranks(game, None)
+        want_ranks = [float(r) for r in game.ranks()]
         if seat != -1 or any(forfeits):
             _problem(report, f"game {gid}: a {row['end']} game names a forfeit")
             return
@@ -400,15 +418,18 @@ def _check_end(
                 f"game {gid}: stored as a forfeit of seat {seat}, but the replay ended or the seat is not at the table",
             )
             return
-        want_ranks = spec.ranks(game, seat)
+        want_ranks = forfeit_ranks(game.ranks().tolist(), seat)
         if [bool(f) for f in forfeits] != [s == seat for s in range(n)]:
             _problem(report, f"game {gid}: forfeits {forfeits} do not name exactly seat {seat}")
             return
     else:
-        _problem(report, f"game {gid}: end {row['end']!r}; allowed: {', '.join(spec.ends)}")
+        _problem(report, f"game {gid}: end {row['end']!r}; allowed: {', '.join(END_REASONS)}")
         return
-    if list(row["prestige"]) != prestige:
-        _problem(report, f"game {gid}: prestige {row['prestige']}, the replay gives {prestige}")
+    if list(row["scores"]) != scores:
+        _problem(
+            report,
+            f"game {gid}: scores ({spec.score_word}) {row['scores']}, the replay gives {scores}",
+        )
     elif ranks != [float(r) for r in want_ranks]:
         _problem(report, f"game {gid}: ranks {ranks}, the replay gives {want_ranks}")
     elif not np.allclose(row["returns"], returns_of(want_ranks), atol=1e-6):

@@ -30,6 +30,7 @@ from agents.stats.ratings import (
     shared_blocks,
     wilson_interval,
 )
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
 Z = 1.959964
 
@@ -68,7 +69,7 @@ def simulate_pool(n_games: int = 3000, seed: int = 7) -> list[GameResult]:
                 block=g // 4,
                 num_players=4,
                 seats=tuple(NAMES[i] for i in table),
-                prestige=tuple(int(60 - 10 * r) for r in ranks),
+                scores=tuple(int(60 - 10 * r) for r in ranks),
                 ranks=tuple(ranks),
             )
         )
@@ -98,7 +99,7 @@ def simulate_two_player(
                     block=g,
                     num_players=2,
                     seats=seats,
-                    prestige=(50 if ranks[0] == 1 else 40, 50 if ranks[1] == 1 else 40),
+                    scores=(50 if ranks[0] == 1 else 40, 50 if ranks[1] == 1 else 40),
                     ranks=tuple(ranks),
                 )
             )
@@ -125,7 +126,7 @@ def hand_games() -> list[GameResult]:
                 "block": 0,
                 "num_players": 3,
                 "seats": ["A", "B", "C"],
-                "prestige": [30, 20, 10],
+                "scores": [30, 20, 10],
                 "ranks": [1, 2, 3],
             }
         ),
@@ -137,7 +138,7 @@ def hand_games() -> list[GameResult]:
                 "block": 0,
                 "num_players": 3,
                 "seats": ["B", "A", "C"],
-                "prestige": [25, 25, 15],
+                "scores": [25, 25, 15],
                 "ranks": [1.5, 1.5, 3],
             }
         ),
@@ -148,7 +149,7 @@ def hand_games() -> list[GameResult]:
                 "block": 1,
                 "num_players": 2,
                 "seats": ["C", "A"],
-                "prestige": [40, 35],
+                "scores": [40, 35],
                 "ranks": [1, 2],
                 "forfeit": [False, True],
             }
@@ -181,11 +182,11 @@ def test_from_dict_ignores_extra_keys_and_defaults_block_to_game_id():
     ("change", "field"),
     [
         ({"seats": ["A", "B"]}, "seats"),
-        ({"prestige": [1, 2, "x"]}, "prestige"),
+        ({"scores": [1, 2, "x"]}, "scores"),
         ({"ranks": [1, 1, 3]}, "ranks"),  # competition-style ties are rejected
         ({"ranks": [0, 1, 2]}, "ranks"),  # 0-based ranks are rejected
         ({"num_players": True}, "num_players"),
-        ({"num_players": 1, "seats": ["A"], "prestige": [1], "ranks": [1]}, "num_players"),
+        ({"num_players": 1, "seats": ["A"], "scores": [1], "ranks": [1]}, "num_players"),
         ({"forfeit": [True, False]}, "forfeit"),
         ({"forfeit": [0, 0, 1]}, "forfeit"),
         ({"seed": "7"}, "seed"),
@@ -200,8 +201,8 @@ def test_invalid_fields_are_named(change, field):
 
 def test_missing_field_is_named():
     data = hand_games()[0].to_dict()
-    del data["prestige"]
-    with pytest.raises(InvalidResultError, match="'prestige'"):
+    del data["scores"]
+    with pytest.raises(InvalidResultError, match="'scores'"):
         GameResult.from_dict(data)
 
 
@@ -256,16 +257,16 @@ def test_agent_summary_hand_computed():
     assert a["win_rate"] == pytest.approx(2 / 3)
     assert a["win_ci"] == wilson_interval(2, 3)
     assert a["mean_rank"] == pytest.approx((1 + 1.5 + 2) / 3)
-    assert a["mean_prestige"] == pytest.approx(30)
+    assert a["mean_score"] == pytest.approx(30)
     # Margins: 30 - 20, 25 - 25, 35 - 40.
     assert a["mean_margin"] == pytest.approx(5 / 3)
     assert (b["games"], b["wins"]) == (2, 1)
     assert b["mean_rank"] == pytest.approx(1.75)
-    assert b["mean_prestige"] == pytest.approx(22.5)
+    assert b["mean_score"] == pytest.approx(22.5)
     assert b["mean_margin"] == pytest.approx(-5)
     assert (c["games"], c["wins"], c["forfeits"]) == (3, 1, 0)
     assert c["mean_rank"] == pytest.approx(7 / 3)
-    assert c["mean_prestige"] == pytest.approx(65 / 3)
+    assert c["mean_score"] == pytest.approx(65 / 3)
     assert c["mean_margin"] == pytest.approx((-20 - 10 + 5) / 3)
 
 
@@ -277,7 +278,7 @@ def test_agent_summary_counts_self_play_once_per_seat():
             block=0,
             num_players=3,
             seats=("A", "A", "B"),
-            prestige=(10, 12, 12),
+            scores=(10, 12, 12),
             ranks=(3, 1.5, 1.5),
         )
     ]
@@ -316,7 +317,7 @@ def test_head_to_head_hand_computed():
 
 def test_head_to_head_is_nan_where_agents_never_met():
     stranger = GameResult(
-        game_id=9, seed=9, block=9, num_players=2, seats=("C", "D"), prestige=(1, 2), ranks=(2, 1)
+        game_id=9, seed=9, block=9, num_players=2, seats=("C", "D"), scores=(1, 2), ranks=(2, 1)
     )
     games = [*hand_games(), stranger]
     agents, m, n = head_to_head(games)
@@ -376,7 +377,7 @@ def test_pl_gradient_matches_finite_differences():
             block=0,
             num_players=4,
             seats=("a1", "a2", "lo", "hi"),
-            prestige=(5, 5, 3, 3),
+            scores=(5, 5, 3, 3),
             ranks=(1.5, 1.5, 3.5, 3.5),
         )
     )
@@ -406,7 +407,7 @@ def test_pl_tied_players_get_equal_strength_and_all_tied_games_are_ignored():
                 block=g,
                 num_players=3,
                 seats=seats,
-                prestige=(1, 1, 1),
+                scores=(1, 1, 1),
                 ranks=tuple(ranks),
             )
         )
@@ -419,7 +420,7 @@ def test_pl_tied_players_get_equal_strength_and_all_tied_games_are_ignored():
         block=0,
         num_players=3,
         seats=("A", "C", "B"),
-        prestige=(1, 1, 1),
+        scores=(1, 1, 1),
         ranks=(2, 2, 2),
     )
     again = fit_plackett_luce([*games, all_tied], reference="C")
@@ -435,7 +436,7 @@ def test_pl_l2_keeps_an_undefeated_agent_finite():
             block=g,
             num_players=2,
             seats=("X", "Y") if g % 2 else ("Y", "X"),
-            prestige=(1, 0) if g % 2 else (0, 1),
+            scores=(1, 0) if g % 2 else (0, 1),
             ranks=(1, 2) if g % 2 else (2, 1),
         )
         for g in range(40)
@@ -506,14 +507,14 @@ def test_openskill_ladder_uses_game_id_order_and_handles_ties_and_self_play():
         block=0,
         num_players=3,
         seats=("P", "Q", "R"),
-        prestige=(3, 3, 1),
+        scores=(3, 3, 1),
         ranks=(1.5, 1.5, 3),
     )
     ladder = openskill_ladder([tie])
     assert ladder["P"]["mu"] == pytest.approx(ladder["Q"]["mu"])
     assert ladder["P"]["mu"] > 25.0 > ladder["R"]["mu"]
     mirror = GameResult(
-        game_id=0, seed=0, block=0, num_players=2, seats=("S", "S"), prestige=(3, 1), ranks=(1, 2)
+        game_id=0, seed=0, block=0, num_players=2, seats=("S", "S"), scores=(3, 1), ranks=(1, 2)
     )
     assert openskill_ladder([mirror])["S"]["mu"] == pytest.approx(25.0)
 
@@ -529,8 +530,8 @@ def duel_games(n_games: int, winner: str, loser: str, first: int = 0) -> list[Ga
     for g in range(first, first + n_games):
         seats = (winner, loser) if g % 2 == 0 else (loser, winner)
         ranks = (1.0, 2.0) if seats[0] == winner else (2.0, 1.0)
-        prestige = (30, 20) if ranks[0] == 1.0 else (20, 30)
-        games.append(GameResult(g, g // 2, g // 2, 2, seats, prestige, ranks))
+        scores = (30, 20) if ranks[0] == 1.0 else (20, 30)
+        games.append(GameResult(g, g // 2, g // 2, 2, seats, scores, ranks))
     return games
 
 
@@ -610,7 +611,7 @@ def test_few_games_never_give_a_zero_width_interval():
 def test_resamples_that_separate_a_pair_give_no_interval():
     # 12 pairs, "hi" wins 23 of 24 games: connected, but many resamples drop the one loss.
     games = duel_games(24, "hi", "lo")
-    games[5] = dataclasses.replace(games[5], ranks=(1.0, 2.0), prestige=(30, 20))
+    games[5] = dataclasses.replace(games[5], ranks=(1.0, 2.0), scores=(30, 20))
     boot = bootstrap_pl(games, n_boot=100, seed=2, reference="lo")
     assert not boot.separation.separated
     i, j = boot.fit.agents.index("hi"), boot.fit.agents.index("lo")
@@ -635,7 +636,7 @@ def test_forfeit_reason_round_trips_and_is_validated():
         "seed": 1,
         "num_players": 2,
         "seats": ["a", "b"],
-        "prestige": [3, 9],
+        "scores": [3, 9],
         "ranks": [2, 1],
         "forfeit": [True, False],
         "forfeit_reason": ["timeout: act took 11 s", None],
@@ -647,14 +648,16 @@ def test_forfeit_reason_round_trips_and_is_validated():
         GameResult.from_dict({**data, "forfeit_reason": [3, None]})
 
 
-def test_load_results_reads_the_game_records_a_tournament_writes(tmp_path):
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_load_results_reads_the_game_records_a_tournament_writes(game, tmp_path):
     from agents.tournament.arena import play_game
 
-    records = [play_game(["random", "castle"], seed=s, game_id=s, block=s) for s in range(3)]
+    bot = next(iter(game_spec(game).module("bots").BOTS))
+    records = [play_game(["random", bot], seed=s, game_id=s, block=s, game=game) for s in range(3)]
     path = tmp_path / "games.jsonl"
     path.write_text("".join(r.to_json_line() + "\n" for r in records))
     results = load_results(path)
     assert [r.game_id for r in results] == [0, 1, 2]
     for record, result in zip(records, results, strict=True):
-        assert list(result.prestige) == list(record.final.prestige)
-        assert list(result.seats) == ["random", "castle"]
+        assert list(result.scores) == list(record.final.scores)
+        assert list(result.seats) == ["random", bot]

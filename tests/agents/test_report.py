@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -42,21 +43,21 @@ def make_games(n_blocks: int = 40, seed: int = 0) -> list[dict]:
         for rot in range(3):
             seats = trio[rot:] + trio[:rot]
             u = np.array([STRENGTH[a] for a in seats]) + rng.gumbel(size=3)
-            prestige = [int(40 + 10 * x) for x in u]
-            lines.append(result_line(len(lines), block, seats, prestige))
+            scores = [int(40 + 10 * x) for x in u]
+            lines.append(result_line(len(lines), block, seats, scores))
     for g in range(30):
         seats = ("greedy", "random") if g % 2 else ("random", "greedy")
-        prestige = [int(30 + 10 * (STRENGTH[a] + rng.gumbel())) for a in seats]
-        lines.append(result_line(len(lines), n_blocks + g, seats, prestige))
+        scores = [int(30 + 10 * (STRENGTH[a] + rng.gumbel())) for a in seats]
+        lines.append(result_line(len(lines), n_blocks + g, seats, scores))
     return lines
 
 
-def result_line(game_id: int, block: int, seats, prestige) -> dict:
-    """A result dict with average ranks derived from prestige (equal prestige ties)."""
+def result_line(game_id: int, block: int, seats, scores) -> dict:
+    """A result dict with average ranks derived from scores (equal scores tie)."""
     ranks = []
-    for p in prestige:
-        above = sum(q > p for q in prestige)
-        equal = sum(q == p for q in prestige)
+    for p in scores:
+        above = sum(q > p for q in scores)
+        equal = sum(q == p for q in scores)
         ranks.append(above + (equal + 1) / 2)
     return {
         "game_id": game_id,
@@ -64,7 +65,7 @@ def result_line(game_id: int, block: int, seats, prestige) -> dict:
         "block": block,
         "num_players": len(seats),
         "seats": list(seats),
-        "prestige": prestige,
+        "scores": scores,
         "ranks": ranks,
     }
 
@@ -225,10 +226,10 @@ def separated_games() -> list[dict]:
         for k in range(2):
             seats = pair if k == 0 else pair[::-1]
             if "random" in seats:
-                prestige = [10 if a == "random" else 40 for a in seats]
+                scores = [10 if a == "random" else 40 for a in seats]
             else:
-                prestige = [int(30 + 10 * rng.gumbel()) for _ in seats]
-            lines.append(result_line(len(lines), block, seats, prestige))
+                scores = [int(30 + 10 * rng.gumbel()) for _ in seats]
+            lines.append(result_line(len(lines), block, seats, scores))
     lines[3]["forfeit"] = [True, False] if lines[3]["seats"][0] == "random" else [False, True]
     lines[3]["forfeit_reason"] = [
         "error: RuntimeError: boom" if f else None for f in lines[3]["forfeit"]
@@ -289,7 +290,8 @@ def test_report_links_plots_orders_agents_and_lists_forfeits(separated, tmp_path
     write_markdown_report(separated, path)
     text = path.read_text()
     assert f"[Ratings]({RATINGS_PLOT_FILE})" in text and f"({HEAD_TO_HEAD_PLOT_FILE})" in text
-    assert "Mean margin: a seat's prestige minus the best prestige among the other seats" in text
+    assert "Mean margin: a seat's score minus the best score among the other seats" in text
+    assert "| Mean score |" in text  # no game named: the neutral word
     assert "A shared first place counts as a win for every tied seat" in text
     agents_section = text.split("## Agents")[1].split("##")[0]
     rows = [line.split("|")[1].strip() for line in agents_section.splitlines() if "|" in line]
@@ -332,3 +334,18 @@ def test_head_to_head_cells_of_a_pair_add_up_to_100_percent(tmp_path):
     cells = [int(c.split("%")[0]) for c in re.findall(r"\d+% \(200\)", text)]
     assert len(cells) == 2 and sum(cells) == 100
     assert sorted(cells) in ([33, 67], [34, 66])
+
+
+def test_reports_name_the_scores_in_the_games_word(tmp_path):
+    lines = [result_line(g, g, ["A", "B"], [30, 20] if g % 2 else [20, 30]) for g in range(8)]
+    summary = build_summary(lines, n_boot=0, score_word="victory points")
+    assert summary["score_word"] == "victory points"
+    assert all("mean_score" in a for a in summary["agents"].values())
+    write_markdown_report(summary, tmp_path / "report.md")
+    text = (tmp_path / "report.md").read_text()
+    assert "| Mean victory points |" in text
+    assert "a seat's victory points minus the best victory points among the other seats" in text
+    assert "score" not in text.split("## Agents")[1].split("##")[0].replace("victory points", "")
+    console = Console(file=io.StringIO(), width=200)
+    print_summary(summary, console)
+    assert "Mean victory points" in console.file.getvalue()
