@@ -1,34 +1,49 @@
-"""Trained policies as agents: ``policy:PATH[:greedy|:sample|:temp=T]``.
+"""Trained policies as agents, for every game: ``policy:PATH[:greedy|:sample|:temp=T]``.
 
-A checkpoint directory written by ``training`` (``caylus train ppo``) holds:
+A checkpoint directory written by ``training`` (``caylus train ppo --game G``, ``caylus train
+bc --game G``) holds:
 
 =====================  ===================================================================
 file                   what it is
 =====================  ===================================================================
-``config.json``        format ``caylus-policy/1``; the network (``arch``), the observation
-                       and action-space versions it was trained on, the player counts, the
-                       training step, seed, parent checkpoint, the exact command, and the
-                       SHA-256 of ``model.safetensors``
+``config.json``        format ``caylus-policy/1``; the ``game`` it plays (a file without
+                       the field is `DEFAULT_GAME`'s: the checkpoints written before games
+                       were named, the shipped ``ppo-2p`` among them); the network
+                       (``arch``); the game's observation and action-space versions it was
+                       trained on; the player counts, training step, seed, parent
+                       checkpoint, the exact command, and the SHA-256 of
+                       ``model.safetensors``
 ``model.safetensors``  the network's weights (safetensors: tensors and a JSON header, never
-                       code)
+                       code), under the names of the Stable-Baselines3 policy that trains it
 ``sb3.zip`` and        what ``caylus train ppo --resume`` needs (training checkpoints only;
 ``resume.*``           never read by this module)
 =====================  ===================================================================
 
 Loading reads JSON and safetensors only, so a checkpoint can never execute code. It is
-refused, with an error naming what differs, when its format, observation version or action
-space version is not this build's (``caylus_env.caylus.observation.OBSERVATION_VERSION``,
-``caylus_env.caylus.engine.actions.ACTION_SPACE_VERSION``), when the weights' checksum does not
-match ``config.json`` (a tampered or truncated file), or when a tensor is missing or has the
-wrong shape.
+refused, with an error naming what differs, when its format is not this build's, when it is
+another game's checkpoint than the one asked for (naming both games and their versions), when
+its observation or action-space version is not its game's in this build
+(``observation.OBSERVATION_VERSION``, ``engine.ACTION_SPACE_VERSION``), when the weights'
+checksum does not match ``config.json`` (a tampered or truncated file), or when a tensor is
+missing, has the wrong shape or holds NaN.
 
-The network (``arch`` ``pieces-v1``, documented in ``training/networks.py``, which trains it)
-runs here without torch, in a numba kernel: an agent needs neither torch nor a GPU, and one
-decision (encoding the observation included) costs tens of microseconds on one core
-(``caylus bench --training``). ``PolicyNet.logits`` takes a whole batch (the training
-opponent pool and the evaluation matches call it with every game waiting on the same
-checkpoint) and computes each row with a fixed summation order, so a game's moves never
-depend on which other games shared its batch.
+The networks (``ARCHS``; ``training/networks.py`` builds and trains them with torch):
+
+* ``pieces-v1`` (`PiecesArch`, every game's default): the game's observation layout
+  (``caylus_env.core.observation.ObservationLayout``) declares the pieces indexed by relative
+  seat (``seat_pieces``, ``seat_column_pieces``) and by board space (``space_pieces``:
+  Caylus's road; a game without any has no space encoder); one shared ``Linear`` reads each
+  seat's pieces, one each space's, one the rest; a trunk layer and the policy and value heads
+  follow;
+* ``mlp-v1`` (`MlpArch`): fully connected ReLU layers over the whole observation, separately
+  for the policy and the value (Stable-Baselines3's ``MlpPolicy``); checkpoints written
+  before the networks were shared name it ``pr-mlp-v1``, read as the same network.
+
+Both run here without torch, in numba kernels that compute each row of a batch alone, summing
+in a fixed order: an agent needs neither torch nor a GPU, one decision costs tens of
+microseconds on one core (``caylus bench --training``), and a game's moves never depend on
+which other games shared its batch (the training opponent pool and the evaluation matches
+call ``PolicyNet.logits`` with every game waiting on the same checkpoint).
 
 Modes: ``greedy`` (the default) plays the most probable legal action; ``sample`` draws from
 the masked softmax with the agent's seeded generator; ``temp=T`` samples from the softmax of
@@ -43,22 +58,14 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
-from caylus_env.caylus.engine import Game
-from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
-from caylus_env.caylus.engine.board import ROAD_LEN
-from caylus_env.caylus.engine.constants import MAX_PLAYERS
-from caylus_env.caylus.observation import (
-    OBS_SIZE,
-    OBSERVATION_VERSION,
-    PIECE_SLICES,
-    PIECES,
-    encode,
-)
+from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
+from caylus_env.core.observation import MAX_PLAYERS, ObservationLayout
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
 
 #: The checkpoint format this module reads and ``training`` writes.
 CHECKPOINT_FORMAT = "caylus-policy/1"
@@ -66,81 +73,85 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 #: Built-in checkpoints shipped inside the package (spec ``ppo-2p`` = ``policy:<this>/ppo-2p``).
 SHIPPED_DIR = Path(__file__).parent / "checkpoints"
-
-# -- the pieces-v1 network's view of the observation ---------------------------------------
-ARCH_NAME = "pieces-v1"
-#: Observation pieces with one row per relative seat (first axis = seat).
-SEAT_ROW_PIECES = (
-    "decision_player",
-    "seat_present",
-    "money",
-    "cubes",
-    "prestige",
-    "workers_available",
-    "favor_columns",
-    "rows_used",
-    "passed",
-    "turn_order_position",
-    "passing_position",
-    "inn_resident",
-    "in_castle",
-    "in_stables",
-    "castle_houses",
-    "houses",
-    "batches_this_turn",
-    "residences",
-)
-#: Pieces with one column per relative seat (last axis = seat): workers on special buildings.
-SEAT_COLUMN_PIECES = ("special_workers", "stables", "inn", "castle_spots")
-#: Pieces with one row per road space (first axis = space 1..28).
-ROAD_PIECES = (
-    "road_building",
-    "road_owner",
-    "road_worker",
-    "road_lawyer_pending",
-    "provost",
-    "bailiff",
-)
+#: Largest layer width an ``arch`` may ask for, and most hidden layers of ``mlp-v1``.
+MAX_WIDTH = 4096
+MAX_LAYERS = 8
 
 
-def _piece_index(name: str) -> np.ndarray:
-    """The observation indices of piece ``name`` in its own shape."""
-    s = PIECE_SLICES[name]
-    return np.arange(s.start, s.stop).reshape(dict(PIECES)[name])
+class CheckpointError(ValueError):
+    """A checkpoint that this build cannot or must not load; the message says why."""
 
 
-def observation_groups() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def versions(game: str) -> dict[str, str]:
+    """The fields of ``config.json`` that tie a checkpoint to ``game`` in this build: the game
+    and its observation and action-space versions (``read_config`` checks them)."""
+    spec = game_spec(game)
+    return {
+        "game": spec.name,
+        "observation_version": spec.observation().OBSERVATION_VERSION,
+        "action_space_version": spec.engine().ACTION_SPACE_VERSION,
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# The networks
+# ---------------------------------------------------------------------------------------
+def observation_groups(layout: ObservationLayout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Index arrays that split an observation for the pieces-v1 network.
 
     Returns:
-        ``seat (MAX_PLAYERS, seat_width)``: every seat piece's row or column of each
-        relative seat; ``road (ROAD_LEN, space_width)``: every road piece's entry of each
-        space; ``rest (global_width,)``: every other observation index (the clock, the
-        decision, the castle, the stock). Together they cover each index exactly once.
+        ``seat (MAX_PLAYERS, seat_width)``: every seat piece's row (``seat_pieces``) then
+        column (``seat_column_pieces``) of each relative seat; ``space (num_spaces,
+        space_width)``: every space piece's entry of each board space; ``rest
+        (global_width,)``: every other index, in vector order. Together they cover each index
+        exactly once. A group the layout does not have is empty: ``(0, 0)``.
     """
+    seats = MAX_PLAYERS if layout.seat_pieces or layout.seat_column_pieces else 0
     seat = [
         np.concatenate(
-            [_piece_index(n)[p].reshape(-1) for n in SEAT_ROW_PIECES]
-            + [_piece_index(n)[..., p].reshape(-1) for n in SEAT_COLUMN_PIECES]
+            [layout.index(n)[p].reshape(-1) for n in layout.seat_pieces]
+            + [layout.index(n)[..., p].reshape(-1) for n in layout.seat_column_pieces]
         )
-        for p in range(MAX_PLAYERS)
+        for p in range(seats)
     ]
-    road = [
-        np.concatenate([_piece_index(n)[i].reshape(-1) for n in ROAD_PIECES])
-        for i in range(ROAD_LEN)
+    space = [
+        np.concatenate([layout.index(n)[i].reshape(-1) for n in layout.space_pieces])
+        for i in range(layout.num_spaces)
     ]
-    grouped = set(SEAT_ROW_PIECES) | set(SEAT_COLUMN_PIECES) | set(ROAD_PIECES)
-    rest = np.concatenate([_piece_index(n).reshape(-1) for n, _ in PIECES if n not in grouped])
-    return np.stack(seat).astype(np.int64), np.stack(road).astype(np.int64), rest.astype(np.int64)
+    grouped = {*layout.seat_pieces, *layout.seat_column_pieces, *layout.space_pieces}
+    rest = [layout.index(n).reshape(-1) for n, _ in layout.pieces if n not in grouped]
+
+    def table(rows: list[np.ndarray]) -> np.ndarray:
+        return np.stack(rows).astype(np.int64) if rows else np.zeros((0, 0), np.int64)
+
+    flat = np.concatenate(rest).astype(np.int64) if rest else np.zeros(0, np.int64)
+    return table(seat), table(space), flat
+
+
+def _layout(game: str) -> ObservationLayout:
+    return game_spec(game).observation().LAYOUT
+
+
+def _num_actions(game: str) -> int:
+    return int(game_spec(game).engine().NUM_ACTIONS)
+
+
+def _positive(d: dict[str, Any], name: str, default: int) -> int:
+    v = d.get(name, default)
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_WIDTH:
+        raise CheckpointError(
+            f"config.json arch.{name} must be an int in 1..{MAX_WIDTH}, got {v!r}"
+        )
+    return v
 
 
 @dataclass(frozen=True)
-class Arch:
-    """The sizes of a pieces-v1 network (``config.json["arch"]``).
+class PiecesArch:
+    """The sizes of a pieces-v1 network (``config.json["arch"]``); see the module docstring.
 
     Attributes:
         seat_dim: features of each seat's encoder (shared by the seats).
-        space_dim: features of each road space's encoder (shared by the spaces).
+        space_dim: features of each board space's encoder (shared by the spaces).
         global_dim: features of the encoder of the other pieces.
         hidden: width of the trunk layer that reads all of them.
         head: width of the policy's and the value's own hidden layer.
@@ -151,75 +162,160 @@ class Arch:
     global_dim: int = 128
     hidden: int = 256
     head: int = 128
-    name: str = ARCH_NAME
+    NAME: ClassVar[str] = "pieces-v1"
+    FIELDS: ClassVar[tuple[str, ...]] = ("seat_dim", "space_dim", "global_dim", "hidden", "head")
 
     @classmethod
-    def from_json(cls, d: Any) -> Arch:
-        """Read ``config.json["arch"]``.
+    def from_json(cls, d: dict[str, Any]) -> PiecesArch:
+        """Read ``config.json["arch"]`` (its name already checked).
 
         Raises:
-            CheckpointError: naming a missing, unknown or non-positive field.
+            CheckpointError: naming an unknown or out-of-range field.
         """
-        if not isinstance(d, dict):
-            raise CheckpointError(f"config.json 'arch' must be an object, got {d!r}")
-        if d.get("name") != ARCH_NAME:
-            raise CheckpointError(
-                f"config.json arch name {d.get('name')!r} is not supported; allowed: {ARCH_NAME}"
-            )
-        fields = ("seat_dim", "space_dim", "global_dim", "hidden", "head")
-        unknown = sorted(set(d) - set(fields) - {"name"})
+        unknown = sorted(set(d) - set(cls.FIELDS) - {"name"})
         if unknown:
             raise CheckpointError(f"config.json arch has unknown fields {unknown}")
-        values = {}
-        for f in fields:
-            v = d.get(f, getattr(cls, f))
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4096:
-                raise CheckpointError(f"config.json arch.{f} must be an int in 1..4096, got {v!r}")
-            values[f] = v
-        return cls(**values)
+        return cls(**{f: _positive(d, f, getattr(cls, f)) for f in cls.FIELDS})
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "seat_dim": self.seat_dim,
-            "space_dim": self.space_dim,
-            "global_dim": self.global_dim,
-            "hidden": self.hidden,
-            "head": self.head,
-        }
+        return {"name": self.NAME, **{f: getattr(self, f) for f in self.FIELDS}}
 
-    def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
-        """Every weight the network has, by its name in ``model.safetensors``: the names of
-        the Stable-Baselines3 policy that ``training`` builds (``features_extractor``, then
-        ``mlp_extractor``'s policy and value layers, then the two heads)."""
-        seat, road, rest = observation_groups()
-        trunk_in = self.global_dim + MAX_PLAYERS * self.seat_dim + ROAD_LEN * self.space_dim
-        shapes = {
-            "features_extractor.seat.weight": (self.seat_dim, seat.shape[1]),
-            "features_extractor.seat.bias": (self.seat_dim,),
-            "features_extractor.space.weight": (self.space_dim, road.shape[1]),
-            "features_extractor.space.bias": (self.space_dim,),
-            "features_extractor.rest.weight": (self.global_dim, rest.shape[0]),
-            "features_extractor.rest.bias": (self.global_dim,),
-            "features_extractor.trunk.weight": (self.hidden, trunk_in),
-            "features_extractor.trunk.bias": (self.hidden,),
-            "mlp_extractor.policy_net.0.weight": (self.head, self.hidden),
-            "mlp_extractor.policy_net.0.bias": (self.head,),
-            "mlp_extractor.value_net.0.weight": (self.head, self.hidden),
-            "mlp_extractor.value_net.0.bias": (self.head,),
-            "action_net.weight": (NUM_ACTIONS, self.head),
-            "action_net.bias": (NUM_ACTIONS,),
-            "value_net.weight": (1, self.head),
-            "value_net.bias": (1,),
-        }
+    def trunk_width(self, game: str) -> int:
+        """The trunk's input: the global features, then each seat's, then each space's."""
+        seat, space, _ = observation_groups(_layout(game))
+        return self.global_dim + seat.shape[0] * self.seat_dim + space.shape[0] * self.space_dim
+
+    def tensor_shapes(self, game: str) -> dict[str, tuple[int, ...]]:
+        """Every weight of the network for ``game``, by its name in ``model.safetensors``: the
+        names of the Stable-Baselines3 policy that ``training`` builds (``features_extractor``,
+        then ``mlp_extractor``'s policy and value layers, then the two heads). A group the
+        game's observation does not have (no space pieces) has no encoder."""
+        seat, space, rest = observation_groups(_layout(game))
+        shapes: dict[str, tuple[int, ...]] = {}
+        for name, dim, group in (("seat", self.seat_dim, seat), ("space", self.space_dim, space)):
+            if group.shape[0]:
+                shapes[f"features_extractor.{name}.weight"] = (dim, group.shape[1])
+                shapes[f"features_extractor.{name}.bias"] = (dim,)
+        actions = _num_actions(game)
+        shapes.update(
+            {
+                "features_extractor.rest.weight": (self.global_dim, rest.shape[0]),
+                "features_extractor.rest.bias": (self.global_dim,),
+                "features_extractor.trunk.weight": (self.hidden, self.trunk_width(game)),
+                "features_extractor.trunk.bias": (self.hidden,),
+                "mlp_extractor.policy_net.0.weight": (self.head, self.hidden),
+                "mlp_extractor.policy_net.0.bias": (self.head,),
+                "mlp_extractor.value_net.0.weight": (self.head, self.hidden),
+                "mlp_extractor.value_net.0.bias": (self.head,),
+                "action_net.weight": (actions, self.head),
+                "action_net.bias": (actions,),
+                "value_net.weight": (1, self.head),
+                "value_net.bias": (1,),
+            }
+        )
         return shapes
 
+    def network(self, w: dict[str, np.ndarray], game: str) -> _PiecesNet:
+        """The torch-free network of weights ``w`` (``load_weights``'s) for ``game``."""
+        return _PiecesNet(self, w, game)
 
-class CheckpointError(ValueError):
-    """A checkpoint that this build cannot or must not load; the message says why."""
+
+@dataclass(frozen=True)
+class MlpArch:
+    """The sizes of an mlp-v1 network (``config.json["arch"]``); see the module docstring.
+
+    Attributes:
+        layers: the width of each hidden layer, the same for the policy and the value stacks.
+    """
+
+    layers: tuple[int, ...] = (256, 256)
+    NAME: ClassVar[str] = "mlp-v1"
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> MlpArch:
+        """Read ``config.json["arch"]`` (its name already checked).
+
+        Raises:
+            CheckpointError: naming an unknown or out-of-range field.
+        """
+        unknown = sorted(set(d) - {"name", "layers"})
+        if unknown:
+            raise CheckpointError(f"config.json arch has unknown fields {unknown}")
+        layers = d.get("layers", list(cls.layers))
+        if (
+            not isinstance(layers, (list, tuple))
+            or not 1 <= len(layers) <= MAX_LAYERS
+            or not all(
+                isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH
+                for w in layers
+            )
+        ):
+            raise CheckpointError(
+                f"config.json arch.layers must be a list of 1 to {MAX_LAYERS} ints in "
+                f"1..{MAX_WIDTH}, got {layers!r}"
+            )
+        return cls(tuple(layers))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.NAME, "layers": list(self.layers)}
+
+    def tensor_shapes(self, game: str) -> dict[str, tuple[int, ...]]:
+        """Every weight of the network for ``game`` by its name in ``model.safetensors``: the
+        names of the Stable-Baselines3 ``MlpPolicy`` (each stack's ``Linear`` layers sit at
+        even indices of its ``Sequential``, ReLUs in between)."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        for stack in ("policy_net", "value_net"):
+            width = _layout(game).size
+            for i, out in enumerate(self.layers):
+                shapes[f"mlp_extractor.{stack}.{2 * i}.weight"] = (out, width)
+                shapes[f"mlp_extractor.{stack}.{2 * i}.bias"] = (out,)
+                width = out
+        actions, last = _num_actions(game), self.layers[-1]
+        shapes["action_net.weight"] = (actions, last)
+        shapes["action_net.bias"] = (actions,)
+        shapes["value_net.weight"] = (1, last)
+        shapes["value_net.bias"] = (1,)
+        return shapes
+
+    def network(self, w: dict[str, np.ndarray], game: str) -> _MlpNet:
+        """The torch-free network of weights ``w`` (``load_weights``'s)."""
+        return _MlpNet(self, w)
 
 
-def _sha256(path: Path) -> str:
+Arch = PiecesArch | MlpArch
+#: The networks by ``config.json["arch"]["name"]``; ``pr-mlp-v1`` is the name Puerto Rico's
+#: checkpoints gave ``mlp-v1`` before the networks were shared.
+ARCHS: dict[str, type[PiecesArch] | type[MlpArch]] = {
+    PiecesArch.NAME: PiecesArch,
+    MlpArch.NAME: MlpArch,
+    "pr-mlp-v1": MlpArch,
+}
+#: The network of a run or a behaviour cloning that names none, for every game.
+DEFAULT_ARCH: Arch = PiecesArch()
+
+
+def arch_from_json(d: Any) -> Arch:
+    """The network of ``config.json["arch"]`` (or of a run's ``arch`` argument).
+
+    Raises:
+        CheckpointError: for a value that is not an object, an unknown name (naming the
+            allowed ones), or a field that is unknown or out of range.
+    """
+    if not isinstance(d, dict):
+        raise CheckpointError(f"config.json 'arch' must be an object, got {d!r}")
+    cls = ARCHS.get(d.get("name"))  # type: ignore[arg-type]
+    if cls is None:
+        raise CheckpointError(
+            f"config.json arch name {d.get('name')!r} is not supported; allowed: {', '.join(ARCHS)}"
+        )
+    return cls.from_json(d)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a checkpoint
+# ---------------------------------------------------------------------------------------
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file, hex (what ``config.json``'s ``sha256`` holds)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -227,12 +323,34 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_config(path: str | Path) -> dict[str, Any]:
+def _refuse_game(cfg: dict[str, Any], where: Path, theirs: str, game: str) -> CheckpointError:
+    ours = versions(game)
+    return CheckpointError(
+        f"{where}: this is a checkpoint of game {theirs!r} (observation_version "
+        f"{cfg.get('observation_version')!r}, action_space_version "
+        f"{cfg.get('action_space_version')!r}); a {game_spec(game).title} policy needs game "
+        f"{game!r} (observation_version {ours['observation_version']!r}, action_space_version "
+        f"{ours['action_space_version']!r}): use it with --game {theirs}"
+    )
+
+
+def game_of_config(cfg: dict[str, Any]) -> str:
+    """The game a checkpoint's ``config.json`` names (`DEFAULT_GAME` without the field)."""
+    return str(cfg.get("game", DEFAULT_GAME))
+
+
+def read_config(path: str | Path, game: str | None = None) -> dict[str, Any]:
     """Read and check a checkpoint's ``config.json`` (no weights are read).
 
+    Args:
+        path: the checkpoint directory.
+        game: the game it must play (None: any registered game, the checkpoint's own).
+
     Raises:
-        CheckpointError: for a missing directory or file, malformed JSON, another format,
-            or an observation or action-space version other than this build's (naming both).
+        CheckpointError: for a missing directory or file, malformed JSON, another format, a
+            game that is not registered, another game than ``game`` (naming both games and
+            their versions), or an observation or action-space version other than its game's
+            in this build (naming both).
     """
     directory = Path(path)
     if not directory.is_dir():
@@ -242,7 +360,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
         cfg = json.loads(cfg_path.read_text())
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {str(path)!r} has no {CONFIG_FILE}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (ValueError, UnicodeDecodeError) as err:
         raise CheckpointError(f"{cfg_path}: not valid JSON ({err})") from None
     if not isinstance(cfg, dict):
         raise CheckpointError(f"{cfg_path}: must hold a JSON object")
@@ -251,86 +369,32 @@ def read_config(path: str | Path) -> dict[str, Any]:
             f"{cfg_path}: format {cfg.get('format')!r} is not supported; "
             f"this build reads {CHECKPOINT_FORMAT!r}"
         )
-    for key, ours in (
-        ("observation_version", OBSERVATION_VERSION),
-        ("action_space_version", ACTION_SPACE_VERSION),
-    ):
-        if cfg.get(key) != ours:
+    theirs = game_of_config(cfg)
+    if theirs not in GAME_NAMES:
+        raise CheckpointError(
+            f"{cfg_path}: game {theirs!r} is not a game of this build; allowed: "
+            f"{', '.join(GAME_NAMES)}"
+        )
+    if game is not None and theirs != game_spec(game).name:
+        raise _refuse_game(cfg, cfg_path, theirs, game_spec(game).name)
+    ours = versions(theirs)
+    for key in ("observation_version", "action_space_version"):
+        if cfg.get(key) != ours[key]:
             raise CheckpointError(
-                f"{cfg_path}: the checkpoint was trained on {key} {cfg.get(key)!r} but this "
-                f"build has {ours!r}; retrain it or use the caylus-env version that made it"
+                f"{cfg_path}: the checkpoint was trained on {game_spec(theirs).title} {key} "
+                f"{cfg.get(key)!r} but this build has {ours[key]!r}; retrain it or use the "
+                "caylus-env version that made it"
             )
     return cfg
-
-
-@njit(cache=True)
-def _dense(x, w, b, out):
-    """``out = x @ w + b`` for one row, summing over ``x`` in index order (zeros skipped:
-    most of the observation is one-hot), so a row's result never depends on the others."""
-    out[:] = b
-    for i in range(x.shape[0]):
-        xi = x[i]
-        if xi != 0.0:
-            for j in range(out.shape[0]):
-                out[j] += xi * w[i, j]
-
-
-@njit(cache=True)
-def _relu(x):
-    for i in range(x.shape[0]):
-        if x[i] < 0.0:
-            x[i] = 0.0
-
-
-@njit(cache=True)
-def _logits_rows(obs, seat_idx, road_idx, rest_idx, w, out):
-    """The policy logits of every row of ``obs``, row by row (see ``PolicyNet.logits``).
-
-    ``w`` holds, in order: seat, space, rest, trunk, policy layer and action head, each as
-    (weight ``(in, out)``, bias) pairs.
-    """
-    seat_w, seat_b, space_w, space_b, rest_w, rest_b, trunk_w, trunk_b = w[:8]
-    pol_w, pol_b, act_w, act_b = w[8:]
-    n_seats, seat_dim = seat_idx.shape[0], seat_b.shape[0]
-    n_spaces, space_dim = road_idx.shape[0], space_b.shape[0]
-    rest_dim = rest_b.shape[0]
-    cat = np.empty(rest_dim + n_seats * seat_dim + n_spaces * space_dim, np.float32)
-    gather_seat = np.empty(seat_idx.shape[1], np.float32)
-    gather_road = np.empty(road_idx.shape[1], np.float32)
-    gather_rest = np.empty(rest_idx.shape[0], np.float32)
-    hidden = np.empty(trunk_b.shape[0], np.float32)
-    head = np.empty(pol_b.shape[0], np.float32)
-    for r in range(obs.shape[0]):
-        x = obs[r]
-        for i in range(rest_idx.shape[0]):
-            gather_rest[i] = x[rest_idx[i]]
-        _dense(gather_rest, rest_w, rest_b, cat[:rest_dim])
-        for p in range(n_seats):
-            for i in range(seat_idx.shape[1]):
-                gather_seat[i] = x[seat_idx[p, i]]
-            start = rest_dim + p * seat_dim
-            _dense(gather_seat, seat_w, seat_b, cat[start : start + seat_dim])
-        base = rest_dim + n_seats * seat_dim
-        for q in range(n_spaces):
-            for i in range(road_idx.shape[1]):
-                gather_road[i] = x[road_idx[q, i]]
-            start = base + q * space_dim
-            _dense(gather_road, space_w, space_b, cat[start : start + space_dim])
-        _relu(cat)
-        _dense(cat, trunk_w, trunk_b, hidden)
-        _relu(hidden)
-        _dense(hidden, pol_w, pol_b, head)
-        _relu(head)
-        _dense(head, act_w, act_b, out[r])
 
 
 def load_weights(
     path: Path, config: dict[str, Any], shapes: dict[str, tuple[int, ...]]
 ) -> dict[str, np.ndarray]:
     """The weights of the checkpoint directory ``path``, checked against its ``config.json``
-    (SHA-256, tensor names and float32 shapes of the arch, finite values) and stored transposed
-    (inputs x outputs) for ``x @ W``. Read with safetensors only: nothing in the file runs.
-    Shared by every game's ``policy:PATH`` (``agents.puerto_rico.policy``).
+    (SHA-256, tensor names and float32 shapes of the arch, finite values) and stored
+    transposed (inputs x outputs) for ``x @ W``. Read with safetensors only: nothing in the
+    file runs.
 
     Raises:
         CheckpointError: naming the file and what does not fit.
@@ -342,7 +406,7 @@ def load_weights(
     if not weights.is_file():
         raise CheckpointError(f"checkpoint {str(path)!r} has no {WEIGHTS_FILE}")
     expected = config.get("sha256", {}).get(WEIGHTS_FILE)
-    actual = _sha256(weights)
+    actual = sha256_of(weights)
     if actual != expected:
         raise CheckpointError(
             f"{weights}: SHA-256 {actual[:16]}... does not match config.json's "
@@ -367,52 +431,184 @@ def load_weights(
     return {name: np.ascontiguousarray(tensors[name].T) for name in shapes}
 
 
-class PolicyNet:
-    """A pieces-v1 network evaluated without torch (float32), from a checkpoint directory.
+# ---------------------------------------------------------------------------------------
+# Inference without torch
+# ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _dense(x, w, b, out):
+    """``out = x @ w + b`` for one row, summing over ``x`` in index order (zeros skipped:
+    most of an observation is one-hot), so a row's result never depends on the others."""
+    out[:] = b
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(out.shape[0]):
+                out[j] += xi * w[i, j]
 
-    Args:
-        path: the checkpoint directory.
 
-    Raises:
-        CheckpointError: see ``read_config``; also for a weights file whose checksum, tensor
-            names or shapes do not match ``config.json``.
+@njit(cache=True)
+def _relu(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            x[i] = 0.0
+
+
+@njit(cache=True)
+def _pieces_rows(obs, seat_idx, space_idx, rest_idx, w, out):
+    """The pieces-v1 policy logits of every row of ``obs``, row by row.
+
+    ``w`` holds, in order: seat, space, rest, trunk, policy layer and action head, each as
+    (weight ``(in, out)``, bias); a group with no entities (``seat_idx`` or ``space_idx``
+    with 0 rows) adds nothing to the trunk's input.
     """
+    seat_w, seat_b, space_w, space_b, rest_w, rest_b, trunk_w, trunk_b = w[:8]
+    pol_w, pol_b, act_w, act_b = w[8:]
+    n_seats, seat_dim = seat_idx.shape[0], seat_b.shape[0]
+    n_spaces, space_dim = space_idx.shape[0], space_b.shape[0]
+    rest_dim = rest_b.shape[0]
+    cat = np.empty(rest_dim + n_seats * seat_dim + n_spaces * space_dim, np.float32)
+    gather_seat = np.empty(seat_idx.shape[1], np.float32)
+    gather_space = np.empty(space_idx.shape[1], np.float32)
+    gather_rest = np.empty(rest_idx.shape[0], np.float32)
+    hidden = np.empty(trunk_b.shape[0], np.float32)
+    head = np.empty(pol_b.shape[0], np.float32)
+    for r in range(obs.shape[0]):
+        x = obs[r]
+        for i in range(rest_idx.shape[0]):
+            gather_rest[i] = x[rest_idx[i]]
+        _dense(gather_rest, rest_w, rest_b, cat[:rest_dim])
+        for p in range(n_seats):
+            for i in range(seat_idx.shape[1]):
+                gather_seat[i] = x[seat_idx[p, i]]
+            start = rest_dim + p * seat_dim
+            _dense(gather_seat, seat_w, seat_b, cat[start : start + seat_dim])
+        base = rest_dim + n_seats * seat_dim
+        for q in range(n_spaces):
+            for i in range(space_idx.shape[1]):
+                gather_space[i] = x[space_idx[q, i]]
+            start = base + q * space_dim
+            _dense(gather_space, space_w, space_b, cat[start : start + space_dim])
+        _relu(cat)
+        _dense(cat, trunk_w, trunk_b, hidden)
+        _relu(hidden)
+        _dense(hidden, pol_w, pol_b, head)
+        _relu(head)
+        _dense(head, act_w, act_b, out[r])
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.config = read_config(self.path)
-        self.arch = Arch.from_json(self.config.get("arch"))
-        w = load_weights(self.path, self.config, self.arch.tensor_shapes())
-        self._seat_idx, self._road_idx, self._rest_idx = observation_groups()
-        self._w = w
-        layers = ("seat", "space", "rest", "trunk")
-        self._policy_w = (
-            *(
-                w[f"features_extractor.{name}.{part}"]
-                for name in layers
-                for part in ("weight", "bias")
-            ),
+
+@njit(cache=True)
+def _dense_rows(x, w, b, relu, out):
+    """``out[r] = x[r] @ w + b`` (then ReLU when ``relu``) row by row, each row alone."""
+    for r in range(x.shape[0]):
+        _dense(x[r], w, b, out[r])
+        if relu:
+            _relu(out[r])
+
+
+class _PiecesNet:
+    """pieces-v1's weights, gathered for the kernel (logits) and for NumPy (value)."""
+
+    def __init__(self, arch: PiecesArch, w: dict[str, np.ndarray], game: str) -> None:
+        self.seat_idx, self.space_idx, self.rest_idx = observation_groups(_layout(game))
+        self.w = w
+
+        def layer(name: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
+            key = f"features_extractor.{name}"
+            if f"{key}.weight" in w:
+                return w[f"{key}.weight"], w[f"{key}.bias"]
+            return np.zeros((0, dim), np.float32), np.zeros(dim, np.float32)  # no such group
+
+        self.layers = {
+            "seat": layer("seat", arch.seat_dim),
+            "space": layer("space", arch.space_dim),
+            "rest": layer("rest", arch.global_dim),
+            "trunk": layer("trunk", arch.hidden),
+        }
+        self.policy_w = (
+            *(a for name in ("seat", "space", "rest", "trunk") for a in self.layers[name]),
             w["mlp_extractor.policy_net.0.weight"],
             w["mlp_extractor.policy_net.0.bias"],
             w["action_net.weight"],
             w["action_net.bias"],
         )
-        self.num_players = tuple(self.config.get("num_players", ()))
 
-    def _trunk(self, obs: np.ndarray) -> np.ndarray:
-        w = self._w
+    def logits_into(self, x: np.ndarray, out: np.ndarray) -> None:
+        _pieces_rows(x, self.seat_idx, self.space_idx, self.rest_idx, self.policy_w, out)
+
+    def value(self, obs: np.ndarray) -> np.ndarray:
         b = obs.shape[0]
-        seat = obs[:, self._seat_idx] @ w["features_extractor.seat.weight"]
-        seat += w["features_extractor.seat.bias"]
-        road = obs[:, self._road_idx] @ w["features_extractor.space.weight"]
-        road += w["features_extractor.space.bias"]
-        rest = obs[:, self._rest_idx] @ w["features_extractor.rest.weight"]
-        rest += w["features_extractor.rest.bias"]
-        x = np.concatenate([rest, seat.reshape(b, -1), road.reshape(b, -1)], axis=1)
-        np.maximum(x, 0.0, out=x)
-        h = x @ w["features_extractor.trunk.weight"]
-        h += w["features_extractor.trunk.bias"]
-        return np.maximum(h, 0.0, out=h)
+        parts = [obs[:, self.rest_idx] @ self.layers["rest"][0] + self.layers["rest"][1]]
+        for name, idx in (("seat", self.seat_idx), ("space", self.space_idx)):
+            if idx.shape[0]:
+                weight, bias = self.layers[name]
+                parts.append((obs[:, idx] @ weight + bias).reshape(b, -1))
+        x = np.maximum(np.concatenate(parts, axis=1), 0.0)
+        h = np.maximum(x @ self.layers["trunk"][0] + self.layers["trunk"][1], 0.0)
+        w = self.w
+        v = np.maximum(
+            h @ w["mlp_extractor.value_net.0.weight"] + w["mlp_extractor.value_net.0.bias"], 0.0
+        )
+        return (v @ w["value_net.weight"] + w["value_net.bias"])[:, 0]
+
+
+class _MlpNet:
+    """mlp-v1's two stacks, each a list of (weight ``(in, out)``, bias)."""
+
+    def __init__(self, arch: MlpArch, w: dict[str, np.ndarray]) -> None:
+        def stack(name: str, head: str) -> list[tuple[np.ndarray, np.ndarray]]:
+            names = [f"mlp_extractor.{name}.{2 * i}" for i in range(len(arch.layers))]
+            return [(w[f"{n}.weight"], w[f"{n}.bias"]) for n in [*names, head]]
+
+        self.policy = stack("policy_net", "action_net")
+        self.critic = stack("value_net", "value_net")
+
+    @staticmethod
+    def _run(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray, out: Any = None) -> Any:
+        for i, (weight, bias) in enumerate(layers):
+            last = i == len(layers) - 1
+            y = (
+                out
+                if last and out is not None
+                else np.empty((x.shape[0], weight.shape[1]), x.dtype)
+            )
+            _dense_rows(x, weight, bias, not last, y)
+            x = y
+        return x
+
+    def logits_into(self, x: np.ndarray, out: np.ndarray) -> None:
+        self._run(self.policy, x, out)
+
+    def value(self, obs: np.ndarray) -> np.ndarray:
+        return self._run(self.critic, np.ascontiguousarray(obs, np.float32))[:, 0]
+
+
+class PolicyNet:
+    """A trained network evaluated without torch (float32), from a checkpoint directory.
+
+    Args:
+        path: the checkpoint directory.
+        game: the game it must play (None: its own).
+
+    Attributes:
+        game: the game the checkpoint plays.
+        arch: its network (`PiecesArch` or `MlpArch`).
+        config: its ``config.json``.
+
+    Raises:
+        CheckpointError: see ``read_config``; also for a weights file whose checksum, tensor
+            names, shapes or values do not fit ``config.json``.
+    """
+
+    def __init__(self, path: str | Path, game: str | None = None) -> None:
+        self.path = Path(path)
+        self.config = read_config(self.path, game)
+        self.game = game_of_config(self.config)
+        self.arch = arch_from_json(self.config.get("arch"))
+        w = load_weights(self.path, self.config, self.arch.tensor_shapes(self.game))
+        self._net = self.arch.network(w, self.game)
+        self.obs_size = _layout(self.game).size
+        self.num_actions = _num_actions(self.game)
+        self.num_players = tuple(self.config.get("num_players", ()))
 
     def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Action logits ``(B, NUM_ACTIONS)`` float32 for observations ``(B, OBS_SIZE)``;
@@ -423,21 +619,16 @@ class PolicyNet:
         with the batch size, and a greedy choice between near-equal actions with them):
         batching games never changes a game.
         """
-        x = np.ascontiguousarray(obs, np.float32).reshape(-1, OBS_SIZE)
-        out = np.empty((x.shape[0], NUM_ACTIONS), np.float32)
-        _logits_rows(x, self._seat_idx, self._road_idx, self._rest_idx, self._policy_w, out)
+        x = np.ascontiguousarray(obs, np.float32).reshape(-1, self.obs_size)
+        out = np.empty((x.shape[0], self.num_actions), np.float32)
+        self._net.logits_into(x, out)
         if mask is not None:
             out[~np.asarray(mask, np.bool_)] = -np.inf
         return out
 
     def value(self, obs: np.ndarray) -> np.ndarray:
         """The value head ``(B,)``: the expected rank reward of the observing seat."""
-        w = self._w
-        h = self._trunk(np.asarray(obs, np.float32))
-        v = h @ w["mlp_extractor.value_net.0.weight"]
-        v += w["mlp_extractor.value_net.0.bias"]
-        np.maximum(v, 0.0, out=v)
-        return (v @ w["value_net.weight"] + w["value_net.bias"])[:, 0]
+        return self._net.value(np.asarray(obs, np.float32).reshape(-1, self.obs_size))
 
 
 def _file_key(path: Path) -> tuple[str, int, int]:
@@ -450,18 +641,28 @@ def _cached_net(config_key: tuple, weights_key: tuple) -> PolicyNet:
     return PolicyNet(Path(config_key[0]).parent)
 
 
-def load_net(path: str | Path) -> PolicyNet:
-    """``PolicyNet(path)``, loaded and checked once per process while its files are unchanged
-    (a tournament creates its agents afresh for every game; an edited or replaced file, by
-    modification time or size, is loaded and checked again)."""
+def load_net(path: str | Path, game: str | None = None) -> PolicyNet:
+    """``PolicyNet(path, game)``, loaded and checked once per process while its files are
+    unchanged (a tournament creates its agents afresh for every game; an edited or replaced
+    file, by modification time or size, is loaded and checked again).
+
+    Raises:
+        CheckpointError: as ``PolicyNet``.
+    """
     directory = Path(path)
     try:
         keys = (_file_key(directory / CONFIG_FILE), _file_key(directory / WEIGHTS_FILE))
     except OSError:
-        return PolicyNet(directory)  # raises the CheckpointError that names what is missing
-    return _cached_net(*keys)
+        return PolicyNet(directory, game)  # raises the CheckpointError naming what is missing
+    net = _cached_net(*keys)
+    if game is not None and net.game != game_spec(game).name:
+        raise _refuse_game(net.config, directory / CONFIG_FILE, net.game, game_spec(game).name)
+    return net
 
 
+# ---------------------------------------------------------------------------------------
+# Agents
+# ---------------------------------------------------------------------------------------
 def choose(logits: np.ndarray, temperature: float, uniforms: np.ndarray | None) -> np.ndarray:
     """One action per row of masked ``logits``: the argmax when ``temperature`` is 0, else a
     draw from ``softmax(logits / temperature)`` by inverse CDF with ``uniforms`` in [0, 1)
@@ -474,8 +675,7 @@ def choose(logits: np.ndarray, temperature: float, uniforms: np.ndarray | None) 
     cdf = np.cumsum(p, axis=1)
     cdf /= cdf[:, -1:]
     picks = (cdf < uniforms[:, None]).sum(axis=1)
-    # Land on a legal action even at the float edge (p == 0 for the illegal ones). The row
-    # width, not Caylus's NUM_ACTIONS: Puerto Rico's policies sample with this too.
+    # Land on a legal action even at the float edge (p == 0 for the illegal ones).
     picks = np.minimum(picks, logits.shape[1] - 1)
     bad = ~np.isfinite(logits[np.arange(len(picks)), picks])
     if bad.any():
@@ -516,26 +716,44 @@ class PolicyAgent:
         path: the checkpoint directory.
         temperature: 0 for greedy, else the sampling temperature.
         seed: seed of the sampling generator.
+        game: the game it must play (None: the checkpoint's).
+
+    Raises:
+        CheckpointError: see `PolicyNet`.
     """
 
     def __init__(
-        self, name: str, path: str | Path, temperature: float = 0.0, seed: int | None = None
+        self,
+        name: str,
+        path: str | Path,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        game: str | None = None,
     ) -> None:
         self.name = name
-        self.net = load_net(path)
+        self.net = load_net(path, game)
+        self.game = self.net.game
         self.temperature = temperature
+        self._encode = game_spec(self.game).observation().encode_into
         self._rng = np.random.default_rng(seed)
-        self._obs = np.zeros((1, OBS_SIZE), np.float32)
-        self._mask = np.zeros((1, NUM_ACTIONS), np.bool_)
+        self._obs = np.zeros((1, self.net.obs_size), np.float32)
+        self._mask = np.zeros((1, self.net.num_actions), np.bool_)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Any) -> int:
+        """The network's move for ``game.current_player()`` (a forced move without it).
+
+        Raises:
+            ValueError: when the game asks no decision.
+        """
         legal = game.legal_actions()
+        if not legal:
+            raise ValueError(f"agent {self.name!r}: the game asks no decision")
         if len(legal) == 1:
-            return legal[0]
-        encode(game.state, game.current_player(), self._obs[0])
+            return int(legal[0])
+        self._encode(game.state, game.current_player(), self._obs[0])
         self._mask[0] = False
         self._mask[0, legal] = True
         logits = self.net.logits(self._obs, self._mask)
@@ -575,22 +793,25 @@ def resolve_path(arg: str) -> tuple[Path, float]:
 
 
 def make_policy(spec: str, arg: str | None, game: str | None = None) -> PolicyAgent:
-    """Factory of the ``policy`` spec head (``agents.registry``)."""
+    """Factory of the ``policy`` spec head (``agents.registry`` gives the game).
+
+    Raises:
+        ValueError: for an empty path or a bad mode; ``CheckpointError`` (a ``ValueError``)
+            for a checkpoint that must not be loaded, another game's naming both.
+    """
     path, temperature = resolve_path(arg or "")
-    return PolicyAgent(spec, path, temperature)
+    return PolicyAgent(spec, path, temperature, game=game)
 
 
 def shipped_checkpoints() -> dict[str, str]:
     """The checkpoints shipped in the package (each one a built-in agent spec), by name, with
-    the game each was trained on (a ``config.json`` without ``game`` is Caylus's)."""
-    from caylus_env.core.registry import DEFAULT_GAME
-
+    the game each was trained on (a ``config.json`` without ``game`` is `DEFAULT_GAME`'s)."""
     if not SHIPPED_DIR.is_dir():
         return {}
     out = {}
     for p in sorted(SHIPPED_DIR.iterdir()):
         if (p / CONFIG_FILE).is_file():
-            out[p.name] = str(json.loads((p / CONFIG_FILE).read_text()).get("game", DEFAULT_GAME))
+            out[p.name] = game_of_config(json.loads((p / CONFIG_FILE).read_text()))
     return out
 
 
@@ -601,3 +822,33 @@ def make_shipped(name: str) -> Any:
         return PolicyAgent(spec, SHIPPED_DIR / name, parse_mode(arg))
 
     return factory
+
+
+__all__ = [
+    "ARCHS",
+    "CHECKPOINT_FORMAT",
+    "CONFIG_FILE",
+    "DEFAULT_ARCH",
+    "SHIPPED_DIR",
+    "WEIGHTS_FILE",
+    "Arch",
+    "CheckpointError",
+    "MlpArch",
+    "PiecesArch",
+    "PolicyAgent",
+    "PolicyNet",
+    "arch_from_json",
+    "choose",
+    "game_of_config",
+    "load_net",
+    "load_weights",
+    "make_policy",
+    "make_shipped",
+    "observation_groups",
+    "parse_mode",
+    "read_config",
+    "resolve_path",
+    "sha256_of",
+    "shipped_checkpoints",
+    "versions",
+]

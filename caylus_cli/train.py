@@ -1,13 +1,14 @@
-"""``caylus train ppo`` and ``caylus train bc``: self-play training (``training``).
+"""``caylus train ppo``, ``caylus train bc`` and ``caylus train export``: self-play training
+(``training``) of every game (``--game``).
 
-Both need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they
-fail at once, saying how to install it. ``--game puerto_rico`` trains Puerto Rico with
-``training.puerto_rico`` (PPO; the Caylus-only options are refused by name) and
-``training.bc`` (behaviour cloning from a Puerto Rico dataset).
+All need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they fail
+at once, saying how to install it. Bad arguments, a run directory, dataset or checkpoint of
+another game are refused before any work (exit code 2), naming what is wrong.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Annotated
 import typer
 
 from caylus_cli.app import GameOption, _fail, app
+from caylus_env.core.registry import DEFAULT_GAME
 
 train_app = typer.Typer(
     help="Train agents by self-play (PPO) or from a dataset (behaviour cloning).",
@@ -39,15 +41,18 @@ def _need_training() -> None:
 @train_app.command("ppo")
 def ppo(
     out: Annotated[str, typer.Option(help="Run directory (new, or the run to --resume).")],
-    players: Annotated[int, typer.Option(help="Players per game (2-5).")] = 2,
+    players: Annotated[
+        int | None, typer.Option(help="Players per game (default: the game's default).")
+    ] = None,
     steps: Annotated[int, typer.Option(help="Learner decisions to train on.")] = 1_000_000,
     seed: Annotated[int, typer.Option(help="Seed of the games, the network and sampling.")] = 0,
     envs: Annotated[int, typer.Option(help="Games played at once.")] = 128,
     opponents: Annotated[
         str | None,
         typer.Option(
-            help="Opponent pool with weights: random, castle, town, economy, self, pool "
-            "(promoted checkpoints), or any agent spec, e.g. 'self:0.5,economy:0.3,pool:0.2'."
+            help="Opponent pool with weights: random, the game's scripted bots, self, pool "
+            "(promoted checkpoints), or any agent spec of the game, e.g. "
+            "'self:0.5,random:0.3,pool:0.2' (default: self, random, the scripted bots, pool)."
         ),
     ] = None,
     n_steps: Annotated[int | None, typer.Option(help="Rollout length per game.")] = None,
@@ -62,13 +67,13 @@ def ppo(
     eval_opponents: Annotated[
         str | None,
         typer.Option(
-            help="References of the learning curve, from random, castle, town, economy "
-            "(--game puerto_rico: its agents, default random,shipper,builder)."
+            help="References of the learning curve: agent specs of the game, comma-separated "
+            "(default: random and the game's scripted bots)."
         ),
     ] = None,
     shaping: Annotated[
         float | None,
-        typer.Option(help="Shaped prestige-margin reward coefficient (0, the default: off)."),
+        typer.Option(help="Shaped score-margin reward coefficient (0, the default: off)."),
     ] = None,
     checkpoint_every: Annotated[int | None, typer.Option(help="Steps between checkpoints.")] = None,
     eval_games: Annotated[
@@ -78,6 +83,13 @@ def ppo(
     threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
     init: Annotated[
         str | None, typer.Option(help="Start from this checkpoint's weights (e.g. from bc).")
+    ] = None,
+    arch: Annotated[
+        str | None,
+        typer.Option(
+            help='The network as JSON, e.g. \'{"name": "mlp-v1", "layers": [256, 256]}\' '
+            "(default: pieces-v1)."
+        ),
     ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the run in --out from its last checkpoint.")
@@ -90,27 +102,18 @@ def ppo(
         ),
     ] = "maskable",
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
-    """Train a policy with PPO against an opponent pool; checkpoints in OUT.
-
-    --game puerto_rico trains Puerto Rico: opponents from its agents (random, shipper,
-    builder, mcts:SIMS, policy:PATH), self and pool, e.g. 'self:0.5,shipper:0.3,pool:0.2';
-    the learning curve against its agents, the league and --init (a Puerto Rico checkpoint)
-    as for Caylus; no shaping or cleanrl yet (refused).
-    """
+    """Train a policy of --game with PPO against an opponent pool; checkpoints in OUT."""
     _need_training()
-    from training.puerto_rico import check_run_game
-
-    if game == "puerto_rico":
-        from training.puerto_rico import config_from_args, train
-    else:
-        from training.ppo import config_from_args, train
+    from training.ppo import config_from_args, train
+    from training.runs import check_run_game
 
     try:
         check_run_game(out, game)
         cfg = config_from_args(
             out=out,
+            game=game,
             players=players,
             steps=steps,
             seed=seed,
@@ -132,16 +135,34 @@ def ppo(
             gate_games=gate_games,
             threads=threads,
             init=init,
+            arch=_arch(arch),
             algo=algo,
             resume=resume,
             progress=not no_progress,
-            command=shlex.join(["caylus", *sys.argv[1:]]),
+            command=shlex.join([str(app.info.name), *sys.argv[1:]]),
         )
         last = train(cfg)
     except ValueError as err:
         _fail(str(err))
     typer.echo(f"last checkpoint: {last}")
-    typer.echo(f"use it as an agent: policy:{last}")
+    typer.echo(f"use it as an agent: policy:{last} (--game {game})")
+
+
+def _arch(text: str | None) -> dict | None:
+    """``--arch``'s JSON object (None: the default network).
+
+    Raises:
+        ValueError: for text that is not a JSON object.
+    """
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as err:
+        raise ValueError(f"--arch must be a JSON object ({err}), got {text!r}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"--arch must be a JSON object, got {text!r}")
+    return value
 
 
 @train_app.command("bc")
@@ -159,14 +180,14 @@ def bc(
     learning_rate: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-3,
     seed: Annotated[int, typer.Option(help="Seed of the initialization and shuffling.")] = 0,
     threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 2,
+    arch: Annotated[
+        str | None, typer.Option(help="The network as JSON (default: pieces-v1).")
+    ] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
-    game: GameOption = "caylus",
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
-    """Behaviour cloning: fit the policy network to a dataset's moves (a PPO warm start).
-
-    --game puerto_rico fits the Puerto Rico network (pr-mlp-v1) to a Puerto Rico dataset
-    (caylus dataset generate --game puerto_rico); a dataset of the other game is refused.
-    """
+    """Behaviour cloning: fit the policy network of --game to a dataset's moves (a PPO warm
+    start); a dataset of another game is refused, naming both."""
     _need_training()
     from training.bc import BCConfig, train_bc
 
@@ -183,16 +204,16 @@ def bc(
                 seed=seed,
                 threads=threads,
                 progress=not no_progress,
-                command=shlex.join(["caylus", *sys.argv[1:]]),
+                command=shlex.join([str(app.info.name), *sys.argv[1:]]),
                 game=game,
+                arch=_arch(arch),
             )
         )
     except ValueError as err:
         _fail(str(err))
-    flag = "" if game == "caylus" else f" --game {game}"
     typer.echo(f"checkpoint: {last}")
-    typer.echo(f"use it as an agent: policy:{last}" + (f" (with{flag})" if flag else ""))
-    typer.echo(f"continue with PPO: caylus train ppo{flag} --init {last} --out RUN")
+    typer.echo(f"use it as an agent: policy:{last} (--game {game})")
+    typer.echo(f"continue with PPO: caylus train ppo --game {game} --init {last} --out RUN")
 
 
 @train_app.command("export")

@@ -1,18 +1,24 @@
-"""Self-play training for Caylus: ``caylus train ppo`` and ``caylus train bc``.
+"""Self-play training for every game: ``caylus train ppo --game G`` and ``caylus train bc``.
 
 Modules, in the order data flows through them:
 
 * ``learner``: the learner view with an opponent pool (``PoolGames``), over the batched
-  games of ``caylus_env.core.vector``;
-* ``vecenv``: ``PoolGames`` as a Stable-Baselines3 ``VecEnv`` with ``action_masks()``;
-* ``networks``: the pieces-v1 policy network (torch; its torch-free twin is
+  games of ``caylus_env.core.vector``, compiled per game;
+* ``vecenv``: ``PoolGames`` as a Stable-Baselines3 ``VecEnv`` with ``action_masks()`` and
+  the optional shaped score-margin reward;
+* ``networks``: the policy networks in torch (pieces-v1, mlp-v1; their torch-free twin is
   ``agents.policy.PolicyNet``);
 * ``checkpoints``: checkpoint directories (safetensors + config.json + the SB3 archive),
   written atomically;
-* ``league``: gated promotion of checkpoints (a paired match against the best),
-  ``league.json`` and ``league.md``;
-* ``ppo``: the trainer (sb3-contrib ``MaskablePPO``), read top to bottom;
-* ``bc``: behaviour cloning from a self-play dataset, a warm start for ``ppo --init``.
+* ``league``: evaluation matches and gated promotion of checkpoints (rotated matches
+  against the best), ``league.json`` and ``league.md``;
+* ``config``: the arguments of a run (``PPOConfig``) and the game's defaults;
+* ``runs``: the run directory and what follows each checkpoint (learning curve, league),
+  shared by both trainers;
+* ``ppo``: the trainer (sb3-contrib ``MaskablePPO``), read top to bottom; ``cleanrl_ppo``:
+  the one-file CleanRL-style trainer (``--algo cleanrl``);
+* ``bc``: behaviour cloning from a self-play dataset, a warm start for ``ppo --init``;
+* ``benchmark``: training samples/s and policy inference (``caylus bench --training``).
 
 The package needs the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib).
 """

@@ -1,28 +1,20 @@
-"""Behaviour cloning: ``caylus train bc``, a warm start for PPO.
+"""Behaviour cloning: ``caylus train bc --game G``, a warm start for PPO, for every game.
 
 Fits the policy network that ``caylus train ppo`` trains (built by Stable-Baselines3's
-``MaskableActorCriticPolicy``) to the moves of a self-play dataset (``caylus dataset
-generate``): cross-entropy of the stored action under the legal mask, plus half the squared
-error of the value head against the acting seat's final return (so PPO starts with a critic
-too). Batches come from ``caylus_env.datasets.iter_batches``, which decodes the stored states
-into observations with the game's own encoder; a seeded shuffle buffer (``SHUFFLE_ROWS``
-decisions) breaks the order of the games.
+``MaskableActorCriticPolicy``, ``training.networks``: pieces-v1 by default, built from the
+game's observation layout) to the moves of a self-play dataset of the game (``caylus
+dataset generate --game G``): cross-entropy of the stored action under the legal mask, plus
+half the squared error of the value head against the acting seat's final return (the
+dataset's ``ret``: the game's rank reward, the very reward PPO trains on; so PPO starts with
+a critic too). Batches come from ``caylus_env.datasets.iter_batches``, which decodes the
+stored states into observations with the game's own encoder; a seeded shuffle buffer
+(``SHUFFLE_ROWS`` decisions) breaks the order of the games.
 
-Both games (``BCConfig.game``, ``--game``):
-
-* ``caylus``: the pieces-v1 network (``agents.policy``, ``training.networks``);
-* ``puerto_rico``: the pr-mlp-v1 network of ``training.puerto_rico`` (SB3's ``MlpPolicy``
-  with ReLU layers over ``caylus_env.puerto_rico.observation``), whose checkpoint names the
-  game and the Puerto Rico observation and action-space versions
-  (``agents.puerto_rico.policy.versions``). Its return target is the dataset's ``ret``: the
-  engine's rank reward of the acting seat (docs/rules/puerto_rico.md 5.3), the very reward
-  PPO trains on.
-
-A dataset of the other game is refused naming both (``caylus_env.datasets.format.check_game``),
-before any training. The result is a checkpoint directory (``config.json`` +
-``model.safetensors``, the tensors of a PPO checkpoint of the same architecture): play it as
-``policy:OUT`` (with ``--game`` for Puerto Rico) or continue with
-``caylus train ppo [--game G] --init OUT``. ``config.json`` records the mean loss and the
+A dataset of another game than ``--game`` is refused naming both
+(``caylus_env.datasets.format.check_game``), before any training. The result is a checkpoint
+directory of the game (``config.json`` + ``model.safetensors``, the tensors of a PPO
+checkpoint of the same network): play it as ``policy:OUT`` (with ``--game``) or continue
+with ``caylus train ppo --game G --init OUT``. ``config.json`` records the mean loss and the
 imitation accuracy of every epoch (``history``) and what the value head was fitted to
 (``value_head``). Same dataset, arguments, seed and thread count: the same weights.
 """
@@ -64,6 +56,8 @@ class BCConfig:
         progress: show a progress bar.
         command: the exact command line (recorded in config.json).
         game: the game of the dataset and of the network (``caylus_env.core.registry``).
+        arch: the network (``agents.policy.ARCHS``: its ``config.json`` form; None:
+            ``agents.policy.DEFAULT_ARCH``).
     """
 
     dataset: str
@@ -78,62 +72,7 @@ class BCConfig:
     progress: bool = True
     command: str = ""
     game: str = DEFAULT_GAME
-
-
-@dataclass
-class _Network:
-    """The game's side of behaviour cloning: the SB3 policy to fit, its ``arch`` JSON, the
-    checkpoint fields tying it to the game and how its weights are written."""
-
-    policy: Any
-    arch: dict[str, Any]
-    versions: dict[str, str]
-    tensors: Any  # () -> dict[str, torch.Tensor]: the weights model.safetensors stores
-
-
-def _caylus_network(learning_rate: float) -> _Network:
-    """pieces-v1, exactly as ``training.ppo`` builds it."""
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from agents.policy import Arch
-    from caylus_env.caylus.engine.actions import NUM_ACTIONS
-    from caylus_env.caylus.observation import BOUNDS, OBS_SIZE
-    from training.networks import policy_kwargs, policy_tensors
-
-    arch = Arch()
-    policy = MaskableActorCriticPolicy(
-        spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32),
-        spaces.Discrete(NUM_ACTIONS),
-        lambda _: learning_rate,
-        **policy_kwargs(arch),
-    )
-    # write_policy_checkpoint's defaults are Caylus's versions
-    return _Network(policy, arch.to_json(), {}, lambda: policy_tensors(policy))
-
-
-def _puerto_rico_network(learning_rate: float) -> _Network:
-    """pr-mlp-v1, exactly as ``training.puerto_rico`` builds it (the spaces of its
-    ``PuertoRicoVecEnv``), so that ``--init`` finds every tensor of a PPO checkpoint."""
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from agents.puerto_rico.policy import Arch, versions
-    from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
-    from caylus_env.puerto_rico.observation import OBS_SIZE
-    from training.puerto_rico import policy_kwargs, policy_tensors
-
-    arch = Arch()
-    policy = MaskableActorCriticPolicy(
-        spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
-        spaces.Discrete(NUM_ACTIONS),
-        lambda _: learning_rate,
-        **policy_kwargs(arch),
-    )
-    return _Network(policy, arch.to_json(), versions(), lambda: policy_tensors(policy, arch))
-
-
-_NETWORKS = {"caylus": _caylus_network, "puerto_rico": _puerto_rico_network}
+    arch: dict[str, Any] | None = None
 
 
 def _shuffled(batches: Any, batch_size: int, rng: np.random.Generator) -> Any:
@@ -181,8 +120,14 @@ def check_config(cfg: BCConfig) -> None:
     Raises:
         ValueError: naming the argument and what is allowed.
     """
-    if cfg.game not in _NETWORKS:
+    from agents.policy import DEFAULT_ARCH, arch_from_json
+
+    if cfg.game not in GAME_NAMES:
         raise ValueError(f"--game {cfg.game!r} is not allowed; allowed: {', '.join(GAME_NAMES)}")
+    try:
+        arch_from_json(DEFAULT_ARCH.to_json() if cfg.arch is None else cfg.arch)
+    except ValueError as err:
+        raise ValueError(f"--arch: {err}") from None
     for name in ("epochs", "batch_size", "threads"):
         value = getattr(cfg, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -222,12 +167,14 @@ def train_bc(cfg: BCConfig) -> Path:
 
     import torch
 
+    from agents.policy import DEFAULT_ARCH, arch_from_json
     from training.checkpoints import write_policy_checkpoint
+    from training.networks import masked_policy, policy_tensors
 
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    net = _NETWORKS[cfg.game](cfg.learning_rate)
-    policy = net.policy
+    arch = arch_from_json(DEFAULT_ARCH.to_json() if cfg.arch is None else cfg.arch)
+    policy = masked_policy(arch, cfg.game, cfg.learning_rate)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     rng = np.random.default_rng(cfg.seed)
     total = sum(int(s.get("decisions", 0)) for s in manifest.get("shards", [])) or None
@@ -276,8 +223,7 @@ def train_bc(cfg: BCConfig) -> Path:
     if bar is not None:
         bar.close()
     meta = {
-        **net.versions,
-        "arch": net.arch,
+        "arch": arch.to_json(),
         "num_players": [cfg.players] if cfg.players else manifest.get("run", {}).get("players", []),
         "step": seen,
         "seed": cfg.seed,
@@ -290,4 +236,5 @@ def train_bc(cfg: BCConfig) -> Path:
         "history": history,
         "value_head": VALUE_TARGET,
     }
-    return write_policy_checkpoint(Path(cfg.out), net.tensors(), meta)
+    tensors = policy_tensors(policy, arch, cfg.game)
+    return write_policy_checkpoint(Path(cfg.out), tensors, cfg.game, meta)

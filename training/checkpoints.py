@@ -4,8 +4,9 @@ A training run writes ``OUT/checkpoints/step-<012d>/`` every ``--checkpoint-ever
 and at the end. Each holds (``agents.policy`` documents the first two, which are all a
 ``policy:PATH`` agent reads):
 
-* ``config.json``: format, arch, observation and action-space versions, player counts,
-  training step, seed, parent checkpoint, the exact command, the SHA-256 of every file;
+* ``config.json``: format, the game and its observation and action-space versions, arch,
+  player counts, training step, seed, parent checkpoint, the exact command, the SHA-256 of
+  every file;
 * ``model.safetensors``: the policy network's weights;
 * ``sb3.zip``: the ``MaskablePPO`` archive (optimizer state, counters, hyperparameters);
 * ``resume.safetensors`` + ``resume.json``: the games in progress, the last observations
@@ -25,7 +26,6 @@ not know is refused.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -33,33 +33,42 @@ import re
 import shutil
 import zipfile
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.policy import CHECKPOINT_FORMAT, CONFIG_FILE, WEIGHTS_FILE, CheckpointError
+from agents.policy import (
+    CHECKPOINT_FORMAT,
+    CONFIG_FILE,
+    WEIGHTS_FILE,
+    CheckpointError,
+    PolicyNet,
+    read_config,
+    sha256_of,
+    versions,
+)
 from caylus_env._version import __version__
-from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION
-from caylus_env.caylus.observation import OBSERVATION_VERSION
 
 CHECKPOINTS = "checkpoints"
 SB3_FILE = "sb3.zip"
 RESUME_ARRAYS = "resume.safetensors"
 RESUME_JSON = "resume.json"
 _NAME = re.compile(r"^step-(\d{12})$")
+#: ``config.json`` fields that a checkpoint's writer sets (an export writes them afresh).
+WRITER_FIELDS = (
+    "format",
+    "caylus_env_version",
+    "game",
+    "observation_version",
+    "action_space_version",
+    "sha256",
+)
 
 
 def checkpoint_name(step: int) -> str:
     return f"step-{step:012d}"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _fsync(path: Path) -> None:
@@ -88,73 +97,37 @@ def remove_partial(run_dir: Path) -> None:
                 shutil.rmtree(p, ignore_errors=True)
 
 
-def write_checkpoint(
-    run_dir: Path,
-    step: int,
-    model: Any,
-    games: Any,
+def write_directory(
+    final: Path,
+    files: dict[str, Callable[[Path], None]],
+    game: str,
     meta: dict[str, Any],
-    last_episode_starts: np.ndarray,
-    tensors: dict[str, Any] | None = None,
-    versions: dict[str, str] | None = None,
+    replace: bool = False,
 ) -> Path:
-    """Write the checkpoint of ``step`` atomically; returns its directory.
+    """Write a checkpoint directory atomically: each of ``files`` (name -> a writer of that
+    path) into a temporary folder beside ``final``, then ``config.json`` (format, version,
+    ``game`` and its observation and action-space versions, ``meta``, the SHA-256 of every
+    file), every file fsync'd, then one rename. A ``kill -9`` at any moment leaves the whole
+    checkpoint or none.
 
-    Args:
-        run_dir: the run's output directory.
-        step: the training step (environment steps of the learner).
-        model: the ``MaskablePPO`` model.
-        games: the ``PoolGames`` it trains on.
-        meta: the ``config.json`` fields besides format, versions and checksums (arch,
-            num_players, seed, parent, command, ...).
-        last_episode_starts: SB3's per-game episode-start flags at this point.
-        tensors: the network's weights (default: the pieces-v1 tensors of ``model``).
-        versions: the fields tying it to a game (default: Caylus's observation and action
-            versions; ``training.puerto_rico`` gives its game and versions).
+    Raises:
+        ValueError: if ``final`` exists and ``replace`` is False.
     """
-    import torch
-    from safetensors.numpy import save_file as save_numpy
-    from safetensors.torch import save_file
-
-    from training.networks import policy_tensors
-
-    root = Path(run_dir) / CHECKPOINTS
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / checkpoint_name(step)
-    tmp = root / f".tmp-{checkpoint_name(step)}-{os.getpid()}"
+    final = Path(final)
+    if final.exists() and not replace:
+        raise ValueError(f"{final} exists; choose a new output directory")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    save_file(policy_tensors(model.policy) if tensors is None else tensors, str(tmp / WEIGHTS_FILE))
-    model.save(str(tmp / SB3_FILE))
-    arrays = {f"games.{k}": v for k, v in games.save_arrays().items()}
-    arrays["torch_rng"] = torch.get_rng_state().numpy()
-    np_state = np.random.get_state()
-    arrays["numpy_rng_keys"] = np.asarray(np_state[1], np.uint32)
-    arrays["last_episode_starts"] = np.asarray(last_episode_starts, np.bool_)
-    save_numpy({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(tmp / RESUME_ARRAYS))
-    py_state = random.getstate()
-    (tmp / RESUME_JSON).write_text(
-        json.dumps(
-            {
-                "numpy_rng": [np_state[0], int(np_state[2]), int(np_state[3]), float(np_state[4])],
-                "python_rng": [py_state[0], list(py_state[1]), py_state[2]],
-                "checkpoints_in_pool": list(games.checkpoints),
-            }
-        )
-    )
-    files = [WEIGHTS_FILE, SB3_FILE, RESUME_ARRAYS, RESUME_JSON]
-    if versions is None:
-        versions = {
-            "observation_version": OBSERVATION_VERSION,
-            "action_space_version": ACTION_SPACE_VERSION,
-        }
+    for name, write in files.items():
+        write(tmp / name)
     config = {
         "format": CHECKPOINT_FORMAT,
         "caylus_env_version": __version__,
-        **versions,
-        "step": int(step),
+        **versions(game),
         **meta,
-        "sha256": {name: _sha256(tmp / name) for name in files},
+        "sha256": {name: sha256_of(tmp / name) for name in files},
     }
     (tmp / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
     for name in [*files, CONFIG_FILE]:
@@ -163,25 +136,97 @@ def write_checkpoint(
     if final.exists():  # the same step written again by a resumed run: replace it whole
         shutil.rmtree(final)
     os.rename(tmp, final)
-    _fsync(root)
+    _fsync(final.parent)
     return final
 
 
-def verify_files(ckpt: Path, names: list[str], read: Any = None) -> dict[str, Any]:
-    """``config.json`` of ``ckpt`` (read and checked by ``read``, default Caylus's
+def rng_arrays() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The process's torch, NumPy and Python generators: arrays and JSON (``restore_rngs``)."""
+    import torch
+
+    np_state = np.random.get_state()
+    py_state = random.getstate()
+    arrays = {
+        "torch_rng": torch.get_rng_state().numpy(),
+        "numpy_rng_keys": np.asarray(np_state[1], np.uint32),
+    }
+    state = {
+        "numpy_rng": [np_state[0], int(np_state[2]), int(np_state[3]), float(np_state[4])],
+        "python_rng": [py_state[0], list(py_state[1]), py_state[2]],
+    }
+    return arrays, state
+
+
+def restore_rngs(arrays: dict[str, np.ndarray], state: dict[str, Any]) -> None:
+    """Set the generators ``rng_arrays`` saved."""
+    import torch
+
+    torch.set_rng_state(torch.from_numpy(arrays["torch_rng"].copy()))
+    name, pos, has_gauss, cached = state["numpy_rng"]
+    np.random.set_state((name, arrays["numpy_rng_keys"], pos, has_gauss, cached))
+    version, internal, gauss = state["python_rng"]
+    random.setstate((version, tuple(internal), gauss))
+
+
+def write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``arrays`` as a safetensors file (contiguous copies)."""
+    from safetensors.numpy import save_file
+
+    save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(path))
+
+
+def write_checkpoint(
+    run_dir: Path,
+    step: int,
+    model: Any,
+    games: Any,
+    meta: dict[str, Any],
+    last_episode_starts: np.ndarray,
+    tensors: dict[str, Any],
+) -> Path:
+    """Write the ``MaskablePPO`` checkpoint of ``step`` atomically; returns its directory.
+
+    Args:
+        run_dir: the run's output directory.
+        step: the training step (environment steps of the learner).
+        model: the ``MaskablePPO`` model.
+        games: the ``PoolGames`` it trains on (their game is the checkpoint's).
+        meta: the ``config.json`` fields besides format, versions and checksums (arch,
+            num_players, seed, parent, command, ...).
+        last_episode_starts: SB3's per-game episode-start flags at this point.
+        tensors: the network's weights (``training.networks.policy_tensors``).
+    """
+    from safetensors.torch import save_file
+
+    arrays = {f"games.{k}": v for k, v in games.save_arrays().items()}
+    rngs, state = rng_arrays()
+    arrays.update(rngs)
+    arrays["last_episode_starts"] = np.asarray(last_episode_starts, np.bool_)
+    state["checkpoints_in_pool"] = list(games.checkpoints)
+    files = {
+        WEIGHTS_FILE: lambda p: save_file(tensors, str(p)),
+        SB3_FILE: lambda p: model.save(str(p)),
+        RESUME_ARRAYS: lambda p: write_arrays(p, arrays),
+        RESUME_JSON: lambda p: p.write_text(json.dumps(state)),
+    }
+    final = Path(run_dir) / CHECKPOINTS / checkpoint_name(step)
+    return write_directory(final, files, games.spec.name, {"step": int(step), **meta}, replace=True)
+
+
+def verify_files(ckpt: Path, names: list[str], game: str) -> dict[str, Any]:
+    """``config.json`` of ``ckpt`` (read and checked for ``game`` by
     ``agents.policy.read_config``) after checking the SHA-256 of ``names``.
 
     Raises:
-        CheckpointError: for a missing file or a checksum that differs.
+        CheckpointError: for another game's checkpoint, a missing file or a checksum that
+            differs.
     """
-    from agents.policy import read_config
-
-    config = (read or read_config)(ckpt)
+    config = read_config(ckpt, game)
     for name in names:
         path = ckpt / name
         if not path.is_file():
             raise CheckpointError(f"checkpoint {ckpt} has no {name}: it cannot be resumed")
-        if _sha256(path) != config.get("sha256", {}).get(name):
+        if sha256_of(path) != config.get("sha256", {}).get(name):
             raise CheckpointError(f"{path}: SHA-256 differs from config.json's (file changed)")
     return config
 
@@ -210,23 +255,21 @@ def _sb3_replacements(env: Any, model_kwargs: dict[str, Any], last: dict[str, An
     }
 
 
-def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any], read: Any = None) -> Any:
-    """Load the ``MaskablePPO`` of a checkpoint and restore the games and generators, so
-    that training continues exactly as the uninterrupted run (``read``: the game's
-    ``read_config``, default Caylus's).
+def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any]) -> Any:
+    """Load the ``MaskablePPO`` of a checkpoint of the env's game and restore the games and
+    generators, so that training continues exactly as the uninterrupted run.
 
     Raises:
-        CheckpointError: for missing or changed files, or an archive entry that would need
-            unpickling and is not one this module replaces.
+        CheckpointError: for another game's checkpoint, missing or changed files, or an
+            archive entry that would need unpickling and is not one this module replaces.
     """
-    import torch
     from safetensors.numpy import load_file
     from sb3_contrib import MaskablePPO
 
-    verify_files(ckpt, [WEIGHTS_FILE, SB3_FILE, RESUME_ARRAYS, RESUME_JSON], read)
+    games = env.games
+    verify_files(ckpt, [WEIGHTS_FILE, SB3_FILE, RESUME_ARRAYS, RESUME_JSON], games.spec.name)
     arrays = load_file(str(ckpt / RESUME_ARRAYS))
     state = json.loads((ckpt / RESUME_JSON).read_text())
-    games = env.games
     games.set_checkpoints(state["checkpoints_in_pool"])
     games.load_arrays({k[6:]: v for k, v in arrays.items() if k.startswith("games.")})
     last = {
@@ -247,16 +290,14 @@ def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any], read: An
     )
     model._last_obs = last["obs"]
     model._last_episode_starts = last["episode_starts"]
-    torch.set_rng_state(torch.from_numpy(arrays["torch_rng"].copy()))
-    name, pos, has_gauss, cached = state["numpy_rng"]
-    np.random.set_state((name, arrays["numpy_rng_keys"], pos, has_gauss, cached))
-    version, internal, gauss = state["python_rng"]
-    random.setstate((version, tuple(internal), gauss))
+    restore_rngs(arrays, state)
     return model
 
 
-def write_policy_checkpoint(directory: Path, tensors: dict[str, Any], meta: dict[str, Any]) -> Path:
-    """Write a checkpoint that holds a network only (``config.json`` and
+def write_policy_checkpoint(
+    directory: Path, tensors: dict[str, Any], game: str, meta: dict[str, Any]
+) -> Path:
+    """Write a checkpoint of ``game`` that holds a network only (``config.json`` and
     ``model.safetensors``: what ``policy:PATH`` and ``--init`` read), atomically.
 
     Raises:
@@ -264,29 +305,8 @@ def write_policy_checkpoint(directory: Path, tensors: dict[str, Any], meta: dict
     """
     from safetensors.torch import save_file
 
-    final = Path(directory)
-    if final.exists():
-        raise ValueError(f"{final} exists; choose a new output directory")
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    save_file(tensors, str(tmp / WEIGHTS_FILE))
-    config = {
-        "format": CHECKPOINT_FORMAT,
-        "caylus_env_version": __version__,
-        "observation_version": OBSERVATION_VERSION,
-        "action_space_version": ACTION_SPACE_VERSION,
-        **meta,
-        "sha256": {WEIGHTS_FILE: _sha256(tmp / WEIGHTS_FILE)},
-    }
-    (tmp / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
-    for name in (WEIGHTS_FILE, CONFIG_FILE):
-        _fsync(tmp / name)
-    _fsync(tmp)
-    os.rename(tmp, final)
-    _fsync(final.parent)
-    return final
+    files = {WEIGHTS_FILE: lambda p: save_file(tensors, str(p))}
+    return write_directory(Path(directory), files, game, meta)
 
 
 def export_policy(ckpt: Path, out: Path) -> Path:
@@ -299,28 +319,13 @@ def export_policy(ckpt: Path, out: Path) -> Path:
         CheckpointError: if the source's weights do not load (see ``agents.policy``).
         ValueError: if ``out`` exists.
     """
+    import torch
     from safetensors.numpy import load_file
 
-    from agents.policy import PolicyNet
-
-    PolicyNet(ckpt)  # versions, checksum, names and shapes
-    config = json.loads((Path(ckpt) / CONFIG_FILE).read_text())
+    net = PolicyNet(ckpt)  # versions, checksum, names and shapes
     tensors = load_file(str(Path(ckpt) / WEIGHTS_FILE))
-    meta = {
-        k: v
-        for k, v in config.items()
-        if k
-        not in (
-            "format",
-            "caylus_env_version",
-            "observation_version",
-            "action_space_version",
-            "sha256",
-        )
-    }
+    meta = {k: v for k, v in net.config.items() if k not in WRITER_FIELDS}
     meta["exported_from"] = Path(ckpt).name
-    import torch
-
     return write_policy_checkpoint(
-        Path(out), {k: torch.from_numpy(v.copy()) for k, v in tensors.items()}, meta
+        Path(out), {k: torch.from_numpy(v.copy()) for k, v in tensors.items()}, net.game, meta
     )

@@ -1,16 +1,19 @@
-"""PPO in one file, CleanRL style: ``caylus train ppo --algo cleanrl``.
+"""PPO in one file, CleanRL style: ``caylus train ppo --algo cleanrl``, for every game.
 
-The same games (``training.learner.PoolGames``), the same network and tensor names
-(pieces-v1, as SB3 builds it: checkpoints are interchangeable with ``MaskablePPO``'s and
-play as ``policy:PATH``), the same masks, rewards, evaluation and promotion
-(``training.ppo.settle_checkpoint``); what differs is that the loop below is all there is:
-no SB3 buffers, distributions or callbacks between the compiled env and the network. Read
-it top to bottom; copy it and change it.
+The same games (``training.learner.PoolGames``), the same network and tensor names (the
+``--arch`` network as SB3 builds it, ``training.networks.ActorCritic``: checkpoints are
+interchangeable with ``MaskablePPO``'s and play as ``policy:PATH``), the same masks,
+rewards (``--shaping`` included, ``training.vecenv.shaped_terms``), evaluation and promotion
+(``training.runs.settle_checkpoint``); what differs is that the loop below is all there is:
+no SB3 buffers, distributions or callbacks between the compiled env and the network. Read it
+top to bottom; copy it and change it.
 
 Per update: ``n_steps`` steps of the ``envs`` games (one batched forward pass per step,
 sampled with torch's generator), GAE, then ``n_epochs`` passes of clipped PPO over shuffled
 minibatches. Illegal actions get a logit of ``-1e9`` (as sb3-contrib's masking does), so
-their probability is exactly 0 in float32.
+their probability is exactly 0 in float32. A game that ends by its rules stops the
+bootstrap; one cut off by its decision cap (``truncated``) is bootstrapped from the value of
+its last observation, as SB3 does for ``TimeLimit.truncated``.
 
 Checkpoints (every ``checkpoint_every`` steps, at an update boundary) hold ``config.json``
 and ``model.safetensors`` like every checkpoint, and ``resume.safetensors`` /
@@ -23,7 +26,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -32,62 +34,25 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policy import CHECKPOINT_FORMAT, CONFIG_FILE, WEIGHTS_FILE, Arch, choose
-from caylus_env._version import __version__
-from caylus_env.caylus.engine.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
-from caylus_env.caylus.observation import (
-    BOUNDS,
-    OBS_SIZE,
-    OBSERVATION_VERSION,
-    PRESTIGE_SCALE,
-)
+from agents.policy import WEIGHTS_FILE, arch_from_json, choose
 from training.checkpoints import (
     CHECKPOINTS,
     RESUME_ARRAYS,
     RESUME_JSON,
-    _fsync,
-    _sha256,
     checkpoint_name,
     complete_checkpoints,
     remove_partial,
     verify_files,
+    write_arrays,
+    write_directory,
 )
+from training.config import PPOConfig
 from training.learner import PoolGames
-from training.networks import PiecesExtractor
+from training.networks import ActorCritic, policy_tensors
+from training.runs import checkpoint_meta, load_init_tensors, settle_checkpoint
+from training.vecenv import shaped_terms
 
 MASKED_LOGIT = -1e9
-
-
-class ActorCritic(nn.Module):
-    """pieces-v1 with SB3's module names, so ``model.safetensors`` is the same format."""
-
-    def __init__(self, arch: Arch) -> None:
-        from gymnasium import spaces
-
-        super().__init__()
-        space = spaces.Box(0.0, BOUNDS, (OBS_SIZE,), np.float32)
-        self.features_extractor = PiecesExtractor(space, arch)
-        self.mlp_extractor = nn.Module()
-        self.mlp_extractor.policy_net = nn.Sequential(nn.Linear(arch.hidden, arch.head), nn.ReLU())
-        self.mlp_extractor.value_net = nn.Sequential(nn.Linear(arch.hidden, arch.head), nn.ReLU())
-        self.action_net = nn.Linear(arch.head, NUM_ACTIONS)
-        self.value_net = nn.Linear(arch.head, 1)
-        # SB3's orthogonal initialization and gains (openai/baselines).
-        for module, gain in (
-            (self.features_extractor, np.sqrt(2)),
-            (self.mlp_extractor, np.sqrt(2)),
-            (self.action_net, 0.01),
-            (self.value_net, 1.0),
-        ):
-            for m in module.modules():
-                if isinstance(m, nn.Linear):
-                    nn.init.orthogonal_(m.weight, gain=gain)
-                    nn.init.zeros_(m.bias)
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.features_extractor(obs)
-        logits = self.action_net(self.mlp_extractor.policy_net(h))
-        return logits, self.value_net(self.mlp_extractor.value_net(h))[:, 0]
 
 
 class SelfOpponent:
@@ -131,20 +96,12 @@ class Logger:
         os.replace(tmp, self.out / "progress.csv")
 
 
-def _write_checkpoint(out: Path, step: int, net, opt, gen, games, meta, extra) -> Path:
-    """The checkpoint of ``step``, written under a temporary name then renamed."""
-    from safetensors.numpy import save_file as save_numpy
+def _write_checkpoint(
+    cfg: PPOConfig, out: Path, step: int, net, opt, gen, games, meta, extra
+) -> Path:
+    """The checkpoint of ``step``, written atomically (``training.checkpoints``)."""
     from safetensors.torch import save_file
 
-    from training.networks import policy_tensors
-
-    root = out / CHECKPOINTS
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / checkpoint_name(step)
-    tmp = root / f".tmp-{final.name}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    save_file(policy_tensors(net), str(tmp / WEIGHTS_FILE))
     names = {id(p): n for n, p in net.named_parameters()}
     arrays = {f"games.{k}": v for k, v in games.save_arrays().items()}
     state = opt.state_dict()
@@ -153,35 +110,23 @@ def _write_checkpoint(out: Path, step: int, net, opt, gen, games, meta, extra) -
         for key, value in state["state"].get(i, {}).items():
             arrays[f"adam.{name}.{key}"] = value.detach().numpy().copy().reshape(value.shape)
     arrays["torch_generator"] = gen.get_state().numpy()
-    save_numpy({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(tmp / RESUME_ARRAYS))
     group = {k: v for k, v in state["param_groups"][0].items() if k != "params"}
     resume = {"params": params, "adam": group, "checkpoints_in_pool": games.checkpoints, **extra}
-    (tmp / RESUME_JSON).write_text(json.dumps(resume))
-    files = [WEIGHTS_FILE, RESUME_ARRAYS, RESUME_JSON]
-    config = {
-        "format": CHECKPOINT_FORMAT,
-        "caylus_env_version": __version__,
-        "observation_version": OBSERVATION_VERSION,
-        "action_space_version": ACTION_SPACE_VERSION,
-        "step": step,
-        **meta,
-        "sha256": {n: _sha256(tmp / n) for n in files},
+    tensors = policy_tensors(net, arch_from_json(cfg.arch), cfg.game)
+    files = {
+        WEIGHTS_FILE: lambda p: save_file(tensors, str(p)),
+        RESUME_ARRAYS: lambda p: write_arrays(p, arrays),
+        RESUME_JSON: lambda p: p.write_text(json.dumps(resume)),
     }
-    (tmp / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
-    for n in [*files, CONFIG_FILE]:
-        _fsync(tmp / n)
-    if final.exists():
-        shutil.rmtree(final)
-    os.rename(tmp, final)
-    _fsync(root)
-    return final
+    final = out / CHECKPOINTS / checkpoint_name(step)
+    return write_directory(final, files, cfg.game, {"step": step, **meta}, replace=True)
 
 
 def _load_checkpoint(ckpt: Path, net, opt, gen, games) -> dict[str, Any]:
     """Restore a checkpoint written by ``_write_checkpoint``; returns its resume.json."""
     from safetensors.numpy import load_file
 
-    verify_files(ckpt, [WEIGHTS_FILE, RESUME_ARRAYS, RESUME_JSON])
+    verify_files(ckpt, [WEIGHTS_FILE, RESUME_ARRAYS, RESUME_JSON], games.spec.name)
     weights = load_file(str(ckpt / WEIGHTS_FILE))
     state = net.state_dict()
     for name, value in weights.items():
@@ -213,44 +158,44 @@ def _load_checkpoint(ckpt: Path, net, opt, gen, games) -> dict[str, Any]:
     return resume
 
 
-def train_cleanrl(cfg: Any, out: Path, meta: dict[str, Any]) -> Path:
-    """The loop; ``cfg`` is a checked ``training.ppo.PPOConfig``, ``out`` its run directory."""
+def train_cleanrl(cfg: PPOConfig, out: Path) -> Path:
+    """The loop; ``cfg`` is a checked ``training.config.PPOConfig``, ``out`` its run
+    directory (``training.runs.prepare_run``)."""
     from training.league import League
-    from training.ppo import _load_init_tensors, settle_checkpoint
 
     # 1. the games, the network, the optimizer, the generator
     league = League.load(out)
     games = PoolGames(
-        cfg.envs, cfg.players, opponents=cfg.opponents, checkpoints=league.promoted, seed=cfg.seed
+        cfg.game, cfg.envs, cfg.players, opponents=cfg.opponents, checkpoints=league.promoted
     )
     torch.manual_seed(cfg.seed)
-    net = ActorCritic(Arch.from_json(cfg.arch))
+    net = ActorCritic(arch_from_json(cfg.arch), cfg.game)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     gen = torch.Generator().manual_seed(cfg.seed)
     games.set_self_policy(SelfOpponent(net))
     logger = Logger(out)
     remove_partial(out)
     done = complete_checkpoints(out)
+    meta = checkpoint_meta(cfg, None, "PPO (training/cleanrl_ppo.py)")
     T, N = cfg.n_steps, cfg.envs
     if cfg.resume and done:
         resume = _load_checkpoint(done[-1], net, opt, gen, games)
         step, episode_start = resume["step"], np.array(resume["episode_start"], np.bool_)
-        margin = np.array(resume["margin"], np.float64)
         b = games.batch
         meta["parent"] = str(done[-1])
         settle_checkpoint(cfg, out, done[-1], step, games, logger)
     else:
         if cfg.init:
-            _load_init_tensors(net, cfg.init)
+            load_init_tensors(net, cfg.init, cfg.game)
             meta["parent"] = cfg.init
         b = games.reset(seed=cfg.seed)
         step, episode_start = 0, np.ones(N, np.bool_)
-        margin = games.margin.astype(np.float64)
     next_ckpt = (step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    obs_size, num_actions = games.obs_size, games.num_actions
 
     # rollout storage
-    obs = torch.zeros((T, N, OBS_SIZE))
-    masks = torch.zeros((T, N, NUM_ACTIONS), dtype=torch.bool)
+    obs = torch.zeros((T, N, obs_size))
+    masks = torch.zeros((T, N, num_actions), dtype=torch.bool)
     actions = torch.zeros((T, N), dtype=torch.long)
     logprobs = torch.zeros((T, N))
     rewards = torch.zeros((T, N))
@@ -273,15 +218,20 @@ def train_cleanrl(cfg: Any, out: Path, meta: dict[str, Any]) -> Path:
                 action = torch.multinomial(probs, 1, generator=gen)[:, 0]
                 logprobs[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None])[:, 0]
             values[t], actions[t] = value, action
+            before = games.margin.astype(np.float64)
             b = games.step(action.numpy())
             r = b.rewards.astype(np.float64)
-            after = np.where(b.terminated, games.final_margin, games.margin)
             if cfg.shaping:
-                r = r + cfg.shaping * (after - margin) / PRESTIGE_SCALE
-            margin = games.margin.astype(np.float64)
+                r = r + cfg.shaping * shaped_terms(before, games, b.done)
+            if b.truncated.any():
+                # Cut off by the decision cap: bootstrap from the value of the last position
+                # (what SB3 does for TimeLimit.truncated).
+                with torch.no_grad():
+                    _, cut = net(torch.from_numpy(b.final_obs[b.truncated].copy()))
+                r[b.truncated] += cfg.gamma * cut.numpy().astype(np.float64)
             rewards[t] = torch.from_numpy(r.astype(np.float32))
-            episode_start = b.terminated.copy()
-            scores.extend(((b.rewards[b.terminated] + 1.0) / 2.0).tolist())
+            episode_start = b.done.copy()
+            scores.extend(((b.rewards[b.done] + 1.0) / 2.0).tolist())
         step += T * N
 
         # 3. advantages (GAE) with the value of the position after the rollout
@@ -299,7 +249,7 @@ def train_cleanrl(cfg: Any, out: Path, meta: dict[str, Any]) -> Path:
         returns = advantages + values
 
         # 4. clipped PPO on shuffled minibatches
-        b_obs, b_masks = obs.reshape(-1, OBS_SIZE), masks.reshape(-1, NUM_ACTIONS)
+        b_obs, b_masks = obs.reshape(-1, obs_size), masks.reshape(-1, num_actions)
         b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
         b_adv, b_returns = advantages.reshape(-1), returns.reshape(-1)
         size = T * N
@@ -337,15 +287,14 @@ def train_cleanrl(cfg: Any, out: Path, meta: dict[str, Any]) -> Path:
                 f"step {step:,}  {rate:,.0f} samples/s  score {np.mean(scores[-500:] or [0]):.3f}"
             )
         if step >= next_ckpt or step >= cfg.steps:
-            extra = {
-                "step": step,
-                "episode_start": episode_start.tolist(),
-                "margin": margin.tolist(),
-            }
-            ckpt = _write_checkpoint(out, step, net, opt, gen, games, meta, extra)
+            extra = {"step": step, "episode_start": episode_start.tolist()}
+            ckpt = _write_checkpoint(cfg, out, step, net, opt, gen, games, meta, extra)
             meta["parent"] = str(ckpt)
             settle_checkpoint(cfg, out, ckpt, step, games, logger)
             while next_ckpt <= step:
                 next_ckpt += cfg.checkpoint_every
         logger.dump(step)
     return complete_checkpoints(out)[-1]
+
+
+__all__ = ["MASKED_LOGIT", "Logger", "SelfOpponent", "train_cleanrl"]

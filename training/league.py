@@ -1,26 +1,33 @@
-"""Evaluation matches and gated promotion of checkpoints.
+"""Evaluation matches and gated promotion of checkpoints, for every game.
 
 After each checkpoint the trainer
 
-1. **evaluates** it against fixed references (``random`` and ``economy`` by default):
-   ``games`` games each in pairs (the same setup with the seats swapped), the checkpoint
-   greedy, every game run in one batch (``PoolGames`` with the reference as the only opponent). The
-   results make the learning curve (``curve.csv``, ``learning_curve.png``);
-2. **gates** it: a paired match of ``gate_games`` games against the current best checkpoint
-   (both greedy, batched the same way). It is promoted when its score is at least
+1. **evaluates** it against fixed references (``--eval-opponents``: by default ``random`` and
+   the game's scripted bots): ``games`` games each, the checkpoint greedy in one seat and the
+   reference in every other, every game run in one batch (``PoolGames`` with the reference as
+   the only opponent). The results make the learning curve (``curve.csv``,
+   ``learning_curve.png``);
+2. **gates** it: a match of ``gate_games`` games against the current best checkpoint (both
+   greedy, batched the same way). It is promoted when its score is at least
    ``PROMOTION_SCORE`` (AlphaGo Zero's 55% gate), and then becomes the best and joins the
    opponent pool (the ``pool`` entry of ``--opponents``). The first checkpoint is promoted
    without a match. Every decision, with the score's Wilson 95% interval, goes into
    ``league.json`` (atomic) and ``league.md``.
 
+A match's games are played in rotated blocks (``PoolGames(rotated=True)``): ``games`` is
+rounded up to a multiple of the player count, and the games of a block share their setup and
+their opponents' random streams while the checkpoint sits one seat further in each, so each
+seat's advantage cancels out (with 2 players: pairs, the same setup with the seats swapped).
+The matches depend on the seed only, so every checkpoint meets the same setups.
+
 The score of a game is the learner seat's rank reward mapped to [0, 1],
-``(reward + 1) / 2``: a win 1, a tie 0.5, a loss 0 in 2-player games (rules 8.21).
+``(reward + 1) / 2``: a win 1, a tie 0.5, a loss 0 in 2-player games; 1 first and 0 last
+with more players; 0.5 for a game cut off by its decision cap (zero reward).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -65,33 +72,33 @@ def play_match(
     games: int,
     num_players: int,
     seed: int,
+    game: str,
 ) -> MatchResult:
-    """Play ``games`` games (rounded up to an even count) of ``policy`` against ``opponent``
-    (a ``PoolGames`` opponent: ``random``, a scripted bot, ``policy:PATH``, an agent spec),
-    all at once, in pairs: games ``2j`` and ``2j + 1`` have the same setup with the seats
-    swapped (``PoolGames(paired=True)``), so a seat's advantage cancels out.
+    """Play ``games`` games of ``game`` (rounded up to a multiple of ``num_players``) of
+    ``policy`` against ``opponent`` (a ``PoolGames`` opponent: ``random``, a scripted bot,
+    ``policy:PATH``, an agent spec), all at once, in rotated blocks (module docstring).
 
     The games depend on ``seed`` only: two checkpoints are compared on the same setups.
     """
-    games += games % 2
-    pool = PoolGames(games, num_players, opponents=f"{opponent}:1", seed=seed, paired=True)
+    games = -(-games // num_players) * num_players
+    pool = PoolGames(game, games, num_players, opponents=f"{opponent}:1", rotated=True)
     b = pool.reset(seed=seed)
     done = np.zeros(games, np.bool_)
     rewards = np.zeros(games)
-    u = np.zeros(games)
+    u = np.zeros(games)  # greedy: unused
     while not done.all():
         actions = policy.act_batch(b.obs, b.mask.view(np.bool_), u, pool.states)
         b = pool.step(actions)
-        first = b.terminated & ~done
-        rewards[first] = b.rewards[first]
-        done |= b.terminated
+        ended = b.done & ~done
+        rewards[ended] = b.rewards[ended]
+        done |= b.done
     return match_result(opponent, rewards)
 
 
 def match_result(opponent: str, rewards: np.ndarray) -> MatchResult:
     """The ``MatchResult`` of the learner's rank rewards ``rewards`` (one per game) against
     ``opponent``: wins, ties and losses by the reward's sign, the mean score and its Wilson
-    interval (game-neutral: the Puerto Rico trainer's matches use it too)."""
+    interval."""
     games = len(rewards)
     wins = int((rewards > 0).sum())
     losses = int((rewards < 0).sum())
@@ -102,14 +109,17 @@ def match_result(opponent: str, rewards: np.ndarray) -> MatchResult:
 
 
 def play_checkpoint(
-    ckpt: Path | str, opponent: str, games: int, num_players: int, seed: int
+    ckpt: Path | str, opponent: str, games: int, num_players: int, seed: int, game: str
 ) -> MatchResult:
-    """``play_match`` of Caylus checkpoint ``ckpt`` (greedy) against ``opponent``: the
-    default ``play`` of ``League.gate`` and ``training.ppo.evaluate``; another game passes its
-    own function of the same signature."""
+    """``play_match`` of checkpoint ``ckpt`` (greedy) against ``opponent`` in ``game``.
+
+    Raises:
+        ValueError: for a checkpoint or an opponent of another game (naming both).
+    """
     from agents.policy import PolicyAgent
 
-    return play_match(PolicyAgent(f"policy:{ckpt}", ckpt), opponent, games, num_players, seed)
+    agent = PolicyAgent(f"policy:{ckpt}", ckpt, game=game)
+    return play_match(agent, opponent, games, num_players, seed, game)
 
 
 @dataclass
@@ -167,16 +177,9 @@ class League:
         return "\n".join(lines) + "\n"
 
     def gate(
-        self,
-        ckpt: Path,
-        step: int,
-        games: int,
-        num_players: int,
-        seed: int,
-        play: Callable[[Path, str, int, int, int], MatchResult] | None = None,
+        self, ckpt: Path, step: int, games: int, num_players: int, seed: int, game: str
     ) -> dict[str, Any]:
-        """Gate checkpoint ``ckpt``: promote it or not, and record the decision. ``play``
-        plays the match (``play_checkpoint``'s signature; default: Caylus's)."""
+        """Gate checkpoint ``ckpt`` of ``game``: promote it or not, and record the decision."""
         if self.best is None:
             decision: dict[str, Any] = {
                 "checkpoint": str(ckpt),
@@ -186,8 +189,7 @@ class League:
                 "decision": "promoted (first checkpoint)",
             }
         else:
-            play = play or play_checkpoint
-            m = play(ckpt, f"policy:{self.best}", games, num_players, seed)
+            m = play_checkpoint(ckpt, f"policy:{self.best}", games, num_players, seed, game)
             promoted = m.score >= PROMOTION_SCORE
             decision = {
                 "checkpoint": str(ckpt),

@@ -1,14 +1,14 @@
-"""Self-play training: the opponent pool, the trainer, checkpoints and ``policy:PATH``.
+"""Self-play training of every game: the opponent pool, the trainers, checkpoints and resume.
 
-Everything runs with tiny settings (a few thousand steps, a handful of games); the
-strength of the shipped checkpoint is checked in ``test_shipped.py``.
+Every test runs for each registered game (``GAME_NAMES``), with tiny settings (a few
+thousand steps, a handful of games); checkpoints as agents are tested in ``test_policy.py``.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -18,29 +18,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.policy import CheckpointError, PolicyAgent, PolicyNet
-from agents.registry import make_agent
-from caylus_env.caylus.engine import Game, GameConfig
-from caylus_env.caylus.engine.state_dict import state_to_dict
-from caylus_env.caylus.observation import OBS_SIZE, encode
-from training.learner import PoolGames, parse_pool
-from training.ppo import config_from_args, train
+from caylus_env.core.game import IllegalActionError, rank_of, rank_returns
+from caylus_env.core.registry import GAME_NAMES, game_spec
+from tests.training.conftest import (
+    FIRST,
+    LAST,
+    SEED,
+    STEPS,
+    TINY,
+    game_of_run,
+    players_of,
+    pool_of,
+    tiny_config,
+)
+from training.learner import PoolGames, compiled_opponents, parse_pool
+from training.ppo import train
 
-TINY = {
-    "envs": 16,
-    "n_steps": 32,
-    "batch_size": 256,
-    "n_epochs": 2,
-    "checkpoint_every": 512,
-    "eval_games": 8,
-    "gate_games": 8,
-    "threads": 1,
-    "progress": False,
-}
+games = pytest.mark.parametrize("game", GAME_NAMES)
 
 
 def _first_legal(b) -> np.ndarray:
     return b.legal[:, 0].copy()
+
+
+def _scripted(game: str) -> list[str]:
+    return [name for name in compiled_opponents(game) if name != "random"]
 
 
 # -- the opponent pool -----------------------------------------------------------------------
@@ -48,9 +50,9 @@ def _first_legal(b) -> np.ndarray:
     ("spec", "message"),
     [
         ("", "non-empty"),
-        ("economy:-1", "weight must be a number >= 0"),
-        ("economy:1,economy:2", "listed twice"),
-        ("economy:0,random:0", "sum to 0"),
+        ("random:-1", "weight must be a number >= 0"),
+        ("random:1,random:2", "listed twice"),
+        ("self:0,random:0", "sum to 0"),
         ("mcts:30", "give the weight explicitly, e.g. mcts:30:1"),
     ],
 )
@@ -60,194 +62,403 @@ def test_a_bad_opponent_pool_is_refused_naming_the_entry(spec, message):
 
 
 def test_pool_entries_keep_spec_colons_and_default_weights():
-    assert parse_pool("self:0.5,mcts:30:castle,economy") == [
+    assert parse_pool("self:0.5,mcts:30:castle,random") == [
         ("self", 0.5),
         ("mcts:30:castle", 1.0),
-        ("economy", 1.0),
+        ("random", 1.0),
     ]
 
 
+@games
+def test_the_compiled_opponents_are_random_and_the_games_scripted_bots(game):
+    bots = game_spec(game).module("bots").BOTS
+    expected = {"random": 0} | {
+        h: b.scripted + 1 for h, b in bots.items() if b.scripted is not None
+    }
+    assert compiled_opponents(game) == expected and len(expected) > 1
+
+
+@games
+def test_an_opponent_of_another_game_is_refused_naming_the_allowed(game):
+    others = [name for g in GAME_NAMES if g != game for name in _scripted(g)]
+    foreign = next(n for n in others if n not in compiled_opponents(game))
+    with pytest.raises(ValueError, match=f"'{foreign}' is not a {game_spec(game).title} opponent"):
+        PoolGames(game, 2, opponents=f"{foreign}:1,random:1")
+
+
+@games
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_pool_games_show_the_learner_its_own_observation_and_legal_mask(players):
-    games = PoolGames(6, players, opponents="random:1,castle:1,town:1,economy:1")
-    b = games.reset(seed=players)
-    obs = np.zeros(OBS_SIZE, np.float32)
-    ends = 0
-    for _ in range(150):
-        for k in range(games.num_envs):
-            game = Game.from_state_dict(state_to_dict(games.states[k].copy()))
-            assert game.current_player() == b.seat[k]  # the learner is to act
-            encode(games.states[k], int(b.seat[k]), obs)
+def test_pool_games_show_the_learner_its_own_observation_and_legal_mask(game, players):
+    spec = game_spec(game)
+    if players not in spec.player_counts:
+        pytest.skip(f"{game} has no {players}-player games")
+    observer, engine = spec.observation(), spec.engine()
+    opponents = ",".join(f"{name}:1" for name in compiled_opponents(game))
+    pool = PoolGames(game, 5, players, opponents=opponents)
+    b = pool.reset(seed=players)
+    obs = np.zeros(observer.OBS_SIZE, np.float32)
+    seats, ends = set(), 0
+    for _ in range(60):
+        for k in range(pool.num_envs):
+            g = engine.Game.from_state_dict(engine.state_to_dict(pool.states[k].copy()))
+            assert g.current_player() == b.seat[k]  # the learner is to act
+            observer.encode_into(pool.states[k], int(b.seat[k]), obs)
             np.testing.assert_array_equal(b.obs[k], obs)
-            assert set(np.flatnonzero(b.mask[k])) == set(game.legal_actions())
-        b = games.step(_first_legal(b))
-        ends += int(b.terminated.sum())
-        assert set(np.unique(b.rewards[b.terminated])) <= {-1.0, -0.5, 0.0, 0.5, 1.0} or (
-            players > 2
-        )
-    assert games.opponent_decisions > 0
+            assert set(np.flatnonzero(b.mask[k])) == set(g.legal_actions())
+            seats.add(int(b.seat[k]))
+        b = pool.step(_first_legal(b))
+        ends += int(b.done.sum())
+        assert not b.rewards[~b.done].any()  # rewards only when a game ends
+    assert pool.opponent_decisions > 0 and len(seats) > 1  # the seat is drawn per episode
+
+
+@games
+def test_a_finished_games_reward_is_the_learners_rank_reward(game):
+    pool = PoolGames(game, 8, players_of(game), opponents="random:1")
+    b = pool.reset(seed=4)
+    seen = 0
+    while seen < 4:
+        b = pool.step(_first_legal(b))
+        for k in np.flatnonzero(b.terminated):
+            n = int(pool.num_players[k])
+            ranks = rank_of(b.final_scores[k, :n], pool.final_tie_breaks[k, :n])
+            assert b.rewards[k] == rank_returns(ranks)[b.final_seat[k]]
+            seen += 1
 
 
 def test_game_k_depends_on_the_seed_and_k_only_not_on_the_batch_size():
-    small = PoolGames(3, 2, opponents="random:1,economy:1")
-    large = PoolGames(7, 2, opponents="random:1,economy:1")
-    a, b = small.reset(seed=11), large.reset(seed=11)
-    for _ in range(120):
-        np.testing.assert_array_equal(a.obs, b.obs[:3])
-        np.testing.assert_array_equal(small.states, large.states[:3])
-        a, b = small.step(_first_legal(a)), large.step(_first_legal(b))
-        np.testing.assert_array_equal(a.rewards, b.rewards[:3])
+    for game in GAME_NAMES:
+        opponents = f"random:1,{_scripted(game)[0]}:1"
+        small = PoolGames(game, 3, 2, opponents=opponents)
+        large = PoolGames(game, 7, 2, opponents=opponents)
+        a, b = small.reset(seed=11), large.reset(seed=11)
+        for _ in range(80):
+            np.testing.assert_array_equal(a.obs, b.obs[:3])
+            np.testing.assert_array_equal(small.states, large.states[:3])
+            a, b = small.step(_first_legal(a)), large.step(_first_legal(b))
+            np.testing.assert_array_equal(a.rewards, b.rewards[:3])
 
 
 class _Counting:
     """An external opponent that plays the last legal action and counts its batches."""
 
-    def __init__(self) -> None:
+    def __init__(self, obs_size: int) -> None:
+        self.obs_size = obs_size
         self.batches: list[int] = []
 
     def act_batch(self, obs, mask, uniforms, states):
-        assert obs.shape == (len(mask), OBS_SIZE) and ((uniforms >= 0) & (uniforms < 1)).all()
+        assert obs.shape == (len(mask), self.obs_size) and ((uniforms >= 0) & (uniforms < 1)).all()
         self.batches.append(len(mask))
         return np.array([np.flatnonzero(m)[-1] for m in mask], np.int64)
 
 
-def test_external_opponents_are_asked_once_per_batch_of_waiting_games():
-    games = PoolGames(32, 2, opponents="self:1")
-    me = _Counting()
-    games.set_self_policy(me)
-    b = games.reset(seed=3)
-    for _ in range(50):
-        b = games.step(_first_legal(b))
+@games
+def test_external_opponents_are_asked_once_per_batch_of_waiting_games(game):
+    pool = PoolGames(game, 32, 2, opponents="self:1")
+    me = _Counting(pool.obs_size)
+    pool.set_self_policy(me)
+    b = pool.reset(seed=3)
+    for _ in range(40):
+        b = pool.step(_first_legal(b))
     assert max(me.batches) > 1  # several games waited on it at once
-    assert not games.waiting.any()
+    assert not pool.waiting.any()
 
 
-def test_an_mcts_opponent_plays_legal_moves_from_the_pool():
-    games = PoolGames(2, 2, opponents="mcts:2:1")
-    b = games.reset(seed=4)
-    for _ in range(30):
-        b = games.step(_first_legal(b))  # the pool checks every opponent move is legal
-    assert games.opponent_decisions >= 30
-    assert games.slots[0].name == "mcts:2"
+@games
+def test_an_mcts_opponent_plays_legal_moves_from_the_pool(game):
+    pool = PoolGames(game, 2, 2, opponents="mcts:2:1")
+    b = pool.reset(seed=4)
+    for _ in range(10):
+        b = pool.step(_first_legal(b))  # the pool checks every opponent move is legal
+    assert pool.opponent_decisions >= 10
+    assert pool.slots[0].name == "mcts:2"
 
 
-def test_paired_games_share_their_setup_with_the_seats_swapped():
-    games = PoolGames(6, 2, opponents="random:1", paired=True)
-    b = games.reset(seed=8)
-    assert (games.setup_seeds[0::2] == games.setup_seeds[1::2]).all()
-    assert (b.seat[0::2] != b.seat[1::2]).all()
-    with pytest.raises(ValueError, match="even num_envs"):
-        PoolGames(3, 2, paired=True)
+@games
+def test_rotated_games_share_their_setup_with_the_learner_one_seat_further(game):
+    players = players_of(game)
+    pool = PoolGames(game, 2 * players, players, opponents="random:1", rotated=True)
+    b = pool.reset(seed=8)
+    for block in (pool.setup_seeds[:players], pool.setup_seeds[players:]):
+        assert len(set(block.tolist())) == 1
+    for start in (0, players):
+        seats = b.seat[start : start + players]
+        assert sorted(((seats - seats[0]) % players).tolist()) == list(range(players))
+        np.testing.assert_array_equal((seats - seats[0]) % players, np.arange(players))
+    with pytest.raises(ValueError, match="multiple of it"):
+        PoolGames(game, players + 1, players, rotated=True)
 
 
-def test_a_pool_with_self_needs_the_policy_before_reset():
-    games = PoolGames(2, 2, opponents="self:1")
+@games
+def test_a_pool_with_self_needs_the_policy_before_reset(game):
     with pytest.raises(RuntimeError, match="set_self_policy"):
-        games.reset(seed=0)
+        PoolGames(game, 2, 2, opponents="self:1").reset(seed=0)
+    with pytest.raises(RuntimeError, match="set_self_policy"):
+        PoolGames(game, 2, 2, opponents="pool:1").reset(seed=0)  # pool->self until a promotion
 
 
-def test_pool_checkpoint_weight_goes_to_self_until_a_checkpoint_is_promoted():
-    games = PoolGames(2, 2, opponents="economy:1,pool:1")
-    assert [(s.name, s.weight) for s in games.slots] == [("economy", 1.0), ("pool->self", 1.0)]
+@games
+def test_pool_checkpoint_weight_goes_to_self_until_a_checkpoint_is_promoted(game):
+    pool = PoolGames(game, 2, 2, opponents="random:1,pool:1")
+    assert [(s.name, s.weight) for s in pool.slots] == [("random", 1.0), ("pool->self", 1.0)]
+
+
+@games
+def test_an_illegal_learner_action_is_refused_naming_the_game_and_nothing_moves(game):
+    pool = PoolGames(game, 3, 2, opponents="random:1")
+    b = pool.reset(seed=2)
+    actions = _first_legal(b)
+    actions[1] = int(np.flatnonzero(~b.mask[1].view(np.bool_))[0])
+    before = pool.states.copy()
+    with pytest.raises(IllegalActionError, match="game 1: action"):
+        pool.step(actions)
+    np.testing.assert_array_equal(pool.states, before)
+
+
+@pytest.mark.parametrize("game", [g for g in GAME_NAMES if game_spec(g).truncating_options])
+def test_a_game_cut_off_by_the_decision_cap_reaches_sb3_as_a_truncation(game):
+    from training.vecenv import PoolVecEnv
+
+    options = dict(game_spec(game).truncating_options)
+    pool = PoolGames(game, 4, 2, opponents="random:1", **options)
+    env = PoolVecEnv(pool, seed=1, shaping=1.0)
+    env.reset()
+    cut = []
+    for _ in range(100):
+        env.step_async(pool.batch.legal[:, 0].copy())
+        _, _, dones, infos = env.step_wait()
+        for k in np.flatnonzero(dones):
+            assert infos[k]["TimeLimit.truncated"] is bool(pool.batch.truncated[k])
+            assert infos[k]["terminal_observation"].shape == (pool.obs_size,)
+            if pool.batch.truncated[k]:
+                assert infos[k]["rank_reward"] == 0.0  # no rank reward for a cut-off game
+                cut.append(k)
+    assert cut
+
+
+@games
+def test_the_shaped_reward_is_the_change_of_the_score_margin(game):
+    from training.vecenv import MARGIN_SCALE, PoolVecEnv
+
+    pool = PoolGames(game, 6, players_of(game), opponents=f"{_scripted(game)[0]}:1")
+    env = PoolVecEnv(pool, seed=2, shaping=2.0)
+    env.reset()
+    total, moved = np.zeros(6), False
+    for _ in range(150):
+        before = pool.margin.astype(np.float64)
+        env.step_async(pool.batch.legal[:, 0].copy())
+        _, rewards, dones, infos = env.step_wait()
+        after = np.where(dones, pool.final_margin, pool.margin)
+        expected = pool.batch.rewards + 2.0 * (after - before) / MARGIN_SCALE
+        np.testing.assert_allclose(rewards, expected.astype(np.float32), rtol=1e-6)
+        total += (after - before) / MARGIN_SCALE
+        moved |= bool((after != before).any())
+        for k in np.flatnonzero(dones):
+            # A game's shaped terms sum to its final margin less its first (potential-based).
+            assert infos[k]["shaped_return"] == pytest.approx(total[k], abs=1e-9)
+            total[k] = 0.0
+    assert moved
 
 
 # -- training, checkpoints, resume ---------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("ppo") / "run"
-    cfg = config_from_args(out=str(out), steps=2048, seed=5, opponents="self:1,random:1", **TINY)
-    train(cfg)
+def test_a_short_ppo_run_writes_checkpoints_logs_curve_and_league(tiny_run):
+    game = game_of_run(tiny_run)
+    ckpts = sorted(p.name for p in (tiny_run / "checkpoints").iterdir())
+    assert ckpts == [f"step-{s:012d}" for s in (512, 1024, 1536, 2048)]
+    cfg = json.loads((tiny_run / "checkpoints" / LAST / "config.json").read_text())
+    spec = game_spec(game)
+    assert cfg["game"] == game
+    assert cfg["observation_version"] == spec.observation().OBSERVATION_VERSION
+    assert cfg["action_space_version"] == spec.engine().ACTION_SPACE_VERSION
+    assert cfg["step"] == STEPS and cfg["num_players"] == [players_of(game)]
+    assert cfg["seed"] == SEED and cfg["parent"].endswith("step-000000001536")
+    for name in ("progress.csv", "curve.csv", "learning_curve.png", "league.json", "league.md"):
+        assert (tiny_run / name).is_file(), name
+    header = (tiny_run / "progress.csv").read_text().splitlines()[0].split(",")
+    scripted = _scripted(game)[0]
+    assert {"rollout/score_random", f"rollout/score_{scripted}", "time/samples_per_s"} <= set(
+        header
+    )
+    assert {"rollout/shaped_return", "eval/score_random", "league/promoted"} <= set(header)
+
+
+def test_each_checkpoint_is_evaluated_against_random_and_the_scripted_bots(tiny_run):
+    game = game_of_run(tiny_run)
+    with open(tiny_run / "curve.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    refs = ["random", *_scripted(game)]
+    assert [(int(r["step"]), r["opponent"]) for r in rows] == [
+        (s, ref) for s in (512, 1024, 1536, 2048) for ref in refs
+    ]
+    players = players_of(game)
+    for r in rows:
+        games_played = int(r["games"])
+        assert games_played == -(-TINY["eval_games"] // players) * players  # whole rotations
+        assert int(r["wins"]) + int(r["ties"]) + int(r["losses"]) == games_played
+        assert 0.0 <= float(r["low"]) <= float(r["score"]) <= float(r["high"]) <= 1.0
+    assert (tiny_run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_checkpoint_gets_a_league_decision_and_promoted_ones_join_the_pool(tiny_run):
+    from training.checkpoints import RESUME_JSON
+
+    league = json.loads((tiny_run / "league.json").read_text())
+    assert len(league["decisions"]) == 4 and league["best"] in league["promoted"]
+    first = league["decisions"][0]
+    assert first["checkpoint"].endswith(FIRST)
+    assert first["decision"] == "promoted (first checkpoint)"
+    for d in league["decisions"][1:]:
+        m = d["match"]
+        assert m["low"] <= m["score"] <= m["high"]
+        assert d["decision"] == ("promoted" if m["score"] >= 0.55 else "kept out")
+    assert f"| {FIRST} | 512 | (none) |" in (tiny_run / "league.md").read_text()
+    # The second checkpoint was written while the first was the pool's only checkpoint.
+    saved = json.loads((tiny_run / "checkpoints" / "step-000000001024" / RESUME_JSON).read_text())
+    assert saved["checkpoints_in_pool"] == [first["checkpoint"]]
+
+
+def _same_weights(a: Path, b: Path) -> bool:
+    return (a / "model.safetensors").read_bytes() == (b / "model.safetensors").read_bytes()
+
+
+def _decisions(run: Path) -> list[tuple]:
+    """The league's decisions of a run without its paths: (step, match, decision)."""
+    league = json.loads((run / "league.json").read_text())
+    out = []
+    for d in league["decisions"]:
+        match = d["match"] and {k: v for k, v in d["match"].items() if k != "opponent"}
+        out.append((d["step"], match, d["decision"]))
     return out
 
 
-def test_a_short_ppo_run_writes_checkpoints_logs_curve_and_league(tiny_run):
-    ckpts = sorted(p.name for p in (tiny_run / "checkpoints").iterdir())
-    assert ckpts == [f"step-{s:012d}" for s in (512, 1024, 1536, 2048)]
-    cfg = json.loads((tiny_run / "checkpoints" / ckpts[-1] / "config.json").read_text())
-    assert cfg["step"] == 2048 and cfg["num_players"] == [2] and cfg["seed"] == 5
-    assert cfg["parent"].endswith(ckpts[-2])
-    for name in ("progress.csv", "curve.csv", "learning_curve.png", "league.json", "league.md"):
-        assert (tiny_run / name).is_file(), name
-    league = json.loads((tiny_run / "league.json").read_text())
-    assert len(league["decisions"]) == 4 and league["best"] in league["promoted"]
-    assert league["decisions"][0]["decision"] == "promoted (first checkpoint)"
-    for d in league["decisions"][1:]:
-        m = d["match"]
-        assert m["games"] == 8 and m["low"] <= m["score"] <= m["high"]
-        assert d["decision"] == ("promoted" if m["score"] >= 0.55 else "kept out")
-    assert "| step-000000001024 |" in (tiny_run / "league.md").read_text()
+def test_resume_continues_to_the_weights_curve_and_league_of_an_uninterrupted_run(
+    tiny_run, tmp_path
+):
+    game = game_of_run(tiny_run)
+    out = tmp_path / "resumed"
+    train(tiny_config(game, out, steps=1024))
+    assert not (out / "checkpoints" / LAST).exists()
+    train(tiny_config(game, out, resume=True))
+    for step in (1024, 1536, 2048):
+        name = f"step-{step:012d}"
+        assert _same_weights(out / "checkpoints" / name, tiny_run / "checkpoints" / name), name
+    cfg = json.loads((out / "checkpoints" / LAST / "config.json").read_text())
+    assert cfg["parent"].endswith("step-000000001536")
+    # Each checkpoint was evaluated and gated once, as in the uninterrupted run.
+    assert (out / "curve.csv").read_text() == (tiny_run / "curve.csv").read_text()
+    assert _decisions(out) == _decisions(tiny_run)
 
 
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "caylus_cli", "train", "ppo", "--no-progress", *args]
 
 
-def _tiny_args(out: Path) -> list[str]:
-    return [
-        "--out",
-        str(out),
-        "--steps",
-        "2048",
-        "--seed",
-        "9",
-        "--envs",
-        "16",
-        "--n-steps",
-        "32",
-        "--batch-size",
-        "256",
-        "--n-epochs",
-        "2",
-        "--checkpoint-every",
-        "512",
-        "--eval-games",
-        "4",
-        "--gate-games",
-        "4",
-        "--opponents",
-        "self:1,economy:1,pool:1",
-    ]
+def _tiny_args(game: str, out: Path) -> list[str]:
+    args = ["--out", str(out), "--game", game, "--players", str(players_of(game))]
+    args += ["--steps", str(STEPS), "--seed", "9", "--opponents", pool_of(game)]
+    args += ["--shaping", "0.5", "--algo", "cleanrl"]
+    for name in ("envs", "n_steps", "batch_size", "n_epochs", "checkpoint_every"):
+        args += [f"--{name.replace('_', '-')}", str(TINY[name])]
+    return [*args, "--eval-games", "3", "--gate-games", "3"]
 
 
-@pytest.mark.parametrize("algo", ["maskable", "cleanrl"])
-def test_resume_after_kill_9_gives_the_weights_of_an_uninterrupted_run(tmp_path, algo):
+@games
+def test_cleanrl_resume_after_kill_9_gives_the_weights_of_an_uninterrupted_run(tmp_path, game):
     whole, killed = tmp_path / "whole", tmp_path / "killed"
-    args = [*_tiny_args(whole), "--algo", algo]
-    subprocess.run(_cli(*args), check=True, capture_output=True, timeout=600)
-    args = [*_tiny_args(killed), "--algo", algo]
+    subprocess.run(_cli(*_tiny_args(game, whole)), check=True, capture_output=True, timeout=600)
+    args = _tiny_args(game, killed)
     proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     second = killed / "checkpoints" / "step-000000001024"
     while not second.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert not (killed / "checkpoints" / "step-000000002048").exists()
+    assert not (killed / "checkpoints" / LAST).exists()
     resumed = subprocess.run(_cli(*args, "--resume"), capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     for step in (1024, 1536, 2048):
-        name = f"step-{step:012d}/model.safetensors"
-        a = (whole / "checkpoints" / name).read_bytes()
-        b = (killed / "checkpoints" / name).read_bytes()
-        assert a == b, f"weights differ at {name}"
+        name = f"step-{step:012d}"
+        assert _same_weights(whole / "checkpoints" / name, killed / "checkpoints" / name), name
     assert not any(p.name.startswith(".tmp-") for p in (killed / "checkpoints").iterdir())
+    cfg = json.loads((whole / "checkpoints" / LAST / "config.json").read_text())
+    assert cfg["game"] == game and cfg["algorithm"] == "PPO (training/cleanrl_ppo.py)"
 
 
 def test_a_run_directory_is_not_reused_without_resume_nor_resumed_with_other_arguments(tiny_run):
+    game = game_of_run(tiny_run)
     with pytest.raises(ValueError, match="add --resume"):
-        train(config_from_args(out=str(tiny_run), steps=2048, seed=5, **TINY))
+        train(tiny_config(game, tiny_run))
     with pytest.raises(ValueError, match="seed: 5 then, 6 now"):
-        train(
-            config_from_args(
-                out=str(tiny_run),
-                steps=4096,
-                seed=6,
-                resume=True,
-                opponents="self:1,random:1",
-                **TINY,
-            )
-        )
+        train(tiny_config(game, tiny_run, steps=4096, seed=6, resume=True))
+
+
+def test_a_run_directory_of_another_game_is_refused_naming_both(tiny_run):
+    from typer.testing import CliRunner
+
+    from caylus_cli.app import app
+
+    game = game_of_run(tiny_run)
+    other = next(g for g in GAME_NAMES if g != game)
+    with pytest.raises(ValueError, match=f"training run of game '{game}', not '{other}'"):
+        train(tiny_config(other, tiny_run, resume=True))
+    r = CliRunner().invoke(
+        app, ["train", "ppo", "--game", other, "--out", str(tiny_run), "--resume", "--no-progress"]
+    )
+    assert r.exit_code == 2
+    assert f"training run of game '{game}', not '{other}'" in " ".join(r.output.split())
+
+
+def test_a_run_json_from_before_games_were_named_is_the_default_games(tmp_path):
+    from caylus_env.core.registry import DEFAULT_GAME
+    from training.runs import check_run_game
+
+    (tmp_path / "run.json").write_text(json.dumps({"out": str(tmp_path), "players": 2}))
+    check_run_game(tmp_path, DEFAULT_GAME)
+    other = next(g for g in GAME_NAMES if g != DEFAULT_GAME)
+    with pytest.raises(ValueError, match=f"game '{DEFAULT_GAME}', not '{other}'"):
+        check_run_game(tmp_path, other)
+
+
+def test_init_starts_from_the_checkpoints_weights_and_records_it_as_parent(tiny_run, tmp_path):
+    game = game_of_run(tiny_run)
+    init = tiny_run / "checkpoints" / LAST
+    out = tmp_path / "warm"
+    # A learning rate of 0 keeps the weights: the first checkpoint holds the initial ones.
+    train(tiny_config(game, out, steps=512, seed=9, init=str(init), learning_rate=0.0))
+    assert _same_weights(out / "checkpoints" / FIRST, init)
+    cfg = json.loads((out / "checkpoints" / FIRST / "config.json").read_text())
+    assert cfg["parent"] == str(init)
+    assert json.loads((out / "run.json").read_text())["init"] == str(init)
+
+
+def test_init_refuses_another_games_or_networks_checkpoint_before_any_work(tiny_run, tmp_path):
+    game = game_of_run(tiny_run)
+    other = next(g for g in GAME_NAMES if g != game)
+    init = str(tiny_run / "checkpoints" / LAST)
+    out = tmp_path / "never"
+    with pytest.raises(ValueError) as err:
+        train(tiny_config(other, out, init=init))
+    assert f"game '{game}'" in str(err.value) and f"game '{other}'" in str(err.value)
+    wide = {"name": "pieces-v1", "hidden": 64}
+    with pytest.raises(ValueError, match=r"its network .* is not this run's"):
+        train(tiny_config(game, out, init=init, arch=wide))
+    with pytest.raises(ValueError, match="cannot be combined with --resume"):
+        train(tiny_config(game, out, init=init, resume=True))
+    assert not out.exists()
+
+
+@games
+@pytest.mark.parametrize("algo", ["maskable", "cleanrl"])
+def test_an_mlp_network_trains_and_plays_as_a_policy(game, algo, tmp_path):
+    from agents.policy import MlpArch, PolicyNet
+
+    arch = {"name": "mlp-v1", "layers": [16]}
+    last = train(tiny_config(game, tmp_path / "mlp", steps=512, arch=arch, algo=algo))
+    net = PolicyNet(last, game)
+    assert net.arch == MlpArch((16,))
+    assert net.logits(np.zeros((2, net.obs_size), np.float32)).shape == (2, net.num_actions)
 
 
 @pytest.mark.parametrize(
@@ -255,258 +466,39 @@ def test_a_run_directory_is_not_reused_without_resume_nor_resumed_with_other_arg
     [
         (["--players", "7"], "--players 7 is not allowed; allowed: 2-5"),
         (["--batch-size", "300"], "must divide the rollout size"),
-        (["--opponents", "economy:-2"], "weight must be a number >= 0"),
-        (["--eval-opponents-typo"], "No such option"),
+        (["--opponents", "random:-2"], "weight must be a number >= 0"),
+        (["--eval-opponents", "random,self"], "--eval-opponents entry 'self' is not allowed"),
+        (["--eval-games", "-1"], "--eval-games must be an int >= 0"),
+        (["--gate-games", "0"], "--gate-games must be an int >= 1"),
+        (["--algo", "sarsa"], "--algo 'sarsa' is not allowed; allowed: maskable, cleanrl"),
+        (["--arch", '{"name": "resnet"}'], "arch name 'resnet' is not supported"),
+        (["--arch", "[1]"], "--arch must be a JSON object"),
+        (["--init", "missing-dir"], "checkpoint 'missing-dir' is not a directory"),
+        (["--game", "chess"], "unknown game 'chess'"),
     ],
 )
 def test_train_ppo_refuses_bad_arguments_before_any_work(tmp_path, args, message):
+    from typer.testing import CliRunner
+
+    from caylus_cli.app import app
+
     out = tmp_path / "never"
-    r = subprocess.run(_cli("--out", str(out), *args), capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2
-    assert message in r.stdout + r.stderr
-    assert not (out / "checkpoints").exists()
+    r = CliRunner().invoke(app, ["train", "ppo", "--out", str(out), "--no-progress", *args])
+    assert r.exit_code == 2, r.output
+    assert message in " ".join(r.output.split())
+    assert not out.exists()
 
 
-# -- checkpoints as agents ---------------------------------------------------------------------
-def test_numpy_inference_matches_the_trained_torch_policy(tiny_run):
-    import torch
-    from sb3_contrib import MaskablePPO
+@games
+def test_the_defaults_come_from_the_games_facts(game):
+    from agents.policy import DEFAULT_ARCH
+    from training.config import PPOConfig
 
-    ckpt = tiny_run / "checkpoints" / "step-000000002048"
-    net = PolicyNet(ckpt)
-    model = MaskablePPO.load(
-        ckpt / "sb3.zip",
-        custom_objects=_custom(ckpt),
-        device="cpu",
-    )
-    games = PoolGames(8, 2, opponents="random:1")
-    b = games.reset(seed=1)
-    for _ in range(20):
-        b = games.step(_first_legal(b))
-    with torch.no_grad():
-        obs = torch.as_tensor(b.obs.copy())
-        features = model.policy.extract_features(obs, model.policy.pi_features_extractor)
-        logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features))
-        value = model.policy.predict_values(obs)
-    np.testing.assert_allclose(net.logits(b.obs), logits.numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(net.value(b.obs), value.numpy()[:, 0], rtol=1e-4, atol=1e-4)
-
-
-def _custom(ckpt: Path) -> dict:
-    from training.checkpoints import _sb3_replacements
-    from training.ppo import _model_kwargs
-    from training.vecenv import PoolVecEnv
-
-    run = json.loads((ckpt.parent.parent / "run.json").read_text())
-    cfg = config_from_args(**{**run, "out": str(ckpt.parent.parent)})
-    env = PoolVecEnv(PoolGames(run["envs"], 2, opponents="random:1"))
-    last = {"obs": np.zeros((run["envs"], OBS_SIZE), np.float32), "episode_starts": None}
-    return _sb3_replacements(env, _model_kwargs(cfg), last)
-
-
-def test_a_checkpoints_logits_do_not_depend_on_the_rest_of_the_batch(tiny_run):
-    net = PolicyNet(tiny_run / "checkpoints" / "step-000000002048")
-    games = PoolGames(16, 3, opponents="random:1")
-    b = games.reset(seed=2)
-    for _ in range(25):
-        b = games.step(_first_legal(b))
-    whole = net.logits(b.obs)
-    for k in (0, 7, 15):
-        assert (net.logits(b.obs[k : k + 1]) == whole[k : k + 1]).all()  # bit for bit
-    assert (net.logits(b.obs[3:11]) == whole[3:11]).all()
-
-
-def test_policy_spec_plays_legal_moves_in_a_tournament(tiny_run, tmp_path):
-    from agents.tournament import read_records
-
-    ckpt = tiny_run / "checkpoints" / "step-000000002048"
-    for mode in ("", ":sample", ":temp=0.5"):
-        agent = make_agent(f"policy:{ckpt}{mode}")
-        assert isinstance(agent, PolicyAgent)
-        game = Game(GameConfig(2), seed=4)
-        while not game.is_terminal():
-            game.apply(agent.act(game))  # Game.apply refuses an illegal action
-    out = tmp_path / "t"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "caylus_cli",
-            "tournament",
-            "--agents",
-            f"policy:{ckpt},random",
-            "--players",
-            "2",
-            "--games",
-            "4",
-            "--out",
-            str(out),
-            "--seed",
-            "1",
-            "--workers",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert r.returncode == 0, r.stderr
-    records = read_records(out / "games.jsonl")
-    assert len(records) == 4
-    assert all(all(f is None for f in rec.match.forfeits) for rec in records)
-
-
-def test_a_tampered_checkpoint_is_refused_naming_the_file(tiny_run, tmp_path):
-    import shutil
-
-    src = tiny_run / "checkpoints" / "step-000000002048"
-    bad = tmp_path / "tampered"
-    shutil.copytree(src, bad)
-    data = bytearray((bad / "model.safetensors").read_bytes())
-    data[-5] ^= 0xFF
-    (bad / "model.safetensors").write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match=r"does not match config\.json"):
-        make_agent(f"policy:{bad}")
-
-
-def test_a_checkpoint_loaded_once_is_checked_again_after_it_changes(tiny_run, tmp_path):
-    import shutil
-
-    ckpt = tmp_path / "ck"
-    shutil.copytree(tiny_run / "checkpoints" / "step-000000002048", ckpt)
-    first, second = make_agent(f"policy:{ckpt}"), make_agent(f"policy:{ckpt}")
-    assert first.net is second.net  # loaded and verified once per process
-    data = bytearray((ckpt / "model.safetensors").read_bytes())
-    data[-9] ^= 0x01
-    time.sleep(0.01)
-    (ckpt / "model.safetensors").write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match="SHA-256"):
-        make_agent(f"policy:{ckpt}")
-
-
-def test_a_checkpoint_of_another_observation_version_is_refused_naming_both(tiny_run, tmp_path):
-    import shutil
-
-    from caylus_env.caylus.observation import OBSERVATION_VERSION
-
-    bad = tmp_path / "old"
-    shutil.copytree(tiny_run / "checkpoints" / "step-000000002048", bad)
-    cfg = json.loads((bad / "config.json").read_text())
-    cfg["observation_version"] = "0-deadbeef"
-    (bad / "config.json").write_text(json.dumps(cfg))
-    with pytest.raises(CheckpointError) as err:
-        make_agent(f"policy:{bad}")
-    assert "'0-deadbeef'" in str(err.value) and repr(OBSERVATION_VERSION) in str(err.value)
-
-
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        ("policy:/nonexistent/dir", "is not a directory"),
-        ("policy:", "needs an argument"),
-    ],
-)
-def test_bad_policy_specs_are_refused(spec, message):
-    with pytest.raises(ValueError, match=message):
-        make_agent(spec)
-
-
-def test_a_bad_policy_mode_is_refused(tiny_run):
-    with pytest.raises(ValueError, match="allowed: greedy, sample, temp=T"):
-        make_agent(f"policy:{tiny_run / 'checkpoints' / 'step-000000002048'}:temp=-1")
-
-
-# -- behaviour cloning ---------------------------------------------------------------------------
-def test_bc_from_a_dataset_then_ppo_init(tmp_path):
-    from training.bc import BCConfig, train_bc
-
-    data = tmp_path / "data"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "caylus_cli",
-            "dataset",
-            "generate",
-            "--agents",
-            "economy,castle",
-            "--players",
-            "2",
-            "--games",
-            "6",
-            "--out",
-            str(data),
-            "--seed",
-            "1",
-            "--workers",
-            "1",
-        ],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    ckpt = train_bc(BCConfig(dataset=str(data), out=str(tmp_path / "bc"), epochs=2, progress=False))
-    cfg = json.loads((ckpt / "config.json").read_text())
-    assert cfg["algorithm"] == "behaviour cloning" and cfg["step"] > 0
-    agent = make_agent(f"policy:{ckpt}")
-    game = Game(GameConfig(2), seed=3)
-    assert agent.act(game) in game.legal_actions()
-    run = tmp_path / "ppo"
-    train(config_from_args(out=str(run), steps=512, seed=1, init=str(ckpt), **TINY))
-    first = json.loads((run / "checkpoints" / "step-000000000512" / "config.json").read_text())
-    assert first["parent"] == str(ckpt)
-
-
-def test_export_copies_the_network_only_and_it_plays_the_same(tiny_run, tmp_path):
-    from training.checkpoints import export_policy
-
-    src = tiny_run / "checkpoints" / "step-000000002048"
-    out = export_policy(src, tmp_path / "published")
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors"]
-    cfg = json.loads((out / "config.json").read_text())
-    assert cfg["exported_from"] == src.name and cfg["step"] == 2048
-    obs = np.random.default_rng(1).random((5, OBS_SIZE)).astype(np.float32)
-    np.testing.assert_array_equal(PolicyNet(out).logits(obs), PolicyNet(src).logits(obs))
-    with pytest.raises(ValueError, match="exists"):
-        export_policy(src, out)
-
-
-def test_train_bc_refuses_a_directory_that_is_not_a_dataset(tmp_path):
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "caylus_cli",
-            "train",
-            "bc",
-            "--dataset",
-            str(tmp_path),
-            "--out",
-            str(tmp_path / "bc"),
-            "--no-progress",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "manifest" in (r.stdout + r.stderr)
-    assert not (tmp_path / "bc").exists()
-
-
-def test_bench_training_prints_inference_and_throughput_against_the_naive_wrapper():
-    r = subprocess.run(
-        [sys.executable, "-m", "caylus_cli", "bench", "--training", "--quick", "--repeats", "1"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert r.returncode == 0, r.stderr
-    for line in (
-        "policy:PATH, one decision",
-        "MaskablePPO on PoolVecEnv",
-        "CleanRL-style",
-        "raw_env",
-    ):
-        assert line in r.stdout
-    assert re.search(r"\| ratio \| [\d.]+x \(MaskablePPO\), [\d.]+x \(CleanRL-style\) \|", r.stdout)
+    cfg = PPOConfig(out="x", game=game)
+    spec = game_spec(game)
+    assert cfg.players == spec.default_players and cfg.arch == DEFAULT_ARCH.to_json()
+    names = [n for n, _ in parse_pool(str(cfg.opponents), game)]
+    assert names == ["self", "random", *_scripted(game), "pool"]
+    assert sum(w for _, w in parse_pool(str(cfg.opponents), game)) == pytest.approx(1.0, abs=1e-3)
+    assert cfg.eval_opponents == ",".join(["random", *_scripted(game)])
+    cfg.check()

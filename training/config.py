@@ -1,0 +1,234 @@
+"""The arguments of ``caylus train ppo``: one ``PPOConfig`` for every game.
+
+A run's arguments are checked before any work (``PPOConfig.check``) and stored in its
+``run.json``. The defaults that differ between games come from the game's own facts, never
+from its name:
+
+* ``players``: the game's default player count (``GameSpec.default_players``);
+* ``opponents``: the policy being trained (``self``, 0.4), the promoted checkpoints
+  (``pool``, 0.1), ``random`` (0.1), and the game's scripted bots (its ``bots.BOTS`` with a
+  compiled row) sharing the other 0.4 (`default_opponents`);
+* ``eval_opponents``: ``random`` and every scripted bot (`default_eval_opponents`);
+* ``arch``: ``agents.policy.DEFAULT_ARCH`` (pieces-v1, built from the game's observation
+  layout).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from agents.policy import DEFAULT_ARCH, arch_from_json, read_config
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
+
+#: The PPO implementations: sb3-contrib's (the reference) and the one-file CleanRL-style one.
+ALGOS = ("maskable", "cleanrl")
+#: Fields of ``PPOConfig`` that a resumed run may change (how long and how to show it).
+RESUMABLE_CHANGES = ("steps", "resume", "progress", "command")
+#: The default pool's shares: the policy being trained, the promoted checkpoints, random;
+#: the game's scripted bots share what is left.
+SELF_SHARE, POOL_SHARE, RANDOM_SHARE = 0.4, 0.1, 0.1
+
+
+def _scripted_bots(game: str) -> list[str]:
+    bots = game_spec(game).module("bots").BOTS
+    return [head for head, bot in bots.items() if bot.scripted is not None]
+
+
+def default_opponents(game: str) -> str:
+    """The opponent pool of ``game`` when ``--opponents`` is not given (module docstring)."""
+    bots = _scripted_bots(game)
+    rest = 1.0 - SELF_SHARE - POOL_SHARE - RANDOM_SHARE
+    shares = {"self": SELF_SHARE + (0.0 if bots else rest), "random": RANDOM_SHARE}
+    shares.update({head: rest / len(bots) for head in bots})
+    shares["pool"] = POOL_SHARE
+    return ",".join(f"{name}:{weight:.4g}" for name, weight in shares.items())
+
+
+def default_eval_opponents(game: str) -> str:
+    """The learning curve's references of ``game``: ``random`` and its scripted bots."""
+    return ",".join(["random", *_scripted_bots(game)])
+
+
+@dataclass
+class PPOConfig:
+    """Every argument of ``caylus train ppo`` (``run.json`` stores them). ``None`` for
+    ``players``, ``opponents``, ``eval_opponents`` and ``arch`` means the game's default
+    (module docstring), filled in when the config is made.
+
+    Attributes:
+        out: the run directory.
+        game: the game trained (a registered name).
+        players: the player count of the games.
+        steps: learner decisions to train on (environment steps).
+        seed: seeds the games, the network's initialization and the sampling.
+        envs: games played at once.
+        opponents: the opponent pool (``training.learner.parse_pool``).
+        n_steps: rollout length per game (a rollout is ``n_steps * envs`` samples).
+        batch_size: minibatch size of the updates.
+        n_epochs: passes over each rollout.
+        learning_rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef: PPO's.
+        shaping: coefficient of the shaped score-margin term (0: off; ``training.vecenv``).
+        checkpoint_every: steps between checkpoints (rounded up to whole rollouts).
+        eval_games: games per reference in each checkpoint's evaluation (0: none).
+        eval_opponents: the references of the learning curve (agent specs of the game).
+        gate_games: games of each promotion match.
+        threads: torch's CPU threads.
+        init: a checkpoint of the game whose weights start the network (warm start).
+        arch: the network (``agents.policy.ARCHS``: its ``config.json`` form).
+        algo: ``maskable`` (sb3-contrib ``MaskablePPO``, the reference) or ``cleanrl`` (the
+            one-file PPO of ``training.cleanrl_ppo``: same network, masks and checkpoints).
+        resume: continue from the last complete checkpoint.
+        progress: show the progress bar.
+        command: the exact command line (recorded in checkpoints).
+    """
+
+    out: str
+    game: str = DEFAULT_GAME
+    players: int | None = None
+    steps: int = 1_000_000
+    seed: int = 0
+    envs: int = 128
+    opponents: str | None = None
+    n_steps: int = 32
+    batch_size: int = 2048
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    shaping: float = 0.0
+    checkpoint_every: int = 100_000
+    eval_games: int = 200
+    eval_opponents: str | None = None
+    gate_games: int = 200
+    threads: int = 1
+    init: str | None = None
+    arch: dict[str, Any] | None = None
+    algo: str = "maskable"
+    resume: bool = False
+    progress: bool = True
+    command: str = ""
+
+    def __post_init__(self) -> None:
+        spec = game_spec(self.game)  # an unknown game is refused here, naming the known ones
+        self.game = spec.name
+        if self.players is None:
+            self.players = spec.default_players
+        if self.opponents is None:
+            self.opponents = default_opponents(spec.name)
+        if self.eval_opponents is None:
+            self.eval_opponents = default_eval_opponents(spec.name)
+        if self.arch is None:
+            self.arch = DEFAULT_ARCH.to_json()
+
+    def check(self) -> None:
+        """Refuse bad arguments before any work starts.
+
+        Raises:
+            ValueError: naming the argument and what is allowed.
+        """
+        from training.learner import POOL, SELF, parse_pool
+
+        def integer(name: str, low: int) -> None:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                flag = f"--{name.replace('_', '-')}"
+                raise ValueError(f"{flag} must be an int >= {low}, got {value!r}")
+
+        spec = game_spec(self.game)
+        if (
+            isinstance(self.players, bool)
+            or not isinstance(self.players, int)
+            or self.players not in spec.player_counts
+        ):
+            raise ValueError(
+                f"--players {self.players!r} is not allowed; allowed: "
+                f"{spec.min_players}-{spec.max_players}"
+            )
+        for name in ("steps", "envs", "n_steps", "batch_size", "n_epochs", "threads"):
+            integer(name, 1)
+        integer("checkpoint_every", 1)
+        integer("gate_games", 1)
+        integer("eval_games", 0)
+        integer("seed", 0)
+        for name, low, high in (
+            ("learning_rate", 0.0, 1.0),
+            ("gamma", 0.0, 1.0),
+            ("gae_lambda", 0.0, 1.0),
+            ("clip_range", 0.0, 1.0),
+            ("ent_coef", 0.0, 1.0),
+            ("vf_coef", 0.0, 10.0),
+            ("shaping", 0.0, 100.0),
+        ):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not (isinstance(v, (int, float)) and low <= v <= high):
+                raise ValueError(f"--{name.replace('_', '-')} must be in [{low}, {high}], got {v}")
+        if (self.n_steps * self.envs) % self.batch_size and self.batch_size > 1:
+            # SB3 would warn and drop a truncated minibatch; make the choice explicit.
+            raise ValueError(
+                f"--batch-size {self.batch_size} must divide the rollout size n_steps * envs "
+                f"= {self.n_steps * self.envs}"
+            )
+        parse_pool(str(self.opponents), self.game)
+        self._check_eval_opponents(SELF, POOL)
+        try:
+            arch = arch_from_json(self.arch)
+        except ValueError as err:
+            raise ValueError(f"--arch: {err}") from None
+        if self.algo not in ALGOS:
+            raise ValueError(f"--algo {self.algo!r} is not allowed; allowed: {', '.join(ALGOS)}")
+        if self.init is not None:
+            if self.resume:
+                raise ValueError("--init starts a new run; it cannot be combined with --resume")
+            try:
+                theirs = arch_from_json(read_config(self.init, self.game).get("arch"))
+            except ValueError as err:
+                raise ValueError(f"--init: {err}") from None
+            if theirs != arch:
+                raise ValueError(
+                    f"--init {self.init}: its network {theirs.to_json()} is not this run's "
+                    f"{arch.to_json()}; pass --arch to match it"
+                )
+
+    def _check_eval_opponents(self, *refused: str) -> None:
+        """Each reference must make an agent of the game (not ``self`` or ``pool``)."""
+        from agents.registry import make_agent, specs
+
+        for ref in str(self.eval_opponents).split(","):
+            name = ref.strip()
+            try:
+                if name in (*refused, ""):
+                    raise ValueError("not a fixed agent")
+                make_agent(name, self.game)
+            except ValueError as err:
+                raise ValueError(
+                    f"--eval-opponents entry {name!r} is not allowed ({err}); allowed: "
+                    f"{game_spec(self.game).title} agents, comma-separated: "
+                    f"{', '.join(specs(self.game))}"
+                ) from None
+
+
+def config_from_args(**kwargs: Any) -> PPOConfig:
+    """A ``PPOConfig`` from keyword arguments (the CLI's), ignoring ``None`` values.
+
+    Raises:
+        ValueError: naming an unknown argument or game.
+    """
+    names = {f.name for f in fields(PPOConfig)}
+    unknown = sorted(set(kwargs) - names)
+    if unknown:
+        raise ValueError(f"unknown training arguments {unknown}; allowed: {sorted(names)}")
+    return PPOConfig(**{k: v for k, v in kwargs.items() if v is not None})
+
+
+__all__ = [
+    "ALGOS",
+    "RESUMABLE_CHANGES",
+    "PPOConfig",
+    "config_from_args",
+    "default_eval_opponents",
+    "default_opponents",
+]

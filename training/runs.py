@@ -1,0 +1,230 @@
+"""A training run's directory and what follows each checkpoint, for both trainers.
+
+Both PPO trainers (``training.ppo``: sb3-contrib's ``MaskablePPO``; ``training.cleanrl_ppo``:
+the one-file loop) share this: the run directory (``prepare_run``: a new one, or the same
+arguments to ``--resume``; another game's refused naming both), the warm start
+(``load_init_tensors``), the metadata every checkpoint carries (``checkpoint_meta``), and
+what follows a checkpoint (``settle_checkpoint``: its evaluation into the learning curve and
+its gate into the league, each part skipped when already on disk).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shlex
+import sys
+from collections import defaultdict
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from caylus_env.core.fileio import atomic_write_json
+from caylus_env.core.registry import game_of, game_spec
+from training.config import RESUMABLE_CHANGES, PPOConfig
+
+#: The columns of ``curve.csv``.
+CURVE_FIELDS = ("step", "opponent", "games", "wins", "ties", "losses", "score", "low", "high")
+#: The evaluation matches' seed, apart from the training games' (``seed + EVAL_SEED_OFFSET``).
+EVAL_SEED_OFFSET = 1_000_003
+
+
+def check_run_game(out: str | Path, game: str) -> None:
+    """Refuse a run directory of another game before anything compares its arguments.
+
+    Raises:
+        ValueError: naming the run's game and the one asked for (``--game``).
+    """
+    run_json = Path(out) / "run.json"
+    if run_json.is_file():
+        saved = json.loads(run_json.read_text())
+        theirs = game_of(saved if isinstance(saved, dict) else {})
+        if theirs != game:
+            raise ValueError(
+                f"{out} holds a training run of game {theirs!r}, not {game!r}: pass "
+                f"--game {theirs} to resume it, or choose another --out"
+            )
+
+
+def prepare_run(cfg: PPOConfig) -> Path:
+    """Create or check ``cfg.out``: a new run needs a new directory (or an empty one); a
+    resumed run needs the same game and arguments as the first (``steps`` may grow).
+
+    Raises:
+        ValueError: naming the differing arguments, or saying how to resume.
+    """
+    check_run_game(cfg.out, cfg.game)
+    out = Path(cfg.out)
+    run_json = out / "run.json"
+    if run_json.is_file():
+        saved = json.loads(run_json.read_text())
+        if not cfg.resume:
+            raise ValueError(
+                f"{out} already holds a training run: add --resume to continue it, or "
+                "choose another --out"
+            )
+        saved["game"] = game_of(saved)  # a run.json from before games were named
+        ours = asdict(cfg)
+        differ = sorted(
+            k for k in ours if k not in RESUMABLE_CHANGES and saved.get(k) != ours.get(k)
+        )
+        if differ:
+            detail = ", ".join(f"{k}: {saved.get(k)!r} then, {ours.get(k)!r} now" for k in differ)
+            raise ValueError(f"--resume with other arguments than the run in {out}: {detail}")
+    else:
+        if cfg.resume:
+            raise ValueError(f"--resume: {out} holds no training run (no run.json)")
+        if out.exists() and any(out.iterdir()):
+            raise ValueError(f"--out {out} exists and is not empty; choose a new directory")
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(run_json, asdict(cfg))
+    return out
+
+
+def checkpoint_meta(cfg: PPOConfig, parent: str | None, algorithm: str) -> dict[str, Any]:
+    """The ``config.json`` fields of this run's checkpoints (besides the writer's)."""
+    return {
+        "arch": cfg.arch,
+        "num_players": [cfg.players],
+        "seed": cfg.seed,
+        "parent": parent,
+        "command": cfg.command or shlex.join(sys.argv),
+        "opponents": cfg.opponents,
+        "algorithm": algorithm,
+    }
+
+
+def load_init_tensors(module: Any, path: str, game: str) -> None:
+    """Load the weights of ``game``'s checkpoint ``path`` into ``module`` (an SB3 policy or
+    ``training.networks.ActorCritic`` of the same network).
+
+    Raises:
+        ValueError: for a checkpoint of another game, version or network (naming what
+            differs), or a tensor that does not fit the module.
+    """
+    import torch
+    from safetensors.numpy import load_file
+
+    from agents.policy import WEIGHTS_FILE, CheckpointError, PolicyNet
+
+    try:
+        PolicyNet(path, game)  # versions, checksum, names and shapes
+    except CheckpointError as err:
+        raise ValueError(f"--init: {err}") from None
+    tensors = load_file(str(Path(path) / WEIGHTS_FILE))
+    state = module.state_dict()
+    for name, value in tensors.items():
+        if name not in state or tuple(state[name].shape) != value.shape:
+            raise ValueError(
+                f"--init {path}: tensor {name} {value.shape} does not fit this network's "
+                f"{tuple(state[name].shape) if name in state else 'nothing'} (another --arch?)"
+            )
+        state[name] = torch.from_numpy(value.copy())
+    module.load_state_dict(state)
+
+
+# ---------------------------------------------------------------------------------------
+# After each checkpoint: the learning curve and the league
+# ---------------------------------------------------------------------------------------
+def settle_checkpoint(
+    cfg: PPOConfig, out: Path, ckpt: Path, step: int, games: Any, logger: Any, bar: Any = None
+) -> None:
+    """What follows a checkpoint: its evaluation (learning curve), its gate (league) and
+    the opponent pool's new checkpoints. Each part is skipped when already on disk, so a
+    run killed in between redoes exactly the missing parts on ``--resume``."""
+    from training.league import League
+
+    done_steps = set()
+    if (out / "curve.csv").is_file():
+        with open(out / "curve.csv", newline="") as f:
+            done_steps = {int(r["step"]) for r in csv.DictReader(f)}
+    if step not in done_steps:
+        for m in evaluate(out, ckpt, step, cfg, logger):
+            if bar is not None:
+                bar.console.print(
+                    f"step {step:,}: vs {m.opponent} score {m.score:.3f} "
+                    f"[{m.low:.3f}, {m.high:.3f}] over {m.games} games"
+                )
+    league = League.load(out)
+    if not any(d["checkpoint"] == str(ckpt) for d in league.decisions):
+        d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed, cfg.game)
+        league.save(out)
+        logger.record("league/promoted", float(d["decision"].startswith("promoted")))
+        if bar is not None:
+            bar.console.print(f"step {step:,}: {d['decision']}")
+    games.set_checkpoints(league.promoted)
+
+
+def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> list[Any]:
+    """Play the checkpoint against each reference; append to ``curve.csv`` and replot."""
+    from training.league import play_checkpoint
+
+    if cfg.eval_games == 0:
+        return []
+    results = []
+    for ref in str(cfg.eval_opponents).split(","):
+        seed = cfg.seed + EVAL_SEED_OFFSET
+        m = play_checkpoint(ckpt, ref.strip(), cfg.eval_games, cfg.players, seed, cfg.game)
+        results.append(m)
+        logger.record(f"eval/score_{m.opponent}", m.score)
+    path = out / "curve.csv"
+    rows = []
+    if path.is_file():
+        with open(path, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if int(r["step"]) < step]
+    rows += [{"step": step, **{k: getattr(m, k) for k in CURVE_FIELDS[1:]}} for m in results]
+    tmp = path.with_suffix(".csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+    plot_curve(path, out / "learning_curve.png", game_spec(cfg.game).title)
+    return results
+
+
+def plot_curve(csv_path: Path, png: Path, title: str = "") -> None:
+    """The learning curve: each reference's score (with its Wilson interval) by step."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[float, float, float, float]]] = defaultdict(list)
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            series[r["opponent"]].append(
+                (int(r["step"]), float(r["score"]), float(r["low"]), float(r["high"]))
+            )
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, pts in series.items():
+        x, y, lo, hi = (np.array(v) for v in zip(*sorted(pts), strict=True))
+        ax.plot(x, y, marker="o", label=f"vs {name}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("training steps (learner decisions)")
+    ax.set_ylabel("score (1 first, 0 last), greedy policy")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(f"{title + ': ' if title else ''}learning curve (Wilson 95% intervals)")
+    fig.tight_layout()
+    tmp = png.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, png)
+
+
+__all__ = [
+    "CURVE_FIELDS",
+    "check_run_game",
+    "checkpoint_meta",
+    "evaluate",
+    "load_init_tensors",
+    "plot_curve",
+    "prepare_run",
+    "settle_checkpoint",
+]
