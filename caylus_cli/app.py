@@ -26,9 +26,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-PROGRAM = "caylus"
-"""The command's name (``pyproject.toml``'s ``[project.scripts]``), in the command lines that
-runs write into their manifests."""
+from caylus_env._version import PROGRAM
 
 app = typer.Typer(
     name=PROGRAM,

@@ -170,8 +170,8 @@ caylus_v0.env(num_players=4, simplified_favors=False, lawyer_prestige=4,
 
 ### Version History
 
-* v0: initial release (0.1.0); the end-of-game infos also hold `final_score` since the
-  games became peers (0.2.0), nothing else changed
+* v0: initial release (0.1.0); since 0.2.0 the platform's shared `GameEnv`: the end-of-game
+  infos also hold `final_score`, nothing else changed
 """
 
 from __future__ import annotations

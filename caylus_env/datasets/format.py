@@ -46,13 +46,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from caylus_env._version import __version__
+from caylus_env._version import PROGRAM, __version__
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
-PROGRAM = "caylus"
-"""The command's name, in the command lines a manifest and a report write (the command line
-itself names it as ``caylus_cli.app.PROGRAM``)."""
 DATASET_FORMAT = "caylus-dataset/2"
 """Schema version of the manifest and both tables: bump it when a column is added, removed or
 changes meaning (version 2: the games table's ``scores`` column, the manifest's ``game``)."""

@@ -190,7 +190,8 @@ round (rules 7.5).
 
 ### Version History
 
-* v0: initial release (0.1.0)
+* v0: initial release (0.1.0); since 0.2.0 the platform's shared `GameEnv`: the end-of-game
+  infos are the same (`final_score`, `rank`), nothing else changed
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import available_agents, make_agent
+from agents import registry
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from caylus_env.caylus.bots import mcts_kernels as MK
@@ -22,6 +22,17 @@ BOTS = tuple(STRATEGIES)  # castle, town, economy
 SPECS = ("random", *BOTS, "mcts:50")
 STATES_PER_COUNT = 30
 MCTS_STATES_PER_COUNT = 5  # a search per position is slower; fewer positions keep the run short
+
+GAME = "caylus"
+
+
+def make_agent(spec: str) -> Agent:
+    """A Caylus agent of the one registry (``agents.registry``)."""
+    return registry.make_agent(spec, GAME)
+
+
+def available_agents() -> list[str]:
+    return registry.available_agents(GAME)
 
 
 def _random_states(num_players: int, count: int, seed: int) -> list[Game]:
@@ -199,9 +210,10 @@ def test_mcts_beats_the_best_scripted_bot_more_often_than_not():
 
 
 # -- the engine surface ----------------------------------------------------------------------
-AGENTS = Path(__file__).resolve().parents[2] / "agents"
+BOTS_FOLDER = Path(__file__).resolve().parents[2] / "caylus_env" / "caylus" / "bots"
 #: Engine modules the bots and the search may import: the compiled public surface, the
 #: declared data (rule numbers, tables, action ids, state layout) and the ``Game`` API.
+ENGINE = "caylus_env.caylus.engine"
 PUBLIC_ENGINE = {
     "caylus_env.caylus.engine",
     "caylus_env.caylus.engine.kernels",
@@ -222,18 +234,18 @@ def _is_module(name: str) -> bool:
 
 
 @pytest.mark.parametrize(
-    "path", ["scripted/_kernels.py", "scripted/bots.py", "_mcts_kernels.py", "mcts.py"]
+    "path", ["scripted_kernels.py", "scripted.py", "mcts_kernels.py", "mcts.py"]
 )
 def test_agent_code_imports_only_the_public_engine_surface(path):
     """Bots and search call ``kernels`` (never the phases, the dispatcher or a private helper),
     so the engine can be reorganised under them without breaking them."""
-    tree = ast.parse((AGENTS / path).read_text(encoding="utf-8"))
+    tree = ast.parse((BOTS_FOLDER / path).read_text(encoding="utf-8"))
     engine_imports = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("caylus_env"):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(ENGINE):
             engine_imports += [(node.module, a.name) for a in node.names]
         elif isinstance(node, ast.Import):
-            engine_imports += [(a.name, "") for a in node.names if a.name.startswith("caylus_env")]
+            engine_imports += [(a.name, "") for a in node.names if a.name.startswith(ENGINE)]
     assert engine_imports, f"{path}: no engine import found (the check would pass vacuously)"
     bad = [
         f"{module}.{name}" if name else module

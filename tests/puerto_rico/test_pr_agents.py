@@ -2,7 +2,7 @@
 against ``random``, the two scripted strategies' different play, MCTS's chance handling
 (it never sees the face-down plantation order) and the registry's errors and descriptions.
 
-The strength checks play the seeded series of ``agents.puerto_rico.strength`` (a first
+The strength checks play the seeded series of ``agents.strength`` (a first
 place shared by k seats counts 1/k), the games behind the figures of
 ``docs/puerto_rico_agents.md``.
 """
@@ -14,11 +14,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from agents import registry
 from agents.base import Agent
-from agents.puerto_rico import available_agents, describe, make_agent, register, specs
-from agents.puerto_rico import registry as pr_registry
-from agents.puerto_rico.strength import SETTINGS, play_seat, series, win_share
 from agents.random_agent import RandomAgent
+from agents.strength import play_seat, series, win_share
+from caylus_env.core.registry import game_spec
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import MAX_SIMS, ROLLOUTS, MCTSAgent
 from caylus_env.puerto_rico.bots.scripted import STRATEGIES, ScriptedAgent
@@ -32,6 +32,16 @@ from caylus_env.puerto_rico.engine.constants import (
     DecisionKind,
 )
 
+PR = "puerto_rico"
+
+
+def make_agent(spec: str) -> Agent:
+    """A Puerto Rico agent of the one registry (``agents.registry``)."""
+    return registry.make_agent(spec, PR)
+
+
+OPTION_SETS = game_spec(PR).option_sets
+"""The named option sets the strength sweep runs (the rules as printed, the expansion...)."""
 BOTS = tuple(STRATEGIES)  # shipper, builder
 MCTS_SPEC = "mcts:4"  # enough to exercise selection, expansion and rollouts in whole games
 SPECS = ("random", *BOTS, MCTS_SPEC)
@@ -156,24 +166,24 @@ def test_mcts_with_another_seed_searches_differently():
 @pytest.mark.parametrize("num_players", [2, 3])
 @pytest.mark.parametrize("bot", BOTS)
 def test_scripted_bot_beats_random_quick(bot, num_players):
-    result = series(bot, num_players, QUICK_GAMES)
+    result = series(PR, bot, num_players, QUICK_GAMES)
     assert result.rate >= QUICK_THRESHOLD, f"{bot}, {num_players} players: {result}"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize("setting", list(OPTION_SETS))
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("bot", BOTS)
 def test_scripted_bot_wins_95_percent_against_random_at_every_player_count(
     bot, num_players, setting
 ):
-    result = series(bot, num_players, SWEEP_GAMES, setting)
+    result = series(PR, bot, num_players, SWEEP_GAMES, OPTION_SETS[setting])
     assert result.low >= REQUIRED_RATE, f"{bot}, {num_players} players, {setting}: {result}"
 
 
 @pytest.mark.parametrize(("num_players", "games", "least"), [(2, 6, 5), (3, 3, 2)])
 def test_mcts_beats_random_with_a_small_budget(num_players, games, least):
-    result = series("mcts:20", num_players, games)
+    result = series(PR, "mcts:20", num_players, games)
     assert result.wins >= least, f"mcts:20, {num_players} players: {result}"
 
 
@@ -196,10 +206,10 @@ def test_win_share_splits_a_shared_first_place():
 @pytest.mark.parametrize(
     ("call", "expected"),
     [
-        (lambda: series("shipper", 3, 0), "games=0 is not allowed; allowed: 1 or more"),
-        (lambda: series("shipper", 6, 1), "num_players=6 is not allowed; allowed: 2 to 5"),
-        (lambda: series("shipper", 3, 1, "deluxe"), "allowed: base, expansion"),
-        (lambda: series("shipper", 3, 1, opponent="pirate"), "unknown agent 'pirate'"),
+        (lambda: series(PR, "shipper", 3, 0), "games=0 is not allowed; allowed: 1 or more"),
+        (lambda: series(PR, "shipper", 6, 1), "num_players=6 is not allowed; allowed: 2 to 5"),
+        (lambda: series(PR, "shipper", 3, 1, {"deluxe": True}), "unknown game options"),
+        (lambda: series(PR, "shipper", 3, 1, opponent="pirate"), "agent 'pirate'"),
     ],
 )
 def test_strength_series_refuse_bad_input(call, expected):
@@ -213,7 +223,7 @@ def _buildings_built(bot: str, games: int) -> Counter[str]:
     """Buildings the bot owns at the end of 3-player games against two randoms."""
     built: Counter[str] = Counter()
     for i in range(games):
-        game, _, _ = play_seat(bot, 3, i)
+        game, _, _ = play_seat(PR, bot, 3, i)
         built.update(game.state_dict()["players"][i % 3]["buildings"])
     return built
 
@@ -322,7 +332,8 @@ def test_mcts_visits_sum_to_one_over_legal_actions():
     ("spec", "expected"),
     [
         ("", "non-empty string"),
-        ("castle", "unknown agent 'castle'; available: builder, mcts:SIMS"),
+        ("castle", "unknown Puerto Rico agent 'castle' ('castle' is an agent of caylus: pass"),
+        ("pirate", "unknown Puerto Rico agent 'pirate'; available: builder, mcts:SIMS"),
         ("mcts", "needs an argument: mcts:SIMS"),
         ("mcts:abc", f"SIMS must be an int from 1 to {MAX_SIMS}"),
         ("mcts:0", f"SIMS must be an int from 1 to {MAX_SIMS}"),
@@ -349,11 +360,12 @@ def test_mcts_options_reach_the_agent():
 
 
 def test_describe_covers_every_head():
-    infos = describe()
+    infos = registry.describe(PR)
     heads = [info.head for info in infos]
-    assert heads == sorted(h.partition(":")[0] for h in available_agents())
-    assert {"random", *BOTS, "mcts"} <= set(heads)
-    assert specs() == [info.syntax for info in infos]
+    assert heads == sorted(h.partition(":")[0] for h in registry.available_agents(PR))
+    assert {"random", "policy", *BOTS, "mcts"} <= set(heads)
+    assert not {"castle", "town", "economy"} & set(heads)  # Caylus's bots are not Puerto Rico's
+    assert registry.specs(PR) == [info.syntax for info in infos]
     for info in infos:
         assert info.description, f"{info.head} has no description"
     mcts = next(info for info in infos if info.head == "mcts")
@@ -361,13 +373,14 @@ def test_describe_covers_every_head():
     assert all(word in mcts.options for word in (*ROLLOUTS, "c=", "eps=", "cutoff="))
 
 
-def test_a_registered_head_is_described_and_removed():
-    register("plugin", lambda spec, arg: RandomAgent(spec), description="a test agent")
-    try:
-        assert make_agent("plugin").name == "plugin"
-        assert any(i.head == "plugin" and i.description == "a test agent" for i in describe())
-    finally:
-        pr_registry.unregister("plugin")
-    assert "plugin" not in available_agents()
-    with pytest.raises(ValueError, match="no Puerto Rico agent 'plugin' is registered"):
-        pr_registry.unregister("plugin")
+def test_a_registered_head_is_described_and_removed(private_registry):
+    registry.register(
+        "plugin", lambda spec, arg: RandomAgent(spec), game=PR, description="a test agent"
+    )
+    assert make_agent("plugin").name == "plugin"
+    assert any(i.head == "plugin" and i.description == "a test agent" for i in registry.describe(PR))
+    assert "plugin" not in registry.available_agents("caylus")  # registered for one game
+    registry.unregister("plugin", PR)
+    assert "plugin" not in registry.available_agents(PR)
+    with pytest.raises(ValueError, match="no plugin agent 'plugin' is registered"):
+        registry.unregister("plugin", PR)
