@@ -7,11 +7,13 @@ ends: ``opponent`` (the pool entry it was played against), ``rank_reward`` (the 
 rank reward) and ``shaped_return`` (the sum of the shaped terms of that game).
 
 The shaped term is off by default (``shaping=0``). With ``shaping=c`` the learner gets, on
-every step, ``c * (m' - m) / MARGIN_SCALE`` where ``m`` is its score margin over the best
+every step, ``c * (m' - m) / scale`` where ``m`` is its score margin over the best
 opponent before the step (the game's ``scores``: Caylus's prestige, Puerto Rico's victory
 points) and ``m'`` after it (at the end of a game: the final margin): a potential-based term
 (Ng, Harada and Russell 1999), which does not change which policies are optimal in the
-undiscounted game, and which the trainer logs apart from the rank reward.
+undiscounted game, and which the trainer logs apart from the rank reward. ``scale`` is the
+game's ``GameSpec.score_scale`` (about a winning score, the unit its observation divides scores
+by).
 """
 
 from __future__ import annotations
@@ -23,17 +25,13 @@ import numpy as np
 from caylus_env.core.sb3 import GameVecEnv
 from training.learner import PoolGames
 
-#: Score points per unit of the shaped potential: about a winning score (Caylus's prestige
-#: and Puerto Rico's victory points are both scaled by 50 in their observations).
-MARGIN_SCALE = 50.0
-
 
 def shaped_terms(before: np.ndarray, games: PoolGames, done: np.ndarray) -> np.ndarray:
-    """The potential differences of the last step, in units of ``MARGIN_SCALE`` (before the
-    coefficient): the margin after the step (the final one for the games that ended) minus
-    ``before``, the margin before it."""
+    """The potential differences of the last step, in units of the game's ``score_scale``
+    (before the coefficient): the margin after the step (the final one for the games that
+    ended) minus ``before``, the margin before it."""
     after = np.where(done, games.final_margin, games.margin).astype(np.float64)
-    return (after - before) / MARGIN_SCALE
+    return (after - before) / games.spec.score_scale
 
 
 class PoolVecEnv(GameVecEnv):  # type: ignore[misc, valid-type]
@@ -83,4 +81,4 @@ class PoolVecEnv(GameVecEnv):  # type: ignore[misc, valid-type]
         return obs, rewards, dones, infos
 
 
-__all__ = ["MARGIN_SCALE", "PoolVecEnv", "shaped_terms"]
+__all__ = ["PoolVecEnv", "shaped_terms"]

@@ -21,6 +21,7 @@ GAME = GameSpec(
     default_players=4,
     score_word="prestige",
     score_key="prestige",
+    score_scale=50.0,  # prestige points: a winning score is around 50-80
     clock_word="turn",
     rules_doc="docs/rules/caylus.md",
     option_sets={

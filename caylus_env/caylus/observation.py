@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.caylus import GAME
 from caylus_env.caylus.engine import layout as L
 from caylus_env.caylus.engine.board import (
     BAILIFF_START,
@@ -90,7 +91,7 @@ from caylus_env.core.observation import ObservationLayout, relative_seat, seat_f
 MAX_TURNS = SECTION_TRIGGER[Section.TOWERS] - BAILIFF_START
 MONEY_SCALE = 10.0  # deniers: a rich player holds about 10
 CUBE_SCALE = 5.0  # cubes of one kind
-PRESTIGE_SCALE = 50.0  # prestige points: a winning score is around 50-80
+PRESTIGE_SCALE = GAME.score_scale  # the spec's score unit (caylus_env/caylus/__init__.py)
 COUNT_SCALE = 5.0  # small counts: batches, residences, favors or cubes left in a decision
 HOUSE_SCALE = float(HOUSE_CAP_VARIANT)  # houses on the board (the 8.5 cap as a unit)
 STOCK_SCALE = float(max(int(c) for c in B_COPIES))  # at most two copies of a tile

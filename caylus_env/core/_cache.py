@@ -8,10 +8,10 @@ kernel built on it) running the old rule: a stale cache would silently play othe
 
 So, before any kernel is defined, the cache directory is set to
 ``<base>/caylus-<digest>``, where ``digest`` hashes the sources of this project's compiled
-code and the numba version. The compiled code is every module of each game's ``engine``
-package (``caylus_env/<game>/engine/``: their kernels read the constant tables of modules that
-do not import numba themselves) and every other module of ``caylus_env``, ``agents`` and
-``training`` that mentions numba: a kernel embeds only code and globals from those (they import from each
+code and the numba version. The compiled code is every module of each registered game's folder
+(``caylus_env/<game>/``: its kernels read the constant tables of modules that do not import
+numba themselves, and its spec's facts), every module of an ``engine`` package, and every other
+module of ``caylus_env``, ``agents`` and ``training`` that mentions numba: a kernel embeds only code and globals from those (they import from each
 other and from the engine, never from plain Python modules). Any edit to them gives a fresh
 directory and a cold compile; an edit to a plain Python module (the CLI, the viewer, the
 trainer) keeps the cache, and an unchanged tree reuses it. ``base`` is ``NUMBA_CACHE_DIR`` when set, else the user cache folder
@@ -36,8 +36,15 @@ PREFIX = "caylus-"
 
 
 def is_compiled_source(relative: Path, text: bytes) -> bool:
-    """Whether a module's code can end up inside a compiled kernel (see the module doc)."""
-    return "engine" in relative.parts[:-1] or b"numba" in text
+    """Whether a module's code can end up inside a compiled kernel (see the module doc): every
+    module of a game's folder (its kernels read its tables and its spec's facts), every
+    module of an ``engine`` package, and every module that mentions numba."""
+    from caylus_env.core.registry import GAME_PACKAGES
+
+    folders = {tuple(p.split(".")) for p in GAME_PACKAGES}
+    return (
+        tuple(relative.parts[:2]) in folders or "engine" in relative.parts[:-1] or b"numba" in text
+    )
 
 
 def source_digest(roots: list[Path]) -> str:

@@ -204,6 +204,8 @@ class GameSpec:
             of the environment is ``final_<score_key>`` as well as ``final_score``.
         clock_word: what the rulebook calls the clock that ``Game.round`` reads (``turn``,
             ``round``).
+        score_scale: about a winning score: the observation divides scores by it, and the
+            training's shaped reward measures score margins in its units.
         rules_doc: the game's rules reference in ``docs/rules/``.
         option_sets: named sets of options that together cover the game's variants (the
             rules as printed first, ``{}``): the conformance suite, the benchmarks and the
@@ -226,6 +228,7 @@ class GameSpec:
     score_word: str
     score_key: str
     clock_word: str
+    score_scale: float
     rules_doc: str
     option_sets: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: {"rules": {}})
     truncating_options: Mapping[str, Any] | None = None

@@ -23,6 +23,7 @@ GAME = GameSpec(
     default_players=4,
     score_word="victory points",
     score_key="score",
+    score_scale=50.0,  # victory points: winners score 40-60 (rules 5.2)
     clock_word="round",
     rules_doc="docs/rules/puerto_rico.md",
     option_sets={

@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.core.observation import ObservationLayout, relative_seat, seat_flag
+from caylus_env.puerto_rico import GAME
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_COPIES, NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
@@ -85,7 +86,7 @@ from caylus_env.puerto_rico.engine.state import city_spaces_used, final_score, p
 MONEY_SCALE = 10.0  # doubloons: a rich player holds about 10
 ROLE_MONEY_SCALE = 3.0  # doubloons on a role card: one per round it was left (rules 3.2)
 VP_SCALE = 20.0  # VP chips of one player: a shipper holds 20-40 at the end (4.6)
-SCORE_SCALE = 50.0  # victory points as if the game ended now (5.2): winners score 40-60
+SCORE_SCALE = GAME.score_scale  # the spec's score unit (caylus_env/puerto_rico/__init__.py)
 VP_SUPPLY_SCALE = 50.0  # VP chips in the supply: 65-122 at the start (1.2)
 GOODS_SCALE = 5.0  # barrels of one good held by one player
 COLONIST_SCALE = 5.0  # colonists on the ship or in San Juan (4.2)

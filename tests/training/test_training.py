@@ -238,9 +238,10 @@ def test_a_game_cut_off_by_the_decision_cap_reaches_sb3_as_a_truncation(game):
 
 @games
 def test_the_shaped_reward_is_the_change_of_the_score_margin(game):
-    from training.vecenv import MARGIN_SCALE, PoolVecEnv
+    from training.vecenv import PoolVecEnv
 
     pool = PoolGames(game, 6, players_of(game), opponents=f"{_scripted(game)[0]}:1")
+    scale = game_spec(game).score_scale
     env = PoolVecEnv(pool, seed=2, shaping=2.0)
     env.reset()
     total, moved = np.zeros(6), False
@@ -249,9 +250,9 @@ def test_the_shaped_reward_is_the_change_of_the_score_margin(game):
         env.step_async(pool.batch.legal[:, 0].copy())
         _, rewards, dones, infos = env.step_wait()
         after = np.where(dones, pool.final_margin, pool.margin)
-        expected = pool.batch.rewards + 2.0 * (after - before) / MARGIN_SCALE
+        expected = pool.batch.rewards + 2.0 * (after - before) / scale
         np.testing.assert_allclose(rewards, expected.astype(np.float32), rtol=1e-6)
-        total += (after - before) / MARGIN_SCALE
+        total += (after - before) / scale
         moved |= bool((after != before).any())
         for k in np.flatnonzero(dones):
             # A game's shaped terms sum to its final margin less its first (potential-based).
