@@ -20,13 +20,14 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
 from caylus_env._version import PROGRAM
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
 
 app = typer.Typer(
     name=PROGRAM,
@@ -135,6 +136,47 @@ GameOption = Annotated[
         "--game",
         help="Game to play (caylus games lists them).",
         callback=_game_known,
+    ),
+]
+
+
+
+def _maybe_game_known(value: str | None) -> str | None:
+    """``--game`` that may be left out (the command infers it): None, or a known game."""
+    return None if value is None else _game_known(value)
+
+
+AgentsGameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--game",
+        help="Game to play (default: the one game the agents belong to, e.g. castle: caylus, "
+        f"shipper: puerto_rico; else {DEFAULT_GAME}; caylus games lists them).",
+        callback=_maybe_game_known,
+    ),
+]
+
+
+def agents_game(game: str | None, specs: Sequence[str]) -> str:
+    """The game a command's agents play: ``--game`` when given; else the one game whose agents
+    include every spec's head (``castle``: Caylus's, ``shipper``: Puerto Rico's); else
+    `DEFAULT_GAME`, the game the commands played before ``--game`` existed."""
+    if game is not None:
+        return game
+    from agents.registry import games_of
+
+    common = set(GAME_NAMES)
+    for spec in specs:
+        common &= set(games_of(spec.strip().partition(":")[0]))
+    return common.pop() if len(common) == 1 else DEFAULT_GAME
+
+
+FileGameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--game",
+        help="The game the file must hold (default: the game it names; caylus games lists them).",
+        callback=_maybe_game_known,
     ),
 ]
 

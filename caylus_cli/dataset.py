@@ -11,8 +11,9 @@ import typer
 
 from caylus_cli.app import (
     PROGRAM,
+    AgentsGameOption,
     BackendOption,
-    GameOption,
+    FileGameOption,
     OptionsOption,
     PluginsOption,
     ProgressOption,
@@ -24,9 +25,10 @@ from caylus_cli.app import (
     _fail,
     _parse_options,
     _split_agents,
+    agents_game,
     app,
 )
-from caylus_env.core.registry import DEFAULT_GAME, game_of
+from caylus_env.core.registry import game_of
 
 dataset_app = typer.Typer(
     name="dataset",
@@ -95,7 +97,7 @@ def generate(
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,
-    game: GameOption = DEFAULT_GAME,
+    game: AgentsGameOption = None,
 ) -> None:
     """Play seat-balanced self-play games and write every decision as Parquet (resumable).
 
@@ -107,8 +109,9 @@ def generate(
     from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
     from agents.tournament.specs import TournamentError
 
+    specs = tuple(_split_agents(agents))
     spec = DatasetSpec(
-        agents=tuple(_split_agents(agents)),
+        agents=specs,
         players=players,
         games=games,
         seed=seed,
@@ -118,7 +121,7 @@ def generate(
         plugins=tuple(plugin or ()),
         policy_targets=policy_targets,
         shard_games=shard_games,
-        game=game,
+        game=agents_game(game, specs),
     )
     try:
         prepared = prepare_dataset(spec, out, workers=workers, backend=backend)
@@ -144,22 +147,24 @@ def generate(
 def verify(
     directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
     progress: ProgressOption = True,
-    game: GameOption = DEFAULT_GAME,
+    game: FileGameOption = None,
 ) -> None:
     """Replay every game from its seed and actions and check every stored row.
 
     Checks the shard checksums, each game's seed and seats against the run's schedule, and at
     every ply the state, legal mask, action, seat, kind, agent and return; at the end the
     scores, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
-    A dataset of another game than --game is refused, naming both.
+    The dataset's manifest names its game; --game, when given, must be that game.
     """
     from agents.tournament.reports import progress_bar
+    from caylus_env.core.registry import game_of
     from caylus_env.datasets.format import DatasetError, check_game, read_manifest
     from caylus_env.datasets.verify import verify_dataset
 
     console = _console()
     try:
         manifest = read_manifest(directory)
+        game = game_of(manifest) if game is None else game
         check_game(manifest, game)
     except DatasetError as err:
         _fail(str(err))
@@ -237,7 +242,7 @@ def stats(
             "of sampled games under DIRECTORY/viewer/.",
         ),
     ] = True,
-    game: GameOption = DEFAULT_GAME,
+    game: FileGameOption = None,
 ) -> None:
     """Print games, decisions, win rates per agent and seat, actions per decision kind and game
     lengths, plot them to a PNG, and write them as DIRECTORY/report.html with links to replay
@@ -270,12 +275,12 @@ def inspect(
         int | None, typer.Option(help="Which game (default: the first of the dataset).")
     ] = None,
     limit: Annotated[int, typer.Option(help="Decisions to print (0: all).", min=0)] = 50,
-    game: GameOption = DEFAULT_GAME,
+    game: FileGameOption = None,
 ) -> None:
     """Print one stored game: its games row, then its decisions in ply order (seat, agent,
     decision kind, action, legal count, and the policy target's top action if stored).
 
-    A dataset of another game than --game is refused, naming both.
+    The dataset's manifest names its game; --game, when given, must be that game.
     """
     from caylus_env.datasets.format import DatasetError
     from caylus_env.datasets.stats import inspect_game, print_game

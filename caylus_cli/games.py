@@ -19,13 +19,14 @@ from typing import Annotated, Any
 import typer
 
 from caylus_cli.app import (
-    GameOption,
+    AgentsGameOption,
     OptionsOption,
     PluginsOption,
     _fail,
     _load_plugins,
     _parse_options,
     _split_agents,
+    agents_game,
     app,
     compile_notice,
 )
@@ -119,7 +120,7 @@ def play(
             "(see caylus replay --html)."
         ),
     ] = None,
-    game: GameOption = DEFAULT_GAME,
+    game: AgentsGameOption = None,
 ) -> None:
     """Watch agents play one game in the terminal, decision by decision.
 
@@ -134,6 +135,7 @@ def play(
     specs = _split_agents(agents)
     if not specs:
         _fail("invalid value for --agents: give at least one agent spec")
+    game = agents_game(game, specs)
     n = _seat_count(specs, players, game)
     if delay < 0:
         _fail(f"invalid value for --delay: must be >= 0, got {delay}")

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from caylus_cli.app import (
+    AgentsGameOption,
     BackendOption,
-    GameOption,
     OptionsOption,
     PluginsOption,
     ProgressOption,
@@ -21,9 +21,9 @@ from caylus_cli.app import (
     _fail,
     _parse_options,
     _split_agents,
+    agents_game,
     app,
 )
-from caylus_env.core.registry import DEFAULT_GAME
 
 
 @app.command()
@@ -63,7 +63,7 @@ def tournament(
             "records (the reports use the new ones).",
         ),
     ] = False,
-    game: GameOption = DEFAULT_GAME,
+    game: AgentsGameOption = None,
 ) -> None:
     """Play a seat-balanced tournament (resumable) and report ratings and statistics.
 
@@ -82,8 +82,9 @@ def tournament(
 
     if bootstrap < 0:
         _fail(f"invalid value for --bootstrap: must be >= 0, got {bootstrap}")
+    specs = tuple(_split_agents(agents))
     spec = TournamentSpec(
-        agents=tuple(_split_agents(agents)),
+        agents=specs,
         players=players,
         games=games,
         seed=seed,
@@ -91,7 +92,7 @@ def tournament(
         move_time_limit=move_time_limit,
         game_options=_parse_options(option),
         plugins=tuple(plugin or ()),
-        game=game,
+        game=agents_game(game, specs),
     )
     try:
         prepared = prepare_tournament(spec, out, workers=workers, backend=backend)
@@ -148,7 +149,7 @@ def duel(
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,
-    game: GameOption = DEFAULT_GAME,
+    game: AgentsGameOption = None,
 ) -> None:
     """Two-player paired games (same seed, seats swapped) until an SPRT decides.
 
@@ -176,7 +177,7 @@ def duel(
         move_time_limit=move_time_limit,
         game_options=_parse_options(option),
         plugins=tuple(plugin or ()),
-        game=game,
+        game=agents_game(game, [candidate, opponent]),
     )
     try:
         prepared = prepare_duel(spec, out, workers=workers, backend=backend)

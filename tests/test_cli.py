@@ -729,3 +729,31 @@ def test_compile_notice_is_silent_on_a_numba_cache_hit(tmp_path):
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
     assert "compiling kernels" in runs[0].stderr  # cold cache
     assert "compiling kernels" not in runs[1].stderr  # loaded from the cache
+
+
+# -- which game a command plays when --game is left out -------------------------------------------
+def test_a_command_without_game_plays_the_one_game_its_agents_belong_to():
+    from caylus_cli.app import agents_game
+
+    bots = {g: [b for b in game_spec(g).module("bots").BOTS if b != "mcts"] for g in GAME_NAMES}
+    for game, heads in bots.items():
+        assert agents_game(None, ["random", heads[0]]) == game
+        assert agents_game(game, ["random"]) == game  # --game always wins
+    assert agents_game(None, ["random", "random"]) == DEFAULT_GAME  # every game has random
+    assert agents_game(None, ["mcts:10", "random"]) == DEFAULT_GAME
+
+
+def test_dataset_tools_read_the_game_from_the_manifest(tmp_path):
+    import shutil
+
+    for game in GAME_NAMES:
+        legacy = Path(__file__).parent / "legacy" / f"{game}_dataset"
+        root = tmp_path / game
+        shutil.copytree(legacy, root)
+        result = CliRunner().invoke(app, ["dataset", "verify", str(root), "--no-progress"])
+        assert result.exit_code == 0 and "replay exactly" in result.output, result.output
+        result = CliRunner().invoke(app, ["dataset", "inspect", str(root), "--limit", "1"])
+        assert result.exit_code == 0 and game_spec(game).title in result.output, result.output
+        other = next(g for g in GAME_NAMES if g != game)
+        result = CliRunner().invoke(app, ["dataset", "verify", str(root), "--game", other])
+        assert result.exit_code == 2 and f"pass --game {game}" in result.output

@@ -20,8 +20,8 @@ of specs), ``game_id`` int64, ``ply`` int64, and with policy targets ``target`` 
 ``(B, NUM_ACTIONS)`` (dense; rows of games without targets are all zero and ``has_target`` is
 False for them). ``columns`` adds other decision columns as they are stored.
 
-Every reader takes ``game=`` (a name of ``caylus_env.core.registry``, `DEFAULT_GAME` when left
-out): a dataset of another game is refused naming both. The widths are that game's
+Every reader takes ``game=`` (a name of ``caylus_env.core.registry``); left out, it is the game
+the dataset's manifest names. Given, a dataset of another game is refused naming both. The widths are that game's
 (``caylus_env.datasets.format``: `state_bytes`, `mask_bytes`), and its observation encoder is
 compiled on first use only: reading states and masks needs none. `read_games` gives the games
 table under its current column names (a ``caylus-dataset/1`` dataset's ``prestige`` column as
@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pds
 
-from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.core.registry import game_of, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
@@ -79,14 +79,15 @@ _BASE_COLUMNS = ["game_id", "ply", "seat", "num_players", "kind_id", "action", "
 
 
 def open_dataset(
-    root: str | os.PathLike[str], table: str = "decisions", *, game: str = DEFAULT_GAME
+    root: str | os.PathLike[str], table: str = "decisions", *, game: str | None = None
 ) -> pds.Dataset:
     """A pyarrow dataset over one table of a finished dataset, in shard order.
 
     Args:
         root: The dataset directory (it must hold ``manifest.json``).
         table: ``"decisions"`` or ``"games"``.
-        game: The game the dataset must hold (``caylus_env.core.registry``).
+        game: The game the dataset must hold (``caylus_env.core.registry``); None: the game
+            its manifest names.
 
     Raises:
         DatasetError: for a directory that is not a finished dataset, a dataset of another
@@ -95,13 +96,13 @@ def open_dataset(
     """
     path = Path(root)
     manifest = read_manifest(path)
-    check_versions(manifest, game=game)
+    check_versions(manifest, game=game_of(manifest) if game is None else game)
     if table not in (DECISIONS_DIR, GAMES_DIR):
         raise DatasetError(f"table={table!r}; allowed: {DECISIONS_DIR!r}, {GAMES_DIR!r}")
     return pds.dataset(shard_files(manifest, path, table), format="parquet")
 
 
-def read_games(root: str | os.PathLike[str], *, game: str = DEFAULT_GAME) -> pa.Table:
+def read_games(root: str | os.PathLike[str], *, game: str | None = None) -> pa.Table:
     """The games table, one row per game, in game id order, under the current column names
     (``scores``, also for a ``caylus-dataset/1`` dataset, which stored them as ``prestige``)."""
     return games_columns(open_dataset(root, GAMES_DIR, game=game).to_table())
@@ -173,9 +174,7 @@ def _fragments(dataset: pds.Dataset, part: tuple[int, int]) -> list[Any]:
     return groups[index::count]
 
 
-def encode_observations(
-    states: np.ndarray, seats: np.ndarray, game: str = DEFAULT_GAME
-) -> np.ndarray:
+def encode_observations(states: np.ndarray, seats: np.ndarray, game: str) -> np.ndarray:
     """``(B, OBS_SIZE)`` float32: each state encoded from its seat by the game's observation
     encoder, in one compiled call (``caylus_env.core.vector.kernels(game).encode_batch``)."""
     from caylus_env.core.vector import kernels
@@ -204,11 +203,21 @@ def dense_targets(
     return out, valid
 
 
-def _source(source: str | os.PathLike[str] | pds.Dataset, game: str) -> pds.Dataset:
-    """The decisions of ``source``; a pyarrow dataset given directly must have ``game``'s
-    state and mask widths (it has no manifest to name its game)."""
+def _source(
+    source: str | os.PathLike[str] | pds.Dataset, game: str | None
+) -> tuple[pds.Dataset, str]:
+    """The decisions of ``source`` and their game: a directory's manifest names it (and must
+    name ``game`` when given); a pyarrow dataset given directly has no manifest, so ``game``
+    must be given and its state and mask widths must be that game's."""
     if not isinstance(source, pds.Dataset):
-        return open_dataset(source, game=game)
+        if game is None:
+            game = game_of(read_manifest(Path(source)))
+        return open_dataset(source, game=game), game
+    if game is None:
+        raise ValueError(
+            "a pyarrow dataset has no manifest to name its game: pass game=<the game it was "
+            "generated for> (caylus games lists them)"
+        )
     spec = game_spec(game)
     schema = source.schema
     for name, width in (("state", state_bytes(spec)), ("legal", mask_bytes(spec))):
@@ -219,7 +228,7 @@ def _source(source: str | os.PathLike[str] | pds.Dataset, game: str) -> pds.Data
                     f"column {name} holds {found}-byte values; a {spec.title} dataset "
                     f"(game {spec.name!r}) has {width}: pass the game it was generated for"
                 )
-    return source
+    return source, spec.name
 
 
 def iter_batches(
@@ -237,7 +246,7 @@ def iter_batches(
     policy_targets: bool | None = None,
     part: tuple[int, int] = (0, 1),
     drop_last: bool = False,
-    game: str = DEFAULT_GAME,
+    game: str | None = None,
 ) -> Iterator[dict[str, np.ndarray]]:
     """Decision batches of NumPy arrays (keys in the module docstring), in dataset order.
 
@@ -256,7 +265,8 @@ def iter_batches(
             (how parallel readers split a dataset without sharing a row).
         drop_last: Drop a last batch smaller than ``batch_size``.
         game: The game the dataset must hold (``caylus_env.core.registry``): its widths, and its
-            observation encoder for ``obs``.
+            observation encoder for ``obs``; None: the game its manifest names (required for
+            a pyarrow dataset given directly).
 
     Raises:
         ValueError: for a bad argument (before reading anything); DatasetError for a
@@ -264,7 +274,7 @@ def iter_batches(
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r}; allowed: an integer >= 1")
-    dataset = _source(source, game)
+    dataset, game = _source(source, game)
     expr = decision_filter(players, agents, seats, outcome, min_return)
     names = set(dataset.schema.names)
     has_policy = "policy_actions" in names
@@ -321,7 +331,7 @@ def _convert(
     masks: bool,
     policy_targets: bool,
     columns: Sequence[str],
-    game: str = DEFAULT_GAME,
+    game: str,
 ) -> dict[str, np.ndarray]:
     seat = table["seat"].to_numpy().astype(np.int64)
     spec = game_spec(game)
@@ -403,7 +413,7 @@ def _decision_dataset_class() -> type:
                 raise TypeError(
                     f"unknown DecisionDataset arguments {unknown}; allowed: {sorted(allowed)}"
                 )
-            self.dataset = _source(source, filters.get("game", DEFAULT_GAME))
+            self.dataset, filters["game"] = _source(source, filters.get("game"))
             self.batch_size = batch_size
             self.filters = filters
             decision_filter(

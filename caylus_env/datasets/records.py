@@ -47,7 +47,7 @@ def pack_legal_ids(ids: np.ndarray, counts: np.ndarray, num_actions: int) -> np.
     return np.packbits(flat.reshape(d, num_actions), axis=1, bitorder="little")
 
 
-def unpack_masks(packed: np.ndarray, game: str = DEFAULT_GAME) -> np.ndarray:
+def unpack_masks(packed: np.ndarray, game: str) -> np.ndarray:
     """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool (``game``'s action count)."""
     count = num_actions(game_spec(game))
     return np.unpackbits(packed, axis=1, count=count, bitorder="little").astype(bool)

@@ -17,20 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.core.registry import DEFAULT_GAME, game_spec
-from caylus_env.datasets.format import games_rows, kind_names, num_actions
+from caylus_env.core.registry import game_of, game_spec
+from caylus_env.datasets.format import games_rows, kind_names, num_actions, read_manifest
 from caylus_env.datasets.loader import open_dataset, read_games
 
 STATS_PLOT_FILE = "stats.png"
 
 
-def dataset_stats(root: str | os.PathLike[str], game: str = DEFAULT_GAME) -> dict[str, Any]:
-    """Summary of a dataset of ``game``: games and decisions per player count, per agent and
-    seat (games, wins, win rate, mean rank), actions per decision kind, and game lengths.
+def dataset_stats(root: str | os.PathLike[str], game: str | None = None) -> dict[str, Any]:
+    """Summary of a dataset of ``game`` (None: the game its manifest names): games and
+    decisions per player count, per agent and seat (games, wins, win rate, mean rank), actions
+    per decision kind, and game lengths.
 
     Raises:
         DatasetError: when ``root`` is not a finished dataset of ``game`` (naming both games).
     """
+    game = game_of(read_manifest(Path(root))) if game is None else game
     spec = game_spec(game)
     kinds_named, actions = kind_names(spec), num_actions(spec)
     action_to_string = spec.engine().action_to_string
@@ -189,11 +191,12 @@ def plot_stats(stats: dict[str, Any], path: str | os.PathLike[str]) -> Path:
 
 
 def inspect_game(
-    root: str | os.PathLike[str], game_id: int | None = None, game: str = DEFAULT_GAME
+    root: str | os.PathLike[str], game_id: int | None = None, game: str | None = None
 ) -> dict[str, Any]:
     """One stored game as plain values: its games row (``row``) and its decisions in ply order
     (``decisions``: ply, seat, agent, kind, action id and name, legal count, and the policy
-    target's most likely action when the dataset has targets). ``game_id`` None: the first.
+    target's most likely action when the dataset has targets). ``game_id`` None: the first;
+    ``game`` None: the game the manifest names.
 
     What ``caylus dataset inspect`` prints: one game move by move, by the names of its
     game's actions and decision kinds.
@@ -204,6 +207,7 @@ def inspect_game(
     """
     import pyarrow.compute as pc
 
+    game = game_of(read_manifest(Path(root))) if game is None else game
     spec = game_spec(game)
     games = open_dataset(root, "games", game=game)
     if game_id is None:

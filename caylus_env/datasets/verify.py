@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.game import IllegalActionError, forfeit_ranks
 from caylus_env.core.record import END_REASONS
-from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.core.registry import game_of, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
@@ -131,13 +131,14 @@ def verify_dataset(
     *,
     schedule: Callable[[int], Mapping[str, Any] | None] | None = None,
     on_game: Callable[[int], None] | None = None,
-    game: str = DEFAULT_GAME,
+    game: str | None = None,
 ) -> VerifyReport:
     """Check a finished dataset (see the module docstring).
 
     Args:
         root: The dataset directory.
-        game: The game the dataset must hold (``caylus_env.core.registry``).
+        game: The game the dataset must hold (``caylus_env.core.registry``); None: the game
+            its manifest names.
         schedule: ``game id -> job dict`` of the run's schedule (``GameJob.to_dict()``): the
             seed, block, agents and agent seeds of every game are then checked against it
             (``caylus dataset verify`` passes the generator's schedule).
@@ -149,6 +150,7 @@ def verify_dataset(
     """
     path = Path(root)
     manifest = read_manifest(path)
+    game = game_of(manifest) if game is None else game
     check_versions(manifest, game=game)
     spec = game_spec(game)
     report = VerifyReport()
