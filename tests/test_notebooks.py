@@ -29,9 +29,15 @@ KERNEL_START_TIMEOUT_S = 120
 
 KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
     "quickstart.ipynb": (
-        # the engine game and the env game end with the result read from the game
+        # the registered games, each in its own score word
+        r"^caylus +Caylus: 2-5 players, scored in prestige$",
+        r"^puerto_rico +Puerto Rico: 2-5 players, scored in victory points$",
+        # the engine game and the env game end with the result read from the game; the record
+        # is the shared one, and the env's last infos hold the shared keys and the game's own
         r"^\d+ decisions; final prestige \[[\d ]+\] ranks \[[\d. ]+\]$",
-        r"^player_\d \{'final_prestige': \d+, 'rank': [\d.]+\}$",
+        r"^record: caylus FinalResult\(scores=\([\d, ]+\), ranks=\([\d., ]+\), "
+        r"end='terminated'\)$",
+        r"^player_\d \{'final_score': \d+, 'rank': [\d.]+, 'final_prestige': \d+\}$",
         r"^final prestige \[[\d ]+\] ranks \[[\d. ]+\]$",
         # sampling under the mask never puts probability on an illegal action
         r"^\d+ decisions, 167 logits each; illegal probability mass: 0\.0$",
@@ -41,7 +47,9 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^greedy +win rate \d\.\d\d  mean rank \d\.\d\d$",
     ),
     "datasets.ipynb": (
-        # generated, read back by pyarrow and polars, batched, and plotted
+        # generated (the manifest names the format and the game), read back by pyarrow and
+        # polars, batched, and plotted
+        r"^format caylus-dataset/2, game caylus$",
         r"^\d+ games, \d+ decisions, [\d.]+ bytes a decision$",
         r"^pyarrow: \d+ decision rows, \d+ games$",
         r"^polars: \d+ decision kinds$",
@@ -49,9 +57,13 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^win rate by seat: 0: [\d.]+, 1: [\d.]+, 2: [\d.]+$",
     ),
     "puerto_rico.ipynb": (
-        # the engine's expansion draft by name, its random game replayed, the env game
+        # the game's spec, the engine's expansion draft by name, its random game replayed
+        # through the shared record, the env game
+        r"^Puerto Rico: 2-5 players, scored in victory points$",
         r"^next decision: Decision\(kind='draft', player=1, args=\{\}\)$",
         r"^\d+ decisions in \d+ rounds; final VP \[[\d ]+\] ranks \[[\d. ]+\]$",
+        r"^record: puerto_rico FinalResult\(scores=\([\d, ]+\), ranks=\([\d., ]+\), "
+        r"end='terminated'\)$",
         r"^player_\d \{'final_score': \d+, 'rank': [\d.]+\}$",
         # the hidden plantation order is not in any seat's observation (Puerto Rico rules 6.8)
         r"^plantation_stack piece: \[[\d.]+\]$",
@@ -63,6 +75,7 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^mcts:25 +win rate \d\.\d\d  mean rank \d\.\d\d$",
         r"^replay page: replay\.html, \d+ kB$",
         r"^24 puerto_rico games, \d+ decisions, [\d.]+ bytes a decision$",
+        r"^first game's scores: \[[\d, ]+\] ranks: \[[\d., ]+\]$",
         r"^batch: obs \(256, \d+\) float32, mask \(256, \d+\) bool$",
     ),
     "train_ppo.ipynb": (
@@ -71,6 +84,7 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^step +\d+  vs random +score [\d.]+  \[[\d.]+, [\d.]+\]$",
         r"^step +\d+  vs economy +score [\d.]+  \[[\d.]+, [\d.]+\]$",
         r"^Best: step-\d+$",
+        r"^trained on: caylus$",
         r"^final prestige \[[\d ]+\] returns \[[-\d., ]+\]$",
         r"^ppo-2p +win rate \d\.\d\d  mean rank \d\.\d\d$",
     ),

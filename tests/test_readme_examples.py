@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from caylus_env.core.registry import GAME_NAMES, game_spec
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT_TIMEOUT_S = 300
 """Generous: a script's first run may compile the engine (tens of seconds) on a cold cache."""
@@ -64,6 +66,10 @@ def test_readme_has_the_documented_examples():
     assert "mybot.py" in files, "the 'Write your own agent' example saves mybot.py"
     assert len(scripts) >= 4, "quickstart, engine, agent try-out and tournament scripts"
     assert any('if __name__ == "__main__":' in s and "run_tournament" in s for s in scripts)
+    # Games are peers: the examples reach both through the platform's entry points.
+    assert any('caylus_env.make("caylus"' in s for s in scripts)
+    assert any('caylus_env.make("puerto_rico"' in s for s in scripts)
+    assert any('caylus_env.make_vector("puerto_rico"' in s for s in scripts)
 
 
 @pytest.fixture(scope="module")
@@ -84,13 +90,31 @@ def test_every_python_block_runs(readme_run):
 
 
 def test_quickstart_prints_the_final_result(readme_run):
-    out = next(p.stdout for s, p in readme_run if "caylus_v0.env" in s)
+    out = next(p.stdout for s, p in readme_run if 'caylus_env.make("caylus"' in s)
     line = out.strip().splitlines()[-1]
     assert re.fullmatch(r"final prestige \[[\d ]+\] ranks \[[\d. ]+\]", line), line
 
 
+def test_puerto_rico_quickstart_prints_the_final_result(readme_run):
+    out = next(p.stdout for s, p in readme_run if 'caylus_env.make("puerto_rico"' in s)
+    line = out.strip().splitlines()[-1]
+    assert re.fullmatch(r"victory points \[[\d ]+\] ranks \[[\d. ]+\]", line), line
+
+
+def test_vector_example_steps_puerto_rico_games_to_their_end(readme_run):
+    out = next(p.stdout for s, p in readme_run if 'caylus_env.make_vector("puerto_rico"' in s)
+    match = re.fullmatch(r"\(64, 789\) \(64, 223\) (\d+) games finished", out.strip())
+    assert match and int(match.group(1)) > 0, out
+
+
+def test_engine_example_prints_its_record(readme_run):
+    out = next(p.stdout for s, p in readme_run if "record.final.scores" in s)
+    line = out.strip().splitlines()[-1]
+    assert re.fullmatch(r"caylus prestige \(\d+, \d+, \d+\) ranks \([\d., ]+\)", line), line
+
+
 def test_greedy_agent_plays_a_whole_game(readme_run):
-    out = next(p.stdout for s, p in readme_run if 'make_agent("greedy")' in s)
+    out = next(p.stdout for s, p in readme_run if 'make_agent("greedy", "caylus")' in s)
     assert re.search(r"^prestige \[ *\d+ +\d+\] ranks \[", out, re.M), out
 
 
@@ -101,8 +125,12 @@ def test_tournament_example_ranks_the_plugin_agent(readme_run):
     assert all(0.0 <= float(v) <= 1.0 for v in rows.values())
 
 
-def test_greedy_agent_follows_the_protocol_and_leaves_the_game_alone(tmp_path, monkeypatch):
-    """The example agent itself: legal answers, the game it is shown unchanged, seeded."""
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_greedy_agent_follows_the_protocol_and_leaves_the_game_alone(
+    game_name, tmp_path, monkeypatch
+):
+    """The example agent itself, in every game (the README says it plays them all): legal
+    answers, the game it is shown unchanged, seeded."""
     files, _ = split_blocks()
     (tmp_path / "mybot.py").write_text(files["mybot.py"])
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -110,18 +138,18 @@ def test_greedy_agent_follows_the_protocol_and_leaves_the_game_alone(tmp_path, m
 
     from agents import Agent
     from agents.registry import make_agent, unregister
-    from caylus_env.caylus.engine import Game, GameConfig
 
+    engine = game_spec(game_name).engine()
     sys.modules.pop("mybot", None)
     mybot = importlib.import_module("mybot")
     mybot.register_agents()
     try:
         moves = []
         for _ in range(2):
-            agent = make_agent("greedy")
+            agent = make_agent("greedy", game_name)
             assert isinstance(agent, Agent) and agent.name == "greedy"
             agent.reset(seed=5)
-            game = Game(GameConfig(num_players=3), seed=2)
+            game = engine.Game(engine.GameConfig(num_players=3), seed=2)
             played = []
             for _ in range(40):
                 before = game.state.copy()
@@ -168,7 +196,7 @@ def test_plugin_commands_run_from_the_directory_of_the_plugin(tmp_path):
         )
         assert proc.returncode == 0, f"{line}\n{proc.stdout}\n{proc.stderr}"
         outputs.append(proc.stdout)
-    assert re.search(r"greedy\s.*one-move lookahead on its own prestige", outputs[0]), outputs[0]
+    assert re.search(r"greedy\s.*one-move lookahead on its own score", outputs[0]), outputs[0]
     summary = json.loads((tmp_path / "runs" / "greedy" / "summary.json").read_text())
     assert set(summary["agents"]) == {"greedy", "random", "castle"}
     assert sum(row["games"] for row in summary["agents"].values()) == 6 * 3

@@ -91,7 +91,7 @@ class Strategy:
     build_bonus: dict[str, float] = field(default_factory=dict)
 
     def to_array(self) -> np.ndarray:
-        """The weights as the float array the kernels read (indices ``_kernels.W_*``).
+        """The weights as the float array the kernels read (indices ``scripted_kernels.W_*``).
 
         Raises:
             ValueError: naming an unknown resource, favor row, effect or building.
@@ -217,7 +217,7 @@ class ScriptedBot:
 
     For every legal action it copies the state, applies the action and the engine's
     automatic steps, searches its own follow-up decisions up to ``max_depth`` levels,
-    and scores the positions reached (``_kernels.score``). The best action wins; exact
+    and scores the positions reached (``scripted_kernels.score``). The best action wins; exact
     ties are broken by the bot's seeded generator, so a bot is deterministic given
     ``reset(seed)``. The game it is given is never modified.
 

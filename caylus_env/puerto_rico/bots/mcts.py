@@ -4,7 +4,7 @@ Puerto Rico's one piece of hidden information is the order of the face-down plan
 stack (rules 6.8): which tiles are in it is public (the box minus the tiles in sight),
 their order is not, and neither is the state of the generator that reshuffles the
 discards later. The search must not use the true order, so **every simulation first
-determinizes**: it copies the root state and calls ``_kernels.determinize`` on the
+determinizes**: it copies the root state and calls ``scripted_kernels.determinize`` on the
 copy, which sorts the face-down stack into a canonical order and then calls the engine's
 ``kernels.resample_hidden``, which reseeds the plantation generator and reshuffles the
 stack (what a player sees is unchanged). The sort makes every draw a function of the
@@ -23,7 +23,7 @@ One simulation:
    maximizes its own return);
 3. *expansion*: add one untried legal action, the best by the rollout bot's scores
    (``caylus_env.puerto_rico.bots.scripted_kernels``), or a random one with ``random`` rollouts;
-4. *rollout* in compiled code (``_kernels.playout``): every seat plays the rollout bot
+4. *rollout* in compiled code (``scripted_kernels.playout``): every seat plays the rollout bot
    (``shipper`` by default, ``builder``, or ``random``), each move random with
    probability ``eps``, to the end of the game (or ``cutoff`` decisions);
 5. *backpropagation* of per-seat returns: the rank returns of ``Game.returns`` in
