@@ -140,7 +140,6 @@ GameOption = Annotated[
 ]
 
 
-
 def _maybe_game_known(value: str | None) -> str | None:
     """``--game`` that may be left out (the command infers it): None, or a known game."""
     return None if value is None else _game_known(value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -30,27 +30,8 @@ from caylus_cli.app import (
     app,
     compile_notice,
 )
+from caylus_cli.show import clock, final_lines, render
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
-
-
-def render(game: Any) -> str:
-    """The board of a game as text (its game's ``rendering.render_text``)."""
-    return str(game_spec(game.GAME).module("rendering").render_text(game))
-
-
-def clock(game: Any) -> str:
-    """Where the game is, in its rulebook's word: ``turn 3`` (Caylus), ``round 3`` (Puerto
-    Rico)."""
-    return f"{game_spec(game.GAME).clock_word} {game.round}"
-
-
-def final_lines(game: Any, seats: list[str], scores: list[int], ranks: list[float]) -> list[str]:
-    """One line per seat: its agent, its score in the game's word and its rank."""
-    word = game_spec(game.GAME).score_word
-    return [
-        f"  player {p} ({seats[p]}): {word} {scores[p]}, rank {ranks[p]:g}"
-        for p in range(len(seats))
-    ]
 
 
 def _seat_count(specs: list[str], players: int | None, name: str = DEFAULT_GAME) -> int:
@@ -129,7 +110,7 @@ def play(
     """
     from agents.registry import make_agent
     from agents.tournament.arena import new_game
-    from caylus_cli.replay import check_html_out, write_html
+    from caylus_cli.show import check_html_out, write_html
 
     check_html_out(html)
     specs = _split_agents(agents)

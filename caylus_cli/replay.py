@@ -12,50 +12,15 @@ of another game is refused naming both. ``--game`` followed by a number is the o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from caylus_cli.app import _fail, _game_known, app, compile_notice
-from caylus_cli.games import clock, final_lines, render
+from caylus_cli.show import check_html_out, clock, final_lines, render, write_html
 from caylus_env.core.registry import DEFAULT_GAME, game_spec, record_game
-
-HTML_SUFFIXES = (".html", ".htm")
-
-
-def check_html_out(path: Path | None, option: str = "--html") -> Path | None:
-    """The ``--html`` output path, refused before any work when it cannot be a page: not an
-    ``.html``/``.htm`` name, an existing directory, or under a path that is not a directory."""
-    if path is None:
-        return None
-    if path.suffix.lower() not in HTML_SUFFIXES:
-        _fail(
-            f"invalid value for {option}: {path} does not end in .html; allowed: a file name "
-            "ending in .html or .htm"
-        )
-    if path.is_dir():
-        _fail(f"invalid value for {option}: {path} is a directory; allowed: a file name")
-    parent = next((p for p in path.absolute().parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        _fail(
-            f"invalid value for {option}: {parent} is not a directory, so {path} cannot be written"
-        )
-    return path
-
-
-def write_html(record: Any, path: Path, agents: Sequence[str] | None = None) -> None:
-    """Write the replay page of ``record`` (checked by the engine first; the page shows
-    ``agents`` as the seats' names) and say where."""
-    from caylus_env.core.viewer import write_replay_page
-
-    try:
-        write_replay_page(record, path, names=None if agents is None else list(agents))
-        size = path.stat().st_size
-    except OSError as err:
-        _fail(f"cannot write {path}: {err}", code=1)
-    typer.echo(f"wrote {path} ({size / 1024:.0f} KiB, {len(record.actions) + 1} steps)")
 
 
 def _read_records(path: Path, game: str = DEFAULT_GAME) -> list[Any]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from caylus_env._version import __version__
 
 if TYPE_CHECKING:
-    from caylus_env.core.game import IllegalActionError, InvalidStateError
+    from caylus_env.core.errors import IllegalActionError, InvalidStateError
     from caylus_env.core.record import GameRecord, load_records, replay
     from caylus_env.core.registry import game_spec, games
 

@@ -4,7 +4,7 @@ The arena is what a worker process runs. It treats agents as untrusted: an agent
 answers with an action which is not legal, that modifies the game it was shown, or whose ``act``
 takes longer than the per-move time limit *forfeits*. The game stops at that decision, the
 forfeiting seat is ranked last, the others keep their order by the position's ranks (ties
-averaged, ``caylus_env.core.game.forfeit_ranks``),
+averaged, ``caylus_env.core.ranks.forfeit_ranks``),
 the reason is recorded, and the tournament goes on (Kaggle-style agent statuses; design doc (f),
 goal 13). Errors of the engine itself are not an agent's fault and propagate.
 
@@ -52,7 +52,9 @@ import numpy as np
 from numba.core import event as numba_event
 
 from agents.base import Agent
-from caylus_env.core.game import Game, IllegalActionError, forfeit_ranks
+from caylus_env.core.errors import IllegalActionError
+from caylus_env.core.game import Game
+from caylus_env.core.ranks import forfeit_ranks
 from caylus_env.core.record import FinalResult, GameRecord, MatchInfo, Timings
 from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec, games
 

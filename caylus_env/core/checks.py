@@ -19,6 +19,9 @@ is still consistent, and a game ended by its rules pays zero-sum rank returns in
 
 ``check_random_games`` raises an ``AssertionError`` naming the game, the decision and the check
 that failed; the test suite runs it for every registered game, player count and option set.
+
+``check_game(spec)`` checks, before any game is played, that a registered game provides every
+module and name of the contract (``caylus_env.core.contract``), naming each one missing.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.core.config import GameConfig
+from caylus_env.core.contract import KERNELS, LAYOUT_NAMES, PARTS, REQUIRED, GameSpec
+from caylus_env.core.game import Game
 from caylus_env.core.observation import MAX_PLAYERS
 from caylus_env.core.registry import game_spec
 from caylus_env.core.specialize import specialize
@@ -209,4 +215,36 @@ def check_random_games(
     return CheckedGames(lengths)
 
 
-__all__ = ["FAILURES", "CheckedGames", "check_random_games"]
+def check_game(spec: GameSpec) -> list[str]:
+    """What the game ``spec`` fails to provide of the contract (empty when it is complete)."""
+    missing = []
+    for part in PARTS:
+        try:
+            module = spec.module(part)
+        except ImportError as err:
+            missing.append(f"{spec.package}.{part} cannot be imported ({err})")
+            continue
+        missing += [f"{spec.package}.{part}.{n}" for n in REQUIRED[part] if not hasattr(module, n)]
+    try:
+        engine = spec.engine()
+    except ImportError:
+        return missing  # already named above
+    kernels = getattr(engine, "kernels", None)
+    layout = getattr(engine, "layout", None)
+    missing += [f"{spec.package}.engine.kernels.{n}" for n in KERNELS if not hasattr(kernels, n)]
+    missing += [f"{spec.package}.engine.layout.{n}" for n in LAYOUT_NAMES if not hasattr(layout, n)]
+    if not (isinstance(engine.Game, type) and issubclass(engine.Game, Game)):
+        missing.append(f"{spec.package}.engine.Game is not a caylus_env.core.game.Game")
+    if not (isinstance(engine.GameConfig, type) and issubclass(engine.GameConfig, GameConfig)):
+        missing.append(
+            f"{spec.package}.engine.GameConfig is not a caylus_env.core.config.GameConfig"
+        )
+    return missing
+
+
+__all__ = [
+    "FAILURES",
+    "CheckedGames",
+    "check_game",
+    "check_random_games",
+]

@@ -79,9 +79,9 @@ replay page shell (`caylus_env.core.viewer`) and the benchmark harness
 (`caylus_env.core.benchmark`); above the core, the tools: one agent registry (`agents`), the
 tournament harness, datasets, training and the command line, none of which names a game.
 
-`check_game(spec)` checks that a registered game provides every piece of the contract; the
-conformance suite (``tests/conformance/``) runs it, and every shared test, for every game of
-the registry.
+`caylus_env.core.checks.check_game(spec)` checks that a registered game provides every piece
+of the contract; the conformance suite (``tests/conformance/``) runs it, and every shared test,
+for every game of the registry.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ from typing import Any
 #: The modules a game folder holds (``GameSpec.module``), in the order of the table above.
 PARTS = ("engine", "observation", "rendering", "viewer", "bots", "env", "positions")
 
-#: Names each module must define (``check_game``).
+#: Names each module must define (``caylus_env.core.checks.check_game``).
 REQUIRED: Mapping[str, tuple[str, ...]] = {
     "engine": (
         "Game",
@@ -281,34 +281,4 @@ class GameSpec:
         return f"{self.name}: {self.title}, {players}; options: {options or 'none'}"
 
 
-def check_game(spec: GameSpec) -> list[str]:
-    """What the game ``spec`` fails to provide of the contract (empty when it is complete)."""
-    missing = []
-    for part in PARTS:
-        try:
-            module = spec.module(part)
-        except ImportError as err:
-            missing.append(f"{spec.package}.{part} cannot be imported ({err})")
-            continue
-        missing += [f"{spec.package}.{part}.{n}" for n in REQUIRED[part] if not hasattr(module, n)]
-    try:
-        engine = spec.engine()
-    except ImportError:
-        return missing  # already named above
-    kernels = getattr(engine, "kernels", None)
-    layout = getattr(engine, "layout", None)
-    missing += [f"{spec.package}.engine.kernels.{n}" for n in KERNELS if not hasattr(kernels, n)]
-    missing += [f"{spec.package}.engine.layout.{n}" for n in LAYOUT_NAMES if not hasattr(layout, n)]
-    from caylus_env.core.config import GameConfig
-    from caylus_env.core.game import Game
-
-    if not (isinstance(engine.Game, type) and issubclass(engine.Game, Game)):
-        missing.append(f"{spec.package}.engine.Game is not a caylus_env.core.game.Game")
-    if not (isinstance(engine.GameConfig, type) and issubclass(engine.GameConfig, GameConfig)):
-        missing.append(
-            f"{spec.package}.engine.GameConfig is not a caylus_env.core.config.GameConfig"
-        )
-    return missing
-
-
-__all__ = ["KERNELS", "LAYOUT_NAMES", "PARTS", "REQUIRED", "Bot", "GameSpec", "check_game"]
+__all__ = ["KERNELS", "LAYOUT_NAMES", "PARTS", "REQUIRED", "Bot", "GameSpec"]

@@ -31,20 +31,13 @@ import numpy as np
 
 from caylus_env._version import __version__
 from caylus_env.core.config import GameConfig
+from caylus_env.core.errors import IllegalActionError, InvalidStateError
+from caylus_env.core.ranks import forfeit_ranks, rank_of, rank_returns
 
 #: The reward kinds of ``returns`` (and of the environments' ``reward`` argument).
 REWARD_KINDS = ("rank", "margin")
 #: Seeds are ``0 <= seed < MAX_SEED`` (the kernels take a signed 64-bit seed).
 MAX_SEED = 2**63
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal at the current decision; the game is unchanged."""
-
-
-class InvalidStateError(ValueError):
-    """A state (dict or array) from outside that the engine must not run: a wrong type, a value
-    outside its domain, or fields that contradict each other or the rules. Nothing is built."""
 
 
 @dataclass(frozen=True)
@@ -67,47 +60,6 @@ def check_seed(seed: Any) -> int:
     if not 0 <= int(seed) < MAX_SEED:
         raise ValueError(f"seed must be in [0, 2**63), got {seed}")
     return int(seed)
-
-
-def rank_of(scores: Sequence[int] | np.ndarray, tie_breaks: Any = None) -> np.ndarray:
-    """Ranks (1 = best) by score, then by ``tie_breaks`` when given; players still tied share
-    the average of their ranks (a tie for first is a shared win).
-
-    Example:
-        >>> rank_of([10, 3, 10]).tolist()
-        [1.5, 3.0, 1.5]
-        >>> rank_of([10, 3, 10], [1, 0, 2]).tolist()
-        [2.0, 3.0, 1.0]
-    """
-    s = np.asarray(scores)
-    t = np.zeros_like(s) if tie_breaks is None else np.asarray(tie_breaks)
-    ahead = (s[None, :] > s[:, None]) | ((s[None, :] == s[:, None]) & (t[None, :] > t[:, None]))
-    same = (s[None, :] == s[:, None]) & (t[None, :] == t[:, None])
-    return 1.0 + ahead.sum(axis=1) + (same.sum(axis=1) - 1) / 2.0
-
-
-def forfeit_ranks(ranks: Sequence[float], loser: int) -> list[float]:
-    """Ranks after seat ``loser`` forfeits: it is last, the others keep the order of ``ranks``
-    (the position's ranking), ties averaged.
-
-    Example:
-        >>> forfeit_ranks([1.0, 3.0, 2.0], loser=0)
-        [3.0, 2.0, 1.0]
-        >>> forfeit_ranks([1.5, 1.5, 3.0], loser=2)
-        [1.5, 1.5, 3.0]
-    """
-    n = len(ranks)
-    others = [s for s in range(n) if s != loser]
-    out = [float(n)] * n
-    for s, r in zip(others, rank_of([-float(ranks[s]) for s in others]), strict=True):
-        out[s] = float(r)
-    return out
-
-
-def rank_returns(ranks: np.ndarray) -> np.ndarray:
-    """Zero-sum rank rewards: linear from +1 (rank 1) to -1 (last), ties averaged."""
-    n = len(ranks)
-    return (n + 1 - 2 * np.asarray(ranks, np.float64)) / (n - 1)
 
 
 class Game:

@@ -33,7 +33,8 @@ from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Any
 
-from caylus_env.core.game import IllegalActionError, forfeit_ranks
+from caylus_env.core.errors import IllegalActionError
+from caylus_env.core.ranks import forfeit_ranks
 from caylus_env.core.registry import GAME_NAMES, game_spec, games
 
 RECORD_FORMAT = "game-record/3"

@@ -49,7 +49,7 @@ def _build() -> type:
         ) from err
     import numpy as np
 
-    from caylus_env.core.game import rank_of
+    from caylus_env.core.ranks import rank_of
     from caylus_env.core.vector import LearnerGames, end_info
 
     #: Per-game methods ``env_method`` serves: their result is split by game.
@@ -116,7 +116,7 @@ def _build() -> type:
 
             Raises:
                 RuntimeError: if no actions were given (``step_async``) since the last step.
-                caylus_env.core.game.IllegalActionError: naming the game index of an illegal action.
+                caylus_env.core.errors.IllegalActionError: naming the game index of an illegal action.
             """
             if self._actions is None:
                 raise RuntimeError("step_wait() needs actions: call step_async(actions) first")

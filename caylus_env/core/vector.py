@@ -127,8 +127,9 @@ from numba import njit
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
 from caylus_env.core.contract import GameSpec
-from caylus_env.core.game import IllegalActionError, rank_of
+from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.observation import MAX_PLAYERS
+from caylus_env.core.ranks import rank_of
 from caylus_env.core.registry import game_spec
 from caylus_env.core.specialize import specialize
 

@@ -671,6 +671,28 @@ def totals(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return {"games": games, "decisions": decisions, "bytes": size}
 
 
+def pack_masks(masks: np.ndarray) -> np.ndarray:
+    """``(D, NUM_ACTIONS)`` 0/1 masks as ``(D, mask_bytes)`` bytes, little bit order."""
+    return np.packbits(masks.astype(bool), axis=1, bitorder="little")
+
+
+def pack_legal_ids(ids: np.ndarray, counts: np.ndarray, num_actions: int) -> np.ndarray:
+    """Packed masks (`pack_masks`' bytes) of ``D`` decisions given by their legal action ids:
+    ``counts[i]`` ids of decision ``i``, concatenated in ``ids``, each id once per decision
+    (what ``Game.legal_actions()`` returns). One vectorized call for a whole game, where a
+    mask per decision would cost an array each (why a worker records ids, not masks)."""
+    d = len(counts)
+    flat = np.zeros(d * num_actions, bool)
+    flat[np.repeat(np.arange(d, dtype=np.int64) * num_actions, counts) + ids] = True
+    return np.packbits(flat.reshape(d, num_actions), axis=1, bitorder="little")
+
+
+def unpack_masks(packed: np.ndarray, game: str) -> np.ndarray:
+    """Inverse of `pack_masks`: ``(D, NUM_ACTIONS)`` bool (``game``'s action count)."""
+    count = num_actions(game_spec(game))
+    return np.unpackbits(packed, axis=1, count=count, bitorder="little").astype(bool)
+
+
 __all__ = [
     "COMPRESSION",
     "COMPRESSION_LEVEL",
@@ -702,6 +724,8 @@ __all__ = [
     "kinds_of",
     "mask_bytes",
     "num_actions",
+    "pack_legal_ids",
+    "pack_masks",
     "read_manifest",
     "remove_partial_shards",
     "returns_of",
@@ -714,5 +738,6 @@ __all__ = [
     "state_version",
     "stored_games_columns",
     "totals",
+    "unpack_masks",
     "versions",
 ]

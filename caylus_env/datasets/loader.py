@@ -55,8 +55,8 @@ from caylus_env.datasets.format import (
     state_bytes,
     state_dtype,
     state_size,
+    unpack_masks,
 )
-from caylus_env.datasets.records import unpack_masks
 
 BATCH_KEYS = (
     "obs",

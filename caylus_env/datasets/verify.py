@@ -34,7 +34,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from caylus_env.core.contract import GameSpec
-from caylus_env.core.game import IllegalActionError, forfeit_ranks
+from caylus_env.core.errors import IllegalActionError
+from caylus_env.core.ranks import forfeit_ranks
 from caylus_env.core.record import END_REASONS
 from caylus_env.core.registry import game_of, game_spec
 from caylus_env.datasets.format import (

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import caylus_env
-from caylus_env.core.contract import PARTS, GameSpec, check_game
+from caylus_env.core.checks import check_game
+from caylus_env.core.contract import PARTS, GameSpec
 from caylus_env.core.registry import GAME_NAMES, GAME_PACKAGES, game_spec, games, record_game
 
 ROOT = Path(__file__).resolve().parents[2]

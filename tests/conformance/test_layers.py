@@ -53,6 +53,7 @@ ENGINE_CORE = {
     "caylus_env.core.layout",
     "caylus_env.core.config",
     "caylus_env.core.contract",
+    "caylus_env.core.errors",
     "caylus_env.core.game",
     "caylus_env.core.observation",
     "caylus_env.core.record",

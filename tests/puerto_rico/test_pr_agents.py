@@ -378,7 +378,9 @@ def test_a_registered_head_is_described_and_removed(private_registry):
         "plugin", lambda spec, arg: RandomAgent(spec), game=PR, description="a test agent"
     )
     assert make_agent("plugin").name == "plugin"
-    assert any(i.head == "plugin" and i.description == "a test agent" for i in registry.describe(PR))
+    assert any(
+        i.head == "plugin" and i.description == "a test agent" for i in registry.describe(PR)
+    )
     assert "plugin" not in registry.available_agents("caylus")  # registered for one game
     registry.unregister("plugin", PR)
     assert "plugin" not in registry.available_agents(PR)

@@ -52,7 +52,7 @@ from caylus_env.caylus.engine.constants import (
     Phase,
 )
 from caylus_env.caylus.engine.decisions import E_ARG_A, E_KIND, E_PLAYER, SCHEMA
-from caylus_env.caylus.engine.kernels import ILLEGAL, step
+from caylus_env.caylus.engine.dispatch import ILLEGAL, step
 from caylus_env.caylus.engine.layout import (
     BAILIFF,
     CASTLE_HOUSES,

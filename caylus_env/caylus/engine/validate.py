@@ -112,7 +112,7 @@ from caylus_env.caylus.engine.invariants import (
     Broken,
     check_invariants,
 )
-from caylus_env.core.game import InvalidStateError
+from caylus_env.core.errors import InvalidStateError
 
 #: The readable state dict's format tag (``state_dict.FORMAT``).
 STATE_FORMAT = "caylus-state/1"
@@ -204,8 +204,6 @@ _DRIVER_DECISIONS = {
     Phase.CASTLE: frozenset({DecisionKind.CASTLE}),
 }
 _PHASES_WITH_FAVORS = (Phase.SPECIAL, Phase.ACTIVATION, Phase.CASTLE, Phase.END_OF_TURN)
-
-
 
 
 # ---------------------------------------------------------------------------------------

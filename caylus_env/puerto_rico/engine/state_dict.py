@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.core.game import InvalidStateError
+from caylus_env.core.errors import InvalidStateError
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_KIND, BUILDING_NAMES, NUM_BUILDINGS
@@ -79,8 +79,6 @@ PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
 WORKABLE_NAMES = TILE_NAMES[:NUM_WORKABLE_TILES]
 BM_KINDS = ("colonist", "good", "vp")  # black-market return bits 1, 2, 4
 _INT16_MAX = 32767
-
-
 
 
 def _bits(mask: int) -> list[str]:
