@@ -50,6 +50,7 @@ from agents.policy import (
     versions,
 )
 from caylus_env._version import __version__
+from caylus_env.core.fileio import fsync_path
 
 CHECKPOINTS = "checkpoints"
 SB3_FILE = "sb3.zip"
@@ -69,14 +70,6 @@ WRITER_FIELDS = (
 
 def checkpoint_name(step: int) -> str:
     return f"step-{step:012d}"
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def complete_checkpoints(run_dir: Path) -> list[Path]:
@@ -131,12 +124,12 @@ def write_directory(
     }
     (tmp / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
     for name in [*files, CONFIG_FILE]:
-        _fsync(tmp / name)
-    _fsync(tmp)
+        fsync_path(tmp / name)
+    fsync_path(tmp)
     if final.exists():  # the same step written again by a resumed run: replace it whole
         shutil.rmtree(final)
     os.rename(tmp, final)
-    _fsync(final.parent)
+    fsync_path(final.parent)
     return final
 
 

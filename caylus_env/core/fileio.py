@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """Flush ``path`` (a file, or a directory after a rename into it) to the disk, so a crash
+    after it returns cannot lose what was written or renamed there."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -42,7 +44,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(target.parent)
+    fsync_path(target.parent)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -48,6 +48,7 @@ import pyarrow.parquet as pq
 
 from caylus_env._version import PROGRAM, __version__
 from caylus_env.core.contract import GameSpec
+from caylus_env.core.fileio import fsync_path
 from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
 DATASET_FORMAT = "caylus-dataset/2"
@@ -390,14 +391,6 @@ def shard_paths(root: Path, index: int) -> tuple[Path, Path]:
     return root / GAMES_DIR / shard_name(index), root / DECISIONS_DIR / shard_name(index)
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp")
 
@@ -517,7 +510,7 @@ class ShardWriter:
             with open(tmp, "rb+") as handle:
                 os.fsync(handle.fileno())
             os.replace(tmp, path)
-            _fsync_dir(path.parent)
+            fsync_path(path.parent)
             files[path.relative_to(self.root).as_posix()] = file_digest(path)
         return {
             "shard": self.index,
