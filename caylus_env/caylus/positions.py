@@ -24,8 +24,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from caylus_env.caylus.engine import Game, GameConfig, action_to_string, string_to_action
+from caylus_env.caylus.engine import Game, GameConfig
 from caylus_env.caylus.engine.buildings import BUILDINGS, NEUTRAL_TILES
+from caylus_env.core.positions import legal_names, play
 
 NEUTRAL_ORDER = [BUILDINGS[b].name for b in NEUTRAL_TILES]  # farm, forest, sawmill, quarry, ...
 
@@ -118,17 +119,6 @@ def start(d: dict[str, Any]) -> Game:
     return Game.from_state_dict(d)
 
 
-def play(game: Game, *names: str) -> None:
-    """Apply actions given by their stable names."""
-    for name in names:
-        game.apply(string_to_action(name))
-
-
-def legal_names(game: Game) -> list[str]:
-    """The stable names of the legal actions."""
-    return [action_to_string(a) for a in game.legal_actions()]
-
-
 def player(game: Game, p: int) -> dict[str, Any]:
     """Player ``p``'s part of the game's state dict."""
     return game.state_dict()["players"][p]
@@ -137,3 +127,20 @@ def player(game: Game, p: int) -> dict[str, Any]:
 def cubes(game: Game, p: int) -> dict[str, int]:
     """Player ``p``'s cubes by kind."""
     return player(game, p)["cubes"]
+
+
+__all__ = [
+    "NEUTRAL_ORDER",
+    "all_passed",
+    "build_on",
+    "cubes",
+    "legal_names",
+    "play",
+    "player",
+    "position",
+    "put_worker",
+    "set_castle",
+    "set_player",
+    "space",
+    "start",
+]

@@ -74,7 +74,7 @@ class Game:
         LAYOUT: its state layout module (``STATE_SIZE``, ``STATE_DTYPE``, ``PHASE``).
         NUM_ACTIONS: the size of its action space.
         PHASE_NAMES: phase names by the state's ``PHASE`` value.
-        action_to_string: the stable name of an action id.
+        action_to_string, string_to_action: the stable name of an action id, and back.
         state_to_dict, dict_to_state: its state dict codec (``dict_to_state`` validates).
 
     Args:
@@ -89,6 +89,7 @@ class Game:
     NUM_ACTIONS: ClassVar[int]
     PHASE_NAMES: ClassVar[Sequence[str]]
     action_to_string: ClassVar[Callable[[int], str]]
+    string_to_action: ClassVar[Callable[[str], int]]
     state_to_dict: ClassVar[Callable[[np.ndarray], dict[str, Any]]]
     dict_to_state: ClassVar[Callable[[Any], np.ndarray]]
 

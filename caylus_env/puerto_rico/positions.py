@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from caylus_env.puerto_rico.engine import Game, GameConfig, action_to_string, string_to_action
+from caylus_env.core.positions import legal_names, play
+from caylus_env.puerto_rico.engine import Game, GameConfig
 from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, BUILDINGS
 
 PHASE_OF_ROLE = {
@@ -119,16 +120,26 @@ def start(d: dict[str, Any]) -> Game:
     return Game.from_state_dict(d)
 
 
-def play(g: Game, *names: str) -> None:
-    """Apply actions by their stable names."""
-    for name in names:
-        g.apply(string_to_action(name))
-
-
-def legal_names(g: Game) -> list[str]:
-    """The stable names of the legal actions."""
-    return [action_to_string(a) for a in g.legal_actions()]
-
-
+#: The names the scenario tests use for `start` and `play`.
 game = start
 act = play
+
+
+__all__ = [
+    "PHASE_OF_ROLE",
+    "act",
+    "building",
+    "colonists",
+    "drafted",
+    "fresh",
+    "game",
+    "goods",
+    "legal_names",
+    "money",
+    "play",
+    "position",
+    "start",
+    "start_role",
+    "tile",
+    "vp",
+]

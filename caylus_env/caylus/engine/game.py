@@ -23,7 +23,7 @@ import numpy as np
 
 from caylus_env.caylus.engine import kernels
 from caylus_env.caylus.engine import layout as L
-from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string
+from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string, string_to_action
 from caylus_env.caylus.engine.board import NUM_NEUTRAL
 from caylus_env.caylus.engine.buildings import BUILDING_NAMES
 from caylus_env.caylus.engine.config import GameConfig
@@ -49,6 +49,7 @@ class Game(core.Game):
     NUM_ACTIONS = NUM_ACTIONS
     PHASE_NAMES = PHASE_NAMES
     action_to_string = staticmethod(action_to_string)
+    string_to_action = staticmethod(string_to_action)
     state_to_dict = staticmethod(state_to_dict)
     dict_to_state = staticmethod(dict_to_state)
 

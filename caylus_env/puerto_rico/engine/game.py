@@ -20,7 +20,7 @@ from __future__ import annotations
 from caylus_env.core import game as core
 from caylus_env.puerto_rico.engine import kernels
 from caylus_env.puerto_rico.engine import layout as L
-from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS, action_to_string
+from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS, action_to_string, string_to_action
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import PHASE_NAMES
 from caylus_env.puerto_rico.engine.state_dict import dict_to_state, state_to_dict
@@ -43,6 +43,7 @@ class Game(core.Game):
     NUM_ACTIONS = NUM_ACTIONS
     PHASE_NAMES = PHASE_NAMES
     action_to_string = staticmethod(action_to_string)
+    string_to_action = staticmethod(string_to_action)
     state_to_dict = staticmethod(state_to_dict)
     dict_to_state = staticmethod(dict_to_state)
 
