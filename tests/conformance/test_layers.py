@@ -56,6 +56,7 @@ ENGINE_CORE = {
     "caylus_env.core.errors",
     "caylus_env.core.game",
     "caylus_env.core.observation",
+    "caylus_env.core.ranks",
     "caylus_env.core.record",
     "caylus_env.core.registry",
     "caylus_env._version",
