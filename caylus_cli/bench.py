@@ -42,7 +42,7 @@ def bench(
         typer.Option(
             "--training",
             help="Time policy inference and PPO training instead (training.benchmark; needs "
-            "the [train] extra).",
+            "the \\[train] extra).",
         ),
     ] = False,
     json_path: Annotated[
