@@ -266,7 +266,7 @@ class Game:
         if n < 0:
             self._num_legal = int(self.KERNELS.legal_actions(self.state, self._legal))
             raise IllegalActionError(self._illegal_message(a))
-        self._num_legal = n  # numba returns its integers as Python ints
+        self._num_legal = n  # compiled kernels return Python ints
         self.history.append(a)
 
     def _illegal_message(self, a: int) -> str:
