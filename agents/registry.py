@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from agents.base import Agent
 from caylus_env.core.contract import Bot
@@ -124,12 +125,21 @@ def _bot_entry(bot: Bot) -> _Entry:
 _PLUGINS: dict[str | None, dict[str, _Entry]] = {}
 
 
+@cache
+def _builtin_entries(game: str) -> dict[str, _Entry]:
+    """The heads of ``game`` that cannot change while a process runs: the platform's, the
+    checkpoints shipped in the package and the game's bots. Built once per game (reading the
+    shipped checkpoints' ``config.json`` files is most of what creating an agent cost)."""
+    out = _platform()
+    out.update(_shipped(game))
+    out.update({head: _bot_entry(bot) for head, bot in game_spec(game).module("bots").BOTS.items()})
+    return out
+
+
 def _entries(game: str) -> dict[str, _Entry]:
     """Every head of ``game``: the platform's, its shipped checkpoints, its bots, plugins."""
     spec = game_spec(game)
-    out = _platform()
-    out.update(_shipped(spec.name))
-    out.update({head: _bot_entry(bot) for head, bot in spec.module("bots").BOTS.items()})
+    out = dict(_builtin_entries(spec.name))
     out.update(_PLUGINS.get(None, {}))
     out.update(_PLUGINS.get(spec.name, {}))
     return dict(sorted(out.items()))

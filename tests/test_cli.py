@@ -33,7 +33,6 @@ REPO = Path(__file__).resolve().parents[1]
 OTHER = {g: next(o for o in (*GAME_NAMES[1:], GAME_NAMES[0]) if o != g) for g in GAME_NAMES}
 runner = CliRunner()
 
-pytestmark = pytest.mark.usefixtures("private_registry")
 per_game = pytest.mark.parametrize("game", GAME_NAMES)
 
 

@@ -47,8 +47,6 @@ SPIN_SECONDS = 120
 0.1 s move limit (5.2 s), so a run that waits for it instead of killing it is caught, while a
 run that kills it ends well within it even when its workers compile their kernels cold."""
 
-pytestmark = pytest.mark.usefixtures("private_registry")
-
 
 def quiet() -> Console:
     return Console(quiet=True)

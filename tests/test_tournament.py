@@ -65,7 +65,6 @@ OTHER = {g: next(o for o in (*GAME_NAMES[1:], GAME_NAMES[0]) if o != g) for g in
 LEGACY_RUNS = sorted(p.name for p in LEGACY.glob("*_tournament"))
 """Tournament run directories written before the shared record and the run.json game field."""
 
-pytestmark = pytest.mark.usefixtures("private_registry")
 per_game = pytest.mark.parametrize("game", GAME_NAMES)
 
 

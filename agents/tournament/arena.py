@@ -44,7 +44,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
@@ -642,17 +642,15 @@ def finish(
     agents, agent seeds, forfeit reasons), ``timings`` (rounded to the microsecond) and, after
     a forfeit, ``final`` from the position (its scores; its ranks with the forfeiting seat
     last, ``forfeit_ranks``), which is what ``replay`` checks."""
-    record = game.record()
-    final = record.final
     loser = next((s for s, r in enumerate(reasons) if r is not None), None)
+    forfeit = {}
     if loser is not None:
         ranks = forfeit_ranks(game.ranks().tolist(), loser)
-        final = FinalResult(game.scores().tolist(), ranks, "forfeit")
-    return replace(
-        record,
-        final=final,
+        forfeit["final"] = FinalResult(game.scores().tolist(), ranks, "forfeit")
+    return game.record(
         match=MatchInfo(int(game_id), int(block), list(seats), list(agent_seeds), list(reasons)),
         timings=Timings([round(float(t), 6) for t in move_time], round(float(wall_time), 6)),
+        **forfeit,
     )
 
 

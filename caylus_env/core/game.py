@@ -303,13 +303,21 @@ class Game:
         engine still draws it), or None for a game whose setup is not worth stating."""
         return None
 
-    def record(self) -> Any:
+    def record(self, **fields: Any) -> Any:
         """The `caylus_env.core.record.GameRecord` that ``replay`` turns back into this exact
-        game; ``final`` is set once the game is over (terminated or truncated)."""
+        game; ``final`` is set once the game is over (terminated or truncated).
+
+        Args:
+            **fields: more of the record's fields (a tournament's ``match`` and ``timings``, or
+                a ``final`` that replaces the game's own, as after a forfeit), set in the same
+                construction so that the record is checked once.
+        """
         from caylus_env.core.record import FinalResult, GameRecord
 
         final = None
-        if self.is_over():
+        if "final" in fields:
+            final = fields.pop("final")
+        elif self.is_over():
             end = "terminated" if self.is_terminal() else "truncated"
             final = FinalResult(self.scores().tolist(), self.ranks().tolist(), end)
         return GameRecord(
@@ -322,6 +330,7 @@ class Game:
             action_names=tuple(self.action_to_string(a) for a in self.history),
             final=final,
             start_state=self.start if self.seed is None else None,
+            **fields,
         )
 
     def __repr__(self) -> str:

@@ -103,6 +103,28 @@ def check_list(
     return tuple(item(f"{where}[{i}]", v) for i, v in enumerate(value))
 
 
+def _plain(value: Any, kind: type) -> bool:
+    """Whether ``value`` is a list or tuple of exactly ``kind`` items (no subclass: no bool for
+    int): what every record a game writes, and every JSON array, holds."""
+    return type(value) in (list, tuple) and set(map(type, value)) <= {kind}
+
+
+def check_action_ids(where: str, value: Any, num_actions: int) -> tuple[int, ...]:
+    """A list of action ids in ``[0, num_actions)``. A list of plain ints is checked in a few
+    C-level passes (a record holds hundreds of actions, and every finished game builds one);
+    anything else is checked item by item, naming the first wrong one."""
+    if _plain(value, int) and (not value or (min(value) >= 0 and max(value) < num_actions)):
+        return tuple(value)
+    return check_list(where, value, lambda w, v: check_int(w, v, 0, num_actions))
+
+
+def check_names(where: str, value: Any) -> tuple[str, ...]:
+    """A list of non-empty strings (`check_action_ids`' fast path, for action names)."""
+    if _plain(value, str) and all(value):
+        return tuple(value)
+    return check_list(where, value, check_str)
+
+
 def check_keys(
     where: str, data: Any, required: Sequence[str], optional: Sequence[str] = ()
 ) -> None:
@@ -341,13 +363,8 @@ class GameRecord:
             value = getattr(self, name)
             if value is not None and not isinstance(value, kind):
                 raise fail(name, value, f"a {kind.__name__} or null")
-        num_actions = int(engine.NUM_ACTIONS)
-
-        def action(where: str, value: Any) -> int:
-            return check_int(where, value, 0, num_actions)
-
-        _set(self, "actions", check_list("actions", self.actions, action))
-        _set(self, "action_names", check_list("action_names", self.action_names, check_str))
+        _set(self, "actions", check_action_ids("actions", self.actions, int(engine.NUM_ACTIONS)))
+        _set(self, "action_names", check_names("action_names", self.action_names))
         if len(self.action_names) != len(self.actions):
             raise fail(
                 "action_names",
@@ -676,9 +693,11 @@ __all__ = [
     "GameRecord",
     "MatchInfo",
     "Timings",
+    "check_action_ids",
     "check_int",
     "check_keys",
     "check_list",
+    "check_names",
     "check_str",
     "fail",
     "load_records",

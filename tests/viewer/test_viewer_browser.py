@@ -237,7 +237,6 @@ def test_every_step_renders_in_under_50_ms(game, page, page_5p, artifacts):
     assert max(forward + jumps) < MAX_STEP_MS, summary
 
 
-@pytest.mark.usefixtures("private_registry")
 def test_tournament_report_opens_and_links_its_game_pages(page, tmp_path, artifacts):
     spec = TournamentSpec(
         agents=("random", "test-crash"),

@@ -20,7 +20,6 @@ from caylus_env.core.record import MatchInfo
 from tests.viewer import conftest
 
 runner = CliRunner()
-pytestmark = pytest.mark.usefixtures("private_registry")
 GAME = "caylus"
 
 
