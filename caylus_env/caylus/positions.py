@@ -1,22 +1,40 @@
-"""Caylus positions, built by hand: puzzles, endgames and the scenario tests of the rules
-(boardgame.io's "override setup" idea).
+"""Caylus positions: puzzles, endgames and the scenario tests of the rules (boardgame.io's
+"override setup" idea).
 
-A position is a ``state_dict``: start from ``position(...)``, edit it with the helpers below
-(each keeps the position consistent: a building taken from the stock, a house counted with its
-owner, a worker counted out of its owner's six), then ``start(d)`` builds the game, which the
-engine validates in full (``caylus_env.caylus.engine.validate``: a position that breaks a rule
-is refused naming the field) and runs to its first decision from the phase and cursor the dict
-names. ``play(game, *names)`` applies actions by their stable names; ``legal_names(game)``
-lists the legal ones. The four are the game contract's position builder
-(``caylus_env.core.contract``).
+``build(num_players, **description)`` sets up a position from who holds what (the game
+contract's position builder, ``caylus_env.core.positions``): the buildings on the road and
+the houses in the castle are counted with their owners, every tile not on the road is in the
+stock, and workers placed are counted out of their owners' six; the engine then validates it
+in full (``caylus_env.caylus.engine.validate``: a position that breaks a rule is refused
+naming the field) and runs it to its first decision from the phase the description names.
+``build_dict`` gives the same position as a state dict.
 
-Example:
+For finer edits, start from ``position(...)``, edit it with the helpers below (each keeps the
+position consistent: a building taken from the stock, a house counted with its owner, a
+worker counted out of its owner's six), then ``start(d)``. ``play(game, *names)`` applies
+actions by their stable names; ``legal_names(game)`` lists the legal ones.
+
+Example (an endgame puzzle: the last turn's placement, with a building to choose):
     >>> from caylus_env.caylus import positions as P
-    >>> d = P.position(num_players=2)
-    >>> P.set_player(d, 0, money=9, gold=1)
-    >>> game = P.start(d)
-    >>> game.state_dict()["players"][0]["money"]
-    9
+    >>> g = P.build(
+    ...     2,
+    ...     turn=12,
+    ...     provost=22,
+    ...     bailiff=22,
+    ...     players=[
+    ...         {"money": 9, "stone": 2, "gold": 1, "prestige": 40, "buildings": ["quarry"]},
+    ...         {"money": 4, "cloth": 3, "prestige": 44, "buildings": ["mason", "tailor"]},
+    ...     ],
+    ...     castle={"dungeon": [3, 3], "walls": [2, 4]},
+    ...     scored=["dungeon", "walls"],
+    ... )
+    >>> P.space(g.state_dict(), 11)["building"], P.player(g, 1)["houses"]
+    ('tailor', 9)
+    >>> "place:road:11" in P.legal_names(g)
+    True
+    >>> P.play(g, "place:road:11")  # a worker on the opponent's tailor
+    >>> P.space(g.state_dict(), 11)["worker"], P.player(g, 1)["prestige"]
+    (0, 45)
 """
 
 from __future__ import annotations
@@ -24,9 +42,27 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from caylus_env.caylus import GAME
 from caylus_env.caylus.engine import Game, GameConfig
-from caylus_env.caylus.engine.buildings import BUILDINGS, NEUTRAL_TILES
-from caylus_env.core.positions import legal_names, play
+from caylus_env.caylus.engine.board import FIXED_BUILDINGS, SECTION_SIZE
+from caylus_env.caylus.engine.buildings import (
+    B_COPIES,
+    B_KIND,
+    BUILDING_NAMES,
+    BUILDINGS,
+    NEUTRAL_TILES,
+    BuildingKind,
+)
+from caylus_env.caylus.engine.constants import (
+    FAVOR_ROW_NAMES,
+    NUM_WORKERS,
+    PHASE_NAMES,
+    RESOURCE_NAMES,
+    SECTION_NAMES,
+    TURN_CAP,
+)
+from caylus_env.core import positions as core
+from caylus_env.core.positions import PositionError, legal_names, play
 
 NEUTRAL_ORDER = [BUILDINGS[b].name for b in NEUTRAL_TILES]  # farm, forest, sawmill, quarry, ...
 
@@ -114,6 +150,213 @@ def all_passed(d: dict[str, Any], order: list[int] | None = None) -> None:
         d["players"][p]["passed"] = True
 
 
+#: The fields of ``build``'s description, and of each player's entry in it.
+FIELDS = (
+    "options", "turn", "phase", "cursor", "provost", "bailiff", "turn_order", "passed",
+    "scored", "players", "road", "castle", "workers", "pending",
+)  # fmt: skip
+PLAYER_FIELDS = ("money", "prestige", *RESOURCE_NAMES, "favors", "buildings")
+#: Where a worker can stand besides a road space (``workers``).
+WORKER_TARGETS = ("gate", "trading_post", "merchants_guild", "joust_field", "castle", "stables",
+                  "inn_left", "inn_right")  # fmt: skip
+#: Buildings whose tiles come from the stock (rules 3.2): wood, stone and prestige buildings.
+STOCKED = tuple(
+    b.name
+    for i, b in enumerate(BUILDINGS)
+    if B_KIND[i] in (BuildingKind.WOOD, BuildingKind.STONE, BuildingKind.PRESTIGE)
+)
+FIRST_FREE_SPACE = 9  # the first road space with no building printed or set at the start
+
+
+def build(num_players: int | None = None, **description: Any) -> Game:
+    """The position ``description`` describes, validated and run to its first decision.
+
+    ``build_dict`` documents the description; this is ``start(build_dict(...))``.
+
+    Raises:
+        PositionError: naming the description's field and what is allowed.
+        InvalidStateError: for a position the rules do not allow (the engine's validation,
+            naming the state dict's field).
+    """
+    return start(build_dict(num_players, **description))
+
+
+def build_dict(num_players: int | None = None, **description: Any) -> dict[str, Any]:
+    """The state dict of a position given by who holds what; every tile not on the road is
+    in the stock, every house and worker is counted with its owner.
+
+    Every field is optional; what is left out is as in ``position``: turn 1, the start of the
+    placement phase, turn order 0, 1, 2 ..., the neutral tiles on spaces 1-6 in table order,
+    every player with 5 deniers, 2 food and 1 wood:
+
+    - ``options``: the game's options (``simplified_favors``, ``lawyer_prestige``,
+      ``jeweller``, ``house_cap``).
+    - ``turn`` (1-30), ``phase`` (``income``, ``placement``, ``special_buildings``,
+      ``provost``, ``activation``, ``castle``, ``end_of_turn``), ``cursor`` (where the phase
+      is: the next special building, road space or castle worker; default 0), ``provost``
+      and ``bailiff`` (road spaces), ``turn_order`` (the seats, first player first),
+      ``passed`` (the seats that passed, in passing order), ``scored`` (the castle sections
+      already scored).
+    - ``players``: a list (seat 0 first) or ``{seat: entry}``; an entry's fields, each
+      optional: ``money``, ``prestige``, the cubes ``food``, ``wood``, ``stone``, ``cloth``,
+      ``gold``, ``favors`` (``{row: column}`` over ``prestige``, ``deniers``, ``resources``,
+      ``buildings``) and ``buildings`` (the names of the buildings the player owns, built on
+      the next empty road spaces in order).
+    - ``road``: ``{space: name}`` for a building nobody owns or ``{space: (name, seat)}``, on
+      spaces 1-28 (before the players' ``buildings`` are built).
+    - ``castle``: ``{section: [houses per seat]}`` over ``dungeon``, ``walls``, ``towers``.
+    - ``workers``: ``{where: seat}`` with ``where`` a road space or a special building
+      (``gate``, ``trading_post``, ``merchants_guild``, ``joust_field``, ``inn_left``,
+      ``inn_right``), or ``{"castle" | "stables": [seats in order]}``.
+    - ``pending``: the decision stack, as the state dict writes it (default: none; the
+      engine runs the phase to its first decision).
+
+    Filled in: the ``stock`` (each stocked tile's copies less those on the road), each
+    player's ``houses`` (buildings owned and houses in the castle), ``workers_out`` and
+    ``passed``. The dict is not yet validated by the engine: ``start`` does that.
+
+    Raises:
+        PositionError: an unknown field, name or seat, a value out of its domain, or more
+            components than the game has, naming the field and what is allowed.
+    """
+    core.fields(description, FIELDS, "description")
+    n = core.players(num_players, GAME)
+    options = description.get("options", {})
+    core.fields(options, tuple(GameConfig.option_defaults()), "options")
+    phases = [p for p in PHASE_NAMES if p and p != "game_over"]
+    phase = core.name(description.get("phase", "placement"), "phase", phases)
+    try:
+        d = position(n, phase, **options)
+    except ValueError as e:
+        raise PositionError(f"options: {e}") from None
+    d["turn"] = core.count(description.get("turn", 1), "turn", 1, TURN_CAP)
+    d["cursor"] = core.count(description.get("cursor", 0), "cursor", 0, 28)
+    for key in ("provost", "bailiff"):
+        if key in description:
+            d[key] = core.count(description[key], key, 1, 28)
+    if "turn_order" in description:
+        order = description["turn_order"]
+        if not isinstance(order, (list, tuple)) or sorted(order) != list(range(n)):
+            raise PositionError(f"turn_order={order!r} must list each seat 0..{n - 1} once")
+        d["turn_order"] = list(order)
+    passed = description.get("passed", [])
+    if not isinstance(passed, (list, tuple)) or len(set(passed)) != len(passed):
+        raise PositionError(f"passed={passed!r} must list distinct seats in passing order")
+    all_passed(d, [core.seat(p, "passed", n) for p in passed])
+    scored = description.get("scored", [])
+    if not isinstance(scored, (list, tuple)):
+        raise PositionError(f"scored must be a list of castle sections, got {scored!r}")
+    for section in scored:
+        d["scored"][core.name(section, "scored", SECTION_NAMES)] = True
+
+    for p, entry in core.seats(description.get("players", {}), "players", n).items():
+        _player(d, p, entry)
+    road = description.get("road", {})
+    if not isinstance(road, dict):
+        raise PositionError(f"road must be a dict {{space: name or (name, seat)}}, got {road!r}")
+    for k, v in road.items():
+        where = f"road[{k!r}]"
+        k = core.count(k, "road space", 1, 28)
+        name, owner = (v, None) if not isinstance(v, (list, tuple)) else _pair(v, where)
+        core.name(name, where, BUILDING_NAMES)
+        if k in FIXED_BUILDINGS:
+            raise PositionError(f"{where}: space {k} holds its printed building (rules 2.2)")
+        _place(d, k, name, None if owner is None else core.seat(owner, f"{where} owner", n))
+    for p, entry in core.seats(description.get("players", {}), "players", n).items():
+        for name in entry.get("buildings", ()):
+            core.name(name, f"players[{p}].buildings", BUILDING_NAMES)
+            free = next(
+                (k for k in range(FIRST_FREE_SPACE, 29) if space(d, k)["building"] is None), None
+            )
+            if free is None:
+                raise PositionError(f"players[{p}].buildings: no empty road space left for {name}")
+            _place(d, free, name, p)
+    for b in STOCKED:
+        on_road = sum(r["building"] == b for r in d["road"])
+        copies = (
+            0
+            if b == "jeweller" and not d["options"]["jeweller"]
+            else int(B_COPIES[BUILDING_NAMES.index(b)])
+        )
+        if on_road > copies:
+            raise core.too_many(f"{b} tiles", on_road, copies, "on the road")
+        d["stock"][b] = copies - on_road
+
+    castle = description.get("castle", {})
+    if not isinstance(castle, dict):
+        raise PositionError(f"castle must be a dict {{section: [houses per seat]}}, got {castle!r}")
+    for section, houses in castle.items():
+        i = SECTION_NAMES.index(core.name(section, "castle", SECTION_NAMES))
+        where = f"castle.{section}"
+        if not isinstance(houses, (list, tuple)) or len(houses) != n:
+            raise PositionError(f"{where} must list the houses of each of the {n} seats")
+        houses = [core.count(h, f"{where}[{p}]", 0, 14) for p, h in enumerate(houses)]
+        if sum(houses) > SECTION_SIZE[i]:
+            raise core.too_many(f"{where} houses", sum(houses), int(SECTION_SIZE[i]), "spaces")
+        set_castle(d, section, houses)
+
+    workers = description.get("workers", {})
+    if not isinstance(workers, dict):
+        raise PositionError(f"workers must be a dict {{where: seat or [seats]}}, got {workers!r}")
+    for where, who in workers.items():
+        what = f"workers[{where!r}]"
+        if isinstance(where, str):
+            core.name(where, "workers", WORKER_TARGETS)
+        else:
+            where = core.count(where, "workers road space", 1, 28)
+            if space(d, where)["building"] is None:
+                raise PositionError(f"{what}: no building on road space {where}")
+        many = where in ("castle", "stables")
+        if many != isinstance(who, (list, tuple)):
+            form = "a list of seats in order" if many else "one seat"
+            raise PositionError(f"{what} must be {form}, got {who!r}")
+        for p in who if many else [who]:
+            put_worker(d, core.seat(p, what, n), where)
+    for p, pd in enumerate(d["players"]):
+        if pd["workers_out"] > NUM_WORKERS:
+            raise core.too_many(f"players[{p}] workers", pd["workers_out"], NUM_WORKERS)
+    if "pending" in description:
+        d["pending"] = description["pending"]
+    return d
+
+
+def _pair(v: Any, where: str) -> tuple[Any, Any]:
+    if len(v) != 2:
+        raise PositionError(f"{where} must be a name or (name, seat), got {v!r}")
+    return v[0], v[1]
+
+
+def _place(d: dict[str, Any], k: int, name: str, owner: int | None) -> None:
+    """``name`` on road space ``k`` with its owner (stock and houses are counted later)."""
+    if space(d, k)["building"] is not None and k > len(NEUTRAL_ORDER):
+        raise PositionError(f"road space {k} already holds {space(d, k)['building']}")
+    old = space(d, k)["owner"]
+    if old is not None:
+        d["players"][old]["houses"] -= 1
+    space(d, k)["building"] = name
+    space(d, k)["owner"] = owner
+    if owner is not None:
+        d["players"][owner]["houses"] += 1
+
+
+def _player(d: dict[str, Any], p: int, entry: Any) -> None:
+    """Write one player's description (but his buildings) into the state dict ``d``."""
+    where = f"players[{p}]"
+    core.fields(entry, PLAYER_FIELDS, where)
+    pd = d["players"][p]
+    for key in ("money", "prestige"):
+        if key in entry:
+            pd[key] = core.count(entry[key], f"{where}.{key}")
+    for cube in RESOURCE_NAMES:
+        if cube in entry:
+            pd["cubes"][cube] = core.count(entry[cube], f"{where}.{cube}")
+    favors = core.counts(entry.get("favors", {}), f"{where}.favors", FAVOR_ROW_NAMES, 5)
+    pd["favor_columns"].update(favors)
+    owned = entry.get("buildings", [])
+    if not isinstance(owned, (list, tuple)):
+        raise PositionError(f"{where}.buildings must be a list of building names, got {owned!r}")
+
+
 def start(d: dict[str, Any]) -> Game:
     """Build the game from the position and run to its first decision."""
     return Game.from_state_dict(d)
@@ -130,8 +373,15 @@ def cubes(game: Game, p: int) -> dict[str, int]:
 
 
 __all__ = [
+    "FIELDS",
     "NEUTRAL_ORDER",
+    "PLAYER_FIELDS",
+    "STOCKED",
+    "WORKER_TARGETS",
+    "PositionError",
     "all_passed",
+    "build",
+    "build_dict",
     "build_on",
     "cubes",
     "legal_names",

@@ -33,9 +33,13 @@ module                 what it provides (``GameSpec.module(part)`` imports it)
 ``env``                ``raw_env`` / ``env()``: a thin declaration on
                        `caylus_env.core.env.GameEnv` whose module docstring is the env's page
 ``positions``          the position builder, for puzzles, endgames and scenario tests:
+                       ``build(num_players, **description)`` (the validated ``Game`` of a
+                       position described by who holds what, supplies filled from the
+                       component totals), ``build_dict`` (its state dict),
                        ``position(num_players, **options)`` (a state dict to edit, with the
                        game's helpers that keep it consistent), ``start(d)`` (the validated
                        ``Game``), ``play(game, *names)``, ``legal_names(game)``
+                       (`caylus_env.core.positions`)
 =====================  ==========================================================================
 
 The compiled kernel surface (``engine.kernels``), on the flat state ``s`` (``layout.STATE_SIZE``
@@ -127,7 +131,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
     "viewer": ("Drawing", "position_svg"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),
-    "positions": ("position", "start", "play", "legal_names"),
+    "positions": ("build", "build_dict", "FIELDS", "position", "start", "play", "legal_names"),
 }
 #: The compiled kernels every engine provides (see the module docstring).
 KERNELS = (

@@ -1,15 +1,73 @@
-"""What every game's position builder (its ``positions`` module, ``caylus_env.core.contract``)
-shares: playing a position forward by the actions' stable names, and listing the legal ones.
+"""Position builders: set up a puzzle, an endgame or a rule scenario of any game from a short
+description, and play it forward by the actions' names.
 
-A game's ``positions`` module builds its own state dicts (``position`` and its editing
-helpers) and its ``start(d)`` (its ``Game.from_state_dict``); these two work on any game's
-handle through ``Game.action_to_string`` / ``Game.string_to_action``, so scenario tests read
-the same in every game.
+Every game's ``positions`` module (the game contract, ``caylus_env.core.contract``) provides
+the same four public functions:
+
+- ``build(num_players=None, **description)``: the `Game` of a position described by who
+  holds what. Everything the description leaves out is filled from the game's component
+  totals (the supply, the bank, the stock), so every conservation invariant holds; the
+  result is validated by the game's own state-dict validation (``Game.from_state_dict``) and
+  run to its first decision. A description that names an unknown field, building, good or
+  seat, or asks for more components than the game has, raises `PositionError` naming the
+  field and what is allowed; a position the rules do not allow raises the engine's
+  ``InvalidStateError`` naming the state-dict field. Both are ``ValueError``.
+- ``build_dict(num_players=None, **description)``: the same position as a state dict, to edit
+  further by hand before ``start``.
+- ``position(num_players, **options)`` and ``start(d)``: the bare state dict and the
+  validated ``Game`` (what ``build`` is made of).
+- ``play(game, *names)`` and ``legal_names(game)``: forced moves by their stable names (the
+  same for every game, defined here).
+
+This module reaches any registered game by name: ``build("puerto_rico", 3, ...)``,
+``positions("caylus")`` (the game's module, with its own helpers), ``play_out(game, seed)``
+(random legal moves to the end). The description's fields are each game's own
+(``FIELDS``, documented in its ``build``), see ``docs/positions.md``.
+
+Example:
+    >>> from caylus_env.core import positions as P
+    >>> g = P.build("puerto_rico", 3, players={0: {"money": 10, "buildings": ["harbor"]}})
+    >>> g.state_dict()["players"][0]["money"], P.legal_names(g)[:2]
+    (10, ['role:settler', 'role:mayor'])
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterable, Mapping
+from types import ModuleType
+from typing import Any
+
 from caylus_env.core.game import Game
+
+
+class PositionError(ValueError):
+    """A position description that cannot be built: an unknown field, name or seat, a value
+    of the wrong type or out of its domain, or more components than the game has. The
+    message names the field and what is allowed."""
+
+
+def positions(game: str) -> ModuleType:
+    """The ``positions`` module of the registered game ``game`` (its ``build``, ``position``,
+    ``start`` and the game's own editing helpers).
+
+    Raises:
+        ValueError: for a name that is not a registered game, listing the registered ones.
+    """
+    from caylus_env.core.registry import game_spec
+
+    return game_spec(game).module("positions")
+
+
+def build(game: str, num_players: int | None = None, **description: Any) -> Game:
+    """The position of ``game`` (a registered name) that ``description`` describes, validated
+    and run to its first decision (the game's ``positions.build``).
+
+    Raises:
+        PositionError: for a description that cannot be built, naming the field.
+        InvalidStateError: for a position the game's rules do not allow.
+    """
+    return positions(game).build(num_players, **description)
 
 
 def play(game: Game, *names: str) -> None:
@@ -28,4 +86,92 @@ def legal_names(game: Game) -> list[str]:
     return [game.action_to_string(a) for a in game.legal_actions()]
 
 
-__all__ = ["legal_names", "play"]
+def play_out(game: Game, seed: int = 0, max_decisions: int = 100_000) -> int:
+    """Play uniformly random legal moves until the game is over (ended or cut off by its
+    decision cap) or ``max_decisions`` were played; returns the number played."""
+    rng = random.Random(seed)
+    played = 0
+    while not game.is_over() and played < max_decisions:
+        game.apply(rng.choice(game.legal_actions()))
+        played += 1
+    return played
+
+
+# -- what the games' builders share: checking a description ----------------------------------
+
+
+def fields(description: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
+    """Refuse a key of ``description`` that is not one of ``allowed``."""
+    if not isinstance(description, Mapping):
+        raise PositionError(f"{where} must be a dict, got {type(description).__name__}")
+    allowed = list(allowed)
+    for key in description:
+        if key not in allowed:
+            raise PositionError(f"{where}: unknown field {key!r}; allowed: {', '.join(allowed)}")
+
+
+def count(v: Any, where: str, low: int = 0, high: int = 9999) -> int:
+    """A whole number in ``low..high`` (never a bool or a float)."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise PositionError(f"{where} must be a whole number, got {v!r}")
+    if not low <= v <= high:
+        raise PositionError(f"{where}={v} is not allowed; allowed: {low}..{high}")
+    return int(v)
+
+
+def name(v: Any, where: str, allowed: Iterable[str]) -> str:
+    """One of ``allowed`` names."""
+    allowed = list(allowed)
+    if not isinstance(v, str) or v not in allowed:
+        raise PositionError(f"{where}={v!r} is not allowed; allowed: {', '.join(allowed)}")
+    return v
+
+
+def counts(v: Any, where: str, allowed: Iterable[str], high: int = 9999) -> dict[str, int]:
+    """A ``{name: count}`` dict over ``allowed`` names."""
+    if not isinstance(v, Mapping):
+        raise PositionError(f"{where} must be a dict {{name: count}}, got {type(v).__name__}")
+    allowed = list(allowed)
+    return {
+        name(k, f"{where} key", allowed): count(n, f"{where}.{k}", 0, high) for k, n in v.items()
+    }
+
+
+def seat(v: Any, where: str, num_players: int) -> int:
+    """A seat of the table: ``0..num_players - 1``."""
+    return count(v, where, 0, num_players - 1)
+
+
+def seats(v: Any, where: str, num_players: int) -> dict[int, Any]:
+    """Per-seat entries given as a list (seat 0 first, at most one per seat) or a
+    ``{seat: entry}`` dict."""
+    if isinstance(v, (list, tuple)):
+        if len(v) > num_players:
+            raise PositionError(f"{where} lists {len(v)} players; allowed: at most {num_players}")
+        return dict(enumerate(v))
+    if isinstance(v, Mapping):
+        return {seat(k, f"{where} key", num_players): e for k, e in v.items()}
+    raise PositionError(f"{where} must be a list or a dict {{seat: ...}}, got {type(v).__name__}")
+
+
+def players(num_players: Any, spec: Any) -> int:
+    """The player count: ``num_players`` or the game's default, within the game's range."""
+    if num_players is None:
+        return spec.default_players
+    return count(num_players, "num_players", spec.min_players, spec.max_players)
+
+
+def too_many(what: str, used: int, total: int, detail: str = "") -> PositionError:
+    """More components placed than the game has."""
+    more = f" ({detail})" if detail else ""
+    return PositionError(f"{what}: {used} placed{more} but the game has {total}")
+
+
+__all__ = [
+    "PositionError",
+    "build",
+    "legal_names",
+    "play",
+    "play_out",
+    "positions",
+]
