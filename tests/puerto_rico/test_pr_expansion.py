@@ -6,6 +6,7 @@ from caylus_env.puerto_rico.engine import Game, GameConfig
 from caylus_env.puerto_rico.engine.buildings import BUILDINGS
 from caylus_env.puerto_rico.positions import (
     act,
+    build,
     building,
     colonists,
     drafted,
@@ -55,13 +56,13 @@ def test_random_draft_is_seeded():
 
 
 def test_aqueduct_adds_a_barrel_made_with_the_large_production_building():
-    d = fresh(3, expansion=True)
-    d["players"][0]["worked"]["indigo"] = 1
-    d["colonist_supply"] -= 1
-    building(d, 0, "indigo_plant", 1)
-    building(d, 0, "aqueduct", 1)
-    start_role(d, "craftsman", 1)
-    g = game(d)
+    g = build(
+        3,
+        options={"expansion": True},
+        role="craftsman",
+        picker=1,
+        players={0: {"worked": {"indigo": 1}, "buildings": {"indigo_plant": 1, "aqueduct": 1}}},
+    )
     assert g.state_dict()["players"][0]["goods"]["indigo"] == 2
 
 
@@ -100,16 +101,21 @@ def test_forest_house_settles_a_forest_and_discounts_per_two_forests():
     act(g, "settle:forest")
     after = g.state_dict()
     assert after["players"][0]["island"]["forest"] == 1 and sum(after["forested"].values()) == 1
-    d = fresh(3, expansion=True)
-    building(d, 0, "forest_house", 0)  # the discount needs no colonist
-    drafted(d, "factory")
-    d["players"][0]["island"]["forest"] = 4
-    d["forested"]["corn"] = 4
-    for _ in range(4):
-        d["plantation_stack"].remove("corn")
-    money(d, 0, 3)
-    start_role(d, "builder", 1)
-    g = game(d)
+    g = build(
+        3,
+        options={"expansion": True},
+        role="builder",
+        picker=1,
+        drafted=["factory"],
+        players={
+            0: {
+                "buildings": ["forest_house"],  # the discount needs no colonist
+                "plantations": {"indigo": 1, "forest": 4},
+                "money": 2 + 3,
+            }
+        },
+        forested={"corn": 4},
+    )
     act(g, "decline")  # seat 1
     act(g, "decline")  # seat 2
     act(g, "build:factory")  # 7 - 2 (four forests)
@@ -131,18 +137,13 @@ def test_hacienda_tile_may_become_a_forest_and_hospice_colonist_waits_in_san_jua
 
 
 def test_storehouse_keeps_three_more_single_barrels():
-    d = fresh(3, expansion=True)
-    goods(d, 1, "corn", 3)
-    goods(d, 1, "sugar", 3)
-    building(d, 1, "storehouse", 1)
-    d["ships"] = [
-        {"capacity": c, "good": x, "load": c}
-        for c, x in zip([4, 5, 6], ["indigo", "tobacco", "coffee"], strict=True)
-    ]
-    for x, c in zip(["indigo", "tobacco", "coffee"], [4, 5, 6], strict=True):
-        d["goods_supply"][x] -= c
-    start_role(d, "captain", 0)
-    g = game(d)
+    g = build(
+        3,
+        options={"expansion": True},
+        role="captain",
+        players={1: {"goods": {"corn": 3, "sugar": 3}, "buildings": {"storehouse": 1}}},
+        ships=[("indigo", 4), ("tobacco", 5), ("coffee", 6)],  # all full
+    )
     act(g, "keep:corn", "keep:corn", "keep:sugar", "keep:corn")
     assert g.state_dict()["players"][1]["goods"]["corn"] == 3
     assert g.state_dict()["players"][1]["goods"]["sugar"] == 1
@@ -163,15 +164,14 @@ def test_guest_house_colonist_moves_to_work_at_the_start_of_a_phase():
 
 
 def test_trading_post_sells_any_good_even_when_the_house_is_full():
-    d = fresh(3, expansion=True)
-    for x in ["corn", "indigo", "sugar", "tobacco"]:
-        d["goods_supply"][x] -= 1
-        d["trading_house"][x] = 1
-    goods(d, 1, "corn", 1)
-    building(d, 1, "trading_post", 1)
-    building(d, 1, "large_market", 1)
-    start_role(d, "trader", 1)
-    g = game(d)
+    g = build(
+        3,
+        options={"expansion": True},
+        role="trader",
+        picker=1,
+        trading_house=dict.fromkeys(["corn", "indigo", "sugar", "tobacco"], 1),  # full
+        players={1: {"goods": {"corn": 1}, "buildings": {"trading_post": 1, "large_market": 1}}},
+    )
     assert legal_names(g) == ["decline", "post:corn"]
     act(g, "post:corn")  # price 0 + trader 1, no market bonus
     after = g.state_dict()

@@ -11,6 +11,7 @@ import pytest
 from caylus_env.puerto_rico.engine import Game, GameConfig, IllegalActionError
 from caylus_env.puerto_rico.positions import (
     act,
+    build,
     building,
     colonists,
     fresh,
@@ -75,10 +76,7 @@ def test_two_player_rounds_alternate_three_picks_each_from_the_governor():
 
 
 def test_prospector_gives_one_doubloon_and_the_card_doubloons():
-    d = fresh(4)
-    d["roles"]["prospector_1"]["doubloons"] = 2
-    d["bank_paid"] += 2
-    g = game(d)
+    g = build(4, role_doubloons={"prospector_1": 2})
     act(g, "role:prospector_1")
     assert g.state_dict()["players"][0]["money"] == 3 + 2 + 1
 
@@ -161,11 +159,8 @@ def test_settler_full_island_takes_nothing():
 
 
 def test_plantation_stack_reshuffles_the_discards_when_it_runs_out():
-    d = fresh(3)
-    d["discards"] = {k: d["plantation_stack"].count(k) for k in d["face_up"]}
-    d["plantation_stack"] = []
-    start_role(d, "settler", 0)
-    g = game(d)
+    stack = fresh(3)["plantation_stack"]  # every face-down tile discarded
+    g = build(3, role="settler", discards={k: stack.count(k) for k in set(stack)})
     for _ in range(3):
         act(g, "decline")
     after = g.state_dict()
@@ -176,11 +171,7 @@ def test_plantation_stack_reshuffles_the_discards_when_it_runs_out():
 
 
 def test_mayor_privilege_and_ship_colonists_are_handed_out_from_the_mayor():
-    d = fresh(4)
-    d["colonist_supply"] -= 2
-    d["colonist_ship"] += 2  # 6 on the ship
-    start_role(d, "mayor", 1)
-    g = game(d)
+    g = build(4, colonist_ship=6, role="mayor", picker=1)
     act(g, "accept")
     # colonists now: mayor 1 (privilege) + 2, then 2, 1, 1 (rules 4.2 example)
     placed = {}
@@ -232,11 +223,7 @@ def test_mayor_ship_refill_counts_empty_building_circles_at_least_players():
 
 
 def test_mayor_refill_shortage_ends_the_game_at_the_end_of_the_round():
-    d = fresh(3)
-    d["players"][2]["san_juan"] += d["colonist_supply"] - 1
-    d["colonist_supply"] = 1
-    start_role(d, "mayor", 0)
-    g = game(d)
+    g = build(3, players={2: {"san_juan": 55 - 1}}, role="mayor")  # 1 colonist left in supply
     act(g, "decline")
     d2 = g.state_dict()
     assert d2["end_triggered"] and d2["colonist_supply"] == 0 and d2["colonist_ship"] == 1
@@ -304,27 +291,24 @@ def test_university_colonist_goes_on_a_large_building():
 
 
 def test_craftsman_production_is_min_of_plantations_and_circles_corn_needs_none():
-    d = fresh(3)
-    d["players"][0]["worked"]["indigo"] = 1
-    d["colonist_supply"] -= 1
-    tile(d, 0, "indigo", 2, worked=2)
-    tile(d, 0, "corn", 2, worked=2)
-    building(d, 0, "indigo_plant", 2)
-    start_role(d, "craftsman", 0)
-    g = game(d)
+    island = {"indigo": 3, "corn": 2}
+    g = build(
+        3,
+        role="craftsman",
+        players={0: {"plantations": island, "worked": island, "buildings": {"indigo_plant": 2}}},
+    )
     assert g.state_dict()["players"][0]["goods"] == {
         "corn": 2, "indigo": 2, "sugar": 0, "tobacco": 0, "coffee": 0}  # fmt: skip
     assert legal_names(g) == ["decline", "craft:corn", "craft:indigo"]
 
 
 def test_craftsman_shortage_goes_in_turn_order_and_hits_the_privilege_last():
-    d = fresh(3)
-    d["players"][1]["goods"]["corn"] += d["goods_supply"]["corn"] - 2
-    d["goods_supply"]["corn"] = 2
-    tile(d, 0, "corn", 1, worked=1)
-    tile(d, 2, "corn", 1, worked=1)
-    start_role(d, "craftsman", 0)
-    g = game(d)
+    players = {
+        0: {"plantations": {"indigo": 1, "corn": 1}, "worked": {"corn": 1}},
+        1: {"goods": {"corn": 10 - 2}},  # 2 corn barrels left in supply
+        2: {"plantations": {"corn": 2}, "worked": {"corn": 1}},
+    }
+    g = build(3, role="craftsman", players=players)
     after = g.state_dict()
     # Seat 0 takes 1, seat 2 takes 1: the supply is empty, so no privilege is asked.
     assert after["players"][0]["goods"]["corn"] == 1 and after["players"][2]["goods"]["corn"] == 1
@@ -388,13 +372,8 @@ def test_trading_house_is_emptied_only_when_full():
 
 
 def test_full_trading_house_blocks_all_sales():
-    d = fresh(3)
-    for good in ["corn", "indigo", "sugar", "tobacco"]:
-        d["goods_supply"][good] -= 1
-        d["trading_house"][good] = 1
-    goods(d, 0, "coffee", 1)
-    start_role(d, "trader", 0)
-    g = game(d)
+    house = dict.fromkeys(["corn", "indigo", "sugar", "tobacco"], 1)
+    g = build(3, role="trader", trading_house=house, players={0: {"goods": {"coffee": 1}}})
     assert g.decision().kind == "role"
     assert sum(g.state_dict()["trading_house"].values()) == 0
 
@@ -421,12 +400,7 @@ def test_captain_must_use_the_ship_that_takes_the_most():
 
 
 def test_captain_good_already_on_a_ship_goes_only_there():
-    d = fresh(3)
-    goods(d, 0, "corn", 2)
-    d["goods_supply"]["corn"] -= 1
-    d["ships"][1] = {"capacity": 5, "good": "corn", "load": 1}
-    start_role(d, "captain", 0)
-    g = game(d)
+    g = build(3, role="captain", players={0: {"goods": {"corn": 2}}}, ships=[None, ("corn", 1)])
     # The one legal load, onto the corn ship, was played by the engine.
     assert g.state_dict()["ships"][1] == {"capacity": 5, "good": "corn", "load": 3}
 
@@ -447,15 +421,12 @@ def test_captain_privilege_and_harbor_score_on_loading():
 
 
 def test_wharf_ships_all_barrels_of_a_kind_once_per_phase():
-    d = fresh(3)
-    goods(d, 0, "corn", 9)
-    building(d, 0, "wharf", 1)
-    d["ships"] = [{"capacity": c, "good": g, "load": c}
-                  for c, g in zip([4, 5, 6], ["indigo", "sugar", "tobacco"], strict=True)]  # fmt: skip
-    for g_, c in zip(["indigo", "sugar", "tobacco"], [4, 5, 6], strict=True):
-        d["goods_supply"][g_] -= c
-    start_role(d, "captain", 0)
-    g = game(d)
+    g = build(
+        3,
+        role="captain",
+        players={0: {"goods": {"corn": 9}, "buildings": {"wharf": 1}}},
+        ships=[("indigo", 4), ("sugar", 5), ("tobacco", 6)],  # all full
+    )
     assert legal_names(g) == ["decline", "wharf:corn"]
     act(g, "wharf:corn")
     after = g.state_dict()
@@ -478,17 +449,13 @@ def test_last_vp_chip_ends_the_game_and_vp_continue_on_paper():
 
 
 def test_storage_keeps_one_windrose_barrel_and_warehouse_kinds():
-    d = fresh(3)
-    goods(d, 1, "corn", 3)
-    goods(d, 1, "sugar", 2)
-    goods(d, 1, "coffee", 2)
-    building(d, 1, "small_warehouse", 1)
-    d["ships"] = [{"capacity": c, "good": g, "load": c}
-                  for c, g in zip([4, 5, 6], ["indigo", "tobacco", "corn"], strict=True)]  # fmt: skip
-    for g_, c in zip(["indigo", "tobacco", "corn"], [4, 5, 6], strict=True):
-        d["goods_supply"][g_] -= c
-    start_role(d, "captain", 0)
-    g = game(d)
+    g = build(
+        3,
+        role="captain",
+        players={1: {"goods": {"corn": 3, "sugar": 2, "coffee": 2},
+                     "buildings": {"small_warehouse": 1}}},
+        ships=[("indigo", 4), ("tobacco", 5), ("corn", 6)],  # all full
+    )  # fmt: skip
     assert g.decision().kind == "store_kind" and g.current_player() == 1
     act(g, "keep:corn")
     assert g.decision().kind == "store_barrel"
@@ -499,19 +466,13 @@ def test_storage_keeps_one_windrose_barrel_and_warehouse_kinds():
 
 
 def test_large_and_small_warehouse_keep_three_whole_kinds():
-    d = fresh(3)
-    for good, n in [("corn", 3), ("indigo", 2), ("sugar", 2), ("coffee", 2)]:
-        goods(d, 1, good, n)
-    building(d, 1, "small_warehouse", 1)
-    building(d, 1, "large_warehouse", 1)
-    d["ships"] = [
-        {"capacity": c, "good": x, "load": c}
-        for c, x in zip([4, 5, 6], ["tobacco", "indigo", "corn"], strict=True)
-    ]
-    for x, c in zip(["tobacco", "indigo", "corn"], [4, 5, 6], strict=True):
-        d["goods_supply"][x] -= c
-    start_role(d, "captain", 0)
-    g = game(d)
+    g = build(
+        3,
+        role="captain",
+        players={1: {"goods": {"corn": 3, "indigo": 2, "sugar": 2, "coffee": 2},
+                     "buildings": {"small_warehouse": 1, "large_warehouse": 1}}},
+        ships=[("tobacco", 4), ("indigo", 5), ("corn", 6)],  # all full
+    )  # fmt: skip
     assert g.decision().kind == "store_kind" and g.decision().args == {"warehouse_kinds": 3}
     act(g, "keep:corn", "keep:indigo", "keep:sugar")
     # Only coffee is left outside the kept kinds: one windrose barrel of it.
