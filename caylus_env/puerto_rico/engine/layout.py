@@ -63,12 +63,14 @@ PICKS = _field("picks", 1, "roles picked this round")
 PICKER = _field("picker", 1, "seat who picked the role being carried out, -1 none")
 END_TRIGGERED = _field("end_triggered", 1, "1 once an end condition happened (rules 5.1)")
 RNG = _field("rng", 2, "plantation reshuffle generator: high 15 bits, low 16 bits - 32768")
-DOUBLED = _field("doubled", 1, "1: the library doubles the current role's privilege (7.2)")
+DOUBLED = _field("doubled", 1, "1: the picker's library doubled a privilege this phase (7.2)")
 LIBRARY_USED = _field("library_used", 1, "1: a library doubled a privilege this round (7.2)")
 PRODUCED = _field("produced", 1, "craftsman: bit set of goods the craftsman received")
 BM_RETURNED = _field("bm_returned", 1, "black market: bits colonist 1, good 2, VP chip 4")
 BM_SHORT = _field("bm_short", 1, "black market: doubloons still to cover by returns")
-GUEST_STEP = _field("guest_step", 1, "guest-house turns taken at the start of the phase (7.4)")
+GUEST_STEP = _field(
+    "guest_step", 1, "guest-house turns taken at the start of the phase; storage: +1 asked (7.4)"
+)
 # -- the bank and the general supply ------------------------------------------------------------
 ROLE_STATE = _field("role_state", NUM_ROLES, "-1 not in the game, 0 available, 1 picked")
 ROLE_MONEY = _field("role_money", NUM_ROLES, "doubloons lying on each role card")

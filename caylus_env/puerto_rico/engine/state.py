@@ -233,5 +233,28 @@ def tie_break(s, p):
 
 @njit(cache=True)
 def privilege_times(s):
-    """2 while an occupied library doubles the current role's privilege, else 1 (7.2)."""
-    return np.int64(2) if s[L.DOUBLED] else np.int64(1)
+    """2 when the picker's library doubles his privilege, else 1 (rules 7.2).
+
+    Judged when the privilege is used, not when the role is picked: a guest moved onto the
+    library at the start of the phase doubles it (7.4). Once a doubling was used in the
+    phase (``doubled``) it holds for the rest of the phase; with 2 players and the
+    ``library_limit`` option a library doubles once a round (``library_used``)."""
+    if s[L.DOUBLED]:
+        return np.int64(2)
+    p = np.int64(s[L.PICKER])
+    if p < 0 or not occupied(s, p, BuildingId.LIBRARY):
+        return np.int64(1)
+    if s[L.OPT_LIBRARY_LIMIT] == 1 and s[L.NUM_PLAYERS] == 2 and s[L.LIBRARY_USED] == 1:
+        return np.int64(1)
+    return np.int64(2)
+
+
+@njit(cache=True)
+def use_privilege(s):
+    """``privilege_times`` for a privilege being used now; a doubling is recorded for the
+    phase (``doubled``) and the round (``library_used``, the 2-player limit)."""
+    x = privilege_times(s)
+    if x == 2:
+        s[L.DOUBLED] = 1
+        s[L.LIBRARY_USED] = 1
+    return x

@@ -49,6 +49,7 @@ from caylus_env.puerto_rico.engine.state import (
     seat_after,
     take_colonist,
     total_goods,
+    use_privilege,
 )
 
 BUILDER_PRIVILEGE = 1  # rules 4.3
@@ -129,6 +130,8 @@ def apply_build(s, p, a):
     if a == ACT_DECLINE:
         return
     b = a - ACT_BUILD
+    if p == s[L.PICKER]:
+        use_privilege(s)  # the builder's privilege is used on this building (7.2)
     short = price(s, p, b) - np.int64(s[pf(p, L.P_MONEY)])
     if short > 0:
         s[L.BM_SHORT] = short

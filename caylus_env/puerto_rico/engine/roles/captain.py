@@ -25,8 +25,8 @@ from caylus_env.puerto_rico.engine.state import (
     gain_vp,
     occupied,
     pf,
-    privilege_times,
     seat_after,
+    use_privilege,
 )
 
 CAPTAIN_PRIVILEGE = 1  # rules 4.6
@@ -36,6 +36,7 @@ LARGE_WAREHOUSE_KINDS = 2  # rules 2.4
 WINDROSE_BARRELS = 1  # rules 4.7
 STOREHOUSE_BARRELS = 3  # rules 7.2
 LIGHTHOUSE_BONUS = 1  # rules 7.2
+LIGHTHOUSE_CAPTAIN_BONUS = 1  # rules 7.2
 SMALL_WHARF_BARRELS_PER_VP = 2  # rules 7.2, 7.5
 SINGLE_BITS = 3  # layout.P_SINGLES: 3 bits per good, up to 4 barrels each
 SINGLE_MASK = 7
@@ -156,7 +157,7 @@ def _score_shipment(s, p, vp):
     """The shipment's VP, +1 on the captain's first loading (+2 with a library), +1 with an
     occupied harbor, +1 doubloon with an occupied lighthouse (rules 4.6, 2.4, 7.2)."""
     if p == s[L.PICKER] and s[pf(p, L.P_SHIPPED)] == 0:
-        vp += CAPTAIN_PRIVILEGE * privilege_times(s)
+        vp += CAPTAIN_PRIVILEGE * use_privilege(s)
     if occupied(s, p, BuildingId.HARBOR):
         vp += HARBOR_BONUS
     if occupied(s, p, BuildingId.LIGHTHOUSE):
@@ -254,12 +255,21 @@ def _free_barrels(s, p):
 def drive_storage(s):
     """Each player in turn from the captain stores (warehouse kinds first, then the single
     barrels: the windrose's and a storehouse's three); then full cargo ships are unloaded
-    (rules 4.7, 6.6, 7.2)."""
+    and the captain's lighthouse pays its doubloon (rules 4.7, 6.6, 7.2).
+
+    An owner with a guest colonist moves it first, and what his warehouses and storehouse
+    keep is judged after that move (rules 7.4): ``guest_step`` is ``num_players + 1`` while
+    that guest turn is asked."""
     if guest_turns(s):
         return
     n = np.int64(s[L.NUM_PLAYERS])
     k = np.int64(s[L.STEP])
     if k >= n:
+        picker = np.int64(s[L.PICKER])
+        if occupied(s, picker, BuildingId.LIGHTHOUSE):
+            # rules 7.2: shipping or not; judged at the end of his phase, so that a guest
+            # moved onto the lighthouse during the phase counts (7.4).
+            gain_money(s, picker, LIGHTHOUSE_CAPTAIN_BONUS)
         for j in range(MAX_SHIPS):
             if s[L.SHIP_CAPACITY + j] > 0 and s[L.SHIP_LOAD + j] == s[L.SHIP_CAPACITY + j]:
                 s[L.GOODS_SUPPLY + s[L.SHIP_GOOD + j]] += s[L.SHIP_LOAD + j]
@@ -271,10 +281,16 @@ def drive_storage(s):
             s[pf(p, L.P_SMALL_WHARF_USED)] = 0
         finish_phase(s)
         return
-    s[L.STEP] = k + 1
     p = seat_after(s, np.int64(s[L.PICKER]), k)
     if _free_barrels(s, p) == 0:
+        s[L.STEP] = k + 1
         return
+    if s[L.GUEST_STEP] == n and wants_guest_turn(s, p):  # rules 7.4: before his storage
+        s[L.GUEST_STEP] = n + 1
+        push(s, DecisionKind.GUEST_HOUSE, p, 0)
+        return
+    s[L.GUEST_STEP] = n
+    s[L.STEP] = k + 1
     singles = WINDROSE_BARRELS
     if occupied(s, p, BuildingId.STOREHOUSE):
         singles += STOREHOUSE_BARRELS
@@ -282,8 +298,6 @@ def drive_storage(s):
     w = warehouse_kinds(s, p)
     if w > 0:
         push(s, DecisionKind.STORE_KIND, p, w)
-    if wants_guest_turn(s, p):  # rules 7.4: before his storage decisions
-        push(s, DecisionKind.GUEST_HOUSE, p, 0)
 
 
 @njit(cache=True)

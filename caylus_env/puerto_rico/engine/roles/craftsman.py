@@ -13,7 +13,14 @@ from caylus_env.puerto_rico.engine.constants import FACTORY_BONUS, NUM_GOODS, De
 from caylus_env.puerto_rico.engine.decisions import pop, push
 from caylus_env.puerto_rico.engine.roles.guest_house import guest_turns
 from caylus_env.puerto_rico.engine.roles.selection import finish_phase
-from caylus_env.puerto_rico.engine.state import gain_money, occupied, pf, seat_after
+from caylus_env.puerto_rico.engine.state import (
+    gain_money,
+    occupied,
+    pf,
+    privilege_times,
+    seat_after,
+    use_privilege,
+)
 
 
 @njit(cache=True)
@@ -95,12 +102,15 @@ def drive_craftsman(s):
             if p == picker:
                 mask = got
         s[L.PRODUCED] = mask
-    elif k > 1 or not s[L.DOUBLED]:
-        s[L.PRODUCED] = 0
-        finish_phase(s)
+        if _privilege_left(s, mask):
+            push(s, DecisionKind.CRAFT_PRIVILEGE, picker, mask)
         return
-    if _privilege_left(s, mask):
+    if k == 1 and privilege_times(s) == 2 and _privilege_left(s, mask):
+        use_privilege(s)  # the library's second barrel (7.2)
         push(s, DecisionKind.CRAFT_PRIVILEGE, picker, mask)
+        return
+    s[L.PRODUCED] = 0
+    finish_phase(s)
 
 
 @njit(cache=True)

@@ -15,8 +15,8 @@ from caylus_env.puerto_rico.engine.state import (
     empty_building_circles,
     empty_circles,
     pf,
-    privilege_times,
     seat_after,
+    use_privilege,
 )
 
 STEP_PRIVILEGE = 0
@@ -107,7 +107,7 @@ def apply_mayor_privilege(s, p, a):
     library makes it two (rules 7.2)."""
     pop(s)
     if a == ACT_ACCEPT:
-        x = min(privilege_times(s), np.int64(s[L.COLONIST_SUPPLY]))
+        x = min(use_privilege(s), np.int64(s[L.COLONIST_SUPPLY]))
         s[L.COLONIST_SUPPLY] -= x
         s[pf(p, L.P_SAN_JUAN)] += x
 

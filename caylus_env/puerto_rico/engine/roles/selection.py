@@ -7,20 +7,17 @@ from numba import njit
 
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import ACT_ROLE
-from caylus_env.puerto_rico.engine.buildings import BuildingId
 from caylus_env.puerto_rico.engine.constants import (
     NUM_ROLES,
     PHASE_OF_ROLE,
     ROLES_PER_ROUND,
     DecisionKind,
     Phase,
-    Role,
 )
 from caylus_env.puerto_rico.engine.decisions import pop, push
-from caylus_env.puerto_rico.engine.state import gain_money, occupied, pf, privilege_times
+from caylus_env.puerto_rico.engine.state import gain_money, pf, use_privilege
 
 PROSPECTOR_DOUBLOONS = 1  # rules 4.8
-LIGHTHOUSE_CAPTAIN_BONUS = 1  # rules 7.2
 
 
 @njit(cache=True)
@@ -66,21 +63,20 @@ def legal_role(s, out):
 @njit(cache=True)
 def apply_role(s, p, a):
     """Take the card and its doubloons, then start its phase (rules 3.1, 3.2); the
-    prospector's doubloon is its whole phase (rules 4.8)."""
+    prospector's doubloon is its whole phase (rules 4.8). Nothing of the picker's buildings
+    is judged here: the library's doubling and the lighthouse's captain doubloon are judged
+    when they are used, after the phase's guest-house turns (rules 7.2, 7.4)."""
     pop(s)
     r = a - ACT_ROLE
     s[L.ROLE_STATE + r] = 1
     s[L.PICKS] += 1
     s[pf(p, L.P_MONEY)] += s[L.ROLE_MONEY + r]  # already paid out by the bank
     s[L.ROLE_MONEY + r] = 0
-    # rules 7.2: an occupied library doubles the privilege (2 players: once a round, option).
-    limited = s[L.OPT_LIBRARY_LIMIT] == 1 and s[L.NUM_PLAYERS] == 2 and s[L.LIBRARY_USED] == 1
-    if occupied(s, p, BuildingId.LIBRARY) and not limited:
-        s[L.DOUBLED] = 1
-        s[L.LIBRARY_USED] = 1
     ph = PHASE_OF_ROLE[r]
     if ph < 0:
-        gain_money(s, p, PROSPECTOR_DOUBLOONS * privilege_times(s))
+        s[L.PICKER] = p  # the privilege is used at once: no phase, no guest turn
+        gain_money(s, p, PROSPECTOR_DOUBLOONS * use_privilege(s))
+        s[L.PICKER] = -1
         s[L.DOUBLED] = 0
         return
     s[L.PHASE] = ph
@@ -88,8 +84,6 @@ def apply_role(s, p, a):
     s[L.STEP] = 0
     s[L.IDLE] = 0
     s[L.GUEST_STEP] = 0
-    if r == Role.CAPTAIN and occupied(s, p, BuildingId.LIGHTHOUSE):
-        gain_money(s, p, LIGHTHOUSE_CAPTAIN_BONUS)  # rules 7.2, shipping or not
 
 
 @njit(cache=True)

@@ -23,8 +23,10 @@ from caylus_env.puerto_rico.engine.state import (
     island_tiles,
     occupied,
     pf,
+    privilege_times,
     seat_after,
     take_colonist,
+    use_privilege,
 )
 
 
@@ -48,7 +50,8 @@ def drive_settler(s):
     picker = np.int64(s[L.PICKER])
     s[L.STEP] = k + 1
     if k == n:
-        if s[L.DOUBLED] and island_tiles(s, picker) < ISLAND_SPACES:
+        if island_tiles(s, picker) < ISLAND_SPACES and privilege_times(s) == 2:
+            use_privilege(s)
             push(s, DecisionKind.SETTLE, picker, 1)
         return
     if k > n:

@@ -23,6 +23,7 @@ from caylus_env.puerto_rico.engine.state import (
     pf,
     privilege_times,
     seat_after,
+    use_privilege,
 )
 
 TRADER_PRIVILEGE = 1  # rules 4.5
@@ -96,6 +97,8 @@ def apply_sell(s, p, a):
     pop(s)
     if a == ACT_DECLINE:
         return
+    if p == s[L.PICKER]:
+        use_privilege(s)  # the trader's privilege is used on this sale (7.2)
     if a >= ACT_POST:
         # The trading post: price and trader privilege, no market, the barrel to the supply.
         g = a - ACT_POST
