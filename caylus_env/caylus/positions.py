@@ -230,7 +230,7 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
     except ValueError as e:
         raise PositionError(f"options: {e}") from None
     d["turn"] = core.count(description.get("turn", 1), "turn", 1, TURN_CAP)
-    d["cursor"] = core.count(description.get("cursor", 0), "cursor", 0, 28)
+    d["cursor"] = core.count(description.get("cursor", 0), "cursor", 0, 29)
     for key in ("provost", "bailiff"):
         if key in description:
             d[key] = core.count(description[key], key, 1, 28)

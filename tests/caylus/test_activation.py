@@ -15,12 +15,14 @@ def activation(n=3, provost=28):
     The sentinel's production choice keeps the game inside phase 5 once the
     building under test is resolved, so assertions see no later phase (income!).
     """
-    d = B.position(n, phase="activation")
-    B.all_passed(d)
-    d["provost"] = provost
-    B.build_on(d, SENTINEL, "forest", None)  # a second forest: never a stock tile
-    B.put_worker(d, n - 1, SENTINEL)
-    return d
+    return B.build_dict(
+        n,
+        phase="activation",
+        passed=list(range(n)),
+        provost=provost,
+        road={SENTINEL: "forest"},  # a second forest: never a stock tile
+        workers={SENTINEL: n - 1},
+    )
 
 
 def at_sentinel(g):

@@ -9,9 +9,7 @@ from caylus_env.caylus.engine import rank_of
 
 
 def castle(n=3):
-    d = B.position(n, phase="castle")
-    B.all_passed(d)
-    return d
+    return B.build_dict(n, phase="castle", passed=list(range(n)))
 
 
 def rich(d, p, k=3):
@@ -45,13 +43,15 @@ def test_batches_are_given_one_at_a_time_until_the_player_stops():
 
 
 def test_a_full_section_overflows_into_the_next_one_scoring_its_value():
-    d = castle()
-    B.set_castle(d, "dungeon", [3, 2, 0])
-    d["players"][0]["houses"] = 3
-    d["players"][1]["houses"] = 2
-    rich(d, 2)
-    B.put_worker(d, 2, "castle")
-    g = B.start(d)
+    cubes = dict.fromkeys(("food", "wood", "stone", "cloth", "gold"), 3)
+    g = B.build(
+        3,
+        phase="castle",
+        passed=[0, 1, 2],
+        castle={"dungeon": [3, 2, 0]},
+        players={2: cubes},
+        workers={"castle": [2]},
+    )
     B.play(g, "batch:food+wood+stone", "batch:food+wood+cloth")
     c = g.state_dict()["castle"]
     assert c["dungeon"] == [3, 2, 1] and c["walls"] == [0, 0, 1]
@@ -129,11 +129,9 @@ def test_nobody_is_best_builder_without_batches():
 
 # -- phase 7 -------------------------------------------------------------------------------------
 def end_of_turn(n=3, bailiff=6, provost=6):
-    d = B.position(n, phase="end_of_turn")
-    B.all_passed(d)
-    d["bailiff"] = bailiff
-    d["provost"] = provost
-    return d
+    return B.build_dict(
+        n, phase="end_of_turn", passed=list(range(n)), bailiff=bailiff, provost=provost
+    )
 
 
 def test_bailiff_moves_one_space_when_the_provost_is_not_beyond_him():

@@ -10,21 +10,20 @@ from caylus_env.caylus.engine import Game, GameConfig
 
 def favor_position(n=3, favors=1, scored=(), columns=None, **player0):
     """Player 0 is about to choose ``favors`` favors in phase 5 (joust-like source)."""
-    d = B.position(n, phase="activation")
-    B.all_passed(d)
-    d["provost"] = 28
-    d["cursor"] = 29  # nothing left to activate after the favors
-    for name in scored:
-        d["scored"][name] = True
-    if columns:
-        d["players"][0]["favor_columns"].update(columns)
-    B.set_player(d, 0, **player0)
-    # A sentinel decision of player 1 below the favors keeps the game in this phase.
-    d["pending"] = [
-        {"kind": "produce", "player": 1, "building": "forest"},
-        {"kind": "favor_row", "player": 0, "favors": favors},
-    ]
-    return d
+    return B.build_dict(
+        n,
+        phase="activation",
+        passed=list(range(n)),
+        provost=28,
+        cursor=29,  # nothing left to activate after the favors
+        scored=list(scored),
+        players={0: {**player0, "favors": columns or {}}},
+        # A sentinel decision of player 1 below the favors keeps the game in this phase.
+        pending=[
+            {"kind": "produce", "player": 1, "building": "forest"},
+            {"kind": "favor_row", "player": 0, "favors": favors},
+        ],
+    )
 
 
 def at_sentinel(g):
@@ -245,14 +244,15 @@ def test_jeweller_options_turn_gold_into_prestige():
 def test_house_cap_stops_construction_and_batches_at_twenty_houses():
     def twenty_houses(**options):
         """Player 0 has 20 houses in the castle (dungeon and walls full, 4 in the towers)."""
-        d = B.position(3, phase="castle", **options)
-        B.all_passed(d)
-        B.set_castle(d, "dungeon", [6, 0, 0])
-        B.set_castle(d, "walls", [10, 0, 0])
-        B.set_castle(d, "towers", [4, 0, 0])
-        B.set_player(d, 0, food=2, wood=2, stone=2)
-        B.put_worker(d, 0, "castle")
-        return d
+        return B.build_dict(
+            3,
+            options=options,
+            phase="castle",
+            passed=[0, 1, 2],
+            castle={"dungeon": [6, 0, 0], "walls": [10, 0, 0], "towers": [4, 0, 0]},
+            players=[{"food": 2, "wood": 2, "stone": 2}],
+            workers={"castle": [0]},
+        )
 
     d = twenty_houses(house_cap=True)
     assert d["players"][0]["houses"] == 20

@@ -6,9 +6,7 @@ from caylus_env.caylus import positions as B
 
 
 def special_position(n=4):
-    d = B.position(n, phase="special_buildings")
-    B.all_passed(d)
-    return d
+    return B.build_dict(n, phase="special_buildings", passed=list(range(n)))
 
 
 # -- gate ----------------------------------------------------------------------------------------
