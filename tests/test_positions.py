@@ -134,6 +134,14 @@ def test_built_positions_keep_the_invariants_reload_and_play_to_the_end(name, la
         _check(h, name)
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_an_empty_description_is_the_start_position(name):
+    module = P.positions(name)
+    for n in game_spec(name).player_counts:
+        built = module.build(n).state_dict()
+        assert built == module.start(module.position(n)).state_dict()
+
+
 def test_caylus_description_fills_stock_houses_and_workers():
     d = P.positions("caylus").build_dict(3, **copy.deepcopy(POSITIONS["caylus"]["mid_game"][1]))
     assert d["stock"]["sawmill"] == 0 and d["stock"]["peddler"] == 0

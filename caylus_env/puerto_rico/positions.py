@@ -203,8 +203,10 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
 
     Filled from the component totals (rules 1.1-1.3): ``colonist_supply``, ``vp_supply``
     (negative once VP are owed on paper, rules 4.6), ``quarry_supply``, ``goods_supply``,
-    ``building_supply``, the face-down ``plantation_stack`` (shuffled by ``seed``) and
-    ``bank_paid``. The dict is not yet validated by the engine: ``start`` does that.
+    ``building_supply``, the face-down ``plantation_stack`` (the start's order, less the tiles
+    now in play, taken from the top; tiles back from the start's islands go to the bottom,
+    shuffled by ``seed``) and ``bank_paid``. An empty description is the start of a game.
+    The dict is not yet validated by the engine: ``start`` does that.
 
     Raises:
         PositionError: an unknown field, name or seat, a value out of its domain, or more
@@ -376,13 +378,19 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
             take = min(m, pool[k])
             face_up[k] += take
             pool[k] -= take
-        rest = [k for k in PLANTATION_KINDS for _ in range(pool[k])]
-        rng.shuffle(rest)
-        for k in rest[: n + 1 - sum(face_up.values())]:
-            face_up[k] += 1
-            pool[k] -= 1
-    stack = [k for k in PLANTATION_KINDS for _ in range(pool[k])]
-    rng.shuffle(stack)
+    # Face down: the start's order, less tiles from the top; tiles back in play at the bottom.
+    kept = dict.fromkeys(PLANTATION_KINDS, 0)
+    stack = []
+    for k in d["plantation_stack"]:
+        if kept[k] < pool[k]:
+            stack.append(k)
+            kept[k] += 1
+    back = [k for k in PLANTATION_KINDS for _ in range(pool[k] - kept[k])]
+    rng.shuffle(back)
+    stack = back + stack
+    if "face_up" not in description:
+        while sum(face_up.values()) < n + 1 and stack:
+            face_up[stack.pop()] += 1  # drawn from the top, as the engine draws
     d["face_up"], d["plantation_stack"] = face_up, stack
     d["discards"] = {k: discards.get(k, 0) for k in PLANTATION_KINDS}
     d["forested"] = {k: forested.get(k, 0) for k in PLANTATION_KINDS}
