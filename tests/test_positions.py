@@ -290,3 +290,29 @@ def test_docs_positions_page_has_an_example_per_game():
 @pytest.mark.parametrize("index", range(len(_doc_blocks())))
 def test_docs_positions_examples_run(index):
     exec(compile(_doc_blocks()[index], f"docs/positions.md block {index}", "exec"), {})
+
+
+# -- fuzz: every case in a watched worker (tests/fuzz_positions.py) ------------------------------
+
+
+def _fuzz(cases: int, seed: int, boundscheck: bool = False) -> None:
+    from tests.fuzz_positions import fuzz
+
+    counts, findings = fuzz(cases, seed, boundscheck=boundscheck)
+    assert sum(counts.values()) == cases
+    assert counts["ok"] >= cases // 5  # the valid controls, at least
+    assert not findings, "\n".join(findings)
+
+
+def test_fuzzed_descriptions_are_built_right_or_refused_with_one_line():
+    _fuzz(200, seed=1)
+
+
+@pytest.mark.slow
+def test_fuzzed_descriptions_long_run():
+    _fuzz(3000, seed=2)
+
+
+@pytest.mark.slow
+def test_fuzzed_descriptions_under_boundscheck():
+    _fuzz(400, seed=3, boundscheck=True)

@@ -236,13 +236,18 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
             d[key] = core.count(description[key], key, 1, 28)
     if "turn_order" in description:
         order = description["turn_order"]
-        if not isinstance(order, (list, tuple)) or sorted(order) != list(range(n)):
+        if not isinstance(order, (list, tuple)) or sorted(
+            core.seat(p, "turn_order", n) for p in order
+        ) != list(range(n)):
             raise PositionError(f"turn_order={order!r} must list each seat 0..{n - 1} once")
         d["turn_order"] = list(order)
     passed = description.get("passed", [])
-    if not isinstance(passed, (list, tuple)) or len(set(passed)) != len(passed):
+    if not isinstance(passed, (list, tuple)):
         raise PositionError(f"passed={passed!r} must list distinct seats in passing order")
-    all_passed(d, [core.seat(p, "passed", n) for p in passed])
+    passed = [core.seat(p, "passed", n) for p in passed]
+    if len(set(passed)) != len(passed):
+        raise PositionError(f"passed={passed!r} must list distinct seats in passing order")
+    all_passed(d, passed)
     scored = description.get("scored", [])
     if not isinstance(scored, (list, tuple)):
         raise PositionError(f"scored must be a list of castle sections, got {scored!r}")

@@ -228,7 +228,10 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
     for p, entry in core.seats(description.get("players", {}), "players", n).items():
         _player(d, p, entry, expansion)
     gain += sum(pd["money"] for pd in d["players"])
-    for name in description.get("drafted", ()):
+    drafts = description.get("drafted", [])
+    if not isinstance(drafts, (list, tuple)):
+        raise PositionError(f"drafted must be a list of violet buildings, got {drafts!r}")
+    for name in drafts:
         where = "drafted"
         core.name(name, where, [b.name for b in BUILDINGS if b.kind != 0])
         if not expansion:
@@ -426,6 +429,7 @@ def _player(d: dict[str, Any], p: int, entry: Any, expansion: bool) -> None:
     if "buildings" in entry:
         owned = entry["buildings"]
         if isinstance(owned, (list, tuple)):
+            owned = [core.name(b, f"{where}.buildings", BUILDING_NAMES) for b in owned]
             if len(set(owned)) != len(owned):
                 raise PositionError(f"{where}.buildings: a player owns one of each kind (2.1)")
             owned = dict.fromkeys(owned, 0)
