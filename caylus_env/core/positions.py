@@ -170,8 +170,16 @@ def too_many(what: str, used: int, total: int, detail: str = "") -> PositionErro
 __all__ = [
     "PositionError",
     "build",
+    "count",
+    "counts",
+    "fields",
     "legal_names",
+    "name",
     "play",
     "play_out",
+    "players",
     "positions",
+    "seat",
+    "seats",
+    "too_many",
 ]
