@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
@@ -485,6 +486,8 @@ class GameRecord:
         if not isinstance(data, Mapping):
             raise fail("", data, "a JSON object (a game record)")
         fmt = data.get("format")
+        if not isinstance(fmt, str):
+            raise fail("format", fmt, f"a record format's name, such as {RECORD_FORMAT!r}")
         if fmt != RECORD_FORMAT:
             legacy = {f: spec for spec in games() for f in spec.record_formats}
             if fmt not in legacy:
@@ -646,7 +649,10 @@ def load_records(path: str | os.PathLike[str]) -> list[GameRecord]:
         ValueError: naming the file, the record or line and what is wrong.
         OSError: when the file cannot be opened or read.
     """
-    size = os.stat(path).st_size
+    info = os.stat(path)
+    size = info.st_size
+    if not stat.S_ISREG(info.st_mode):  # a FIFO blocks, /dev/zero never ends: never opened
+        raise ValueError(f"{path} is not a regular file; allowed: a record file")
     if size > MAX_RECORD_FILE_BYTES:
         raise ValueError(
             f"{path} is {size} bytes; allowed: record files up to {MAX_RECORD_FILE_BYTES} bytes "

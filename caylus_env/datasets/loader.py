@@ -43,18 +43,22 @@ import pyarrow.dataset as pds
 
 from caylus_env.core.registry import game_of, game_spec
 from caylus_env.datasets.format import (
+    DATASET_FORMAT,
     DECISIONS_DIR,
     GAMES_DIR,
     DatasetError,
+    RowError,
     check_versions,
+    dataset_schemas,
     games_columns,
+    kind_names,
     mask_bytes,
     num_actions,
     read_manifest,
+    reading,
     shard_files,
     state_bytes,
-    state_dtype,
-    state_size,
+    stored_states,
     unpack_masks,
 )
 
@@ -96,16 +100,25 @@ def open_dataset(
     """
     path = Path(root)
     manifest = read_manifest(path)
-    check_versions(manifest, game=game_of(manifest) if game is None else game)
+    game = game_of(manifest) if game is None else game
+    check_versions(manifest, game=game)
     if table not in (DECISIONS_DIR, GAMES_DIR):
         raise DatasetError(f"table={table!r}; allowed: {DECISIONS_DIR!r}, {GAMES_DIR!r}")
-    return pds.dataset(shard_files(manifest, path, table), format="parquet")
+    schemas = dataset_schemas(manifest, path, game)
+    # a legacy games table is read with its stored column names (games_columns renames them)
+    schema = (
+        schemas[table] if table == DECISIONS_DIR or manifest["format"] == DATASET_FORMAT else None
+    )
+    with reading(path):
+        return pds.dataset(shard_files(manifest, path, table), format="parquet", schema=schema)
 
 
 def read_games(root: str | os.PathLike[str], *, game: str | None = None) -> pa.Table:
     """The games table, one row per game, in game id order, under the current column names
     (``scores``, also for a ``caylus-dataset/1`` dataset, which stored them as ``prestige``)."""
-    return games_columns(open_dataset(root, GAMES_DIR, game=game).to_table())
+    dataset = open_dataset(root, GAMES_DIR, game=game)
+    with reading(root):
+        return games_columns(dataset.to_table())
 
 
 def _values(name: str, value: Any, kind: type) -> list[Any]:
@@ -196,10 +209,22 @@ def dense_targets(
     out = np.zeros((b, num_actions), np.float32)
     valid = np.asarray(actions.is_valid().to_numpy(zero_copy_only=False), bool)
     lengths = pc.fill_null(pc.list_value_length(actions), 0).to_numpy()
+    lengths_p = pc.fill_null(pc.list_value_length(probs), 0).to_numpy()
+    both = valid == np.asarray(probs.is_valid().to_numpy(zero_copy_only=False), bool)
+    cols = pc.list_flatten(actions).to_numpy(zero_copy_only=False)
+    vals = pc.list_flatten(probs).to_numpy(zero_copy_only=False)
+    bad = np.flatnonzero(~both | (lengths != lengths_p))
+    if not len(bad) and len(cols):
+        wrong = (cols < 0) | (cols >= num_actions) | ~np.isfinite(vals) | (vals < 0)
+        bad = np.repeat(np.arange(b), lengths)[wrong]
+    if len(bad):
+        raise RowError(
+            int(bad[0]),
+            f"the stored policy target is not a distribution over action ids 0 to "
+            f"{num_actions - 1}",
+        )
     rows = np.repeat(np.arange(b), lengths)
-    cols = pc.list_flatten(actions).to_numpy().astype(np.int64)
-    vals = pc.list_flatten(probs).to_numpy().astype(np.float32)
-    out[rows, cols] = vals
+    out[rows, cols.astype(np.int64)] = vals.astype(np.float32)
     return out, valid
 
 
@@ -298,8 +323,11 @@ def iter_batches(
     read += [c for c in columns if c not in read]
     pending: list[pa.RecordBatch] = []
     held = 0
+    where = source if not isinstance(source, pds.Dataset) else "given"
     for fragment in _fragments(dataset, part):
-        for batch in fragment.to_batches(columns=read, filter=expr, batch_size=batch_size):
+        with reading(where):
+            batches = list(fragment.to_batches(columns=read, filter=expr, batch_size=batch_size))
+        for batch in batches:
             if batch.num_rows == 0:
                 continue
             pending.append(batch)
@@ -346,17 +374,33 @@ def _convert(
         "game_id": table["game_id"].to_numpy().astype(np.int64),
         "ply": table["ply"].to_numpy().astype(np.int64),
     }
-    if observations:
-        raw = _fixed_bytes(table["state"], s_bytes)
-        native = spec.engine().layout.STATE_DTYPE
-        states = np.ascontiguousarray(raw).view(state_dtype(spec)).astype(native)
-        out["obs"] = encode_observations(states.reshape(len(seat), state_size(spec)), seat, game)
-    if masks:
-        out["mask"] = unpack_masks(_fixed_bytes(table["legal"], m_bytes), game)
-    if policy_targets:
-        actions = table["policy_actions"].combine_chunks()
-        probs = table["policy_probs"].combine_chunks()
-        out["target"], out["has_target"] = dense_targets(actions, probs, num_actions(spec))
+    try:
+        _check_rows(out, spec)
+        if masks:
+            out["mask"] = unpack_masks(_fixed_bytes(table["legal"], m_bytes), game)
+            taken = out["mask"][np.arange(len(seat)), out["action"]]
+            if not taken.all():
+                i = int(np.flatnonzero(~taken)[0])
+                raise RowError(i, "the stored action is not legal by its stored mask")
+        if observations:
+            states = stored_states(spec, _fixed_bytes(table["state"], s_bytes))
+            current = spec.engine().kernels.current_player
+            acting = np.fromiter((current(s) for s in states), np.int64, len(states))
+            if (acting != seat).any():
+                i = int(np.flatnonzero(acting != seat)[0])
+                raise RowError(
+                    i, f"seat {int(seat[i])} acts, but its stored state asks seat {int(acting[i])}"
+                )
+            out["obs"] = encode_observations(states, seat, game)
+        if policy_targets:
+            actions = table["policy_actions"].combine_chunks()
+            probs = table["policy_probs"].combine_chunks()
+            out["target"], out["has_target"] = dense_targets(actions, probs, num_actions(spec))
+    except RowError as err:
+        raise DatasetError(
+            f"game {int(out['game_id'][err.row])} ply {int(out['ply'][err.row])}: {err.reason}; "
+            "the dataset was altered (caylus dataset verify locates every difference)"
+        ) from None
     for name in columns:
         if name in ("state", "legal"):
             width = s_bytes if name == "state" else m_bytes
@@ -364,6 +408,22 @@ def _convert(
         elif name not in out:
             out[name] = table[name].to_numpy(zero_copy_only=False)
     return out
+
+
+def _check_rows(out: dict[str, np.ndarray], spec: Any) -> None:
+    """Refuse decision rows whose player count, seat, decision kind or action is outside the
+    game's ranges (before any of them indexes an array), naming the first row."""
+    n = out["num_players"]
+    checks = (
+        ("player count", n, (n < spec.min_players) | (n > spec.max_players)),
+        ("seat", out["seat"], (out["seat"] < 0) | (out["seat"] >= n)),
+        ("decision kind", out["kind"], (out["kind"] < 0) | (out["kind"] >= len(kind_names(spec)))),
+        ("action", out["action"], (out["action"] < 0) | (out["action"] >= num_actions(spec))),
+    )
+    for what, values, wrong in checks:
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            raise RowError(i, f"{what} {int(values[i])} is out of the game's range")
 
 
 @lru_cache(maxsize=1)

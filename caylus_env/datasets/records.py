@@ -164,6 +164,11 @@ def record_of_row(
                 [reason or None for reason in row["forfeits"]],
             ),
         )
+    except RecursionError:
+        raise ValueError(
+            f"game {row.get('game_id')} does not form a game record: its options are nested "
+            "too deeply"
+        ) from None
     except (TypeError, KeyError) as err:
         raise ValueError(f"game {row.get('game_id')} does not form a game record: {err}") from err
 
@@ -187,14 +192,19 @@ def dataset_records(
     wanted = sorted(set(int(g) for g in game_ids))
     if not wanted:
         return {}
+    from caylus_env.datasets.format import reading
+
     manifest = read_manifest(root)
     ids = pc.field("game_id").isin(wanted)
-    games = open_dataset(root, "games", game=game).to_table(filter=ids)
+    games_table = open_dataset(root, "games", game=game)
+    decisions = open_dataset(root, game=game)
+    with reading(root):
+        games = games_table.to_table(filter=ids)
+        plies = decisions.to_table(filter=ids, columns=["game_id", "ply", "action"])
     rows = {r["game_id"]: r for r in games_rows(games)}
     missing = [g for g in wanted if g not in rows]
     if missing:
         raise KeyError(f"no game {', '.join(map(str, missing))} in {root}")
-    plies = open_dataset(root, game=game).to_table(filter=ids, columns=["game_id", "ply", "action"])
     plies = plies.sort_by([("game_id", "ascending"), ("ply", "ascending")])
     game_col = plies.column("game_id").to_numpy()
     action_col = plies.column("action").to_numpy()

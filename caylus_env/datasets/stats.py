@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from caylus_env.core.registry import game_of, game_spec
-from caylus_env.datasets.format import games_rows, kind_names, num_actions, read_manifest
+from caylus_env.datasets.format import (
+    DatasetError,
+    games_rows,
+    kind_names,
+    num_actions,
+    read_manifest,
+    reading,
+)
 from caylus_env.datasets.loader import open_dataset, read_games
 
 STATS_PLOT_FILE = "stats.png"
@@ -40,6 +47,13 @@ def dataset_stats(root: str | os.PathLike[str], game: str | None = None) -> dict
         ["num_players", "agents", "ranks", "decisions", "end"]
     )
     rows = games.to_pylist()
+    for g in rows:
+        if len(g["agents"]) != g["num_players"] or len(g["ranks"]) != g["num_players"]:
+            raise DatasetError(
+                f"{root}: a games row holds {len(g['agents'])} agents and {len(g['ranks'])} "
+                f"ranks for {g['num_players']} players; the dataset was altered (caylus "
+                "dataset verify locates it)"
+            )
     by_players: dict[int, dict[str, int]] = defaultdict(lambda: {"games": 0, "decisions": 0})
     agents: dict[str, dict[str, Any]] = {}
     lengths: dict[int, list[int]] = defaultdict(list)
@@ -71,10 +85,22 @@ def dataset_stats(root: str | os.PathLike[str], game: str | None = None) -> dict
     scanner = open_dataset(root, game=game).scanner(
         columns=["kind_id", "action"], batch_size=65_536
     )
-    for batch in scanner.to_batches():
-        kinds = batch["kind_id"].to_numpy().astype(np.int64)
-        played = batch["action"].to_numpy().astype(np.int64)
-        counts += np.bincount(kinds * actions + played, minlength=counts.size).reshape(counts.shape)
+    with reading(root):
+        batches = scanner.to_batches()
+        for batch in batches:
+            kinds = batch["kind_id"].to_numpy().astype(np.int64)
+            played = batch["action"].to_numpy().astype(np.int64)
+            wrong = (kinds < 0) | (kinds >= len(kinds_named)) | (played < 0) | (played >= actions)
+            if wrong.any():
+                i = int(np.flatnonzero(wrong)[0])
+                raise DatasetError(
+                    f"{root}: a decision row holds kind {int(kinds[i])} and action "
+                    f"{int(played[i])}, out of the game's range; the dataset was altered "
+                    "(caylus dataset verify locates it)"
+                )
+            counts += np.bincount(kinds * actions + played, minlength=counts.size).reshape(
+                counts.shape
+            )
     kinds_out = {}
     for k, name in enumerate(kinds_named):
         total = int(counts[k].sum())
@@ -210,21 +236,36 @@ def inspect_game(
     game = game_of(read_manifest(Path(root))) if game is None else game
     spec = game_spec(game)
     games = open_dataset(root, "games", game=game)
-    if game_id is None:
-        first = games.head(1, columns=["game_id"])
-        if first.num_rows == 0:
-            raise KeyError(f"{root} holds no games")
-        game_id = int(first["game_id"][0].as_py())
-    wanted = pc.field("game_id") == int(game_id)
-    rows = games_rows(games.to_table(filter=wanted))
-    if not rows:
-        raise KeyError(f"no game {game_id} in {root}")
     decisions = open_dataset(root, game=game)
-    columns = ["ply", "seat", "agent", "kind", "action", "num_legal"]
-    has_policy = "policy_actions" in decisions.schema.names
-    if has_policy:
-        columns += ["policy_actions", "policy_probs"]
-    table = decisions.to_table(filter=wanted, columns=columns).sort_by("ply").to_pylist()
+    with reading(root):
+        if game_id is None:
+            first = games.head(1, columns=["game_id"])
+            if first.num_rows == 0:
+                raise KeyError(f"{root} holds no games")
+            game_id = int(first["game_id"][0].as_py())
+        wanted = pc.field("game_id") == int(game_id)
+        rows = games_rows(games.to_table(filter=wanted))
+        if not rows:
+            raise KeyError(f"no game {game_id} in {root}")
+        columns = ["ply", "seat", "agent", "kind", "action", "num_legal"]
+        has_policy = "policy_actions" in decisions.schema.names
+        if has_policy:
+            columns += ["policy_actions", "policy_probs"]
+        table = decisions.to_table(filter=wanted, columns=columns).sort_by("ply").to_pylist()
+    count = num_actions(spec)
+    for d in table:
+        acts = d.get("policy_actions") or []
+        probs = d.get("policy_probs") or []
+        if (
+            not 0 <= d["action"] < count
+            or len(acts) != len(probs)
+            or any(not 0 <= a < count for a in acts)
+            or any(not np.isfinite(p) for p in probs)
+        ):
+            raise DatasetError(
+                f"{root}: game {game_id} ply {d['ply']} holds an action or a policy target out "
+                "of the game's range; the dataset was altered (caylus dataset verify locates it)"
+            )
     for d in table:
         d["action_name"] = spec.engine().action_to_string(int(d["action"]))
         if has_policy:

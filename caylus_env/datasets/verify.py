@@ -41,7 +41,9 @@ from caylus_env.core.registry import game_of, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
+    DatasetError,
     check_versions,
+    dataset_schemas,
     field_at,
     file_digest,
     games_rows,
@@ -50,12 +52,14 @@ from caylus_env.datasets.format import (
     mask_bytes,
     num_actions,
     read_manifest,
+    reading,
+    regular_file,
     returns_of,
     state_bytes,
     state_dtype,
     state_size,
 )
-from caylus_env.datasets.records import new_game, pack_masks
+from caylus_env.datasets.records import new_game, pack_masks, record_of_row
 
 MAX_PROBLEMS = 50
 """Problems listed before verification stops (the first ones locate the damage)."""
@@ -156,8 +160,14 @@ def verify_dataset(
     spec = game_spec(game)
     report = VerifyReport()
     try:
+        dataset_schemas(manifest, path, game)  # every file a regular Parquet file of its schema
+    except DatasetError as err:
+        report.problems.append(str(err))
+        return report
+    try:
         for shard in manifest["shards"]:
-            _verify_shard(path, shard, report, schedule, on_game, spec)
+            with reading(path):
+                _verify_shard(path, shard, report, schedule, on_game, spec, manifest)
             report.shards += 1
     except _Stop:
         report.problems.append(f"stopped after {MAX_PROBLEMS} problems")
@@ -186,14 +196,17 @@ def _verify_shard(
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
     on_game: Callable[[int], None] | None,
     spec: GameSpec,
+    manifest: Mapping[str, Any],
 ) -> None:
     index = shard["shard"]
     where = f"shard {index}"
     games_file = decisions_file = None
     for name, digest in shard["files"].items():
         file = root / name
-        if not file.is_file():
-            _problem(report, f"{where}: {name} is missing")
+        try:
+            regular_file(file, root)
+        except DatasetError as err:
+            _problem(report, f"{where}: {err}")
             return
         found = file_digest(file)
         if found != digest:
@@ -226,14 +239,14 @@ def _verify_shard(
             continue
         seen.add(gid)
         decisions += len(cols["ply"])
-        _verify_game(game, cols, report, schedule, spec)
+        _verify_game(game, cols, report, schedule, spec, manifest)
         report.games += 1
         if on_game is not None:
             on_game(report.games)
     for gid in ids:
         if gid not in seen:
             if by_id[gid]["decisions"] == 0:
-                _verify_game(by_id[gid], None, report, schedule, spec)
+                _verify_game(by_id[gid], None, report, schedule, spec, manifest)
                 report.games += 1
             else:
                 _problem(report, f"{where}: game {gid} has no decision rows")
@@ -250,9 +263,16 @@ def _verify_game(
     report: VerifyReport,
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
     spec: GameSpec,
+    manifest: Mapping[str, Any],
 ) -> None:
     gid = row["game_id"]
     n = row["num_players"]
+    actions = [] if cols is None else cols["action"]
+    try:  # every field of the row as the record reader checks it (seeds, seats, ranks, end)
+        record_of_row(row, actions, str(manifest.get("engine")), spec.name)
+    except ValueError as err:
+        _problem(report, f"game {gid}: the games row does not form a game record: {err}")
+        return
     if schedule is not None:
         job = schedule(gid)
         wanted = (
