@@ -56,6 +56,8 @@ import functools
 import hashlib
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -76,6 +78,15 @@ SHIPPED_DIR = Path(__file__).parent / "checkpoints"
 #: Largest layer width an ``arch`` may ask for, and most hidden layers of ``mlp-v1``.
 MAX_WIDTH = 4096
 MAX_LAYERS = 8
+#: Largest ``config.json`` read (bytes); any other checkpoint file is read up to
+#: `MAX_FILE_BYTES`.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_FILE_BYTES = 1 << 31
+#: The observations a network must map to finite logits: every entry in
+#: ``[-OBS_LIMIT, OBS_LIMIT]`` (a game's observation stays within a few units).
+OBS_LIMIT = 1000.0
+#: The largest logit bound accepted (float32's largest value is about 3.4e38).
+LOGIT_LIMIT = 1e30
 
 
 class CheckpointError(ValueError):
@@ -140,7 +151,7 @@ def _positive(d: dict[str, Any], name: str, default: int) -> int:
     v = d.get(name, default)
     if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_WIDTH:
         raise CheckpointError(
-            f"config.json arch.{name} must be an int in 1..{MAX_WIDTH}, got {v!r}"
+            f"config.json arch.{name} must be an int in 1..{MAX_WIDTH}, got {short_repr(v)}"
         )
     return v
 
@@ -172,7 +183,7 @@ class PiecesArch:
         Raises:
             CheckpointError: naming an unknown or out-of-range field.
         """
-        unknown = sorted(set(d) - set(cls.FIELDS) - {"name"})
+        unknown = sorted(map(str, set(d) - set(cls.FIELDS) - {"name"}))
         if unknown:
             raise CheckpointError(f"config.json arch has unknown fields {unknown}")
         return cls(**{f: _positive(d, f, getattr(cls, f)) for f in cls.FIELDS})
@@ -238,7 +249,7 @@ class MlpArch:
         Raises:
             CheckpointError: naming an unknown or out-of-range field.
         """
-        unknown = sorted(set(d) - {"name", "layers"})
+        unknown = sorted(map(str, set(d) - {"name", "layers"}))
         if unknown:
             raise CheckpointError(f"config.json arch has unknown fields {unknown}")
         layers = d.get("layers", list(cls.layers))
@@ -252,7 +263,7 @@ class MlpArch:
         ):
             raise CheckpointError(
                 f"config.json arch.layers must be a list of 1 to {MAX_LAYERS} ints in "
-                f"1..{MAX_WIDTH}, got {layers!r}"
+                f"1..{MAX_WIDTH}, got {short_repr(layers)}"
             )
         return cls(tuple(layers))
 
@@ -302,11 +313,12 @@ def arch_from_json(d: Any) -> Arch:
             allowed ones), or a field that is unknown or out of range.
     """
     if not isinstance(d, dict):
-        raise CheckpointError(f"config.json 'arch' must be an object, got {d!r}")
-    cls = ARCHS.get(d.get("name"))  # type: ignore[arg-type]
+        raise CheckpointError(f"config.json 'arch' must be an object, got {short_repr(d)}")
+    name = d.get("name")
+    cls = ARCHS.get(name) if isinstance(name, str) else None
     if cls is None:
         raise CheckpointError(
-            f"config.json arch name {d.get('name')!r} is not supported; allowed: {', '.join(ARCHS)}"
+            f"config.json arch name {short_repr(name)} is not supported; allowed: {', '.join(ARCHS)}"
         )
     return cls.from_json(d)
 
@@ -323,20 +335,131 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a hostile file's value can be huge)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<a deeply nested or huge {type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def read_file(directory: str | Path, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the file ``name`` of checkpoint ``directory``.
+
+    Only a regular file inside the directory itself is read: a symbolic link is followed to
+    a file of the same directory only (``A/config.json`` linking to ``B/config.json`` is
+    refused: it would make ``policy:A`` play B); the file is opened without blocking and
+    checked before any byte is read, so a FIFO, a socket, a device or a directory in its
+    place is refused, never waited on; a file over ``limit`` bytes is refused.
+
+    Raises:
+        CheckpointError: naming the file and why it is refused.
+    """
+    directory = Path(directory)
+    path = directory / name
+    try:
+        root = directory.resolve(strict=True)
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise CheckpointError(f"checkpoint {str(directory)!r} has no {name}") from None
+    except (OSError, RuntimeError) as err:
+        raise CheckpointError(f"{path}: cannot be read ({err})") from None
+    if real.parent != root:
+        raise CheckpointError(
+            f"{path}: links outside its checkpoint directory (to {real}); a checkpoint's "
+            "files must be regular files of its own directory"
+        )
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError as err:
+        raise CheckpointError(f"{path}: cannot be opened ({err.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((k for test, k in _KINDS if test(st.st_mode)), "a special file")
+            raise CheckpointError(f"{path}: is {kind}, not a regular file; refused")
+        if st.st_size > limit:
+            raise CheckpointError(f"{path}: {st.st_size} bytes; allowed: at most {limit}")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 24, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise CheckpointError(f"{path}: more than {limit} bytes; refused")
+    except OSError as err:
+        raise CheckpointError(f"{path}: cannot be read ({err.strerror})") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def parse_json(data: bytes, where: Path) -> Any:
+    """``json.loads`` of a file's bytes whose every failure is a ``CheckpointError`` naming
+    ``where`` (malformed text, bad encoding, nesting too deep for the parser)."""
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise CheckpointError(f"{where}: not valid JSON ({short_repr(str(err), 120)})") from None
+    except RecursionError:
+        raise CheckpointError(f"{where}: JSON nested too deeply; refused") from None
+
+
 def _refuse_game(cfg: dict[str, Any], where: Path, theirs: str, game: str) -> CheckpointError:
     ours = versions(game)
     return CheckpointError(
         f"{where}: this is a checkpoint of game {theirs!r} (observation_version "
-        f"{cfg.get('observation_version')!r}, action_space_version "
-        f"{cfg.get('action_space_version')!r}); a {game_spec(game).title} policy needs game "
-        f"{game!r} (observation_version {ours['observation_version']!r}, action_space_version "
-        f"{ours['action_space_version']!r}): use it with --game {theirs}"
+        f"{short_repr(cfg.get('observation_version'))}, action_space_version "
+        f"{short_repr(cfg.get('action_space_version'))}); a {game_spec(game).title} policy needs "
+        f"game {game!r} (observation_version {ours['observation_version']!r}, "
+        f"action_space_version {ours['action_space_version']!r}): use it with --game {theirs}"
     )
 
 
 def game_of_config(cfg: dict[str, Any]) -> str:
     """The game a checkpoint's ``config.json`` names (`DEFAULT_GAME` without the field)."""
     return str(cfg.get("game", DEFAULT_GAME))
+
+
+def _check_fields(cfg: dict[str, Any], where: Path, game: str) -> None:
+    """The types of the fields a reader uses besides the versions and the arch: ``sha256``
+    (file name -> hex digest), ``num_players`` (player counts of ``game``), ``step`` (an int
+    >= 0) and ``parent`` (a path or null)."""
+    digests = cfg.get("sha256", {})
+    if not isinstance(digests, dict) or not all(
+        isinstance(v, str) and len(v) == 64 for v in digests.values()
+    ):
+        raise CheckpointError(
+            f"{where}: sha256 must map file names to hex SHA-256 digests, got {short_repr(digests)}"
+        )
+    counts = cfg.get("num_players", [])
+    allowed = game_spec(game).player_counts
+    if not isinstance(counts, list) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n in allowed for n in counts
+    ):
+        raise CheckpointError(
+            f"{where}: num_players must be a list of player counts in "
+            f"{allowed.start}..{allowed.stop - 1}, got {short_repr(counts)}"
+        )
+    step = cfg.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise CheckpointError(f"{where}: step must be an int >= 0, got {short_repr(step)}")
+    parent = cfg.get("parent")
+    if parent is not None and not isinstance(parent, str):
+        raise CheckpointError(f"{where}: parent must be a path or null, got {short_repr(parent)}")
 
 
 def read_config(path: str | Path, game: str | None = None) -> dict[str, Any]:
@@ -347,32 +470,28 @@ def read_config(path: str | Path, game: str | None = None) -> dict[str, Any]:
         game: the game it must play (None: any registered game, the checkpoint's own).
 
     Raises:
-        CheckpointError: for a missing directory or file, malformed JSON, another format, a
-            game that is not registered, another game than ``game`` (naming both games and
-            their versions), or an observation or action-space version other than its game's
-            in this build (naming both).
+        CheckpointError: for a missing directory or file, a file that is not a regular file
+            of the directory (``read_file``), malformed JSON, another format, a game that is
+            not registered, another game than ``game`` (naming both games and their
+            versions), an observation or action-space version other than its game's in this
+            build (naming both), or a field of the wrong type.
     """
     directory = Path(path)
     if not directory.is_dir():
         raise CheckpointError(f"checkpoint {str(path)!r} is not a directory")
     cfg_path = directory / CONFIG_FILE
-    try:
-        cfg = json.loads(cfg_path.read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"checkpoint {str(path)!r} has no {CONFIG_FILE}") from None
-    except (ValueError, UnicodeDecodeError) as err:
-        raise CheckpointError(f"{cfg_path}: not valid JSON ({err})") from None
+    cfg = parse_json(read_file(directory, CONFIG_FILE, MAX_CONFIG_BYTES), cfg_path)
     if not isinstance(cfg, dict):
         raise CheckpointError(f"{cfg_path}: must hold a JSON object")
     if cfg.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(
-            f"{cfg_path}: format {cfg.get('format')!r} is not supported; "
+            f"{cfg_path}: format {short_repr(cfg.get('format'))} is not supported; "
             f"this build reads {CHECKPOINT_FORMAT!r}"
         )
-    theirs = game_of_config(cfg)
-    if theirs not in GAME_NAMES:
+    theirs = cfg.get("game", DEFAULT_GAME)
+    if not isinstance(theirs, str) or theirs not in GAME_NAMES:
         raise CheckpointError(
-            f"{cfg_path}: game {theirs!r} is not a game of this build; allowed: "
+            f"{cfg_path}: game {short_repr(theirs)} is not a game of this build; allowed: "
             f"{', '.join(GAME_NAMES)}"
         )
     if game is not None and theirs != game_spec(game).name:
@@ -382,9 +501,10 @@ def read_config(path: str | Path, game: str | None = None) -> dict[str, Any]:
         if cfg.get(key) != ours[key]:
             raise CheckpointError(
                 f"{cfg_path}: the checkpoint was trained on {game_spec(theirs).title} {key} "
-                f"{cfg.get(key)!r} but this build has {ours[key]!r}; retrain it or use the "
-                "caylus-env version that made it"
+                f"{short_repr(cfg.get(key))} but this build has {ours[key]!r}; retrain it or use "
+                "the caylus-env version that made it"
             )
+    _check_fields(cfg, cfg_path, theirs)
     return cfg
 
 
@@ -393,29 +513,30 @@ def load_weights(
 ) -> dict[str, np.ndarray]:
     """The weights of the checkpoint directory ``path``, checked against its ``config.json``
     (SHA-256, tensor names and float32 shapes of the arch, finite values) and stored
-    transposed (inputs x outputs) for ``x @ W``. Read with safetensors only: nothing in the
-    file runs.
+    transposed (inputs x outputs) for ``x @ W``. Read with safetensors only, from the bytes
+    whose checksum was checked (``read_file``): nothing in the file runs.
 
     Raises:
         CheckpointError: naming the file and what does not fit.
     """
     from safetensors import SafetensorError
-    from safetensors.numpy import load_file
+    from safetensors.numpy import load
 
-    weights = path / WEIGHTS_FILE
-    if not weights.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} has no {WEIGHTS_FILE}")
+    weights = Path(path) / WEIGHTS_FILE
+    data = read_file(path, WEIGHTS_FILE)
     expected = config.get("sha256", {}).get(WEIGHTS_FILE)
-    actual = sha256_of(weights)
+    actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise CheckpointError(
             f"{weights}: SHA-256 {actual[:16]}... does not match config.json's "
             f"{str(expected)[:16]}...: the file was changed or truncated"
         )
     try:
-        tensors = load_file(str(weights))
-    except (SafetensorError, OSError, ValueError) as err:
-        raise CheckpointError(f"{weights}: not a readable safetensors file ({err})") from None
+        tensors = load(data)
+    except (SafetensorError, OSError, ValueError, TypeError) as err:
+        raise CheckpointError(
+            f"{weights}: not a readable safetensors file ({short_repr(str(err), 120)})"
+        ) from None
     missing = sorted(set(shapes) - set(tensors))
     if missing:
         raise CheckpointError(f"{weights}: missing tensors {missing}")
@@ -429,6 +550,54 @@ def load_weights(
         if not np.isfinite(t).all():
             raise CheckpointError(f"{weights}: tensor {name} holds NaN or infinite values")
     return {name: np.ascontiguousarray(tensors[name].T) for name in shapes}
+
+
+def _layer_bound(w: dict[str, np.ndarray], name: str, x: float) -> float:
+    """The largest ``|y_j|`` of layer ``name`` (``y = x @ W + b``, ``W`` stored ``(in,
+    out)``) for inputs with ``|x_i| <= x``, in float64 (a ReLU after it keeps the bound)."""
+    weight = np.abs(w[f"{name}.weight"].astype(np.float64))
+    bias = np.abs(w[f"{name}.bias"].astype(np.float64))
+    return float((weight.sum(axis=0) * x + bias).max(initial=0.0))
+
+
+def output_bounds(arch: Arch, w: dict[str, np.ndarray]) -> tuple[float, float]:
+    """Bounds of the magnitude of every logit and of the value, over every observation
+    with entries in ``[-OBS_LIMIT, OBS_LIMIT]``: each layer's largest absolute row sum
+    times its input's bound, plus its largest bias (float32 sums of the same terms stay
+    within the same bound, so logits below it are finite)."""
+    if isinstance(arch, PiecesArch):
+        features = max(
+            _layer_bound(w, f"features_extractor.{name}", OBS_LIMIT)
+            for name in ("seat", "space", "rest")
+            if f"features_extractor.{name}.weight" in w
+        )
+        trunk = _layer_bound(w, "features_extractor.trunk", features)
+        policy = _layer_bound(w, "mlp_extractor.policy_net.0", trunk)
+        value = _layer_bound(w, "mlp_extractor.value_net.0", trunk)
+    else:
+        policy = value = OBS_LIMIT
+        for i in range(len(arch.layers)):
+            policy = _layer_bound(w, f"mlp_extractor.policy_net.{2 * i}", policy)
+            value = _layer_bound(w, f"mlp_extractor.value_net.{2 * i}", value)
+    return _layer_bound(w, "action_net", policy), _layer_bound(w, "value_net", value)
+
+
+def check_outputs(arch: Arch, w: dict[str, np.ndarray], where: Path) -> None:
+    """Refuse weights whose logits or value could overflow float32 (``output_bounds`` over
+    `LOGIT_LIMIT`): finite but huge weights (3e38) would make every logit NaN, and the agent
+    would play the first legal action whatever the position.
+
+    Raises:
+        CheckpointError: naming the file and the bound.
+    """
+    logits, value = output_bounds(arch, w)
+    for what, bound in (("logits", logits), ("value", value)):
+        if not math.isfinite(bound) or bound > LOGIT_LIMIT:
+            raise CheckpointError(
+                f"{where}: weights too large: the network's {what} can reach {bound:.3g} "
+                f"(allowed: at most {LOGIT_LIMIT:.0e} for observations in "
+                f"[-{OBS_LIMIT:g}, {OBS_LIMIT:g}]; float32 overflows at 3.4e38)"
+            )
 
 
 # ---------------------------------------------------------------------------------------
@@ -605,6 +774,7 @@ class PolicyNet:
         self.game = game_of_config(self.config)
         self.arch = arch_from_json(self.config.get("arch"))
         w = load_weights(self.path, self.config, self.arch.tensor_shapes(self.game))
+        check_outputs(self.arch, w, self.path / WEIGHTS_FILE)
         self._net = self.arch.network(w, self.game)
         self.obs_size = _layout(self.game).size
         self.num_actions = _num_actions(self.game)
@@ -631,14 +801,14 @@ class PolicyNet:
         return self._net.value(np.asarray(obs, np.float32).reshape(-1, self.obs_size))
 
 
-def _file_key(path: Path) -> tuple[str, int, int]:
-    st = path.stat()
-    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+def _file_key(path: Path) -> tuple[str, int, int, int]:
+    st = path.stat()  # never opens the file (a FIFO does not block here)
+    return (path.name, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 @functools.lru_cache(maxsize=16)
-def _cached_net(config_key: tuple, weights_key: tuple) -> PolicyNet:
-    return PolicyNet(Path(config_key[0]).parent)
+def _cached_net(directory: str, config_key: tuple, weights_key: tuple) -> PolicyNet:
+    return PolicyNet(Path(directory))
 
 
 def load_net(path: str | Path, game: str | None = None) -> PolicyNet:
@@ -651,8 +821,12 @@ def load_net(path: str | Path, game: str | None = None) -> PolicyNet:
     """
     directory = Path(path)
     try:
-        keys = (_file_key(directory / CONFIG_FILE), _file_key(directory / WEIGHTS_FILE))
-    except OSError:
+        keys = (
+            str(directory.resolve(strict=True)),
+            _file_key(directory / CONFIG_FILE),
+            _file_key(directory / WEIGHTS_FILE),
+        )
+    except (OSError, RuntimeError):
         return PolicyNet(directory, game)  # raises the CheckpointError naming what is missing
     net = _cached_net(*keys)
     if game is not None and net.game != game_spec(game).name:
@@ -838,6 +1012,7 @@ __all__ = [
     "PolicyAgent",
     "PolicyNet",
     "arch_from_json",
+    "check_outputs",
     "choose",
     "game_of_config",
     "load_net",
@@ -845,10 +1020,14 @@ __all__ = [
     "make_policy",
     "make_shipped",
     "observation_groups",
+    "output_bounds",
+    "parse_json",
     "parse_mode",
     "read_config",
+    "read_file",
     "resolve_path",
     "sha256_of",
     "shipped_checkpoints",
+    "short_repr",
     "versions",
 ]
