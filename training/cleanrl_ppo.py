@@ -34,15 +34,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policy import WEIGHTS_FILE, arch_from_json, choose
+from agents.policy import WEIGHTS_FILE, CheckpointError, arch_from_json, choose, short_repr
 from training.checkpoints import (
     CHECKPOINTS,
     RESUME_ARRAYS,
     RESUME_JSON,
     checkpoint_name,
     complete_checkpoints,
+    load_arrays_bytes,
+    pool_entry,
+    read_resume,
     remove_partial,
-    verify_files,
+    step_of,
     write_arrays,
     write_directory,
 )
@@ -111,7 +114,8 @@ def _write_checkpoint(
             arrays[f"adam.{name}.{key}"] = value.detach().numpy().copy().reshape(value.shape)
     arrays["torch_generator"] = gen.get_state().numpy()
     group = {k: v for k, v in state["param_groups"][0].items() if k != "params"}
-    resume = {"params": params, "adam": group, "checkpoints_in_pool": games.checkpoints, **extra}
+    pool = [pool_entry(c) for c in games.checkpoints]  # relative: a moved run resumes
+    resume = {"params": params, "adam": group, "checkpoints_in_pool": pool, **extra}
     tensors = policy_tensors(net, arch_from_json(cfg.arch), cfg.game)
     files = {
         WEIGHTS_FILE: lambda p: save_file(tensors, str(p)),
@@ -123,38 +127,80 @@ def _write_checkpoint(
 
 
 def _load_checkpoint(ckpt: Path, net, opt, gen, games) -> dict[str, Any]:
-    """Restore a checkpoint written by ``_write_checkpoint``; returns its resume.json."""
-    from safetensors.numpy import load_file
+    """Restore a checkpoint written by ``_write_checkpoint``; returns its resume.json.
+    Every file is checked first (``training.checkpoints.read_resume``: checksums, regular
+    files of the directory, finite weights and logits, the games through their game's own
+    validation), then the Adam state (finite, of its parameters' shapes, a fresh
+    optimizer's hyperparameters), the counters and the generator.
 
-    verify_files(ckpt, [WEIGHTS_FILE, RESUME_ARRAYS, RESUME_JSON], games.spec.name)
-    weights = load_file(str(ckpt / WEIGHTS_FILE))
+    Raises:
+        CheckpointError: naming the file and the field that is wrong.
+    """
+    names = [WEIGHTS_FILE, RESUME_ARRAYS, RESUME_JSON]
+    _, files, arrays, resume = read_resume(ckpt, games, names)
+    where = ckpt / RESUME_JSON
+    weights = load_arrays_bytes(files[WEIGHTS_FILE], ckpt / WEIGHTS_FILE)
     state = net.state_dict()
-    for name, value in weights.items():
-        state[name] = torch.from_numpy(value.copy())
-    net.load_state_dict(state)
-    arrays = load_file(str(ckpt / RESUME_ARRAYS))
-    resume = json.loads((ckpt / RESUME_JSON).read_text())
     by_name = dict(net.named_parameters())
+    params, group = resume.get("params"), resume.get("adam")
+    fresh = torch.optim.Adam([torch.zeros(1)], lr=opt.param_groups[0]["lr"], eps=1e-5)
+    fresh_group = json.loads(
+        json.dumps({k: v for k, v in fresh.param_groups[0].items() if k != "params"})
+    )
+    if any(k not in state or tuple(v.shape) != tuple(state[k].shape) for k, v in weights.items()):
+        raise CheckpointError(f"{ckpt / WEIGHTS_FILE}: its tensors are not this network's")
+    if not isinstance(params, list) or sorted(map(str, params)) != sorted(by_name):
+        raise CheckpointError(f"{where}: params must name this network's parameters")
+    if group != fresh_group:
+        raise CheckpointError(
+            f"{where}: adam is {short_repr(group)}, this run's optimizer has {fresh_group}"
+        )
+    step, starts = resume.get("step"), resume.get("episode_start")
+    if step != step_of(ckpt):
+        raise CheckpointError(f"{where}: step {short_repr(step)} is not {step_of(ckpt)}")
+    if (
+        not isinstance(starts, list)
+        or len(starts) != games.num_envs
+        or not all(isinstance(b, bool) for b in starts)
+    ):
+        raise CheckpointError(f"{where}: episode_start must be {games.num_envs} booleans")
     adam_state = {}
-    for i, name in enumerate(resume["params"]):
+    for i, name in enumerate(params):
         entry = {}
         for key in ("step", "exp_avg", "exp_avg_sq"):
             a = arrays.get(f"adam.{name}.{key}")
-            if a is not None:
-                entry[key] = torch.from_numpy(a.copy()).reshape(
-                    () if key == "step" else by_name[name].shape
+            if a is None:
+                continue
+            shape = () if key == "step" else tuple(by_name[name].shape)
+            if a.dtype != np.float32 or a.size != int(np.prod(shape)):
+                raise CheckpointError(
+                    f"{ckpt / RESUME_ARRAYS}: adam.{name}.{key} is {a.dtype}{a.shape}, "
+                    f"its parameter needs float32{shape}"
                 )
+            if not np.isfinite(a).all() or (key != "exp_avg" and (a < 0).any()):
+                raise CheckpointError(
+                    f"{ckpt / RESUME_ARRAYS}: adam.{name}.{key} is not finite, or negative"
+                )
+            entry[key] = torch.from_numpy(a.copy()).reshape(shape)
         if entry:
             adam_state[i] = entry
+    generator = arrays.get("torch_generator")
+    try:
+        torch.Generator().set_state(torch.from_numpy(np.asarray(generator).copy()))
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise CheckpointError(
+            f"{ckpt / RESUME_ARRAYS}: torch_generator is not a generator state ({err})"
+        ) from None
+    for name, value in weights.items():
+        state[name] = torch.from_numpy(value.copy())
+    net.load_state_dict(state)
     opt.load_state_dict(
         {
             "state": adam_state,
-            "param_groups": [{**resume["adam"], "params": list(range(len(resume["params"])))}],
+            "param_groups": [{**group, "params": list(range(len(params)))}],
         }
     )
-    gen.set_state(torch.from_numpy(arrays["torch_generator"].copy()))
-    games.set_checkpoints(resume["checkpoints_in_pool"])
-    games.load_arrays({k[6:]: v for k, v in arrays.items() if k.startswith("games.")})
+    gen.set_state(torch.from_numpy(generator.copy()))
     return resume
 
 

@@ -18,13 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from agents.policy import DEFAULT_ARCH, arch_from_json, read_config
+from agents.policy import DEFAULT_ARCH, PolicyNet, arch_from_json
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
 #: The PPO implementations: sb3-contrib's (the reference) and the one-file CleanRL-style one.
 ALGOS = ("maskable", "cleanrl")
-#: Fields of ``PPOConfig`` that a resumed run may change (how long and how to show it).
-RESUMABLE_CHANGES = ("steps", "resume", "progress", "command")
+#: Fields of ``PPOConfig`` that a resumed run may change (how long, how to show it, and
+#: where the run directory now is: a moved run resumes).
+RESUMABLE_CHANGES = ("steps", "resume", "progress", "command", "out")
 #: The default pool's shares: the policy being trained, the promoted checkpoints, random;
 #: the game's scripted bots share what is left.
 SELF_SHARE, POOL_SHARE, RANDOM_SHARE = 0.4, 0.1, 0.1
@@ -130,7 +131,7 @@ class PPOConfig:
         Raises:
             ValueError: naming the argument and what is allowed.
         """
-        from training.learner import POOL, SELF, parse_pool
+        from training.learner import POOL, SELF
 
         def integer(name: str, low: int) -> None:
             value = getattr(self, name)
@@ -172,7 +173,7 @@ class PPOConfig:
                 f"--batch-size {self.batch_size} must divide the rollout size n_steps * envs "
                 f"= {self.n_steps * self.envs}"
             )
-        parse_pool(str(self.opponents), self.game)
+        self._check_opponents(SELF, POOL)
         self._check_eval_opponents(SELF, POOL)
         try:
             arch = arch_from_json(self.arch)
@@ -184,7 +185,7 @@ class PPOConfig:
             if self.resume:
                 raise ValueError("--init starts a new run; it cannot be combined with --resume")
             try:
-                theirs = arch_from_json(read_config(self.init, self.game).get("arch"))
+                theirs = PolicyNet(self.init, self.game).arch  # every check of a policy
             except ValueError as err:
                 raise ValueError(f"--init: {err}") from None
             if theirs != arch:
@@ -192,6 +193,25 @@ class PPOConfig:
                     f"--init {self.init}: its network {theirs.to_json()} is not this run's "
                     f"{arch.to_json()}; pass --arch to match it"
                 )
+
+    def _check_opponents(self, *pool_entries: str) -> None:
+        """Each entry of ``--opponents`` must be ``self``, ``pool``, a compiled opponent or
+        make an opponent of the game (a checkpoint is loaded and checked): a run refused
+        here has created nothing."""
+        from training.learner import compiled_opponents, make_external, parse_pool
+
+        compiled = compiled_opponents(self.game)
+        for name, _ in parse_pool(str(self.opponents), self.game):
+            if name in pool_entries or name in compiled:
+                continue
+            try:
+                make_external(name, self.game)
+            except ValueError as err:
+                raise ValueError(
+                    f"--opponents entry {name!r} is not a {game_spec(self.game).title} "
+                    f"opponent ({err}); allowed: {', '.join([*pool_entries, *compiled])}, or "
+                    f"an agent spec of the game (caylus agents --game {self.game})"
+                ) from None
 
     def _check_eval_opponents(self, *refused: str) -> None:
         """Each reference must make an agent of the game (not ``self`` or ``pool``)."""

@@ -27,7 +27,6 @@ with more players; 0.5 for a game cut off by its decision cap (zero reward).
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -138,14 +137,63 @@ class League:
 
     @classmethod
     def load(cls, run_dir: Path) -> League:
+        """The league of run directory ``run_dir`` (an empty one without ``league.json``).
+        The file names the run's checkpoints relative to the run directory
+        (``checkpoints/step-...``); they are returned as paths under ``run_dir``, so a moved
+        run directory resumes (an absolute path written before is read by its last two
+        parts: a run's league holds the run's own checkpoints only).
+
+        Raises:
+            ValueError: naming the file and the field that is not a league's.
+        """
+        from training.checkpoints import resolve_pool_entry
+        from training.runs import read_run_file
+
         path = Path(run_dir) / LEAGUE_JSON
-        if not path.is_file():
+        d = read_run_file(run_dir, LEAGUE_JSON)
+        if d is None:
             return cls(None, [], [])
-        d = json.loads(path.read_text())
-        return cls(d["best"], list(d["promoted"]), list(d["decisions"]))
+
+        def entry(value: Any, where: str) -> str:
+            return resolve_pool_entry(run_dir, value, f"{path}: {where}")
+
+        if (
+            not isinstance(d, dict)
+            or not isinstance(d.get("promoted"), list)
+            or not isinstance(d.get("decisions"), list)
+            or not all(isinstance(x, dict) and "checkpoint" in x for x in d["decisions"])
+        ):
+            raise ValueError(
+                f"{path}: must be an object with best, promoted (a list) and decisions (a "
+                "list of objects naming their checkpoint)"
+            )
+        best = None if d.get("best") is None else entry(d["best"], "best")
+        promoted = [entry(c, f"promoted[{i}]") for i, c in enumerate(d["promoted"])]
+        decisions = []
+        for i, x in enumerate(d["decisions"]):
+            x = dict(x)
+            x["checkpoint"] = entry(x["checkpoint"], f"decisions[{i}].checkpoint")
+            if x.get("against") is not None:
+                x["against"] = entry(x["against"], f"decisions[{i}].against")
+            decisions.append(x)
+        return cls(best, promoted, decisions)
 
     def save(self, run_dir: Path) -> None:
-        atomic_write_json(Path(run_dir) / LEAGUE_JSON, asdict(self))
+        """Write ``league.json`` (checkpoints relative to the run directory) and
+        ``league.md``, atomically."""
+        from training.checkpoints import pool_entry
+
+        def rel(c: str | None) -> str | None:
+            return None if c is None else pool_entry(c)
+
+        d = asdict(self)
+        d["best"] = rel(self.best)
+        d["promoted"] = [pool_entry(c) for c in self.promoted]
+        d["decisions"] = [
+            {**x, "checkpoint": rel(x["checkpoint"]), "against": rel(x.get("against"))}
+            for x in self.decisions
+        ]
+        atomic_write_json(Path(run_dir) / LEAGUE_JSON, d)
         atomic_write_text(Path(run_dir) / LEAGUE_MD, self.markdown())
 
     def markdown(self) -> str:

@@ -660,29 +660,78 @@ class PoolGames(BatchedGames):
         out["seed"] = np.array([self.seed if self.seed is not None else -1], np.int64)
         return out
 
-    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+    def load_arrays(self, arrays: dict[str, np.ndarray], where: str = "saved games") -> None:
         """Restore ``save_arrays``'s games (same game, ``num_envs``, player counts and pool).
 
+        The arrays come from a file: nothing of them reaches a kernel before every game's
+        state has passed its game's own validation (``check_saved_state``), each learner
+        seat and opponent slot is in range, and the saved legal actions, masks and
+        observations are the ones of the states (``where`` names the file in the errors).
+
         Raises:
-            ValueError: naming an array that is missing or has another shape or dtype, or
-                opponent slots this pool lacks.
+            ValueError: naming the array (and game) that is missing, has another shape or
+                dtype, or does not hold a position these games can continue; nothing is
+                changed then.
         """
-        for name in self._SAVED:
+        for name in (*self._SAVED, "seed"):
             key = name.lstrip("_")
-            current = getattr(self, name)
+            current = getattr(self, name) if name != "seed" else np.zeros(1, np.int64)
             a = arrays.get(key)
-            if a is None or a.shape != current.shape or a.dtype != current.dtype:
+            if (
+                not isinstance(a, np.ndarray)
+                or a.shape != current.shape
+                or a.dtype != current.dtype
+            ):
+                got = (a.dtype, a.shape) if isinstance(a, np.ndarray) else None
                 raise ValueError(
-                    f"saved games: {key} is {None if a is None else (a.dtype, a.shape)}, "
-                    f"these games need {(current.dtype, current.shape)}"
+                    f"{where}: games.{key} is {got}, these games need "
+                    f"{(current.dtype, current.shape)}"
                 )
-        if int(arrays["slot"].max(initial=0)) >= len(self.slots):
-            raise ValueError(
-                f"saved games use opponent slots this pool of {self.opponent_names()} lacks"
-            )
+        seed = int(arrays["seed"][0])
+        if seed < -1:
+            raise ValueError(f"{where}: games.seed is {seed}; allowed: -1 (none) or >= 0")
+        for name, values, high in (
+            ("learner", arrays["learner"], self.options[:, 0]),
+            ("slot", arrays["slot"], len(self.slots)),
+        ):
+            bad = np.flatnonzero((values < 0) | (values >= high))
+            if bad.size:
+                k = int(bad[0])
+                limit = int(np.broadcast_to(high, values.shape)[k])
+                raise ValueError(
+                    f"{where}: games.{name}[{k}] is {int(values[k])}; allowed: 0..{limit - 1}"
+                    + (f" (opponent slots {self.opponent_names()})" if name == "slot" else "")
+                )
+        bad = np.flatnonzero(arrays["episodes"] < 0)
+        if bad.size:
+            raise ValueError(f"{where}: games.episodes[{int(bad[0])}] is negative")
+        K = self.engine.kernels
+        legal = np.empty(self.num_actions, np.int64)
+        obs = np.zeros(self.obs_size, np.float32)
+        for k in range(self.num_envs):
+            s = arrays["states"][k]
+            check_saved_state(self.spec.name, s, self.options[k], f"{where}: games.states[{k}]")
+            copy = s.copy()
+            n = int(K.legal_actions(copy, legal))
+            seat = int(arrays["learner"][k])
+            if n < 1 or int(K.current_player(copy)) != seat:
+                raise ValueError(
+                    f"{where}: games.states[{k}] does not wait on the learner (seat {seat})"
+                )
+            mask = np.zeros(self.num_actions, np.int8)
+            mask[legal[:n]] = 1
+            self.observer.encode_into(copy, seat, obs)
+            for key, same in (
+                ("num_legal", int(arrays["num_legal"][k]) == n),
+                ("legal", np.array_equal(arrays["legal"][k, :n], legal[:n])),
+                ("mask", np.array_equal(arrays["mask"][k], mask)),
+                ("obs", np.array_equal(arrays["obs"][k], obs)),
+            ):
+                if not same:
+                    raise ValueError(f"{where}: games.{key}[{k}] does not match games.states[{k}]")
         for name in self._SAVED:
             getattr(self, name)[...] = arrays[name.lstrip("_")]
-        self.seed = int(arrays["seed"][0])
+        self.seed = seed
         self.waiting[:] = False
         self._terminated[:] = False
         self._truncated[:] = False
@@ -691,6 +740,59 @@ class PoolGames(BatchedGames):
             self.states, self.learner, self.options, self.margin, self._scratch[3]
         )
         self._started = True
+
+
+def _stack_capacity(layout: Any) -> int:
+    """Entries the state's decision stack holds (the ``STACK`` field's size)."""
+    field = next(f for f in layout.FIELDS if f.offset == layout.STACK)
+    return int(field.size) // int(layout.STACK_ENTRY)
+
+
+def check_saved_state(game: str, s: np.ndarray, options: np.ndarray, where: str) -> None:
+    """Refuse a state array from a file unless it is a position of ``game`` that its own
+    validation accepts, with the kernel ``options`` of the game it is to continue.
+
+    The array's stack size is checked first (the game's state-dict writer reads the stack
+    in compiled code); then it goes through the game's state-dict round trip: the dict
+    written from it (``state_to_dict``) must pass the game's whole validation
+    (``dict_to_state``: every field's domain, the invariants, a decision reachable) and
+    give back the same array, value for value, with the same options.
+
+    Raises:
+        ValueError: naming ``where`` and what is wrong.
+    """
+    engine = game_spec(game).engine()
+    layout = engine.layout
+    if s.dtype != np.dtype(layout.STATE_DTYPE) or s.shape != (layout.STATE_SIZE,):
+        raise ValueError(f"{where}: not a {game} state ({s.dtype}, {s.shape})")
+    size, capacity = int(s[layout.STACK_SIZE]), _stack_capacity(layout)
+    if not 0 <= size <= capacity:
+        raise ValueError(
+            f"{where}: not a valid {game} position: its decision stack holds {size} "
+            f"entries; allowed: 0..{capacity}"
+        )
+    try:
+        d = engine.state_to_dict(s.copy())
+    except Exception as err:  # any failure to read the array is a refusal of it
+        raise ValueError(
+            f"{where}: not a valid {game} position ({type(err).__name__}: {err})"
+        ) from None
+    try:
+        again = engine.dict_to_state(d)
+        config = engine.GameConfig.from_dict(d["options"])
+    except ValueError as err:
+        raise ValueError(f"{where}: not a valid {game} position ({err})") from None
+    if not np.array_equal(again, s):
+        differ = np.flatnonzero(again != s)
+        names = sorted(
+            {f.name for f in layout.FIELDS for i in differ[:8] if f.offset <= i < f.offset + f.size}
+        )
+        raise ValueError(
+            f"{where}: not a valid {game} position (fields {names} hold values its state "
+            "dict cannot express)"
+        )
+    if not np.array_equal(config.kernel_options(), options):
+        raise ValueError(f"{where}: a game with options {d['options']}, not those of these games")
 
 
 __all__ = [
@@ -704,6 +806,7 @@ __all__ = [
     "BatchPolicy",
     "PoolGames",
     "Slot",
+    "check_saved_state",
     "compiled_opponents",
     "make_external",
     "parse_pool",

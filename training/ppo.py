@@ -38,7 +38,6 @@ weights bit for bit (torch's CPU kernels are deterministic for a fixed thread co
 
 from __future__ import annotations
 
-import json
 import time
 from collections import defaultdict, deque
 from pathlib import Path
@@ -46,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import arch_from_json, choose
+from agents.policy import arch_from_json, choose, read_config
 from training.config import ALGOS, PPOConfig, config_from_args
 from training.runs import checkpoint_meta, load_init_tensors, prepare_run, settle_checkpoint
 
@@ -220,6 +219,53 @@ def _callback_class() -> type:
 # ---------------------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------------------
+def build_model(cfg: PPOConfig, out: Path) -> tuple[Any, Any, list[Path], str | None]:
+    """Steps 1 and 2 of a run in the checked directory ``out`` (``prepare_run``): the games
+    and the model, new, warm-started (``--init``) or resumed (``--resume``: every file of
+    the last checkpoint checked before use, ``training.checkpoints.load_for_resume``).
+
+    Returns:
+        The ``MaskablePPO`` model, its ``PoolVecEnv``, the run's complete checkpoints and
+        the parent of the next one.
+
+    Raises:
+        ValueError: for a checkpoint or a league that must not be loaded (naming the file
+            and the field).
+    """
+    from sb3_contrib import MaskablePPO
+
+    from training.checkpoints import complete_checkpoints, load_for_resume, remove_partial
+    from training.league import League
+    from training.learner import PoolGames
+    from training.vecenv import PoolVecEnv
+
+    # 1. the games
+    league = League.load(out)
+    games = PoolGames(
+        cfg.game, cfg.envs, cfg.players, opponents=cfg.opponents, checkpoints=league.promoted
+    )
+    env = PoolVecEnv(games, seed=cfg.seed, shaping=cfg.shaping)
+
+    # 2. the model: new, warm-started, or resumed
+    kwargs = model_kwargs(cfg)
+    remove_partial(out)
+    done = complete_checkpoints(out)
+    parent = None
+    if cfg.resume and done:
+        try:
+            model = load_for_resume(done[-1], env, kwargs)
+        except ValueError as err:
+            raise ValueError(f"--resume: {err}") from None
+        parent = read_config(done[-1], cfg.game).get("parent")
+    else:
+        model = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu", **kwargs)
+        if cfg.init:
+            load_init_tensors(model.policy, cfg.init, cfg.game)
+            parent = cfg.init
+    games.set_self_policy(TorchPolicy(model.policy))
+    return model, env, done, parent
+
+
 def train(cfg: PPOConfig) -> Path:
     """Train (or resume) as ``cfg`` says; returns the last checkpoint's directory.
 
@@ -244,38 +290,12 @@ def train(cfg: PPOConfig) -> Path:
 
         return train_cleanrl(cfg, out)
 
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    from training.checkpoints import complete_checkpoints, load_for_resume, remove_partial
-    from training.league import League
-    from training.learner import PoolGames
-    from training.vecenv import PoolVecEnv
+    from training.checkpoints import complete_checkpoints
 
-    # 1. the games
-    league = League.load(out)
-    games = PoolGames(
-        cfg.game, cfg.envs, cfg.players, opponents=cfg.opponents, checkpoints=league.promoted
-    )
-    env = PoolVecEnv(games, seed=cfg.seed, shaping=cfg.shaping)
-
-    # 2. the model: new, warm-started, or resumed
-    kwargs = model_kwargs(cfg)
-    remove_partial(out)
-    done = complete_checkpoints(out)
-    parent = None
-    if cfg.resume and done:
-        try:
-            model = load_for_resume(done[-1], env, kwargs)
-        except ValueError as err:
-            raise ValueError(f"--resume: {err}") from None
-        parent = json.loads((done[-1] / "config.json").read_text()).get("parent")
-    else:
-        model = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu", **kwargs)
-        if cfg.init:
-            load_init_tensors(model.policy, cfg.init, cfg.game)
-            parent = cfg.init
-    games.set_self_policy(TorchPolicy(model.policy))
+    model, env, done, parent = build_model(cfg, out)
+    games = env.games
     model.set_logger(configure(str(out), ["csv", "tensorboard"]))
 
     # 3. the loop
@@ -293,4 +313,12 @@ def train(cfg: PPOConfig) -> Path:
     return complete_checkpoints(out)[-1]
 
 
-__all__ = ["ALGOS", "PPOConfig", "TorchPolicy", "config_from_args", "model_kwargs", "train"]
+__all__ = [
+    "ALGOS",
+    "PPOConfig",
+    "TorchPolicy",
+    "build_model",
+    "config_from_args",
+    "model_kwargs",
+    "train",
+]

@@ -11,7 +11,6 @@ its gate into the league, each part skipped when already on disk).
 from __future__ import annotations
 
 import csv
-import json
 import os
 import shlex
 import sys
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.policy import short_repr
 from caylus_env.core.fileio import atomic_write_json
 from caylus_env.core.registry import game_of, game_spec
 from training.config import RESUMABLE_CHANGES, PPOConfig
@@ -32,35 +32,74 @@ CURVE_FIELDS = ("step", "opponent", "games", "wins", "ties", "losses", "score", 
 EVAL_SEED_OFFSET = 1_000_003
 
 
+RUN_JSON = "run.json"
+#: Largest ``run.json`` or ``league.json`` read (bytes).
+MAX_RUN_FILE_BYTES = 1 << 24
+
+
+def read_run_file(out: str | Path, name: str) -> Any:
+    """The JSON of the run directory's file ``name`` (``None`` when there is none), read as
+    a regular file of the directory (``agents.policy.read_file``: a FIFO, a directory or a
+    link elsewhere is refused, never waited on).
+
+    Raises:
+        ValueError: naming the file and what is wrong with it (malformed JSON included).
+    """
+    from agents.policy import parse_json, read_file
+
+    path = Path(out) / name
+    if not os.path.lexists(path):
+        return None
+    return parse_json(read_file(out, name, MAX_RUN_FILE_BYTES), path)
+
+
+def read_run_json(out: str | Path) -> dict[str, Any] | None:
+    """``run.json`` of the run directory ``out`` (``None`` when there is none).
+
+    Raises:
+        ValueError: for a file that is not a regular file, not JSON, or not an object.
+    """
+    saved = read_run_file(out, RUN_JSON)
+    if saved is not None and not isinstance(saved, dict):
+        raise ValueError(f"{Path(out) / RUN_JSON}: must hold a JSON object (a run's arguments)")
+    if saved is not None and not isinstance(saved.get("game", ""), str):
+        raise ValueError(f"{Path(out) / RUN_JSON}: game must be a game's name")
+    return saved
+
+
 def check_run_game(out: str | Path, game: str) -> None:
     """Refuse a run directory of another game before anything compares its arguments.
 
     Raises:
-        ValueError: naming the run's game and the one asked for (``--game``).
+        ValueError: naming the run's game and the one asked for (``--game``), or a
+            ``run.json`` that cannot be read.
     """
-    run_json = Path(out) / "run.json"
-    if run_json.is_file():
-        saved = json.loads(run_json.read_text())
-        theirs = game_of(saved if isinstance(saved, dict) else {})
+    saved = read_run_json(out) if Path(out).is_dir() else None
+    if saved is not None:
+        theirs = game_of(saved)
         if theirs != game:
             raise ValueError(
-                f"{out} holds a training run of game {theirs!r}, not {game!r}: pass "
-                f"--game {theirs} to resume it, or choose another --out"
+                f"{out} holds a training run of game {short_repr(theirs)}, not {game!r}: pass "
+                f"--game {short_repr(theirs)} to resume it, or choose another --out"
             )
 
 
 def prepare_run(cfg: PPOConfig) -> Path:
     """Create or check ``cfg.out``: a new run needs a new directory (or an empty one); a
-    resumed run needs the same game and arguments as the first (``steps`` may grow).
+    resumed run needs the same game and arguments as the first (``steps`` may grow, and the
+    directory may have moved: ``out`` may differ). ``run.json`` holds the run's arguments:
+    the source of truth of a resumed run. Call it after ``cfg.check()``: nothing is created
+    for arguments that are refused.
 
     Raises:
         ValueError: naming the differing arguments, or saying how to resume.
     """
-    check_run_game(cfg.out, cfg.game)
     out = Path(cfg.out)
-    run_json = out / "run.json"
-    if run_json.is_file():
-        saved = json.loads(run_json.read_text())
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is not a directory")
+    check_run_game(cfg.out, cfg.game)
+    saved = read_run_json(out) if out.is_dir() else None
+    if saved is not None:
         if not cfg.resume:
             raise ValueError(
                 f"{out} already holds a training run: add --resume to continue it, or "
@@ -72,7 +111,10 @@ def prepare_run(cfg: PPOConfig) -> Path:
             k for k in ours if k not in RESUMABLE_CHANGES and saved.get(k) != ours.get(k)
         )
         if differ:
-            detail = ", ".join(f"{k}: {saved.get(k)!r} then, {ours.get(k)!r} now" for k in differ)
+            detail = ", ".join(
+                f"{k}: {short_repr(saved.get(k))} then, {short_repr(ours.get(k))} now"
+                for k in differ
+            )
             raise ValueError(f"--resume with other arguments than the run in {out}: {detail}")
     else:
         if cfg.resume:
@@ -80,7 +122,7 @@ def prepare_run(cfg: PPOConfig) -> Path:
         if out.exists() and any(out.iterdir()):
             raise ValueError(f"--out {out} exists and is not empty; choose a new directory")
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(run_json, asdict(cfg))
+        atomic_write_json(out / RUN_JSON, asdict(cfg))
     return out
 
 
@@ -149,7 +191,7 @@ def settle_checkpoint(
                     f"[{m.low:.3f}, {m.high:.3f}] over {m.games} games"
                 )
     league = League.load(out)
-    if not any(d["checkpoint"] == str(ckpt) for d in league.decisions):
+    if not any(Path(d["checkpoint"]).name == ckpt.name for d in league.decisions):
         d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed, cfg.game)
         league.save(out)
         logger.record("league/promoted", float(d["decision"].startswith("promoted")))
@@ -226,5 +268,7 @@ __all__ = [
     "load_init_tensors",
     "plot_curve",
     "prepare_run",
+    "read_run_file",
+    "read_run_json",
     "settle_checkpoint",
 ]
