@@ -60,6 +60,7 @@ from caylus_env.caylus.engine.decisions import (
     push,
 )
 from caylus_env.caylus.engine.validate import STATE_FORMAT, check_state, check_state_dict
+from caylus_env.core.errors import InvalidStateError
 
 FORMAT = STATE_FORMAT
 _SOURCE_NAMES = tuple(s.name.lower() for s in BuildSource)
@@ -187,7 +188,12 @@ def dict_to_state(d: dict[str, Any]) -> np.ndarray:
         InvalidStateError: (a ``ValueError``) naming the first field that is wrong and what
             is allowed. Nothing is returned for a bad dict, so no half-built game escapes.
     """
-    check_state_dict(d)
+    try:
+        check_state_dict(d)
+    except RecursionError:  # a value nested past Python's limit, met while naming it
+        raise InvalidStateError(
+            "state dict: a value is nested too deeply to read (a state dict nests 4 levels)"
+        ) from None
     s = _decode(d)
     check_state(s)
     return s

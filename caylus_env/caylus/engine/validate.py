@@ -888,7 +888,11 @@ def _check_workers(s: np.ndarray, phase: int, cursor: int, entries: list[Entry])
         return f"castle_workers stand in phase {name}; allowed: phases 2-6"
     first = 1
     if phase == Phase.ACTIVATION:
-        first = max(1, cursor - 1 if entries else cursor)
+        # The worker of the space being resolved stays until its finish_space procedure
+        # sends it home; without that procedure nothing would (drive_activation goes on
+        # from the cursor), and the worker would stay on the road for good.
+        resolving = bool(entries) and entries[0][0] == Procedure.FINISH_SPACE
+        first = max(1, cursor - 1 if resolving else cursor)
     elif not Phase.PLACEMENT <= phase <= Phase.ACTIVATION:
         first = ROAD_LEN + 1
     for k in range(1, ROAD_LEN + 1):
