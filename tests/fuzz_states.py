@@ -1,15 +1,20 @@
-"""A seeded mutation fuzzer of state dicts: hostile positions must be refused or played safely.
+"""A seeded mutation fuzzer of state dicts, for every registered game: hostile positions must
+be refused or played safely.
 
-Positions are taken from random mid-game play (2-5 players, the variants, every
-``DecisionKind`` reached), then mutated: type swaps, out-of-range and int16-extreme ints,
-deleted and added keys, pending entries added, removed and edited, seat swaps, list length
-changes. Each case is loaded with ``Game.from_state_dict`` in a worker subprocess under a
-watchdog and classified:
+Written once over the game contract (``caylus_env.core.contract``): positions come from
+random play of the game (every player count and option set, games cut off by the decision
+cap included, every decision kind of ``engine.DECISION_NAMES`` reached), then are mutated:
+type swaps, out-of-range and int16-extreme ints, deleted and added keys, deep nesting,
+pending entries added, removed and edited, seat swaps, list length changes, flags, the
+clock. Each case is loaded with the game's ``Game.from_state_dict`` in a worker subprocess
+under a watchdog and classified:
 
-- ``clear``: a ``ValueError`` (or subclass) with a message, raised at load;
-- ``other``: any other Python exception at load (a wrong exception type);
+- ``clear``: a ``ValueError`` (or subclass) with a one-line message, raised at load;
+- ``other``: any other Python exception at load (a wrong exception type, a RecursionError);
 - ``accepted``: loaded, then a bounded run of random legal moves kept every invariant;
-- ``corrupt``: loaded, but a later move broke an invariant (``check_invariants``) or raised;
+- ``corrupt``: loaded, but a later move broke one of the game's invariants (the contract's
+  ``kernels.check_invariants``), raised, put an observation outside its space, or reached
+  a position the game's own loader refuses;
 - ``crash``: the worker died without a Python error (a signal, heap corruption);
 - ``hang``: the watchdog fired.
 
@@ -19,8 +24,8 @@ indices crosses the pipe. ``NUMBA_BOUNDSCHECK=1`` in a worker's environment make
 out-of-bounds access an ``IndexError`` (counted as ``other`` or ``corrupt``); its kernels
 are compiled into their own cache folder (``BOUNDSCHECK_CACHE``).
 
-Run ``python -m tests.fuzz_states --cases 3000`` from the repository root (or the file by
-path, to fuzz another checkout on ``PYTHONPATH``) for the counts table.
+Run ``python -m tests.fuzz_states --game puerto_rico --cases 4000`` from the repository
+root (or the file by path, to fuzz another checkout on ``PYTHONPATH``) for the counts table.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from caylus_env.caylus.engine.constants import PHASE_NAMES
+from caylus_env.core.registry import GAME_NAMES, game_spec
 
 OUTCOMES = ("clear", "other", "accepted", "corrupt", "crash", "hang")
 INT16_EXTREMES = (-32768, -32767, -1, 32767, 32768, 65535, 2**31, 2**63, -(2**63) - 1)
@@ -67,6 +72,15 @@ ODD_VALUES: tuple[Any, ...] = (
     np.float32(2.0),
 )
 MOVES_AFTER_LOAD = 40  # random legal moves played (with invariants checked) after a load
+RELOAD_EVERY = 10  # moves between checks that the game's own loader takes the position back
+DEEP = 5000  # nesting depth of the deep-nesting mutation (past Python's recursion limit)
+#: Keys holding a seat (or a list of seats), in any game's state dict.
+SEAT_KEYS = frozenset(
+    {"owner", "worker", "lawyer_pending", "player", "picker", "governor", "turn_order",
+     "passing_order", "stables", "castle_workers", "special_workers", "inn"}
+)  # fmt: skip
+#: Keys of a game's clock: which turn, phase step or counter the position is at.
+CLOCK_KEYS = ("cursor", "step", "picks", "idle", "guest_step", "round", "turn", "decisions")
 CASE_TIMEOUT_S = 20.0  # watchdog per case (the first case of a worker also imports)
 START_TIMEOUT_S = 240.0
 BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / "caylus_env_numba_boundscheck"
@@ -75,61 +89,53 @@ BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / "caylus_env_numba_boundscheck"
 # ---------------------------------------------------------------------------------------
 # Positions from play.
 # ---------------------------------------------------------------------------------------
-def sample_positions(seed: int, per_game: int = 3, max_games: int = 4000) -> list[dict]:
-    """State dicts from random games until every decision kind has been the top decision.
+def sample_positions(game: str, seed: int, games: int = 16, per_game: int = 4) -> list[dict]:
+    """State dicts of ``game`` from ``games`` random games: every player count and option
+    set in turn, one game in four cut off by the decision cap (its last position kept), the
+    first position of each decision kind met and ``per_game`` more per game.
 
-    The policy mixes per-game random action preferences, starts rich in money and cubes
-    (so rare decisions such as ``residence`` come up) and a one-step look-ahead towards
+    The policy mixes per-game random action preferences and a one-step look-ahead towards
     decision kinds not yet seen.
     """
-    from caylus_env.caylus.engine import NUM_ACTIONS, Game, GameConfig
-    from caylus_env.caylus.engine.constants import DECISION_NAMES
-
+    spec = game_spec(game)
+    engine = spec.engine()
+    counts = list(spec.player_counts)
+    option_sets = list(spec.option_sets.values())
     rng = np.random.default_rng(seed)
     seen: set[str] = set()
     positions: list[dict] = []
-    for g in range(max_games):
-        n = 2 + g % 4
-        cfg = GameConfig(
-            num_players=n,
-            simplified_favors=g % 9 == 8,
-            jeweller=g % 5 == 4,
-            house_cap=g % 7 == 6,
-            lawyer_prestige=3 if g % 3 == 2 else 4,
-        )
-        game = Game(cfg, seed=int(rng.integers(2**31)))
-        if g % 4:
-            d = game.state_dict()
-            for p in d["players"]:
-                p["money"] = int(rng.integers(5, 40))
-                p["cubes"] = {k: int(rng.integers(0, 8)) for k in p["cubes"]}
-            game = Game.from_state_dict(d)
-        weights = np.exp(2.0 * rng.standard_normal(NUM_ACTIONS))
-        keep = set(rng.choice(400, per_game, replace=False).tolist())
+    for g in range(games):
+        options = dict(option_sets[(g // len(counts)) % len(option_sets)])
+        truncating = spec.truncating_options is not None and g % 4 == 3
+        if truncating:
+            options.update(spec.truncating_options)
+        config = spec.config(counts[g % len(counts)], **options)
+        play = engine.Game(config, int(rng.integers(2**31)))
+        weights = np.exp(2.0 * rng.standard_normal(engine.NUM_ACTIONS))
+        keep = set(rng.choice(300, per_game, replace=False).tolist())
         step = 0
-        while not game.is_terminal():
-            kind = game.decision().kind
+        while not play.is_over():
+            kind = play.decision().kind
             if kind not in seen or step in keep:
-                positions.append(game.state_dict())
+                positions.append(play.state_dict())
                 seen.add(kind)
-            legal = game.legal_actions()
+            legal = play.legal_actions()
             action = None
-            if rng.random() < 0.2:
+            if rng.random() < 0.1:
                 for a in legal:
-                    probe = game.clone()
+                    probe = play.clone()
                     probe.apply(a)
-                    if not probe.is_terminal() and probe.decision().kind not in seen:
+                    if not probe.is_over() and probe.decision().kind not in seen:
                         action = a
                         break
             if action is None:
                 w = weights[legal]
                 action = legal[int(rng.choice(len(legal), p=w / w.sum()))]
-            game.apply(action)
+            play.apply(action)
             step += 1
-        if len(seen) == len(DECISION_NAMES) and g >= 20:
-            return positions
-    missing = sorted(set(DECISION_NAMES) - seen)
-    raise RuntimeError(f"sampling reached no position for decision kinds {missing}")
+        if truncating or g % 8 == 0:
+            positions.append(play.state_dict())  # the end: truncated or over
+    return positions
 
 
 # ---------------------------------------------------------------------------------------
@@ -137,6 +143,8 @@ def sample_positions(seed: int, per_game: int = 3, max_games: int = 4000) -> lis
 # ---------------------------------------------------------------------------------------
 def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
     out = [prefix] if prefix else []
+    if len(prefix) > 8:  # no descent into a deep-nesting mutation
+        return out
     if isinstance(node, dict):
         for k, v in node.items():
             out += _paths(v, (*prefix, k))
@@ -159,7 +167,7 @@ def _set(d: Any, path: tuple, value: Any) -> None:
 def _entry_templates(pool: list[dict]) -> dict[str, dict[str, list]]:
     """Every pending kind seen in the pool, with the values seen for each of its arguments
     (so the fuzzer needs no schema, and runs against any version of the engine)."""
-    templates: dict[str, dict[str, list]] = {}
+    templates: dict[str, Any] = {"__phases__": sorted({d["phase"] for d in pool})}
     for d in pool:
         for e in d["pending"]:
             args = templates.setdefault(e["kind"], {})
@@ -169,8 +177,17 @@ def _entry_templates(pool: list[dict]) -> dict[str, dict[str, list]]:
     return templates
 
 
+def _deep(rng: np.random.Generator) -> Any:
+    """A value nested ``DEEP`` levels (lists or dicts), built without recursion."""
+    value: Any = 0
+    as_dict = rng.random() < 0.5
+    for _ in range(DEEP):
+        value = {"kind": value} if as_dict else [value]
+    return value
+
+
 def _random_entry(rng: np.random.Generator, n: int, templates: dict) -> dict:
-    kinds = sorted(templates)
+    kinds = sorted(k for k in templates if k != "__phases__")
     kind = kinds[int(rng.integers(len(kinds)))]
     seat = int(rng.integers(-1, n + 1))
     entry: dict[str, Any] = {"kind": kind, "player": None if seat < 0 else seat}
@@ -193,7 +210,7 @@ def mutate(d: dict, rng: np.random.Generator, templates: dict) -> tuple[dict, st
             break
         path = paths[int(rng.integers(len(paths)))]
         value = _get(d, path)
-        op = int(rng.integers(10))
+        op = int(rng.integers(11))
         if op == 0:  # type swap
             _set(d, path, ODD_VALUES[int(rng.integers(len(ODD_VALUES)))])
         elif op in (1, 2):  # out-of-range / int16 extremes on an int leaf
@@ -232,23 +249,8 @@ def mutate(d: dict, rng: np.random.Generator, templates: dict) -> tuple[dict, st
                     if isinstance(e, dict):
                         e[key] = fresh[key]
         elif op == 6:  # seat swap
-            seats = [
-                p for p in paths if p and p[-1] in ("owner", "worker", "lawyer_pending", "player")
-            ]
-            seats += [
-                p
-                for p in paths
-                if len(p) >= 2
-                and p[0]
-                in (
-                    "turn_order",
-                    "passing_order",
-                    "stables",
-                    "castle_workers",
-                    "special_workers",
-                    "inn",
-                )
-            ]
+            seats = [p for p in paths if p and p[-1] in SEAT_KEYS]
+            seats += [p for p in paths if len(p) >= 2 and p[0] in SEAT_KEYS]
             if seats:
                 path = seats[int(rng.integers(len(seats)))]
                 _set(d, path, [None, -1, 0, 1, n - 1, n, MAX_SEAT_PROBE][int(rng.integers(7))])
@@ -265,11 +267,19 @@ def mutate(d: dict, rng: np.random.Generator, templates: dict) -> tuple[dict, st
             if flags:
                 path = flags[int(rng.integers(len(flags)))]
                 _set(d, path, not _get(d, path))
-        else:  # clock: phase and cursor
-            if rng.random() < 0.5:
-                d["phase"] = PHASE_NAMES[int(rng.integers(len(PHASE_NAMES)))]
+        elif op == 9:  # clock: the phase (one seen in the pool) or a counter
+            clock = [k for k in CLOCK_KEYS if k in d]
+            if rng.random() < 0.5 or not clock:
+                phases = templates.get("__phases__", [])
+                if phases:
+                    d["phase"] = phases[int(rng.integers(len(phases)))]
             else:
-                d["cursor"] = int(rng.choice([-1, 0, 1, 3, 5, 6, 7, 28, 29, 30, -32768]))
+                key = clock[int(rng.integers(len(clock)))]
+                d[key] = int(rng.choice([-1, 0, 1, 2, 3, 5, 6, 7, 8, 28, 29, 30, 32767, -32768]))
+        else:  # deep nesting in place of any value (the last mutation: nothing copies it)
+            _set(d, path, _deep(rng))
+            done.append(f"{op}:{'/'.join(map(str, path))}")
+            break
         done.append(f"{op}:{'/'.join(map(str, path))}")
     return d, " ".join(done)
 
@@ -289,40 +299,66 @@ def make_case(
 # ---------------------------------------------------------------------------------------
 # Running one case (in a worker).
 # ---------------------------------------------------------------------------------------
-def run_case(d: dict, seed: int) -> tuple[str, str]:
-    from caylus_env.caylus.engine import Game
-    from caylus_env.caylus.engine.invariants import check_invariants
+def _observation_fault(engine: Any, observation: Any, game: Any) -> str:
+    """What is wrong with the game's observations of the position (empty if nothing): every
+    seat's and the absolute one must be finite and inside the observation space."""
+    out = np.zeros(observation.OBS_SIZE, np.float32)
+    for seat in (-1, *range(game.num_players)):
+        out[:] = 0
+        observation.encode_into(game.state, seat, out)
+        if not np.isfinite(out).all() or (out < 0).any() or (out > observation.BOUNDS).any():
+            return f"observation of seat {seat} outside its space"
+    return ""
 
+
+def run_case(game: str, d: dict, seed: int) -> tuple[str, str]:
+    """Load ``d`` as a position of ``game`` and play on from it (the module docstring)."""
+    spec = game_spec(game)
+    engine = spec.engine()
+    observation = spec.observation()
+    check = engine.kernels.check_invariants
     try:
-        game = Game.from_state_dict(d)
+        play = engine.Game.from_state_dict(d)
     except ValueError as e:
-        return ("clear", "") if str(e) else ("other", "ValueError without a message")
+        message = str(e)
+        if not message or "\n" in message:
+            return "other", "ValueError without a one-line message"
+        return "clear", ""
     except Exception as e:
         return "other", f"{type(e).__name__}: {e}"[:200]
     rng = np.random.default_rng(seed)
     try:
         for move in range(MOVES_AFTER_LOAD + 1):
-            code = int(check_invariants(game.state))
+            code = int(check(play.state))
             if code != 0:
                 return "corrupt", f"invariant {code} after {move} moves"
-            if game.is_terminal() or move == MOVES_AFTER_LOAD:
+            over = play.is_over() or move == MOVES_AFTER_LOAD
+            if move % RELOAD_EVERY == 0 or over:
+                fault = _observation_fault(engine, observation, play)
+                if fault:
+                    return "corrupt", f"{fault} after {move} moves"
+                try:
+                    engine.Game.from_state_dict(play.state_dict())
+                except ValueError as e:
+                    return "corrupt", f"its own position refused after {move} moves: {e}"[:200]
+            if over:
                 break
-            legal = game.legal_actions()
-            game.apply(legal[int(rng.integers(len(legal)))])
+            legal = play.legal_actions()
+            play.apply(legal[int(rng.integers(len(legal)))])
     except Exception as e:
         return "corrupt", f"{type(e).__name__} in play: {e}"[:200]
     return "accepted", ""
 
 
-def worker(pool_file: str, seed: int, start: int, stop: int) -> None:
+def worker(game: str, pool_file: str, seed: int, start: int, stop: int) -> None:
     """Run cases ``start..stop-1``, one result line each: ``index outcome detail``."""
     pool = json.loads(Path(pool_file).read_text())
     templates = _entry_templates(pool)
     for d in pool[:3]:  # compile every kernel before the watchdog's per-case clock starts
-        run_case(d, seed)
+        run_case(game, d, seed)
     for i in range(start, stop):
         d, _ = make_case(pool, seed, i, templates)
-        outcome, detail = run_case(d, seed + i)
+        outcome, detail = run_case(game, d, seed + i)
         sys.stdout.write(f"{i} {outcome} {detail}\n".replace("\n", " ").rstrip() + "\n")
         sys.stdout.flush()
 
@@ -331,19 +367,20 @@ def worker(pool_file: str, seed: int, start: int, stop: int) -> None:
 # The driver: workers under a watchdog.
 # ---------------------------------------------------------------------------------------
 def fuzz(
+    game: str,
     cases: int,
     seed: int = 0,
     jobs: int = 2,
     boundscheck: bool = False,
     pool: list[dict] | None = None,
 ) -> tuple[Counter, dict[str, list[str]]]:
-    """Run ``cases`` cases in ``jobs`` parallel workers.
+    """Run ``cases`` cases of ``game`` in ``jobs`` parallel workers.
 
     Returns:
         The count of each outcome, and up to 5 examples (index, description, detail) of
         each outcome that is not ``clear`` or ``accepted``.
     """
-    pool = sample_positions(seed) if pool is None else pool
+    pool = sample_positions(game, seed) if pool is None else pool
     counts: Counter = Counter({o: 0 for o in OUTCOMES})
     examples: dict[str, list[str]] = {o: [] for o in OUTCOMES}
     env = dict(os.environ)
@@ -356,7 +393,7 @@ def fuzz(
         pool_file = str(Path(tmp) / "pool.json")
         Path(pool_file).write_text(json.dumps(pool))
         chunks = [(cases * j // jobs, cases * (j + 1) // jobs) for j in range(jobs)]
-        running = [_Runner(pool_file, seed, a, b, env) for a, b in chunks if b > a]
+        running = [_Runner(game, pool_file, seed, a, b, env) for a, b in chunks if b > a]
         while running:
             for r in list(running):
                 for index, outcome, detail in r.poll():
@@ -373,14 +410,11 @@ def fuzz(
 class _Runner:
     """One worker process over a range of cases, restarted past a crash or a hang."""
 
-    def __init__(self, pool_file: str, seed: int, start: int, stop: int, env: dict) -> None:
-        self.pool_file, self.seed, self.next, self.stop, self.env = (
-            pool_file,
-            seed,
-            start,
-            stop,
-            env,
-        )
+    def __init__(
+        self, game: str, pool_file: str, seed: int, start: int, stop: int, env: dict
+    ) -> None:
+        self.game, self.pool_file, self.seed = game, pool_file, seed
+        self.next, self.stop, self.env = start, stop, env
         self.proc: subprocess.Popen | None = None
         self.buffer = b""
         self.done = False
@@ -395,6 +429,7 @@ class _Runner:
                 sys.executable,
                 str(Path(__file__).resolve()),
                 "--worker",
+                self.game,
                 self.pool_file,
                 str(self.seed),
                 str(self.next),
@@ -402,6 +437,7 @@ class _Runner:
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
             env=self.env,
         )
         self.deadline = time.monotonic() + START_TIMEOUT_S
@@ -448,15 +484,16 @@ def table(counts: Counter) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--worker":
-        worker(argv[1], int(argv[2]), int(argv[3]), int(argv[4]))
+        worker(argv[1], argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", choices=GAME_NAMES, default=GAME_NAMES[0])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--boundscheck", action="store_true", help="NUMBA_BOUNDSCHECK=1")
     args = parser.parse_args(argv)
-    counts, examples = fuzz(args.cases, args.seed, args.jobs, args.boundscheck)
+    counts, examples = fuzz(args.game, args.cases, args.seed, args.jobs, args.boundscheck)
     print(table(counts))
     for outcome, lines in examples.items():
         for line in lines:

@@ -40,12 +40,19 @@ import numpy as np
 from caylus_env.core.errors import InvalidStateError
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
-from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_KIND, BUILDING_NAMES, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import (
+    B_CIRCLES,
+    B_KIND,
+    BUILDING_NAMES,
+    NUM_BUILDINGS,
+    BuildingId,
+)
 from caylus_env.puerto_rico.engine.config import GameConfig
 from caylus_env.puerto_rico.engine.constants import (
     DRAFT_MODES,
     DRAFT_PICKS,
     GOOD_NAMES,
+    MAX_DECISIONS_LIMIT,
     MAX_PLAYERS,
     MAX_SHIPS,
     NUM_PLANTATION_KINDS,
@@ -53,10 +60,13 @@ from caylus_env.puerto_rico.engine.constants import (
     PHASE_NAMES,
     PLANTATION_STACK_SIZE,
     ROLE_NAMES,
+    ROLES_IN_GAME,
     ROLES_PER_ROUND,
+    SHIP_CAPACITY,
     TILE_NAMES,
     DecisionKind,
     Phase,
+    Tile,
 )
 from caylus_env.puerto_rico.engine.decisions import (
     CODEC_BUILDING,
@@ -69,16 +79,41 @@ from caylus_env.puerto_rico.engine.decisions import (
     entry,
     push,
 )
-from caylus_env.puerto_rico.engine.dispatch import legal_actions
+from caylus_env.puerto_rico.engine.dispatch import advance, legal_actions
 from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES, Invariant, check_invariants
-from caylus_env.puerto_rico.engine.roles.captain import SINGLE_BITS, SINGLE_MASK
-from caylus_env.puerto_rico.engine.state import pf
+from caylus_env.puerto_rico.engine.roles.builder import price
+from caylus_env.puerto_rico.engine.roles.captain import (
+    SINGLE_BITS,
+    SINGLE_MASK,
+    STOREHOUSE_BARRELS,
+    WINDROSE_BARRELS,
+    _can_ship,
+    warehouse_kinds,
+)
+from caylus_env.puerto_rico.engine.roles.guest_house import wants_guest_turn
+from caylus_env.puerto_rico.engine.roles.settler import _plantation_left
+from caylus_env.puerto_rico.engine.state import (
+    empty_circles,
+    occupied,
+    owns,
+    pf,
+    seat_after,
+)
 
 FORMAT = "puerto-rico-state/1"
 PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
 WORKABLE_NAMES = TILE_NAMES[:NUM_WORKABLE_TILES]
 BM_KINDS = ("colonist", "good", "vp")  # black-market return bits 1, 2, 4
 _INT16_MAX = 32767
+#: Rounds a game can reach: a round takes at least 3 decisions (its role picks, each with a
+#: choice) and a game at most ``MAX_DECISIONS_LIMIT``.
+MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // int(ROLES_PER_ROUND[2:].min())
+#: Cap of a player's doubloons and VP chips, a card's doubloons and the bank's payouts. The
+#: state is int16 (at most 32767): a loaded game keeps at least 16384 of headroom, far more
+#: than play can add before its decision cap in any game the engine itself plays.
+MAX_AMOUNT = 16383
+#: VP owed on paper at most: the chips run out at most one round before the game ends.
+MAX_PAPER_VP = 999
 
 
 def _bits(mask: int) -> list[str]:
@@ -200,6 +235,16 @@ def _fail(where: str, what: str) -> InvalidStateError:
     return InvalidStateError(f"state dict {where}: {what}")
 
 
+def _show(v: Any) -> str:
+    """``repr(v)`` for an error message: one line, short, and safe for any nesting."""
+    try:
+        text = repr(v)
+    except RecursionError:
+        return f"a {type(v).__name__} nested too deeply to show"
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _keys(d: Any, where: str, expected: set[str]) -> dict[str, Any]:
     if not isinstance(d, dict):
         raise _fail(where, f"must be a dict, got {type(d).__name__}")
@@ -211,7 +256,7 @@ def _keys(d: Any, where: str, expected: set[str]) -> dict[str, Any]:
 
 def _int(v: Any, where: str, low: int, high: int = _INT16_MAX) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise _fail(where, f"must be an int, got {v!r}")
+        raise _fail(where, f"must be an int, got {_show(v)}")
     if not low <= v <= high:
         raise _fail(where, f"{v} is out of range; allowed: {low} to {high}")
     return v
@@ -219,13 +264,13 @@ def _int(v: Any, where: str, low: int, high: int = _INT16_MAX) -> int:
 
 def _bool(v: Any, where: str) -> bool:
     if not isinstance(v, bool):
-        raise _fail(where, f"must be true or false, got {v!r}")
+        raise _fail(where, f"must be true or false, got {_show(v)}")
     return v
 
 
 def _name(v: Any, where: str, names: tuple[str, ...]) -> int:
-    if v not in names:
-        raise _fail(where, f"{v!r} is not one of {list(names)}")
+    if not isinstance(v, str) or v not in names:
+        raise _fail(where, f"{_show(v)} is not one of {list(names)}")
     return names.index(v)
 
 
@@ -236,8 +281,8 @@ def _counts(s: np.ndarray, d: Any, where: str, offset: int, names: tuple[str, ..
 
 
 def _goods_list(v: Any, where: str) -> int:
-    if not isinstance(v, list) or len(set(map(str, v))) != len(v):
-        raise _fail(where, f"must be a list of distinct goods, got {v!r}")
+    if not isinstance(v, list) or not all(isinstance(g, str) for g in v) or len(set(v)) != len(v):
+        raise _fail(where, f"must be a list of distinct goods, got {_show(v)}")
     return sum(1 << _name(g, where, GOOD_NAMES) for g in v)
 
 
@@ -257,16 +302,33 @@ _PLAYER_KEYS = {
 def dict_to_state(d: Any) -> np.ndarray:
     """The state array of a dict written by ``state_to_dict`` (or by hand).
 
+    Checked in order: every key and type, every value in its domain (the caps above), the
+    ships and role cards of the player count, the invariants (``check_invariants``), the
+    clock and the pending decisions against the position (``_check_clock``, ``_check_stack``:
+    exactly the stacks the engine itself builds), then the engine's own run to its next
+    decision on a copy, which must end without error in a consistent state.
+
     Raises:
         InvalidStateError: naming the first key or value that is wrong and what is allowed,
-            or the first broken invariant.
+            or the first broken invariant; also for a value nested too deeply to read.
     """
+    try:
+        return _decode(d)
+    except RecursionError:
+        raise _fail(
+            "", "a value is nested too deeply to read (a state dict nests 4 levels)"
+        ) from None
+
+
+def _decode(d: Any) -> np.ndarray:
     _keys(d, "", _TOP_KEYS)
     if d["format"] != FORMAT:
-        raise _fail("format", f"{d['format']!r} is not {FORMAT!r}")
+        raise _fail("format", f"{_show(d['format'])} is not {FORMAT!r}")
+    if not isinstance(d["options"], dict):
+        raise _fail("options", f"must be a dict, got {type(d['options']).__name__}")
     try:
         config = GameConfig.from_dict(d["options"])
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         raise _fail("options", str(e)) from None
     n = config.num_players
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
@@ -275,8 +337,10 @@ def dict_to_state(d: Any) -> np.ndarray:
     s[L.OPT_EXPANSION] = config.expansion
     s[L.OPT_DRAFT] = DRAFT_MODES.index(config.draft)
     s[L.OPT_LIBRARY_LIMIT] = config.library_limit
-    s[L.DECISIONS] = _int(d["decisions"], "decisions", 0)
-    s[L.ROUND] = _int(d["round"], "round", 1)
+    s[L.DECISIONS] = _int(
+        d["decisions"], "decisions (at most options.max_decisions)", 0, config.max_decisions
+    )
+    s[L.ROUND] = _int(d["round"], "round", 1, MAX_ROUND)
     s[L.PHASE] = _name(d["phase"], "phase", PHASE_NAMES)
     s[L.STEP] = _int(d["step"], "step", 0, max(2 + n, DRAFT_PICKS))
     s[L.IDLE] = _int(d["idle"], "idle", 0, n)
@@ -286,7 +350,7 @@ def dict_to_state(d: Any) -> np.ndarray:
     s[L.END_TRIGGERED] = _bool(d["end_triggered"], "end_triggered")
     rng = d["rng"]
     if not isinstance(rng, list) or len(rng) != 2:
-        raise _fail("rng", f"must be a list of 2 ints, got {rng!r}")
+        raise _fail("rng", f"must be a list of 2 ints, got {_show(rng)}")
     s[L.RNG] = _int(rng[0], "rng[0]", 0, 32767)
     s[L.RNG + 1] = _int(rng[1], "rng[1]", -32768, 32767)
     if int(s[L.RNG]) * 65536 + int(s[L.RNG + 1]) + 32768 in (0, 2147483647):
@@ -295,13 +359,16 @@ def dict_to_state(d: Any) -> np.ndarray:
     s[L.LIBRARY_USED] = _bool(d["library_used"], "library_used")
     s[L.PRODUCED] = _goods_list(d["produced"], "produced")
     bm = _keys(d["black_market"], "black_market", {"returned", "short"})
-    if not isinstance(bm["returned"], list) or len(set(map(str, bm["returned"]))) != len(
-        bm["returned"]
+    returned = bm["returned"]
+    if (
+        not isinstance(returned, list)
+        or not all(isinstance(k, str) for k in returned)
+        or len(set(returned)) != len(returned)
     ):
         raise _fail("black_market.returned", f"must be a list of distinct {list(BM_KINDS)}")
     s[L.BM_RETURNED] = sum(1 << _name(k, "black_market.returned", BM_KINDS) for k in bm["returned"])
     s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, 3)
-    s[L.GUEST_STEP] = _int(d["guest_step"], "guest_step", 0, n)
+    s[L.GUEST_STEP] = _int(d["guest_step"], "guest_step", 0, n + 1)
     _keys(d["roles"], "roles", set(ROLE_NAMES))
     for r, name in enumerate(ROLE_NAMES):
         role = _keys(d["roles"][name], f"roles.{name}", {"in_game", "picked", "doubloons"})
@@ -309,12 +376,16 @@ def dict_to_state(d: Any) -> np.ndarray:
         picked = _bool(role["picked"], f"roles.{name}.picked")
         if picked and not in_game:
             raise _fail(f"roles.{name}", "a card not in the game cannot be picked")
+        if in_game != bool(ROLES_IN_GAME[n, r]):
+            allowed = [ROLE_NAMES[x] for x in range(len(ROLE_NAMES)) if ROLES_IN_GAME[n, x]]
+            raise _fail(f"roles.{name}.in_game", f"with {n} players the cards are {allowed}")
         s[L.ROLE_STATE + r] = (1 if picked else 0) if in_game else -1
-        s[L.ROLE_MONEY + r] = _int(role["doubloons"], f"roles.{name}.doubloons", 0)
-    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0)
+        high = MAX_ROUND - 1 if in_game and not picked else 0
+        s[L.ROLE_MONEY + r] = _int(role["doubloons"], f"roles.{name}.doubloons", 0, high)
+    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0, MAX_AMOUNT)
     s[L.COLONIST_SUPPLY] = _int(d["colonist_supply"], "colonist_supply", 0)
     s[L.COLONIST_SHIP] = _int(d["colonist_ship"], "colonist_ship", 0)
-    s[L.VP_SUPPLY] = _int(d["vp_supply"], "vp_supply", -_INT16_MAX)
+    s[L.VP_SUPPLY] = _int(d["vp_supply"], "vp_supply", -MAX_PAPER_VP)
     s[L.QUARRY_SUPPLY] = _int(d["quarry_supply"], "quarry_supply", 0)
     _counts(s, d["goods_supply"], "goods_supply", L.GOODS_SUPPLY, GOOD_NAMES)
     _counts(s, d["trading_house"], "trading_house", L.TRADING_HOUSE, GOOD_NAMES)
@@ -329,14 +400,15 @@ def dict_to_state(d: Any) -> np.ndarray:
         s[L.PLANTATION_STACK + i] = _name(t, f"plantation_stack[{i}]", PLANTATION_NAMES)
     s[L.PLANTATION_STACK_SIZE_F] = len(stack)
     ships = d["ships"]
-    if not isinstance(ships, list) or not 1 <= len(ships) <= MAX_SHIPS:
-        raise _fail("ships", f"must be a list of 1 to {MAX_SHIPS} ships")
+    sizes = [int(c) for c in SHIP_CAPACITY[n] if c > 0]
+    if not isinstance(ships, list) or len(ships) != len(sizes):
+        raise _fail("ships", f"must be a list of the {len(sizes)} ships of {n} players {sizes}")
     for k in range(MAX_SHIPS):
         s[L.SHIP_GOOD + k] = -1
     for k, ship in enumerate(ships):
         w = f"ships[{k}]"
         _keys(ship, w, {"capacity", "good", "load"})
-        s[L.SHIP_CAPACITY + k] = _int(ship["capacity"], f"{w}.capacity", 1, 64)
+        s[L.SHIP_CAPACITY + k] = _int(ship["capacity"], f"{w}.capacity", sizes[k], sizes[k])
         if ship["good"] is not None:
             s[L.SHIP_GOOD + k] = _name(ship["good"], f"{w}.good", GOOD_NAMES)
         s[L.SHIP_LOAD + k] = _int(ship["load"], f"{w}.load", 0, int(s[L.SHIP_CAPACITY + k]))
@@ -349,8 +421,8 @@ def dict_to_state(d: Any) -> np.ndarray:
     for p, pl in enumerate(players):
         w = f"players[{p}]"
         _keys(pl, w, _PLAYER_KEYS)
-        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0)
-        s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0)
+        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0, MAX_AMOUNT)
+        s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0, MAX_AMOUNT)
         _counts(s, pl["goods"], f"{w}.goods", pf(p, L.P_GOODS), GOOD_NAMES)
         _counts(s, pl["island"], f"{w}.island", pf(p, L.P_ISLAND), TILE_NAMES)
         _counts(s, pl["worked"], f"{w}.worked", pf(p, L.P_WORKED), WORKABLE_NAMES)
@@ -402,6 +474,8 @@ def dict_to_state(d: Any) -> np.ndarray:
             f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
         )
     _check_clock(s, n)
+    _check_stack(s, n)
+    _check_run(s)
     return s
 
 
@@ -471,12 +545,199 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     if not kinds <= allowed:
         names = sorted(SCHEMA[k].name for k in kinds - allowed)
         raise _fail("pending", f"decisions {names} are not asked in phase {PHASE_NAMES[phase]!r}")
+    # Judged as if the decision cap were not reached: a game cut off by the cap keeps the
+    # question it was asked (rules 6.9), and that question has an answer.
+    probe = s.copy()
+    probe[L.DECISIONS] = 0
     out = np.empty(NUM_ACTIONS, np.int64)
-    if legal_actions(s, out) == 0:
+    if legal_actions(probe, out) == 0:
         raise _fail("pending", "the pending decision has no legal answer")
 
 
+def _check_run(s: np.ndarray) -> None:
+    """The engine's own run to its next decision, on a copy (the decision cap lifted, so a
+    truncated game is checked as well): it must end without error in a consistent state."""
+    probe = s.copy()
+    probe[L.DECISIONS] = 0
+    out = np.empty(NUM_ACTIONS, np.int64)
+    try:
+        advance(probe, out)
+    except RuntimeError as e:
+        raise InvalidStateError(f"state dict cannot be played on: {e}") from None
+    code = int(check_invariants(probe))
+    if code:
+        raise InvalidStateError(
+            "state dict is inconsistent: after running to the next decision, "
+            f"{INVARIANT_MESSAGES[Invariant(code)]}"
+        )
+
+
+_GUEST_PHASES = {
+    Phase.SETTLER,
+    Phase.BUILDER,
+    Phase.CRAFTSMAN,
+    Phase.TRADER,
+    Phase.CAPTAIN,
+    Phase.CAPTAIN_STORAGE,
+}
+
+
+def _check_stack(s: np.ndarray, n: int) -> None:
+    """The pending decisions are exactly a stack the engine builds at this point of the
+    phase (the drivers and ``apply_*`` of ``roles/``): the seat whose turn it is, the
+    follow-up decisions of his answer, buildings he owns and occupies, and the arguments
+    the engine would have given (rules 4, 7)."""
+    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    kinds = [e[0] for e in es]
+    names = [SCHEMA[k].name for k in kinds]
+    phase = int(s[L.PHASE])
+    picker = int(s[L.PICKER])
+    step = int(s[L.STEP])
+    guest = int(s[L.GUEST_STEP])
+    gov = int(s[L.GOVERNOR])
+    picks = int(s[L.PICKS])
+
+    def want(ok: bool, what: str) -> None:
+        if not ok:
+            raise _fail("pending", f"{names} does not fit the position: {what}")
+
+    if int(s[L.DOUBLED]) and (picker < 0 or not int(s[L.LIBRARY_USED])):
+        raise _fail("doubled", "a library doubles only in a role's phase, and counts as used")
+    if int(s[L.PRODUCED]) and not (phase == Phase.CRAFTSMAN and step >= 1):
+        raise _fail("produced", "goods are produced only in the craftsman phase")
+    if phase not in _GUEST_PHASES and guest:
+        raise _fail("guest_step", f"guest turns are asked only in the phases {_GUEST_NAMES}")
+    if guest > n and phase != Phase.CAPTAIN_STORAGE:
+        raise _fail("guest_step", f"at most {n} (num_players) outside the storage")
+    for kind, p, _ in es:
+        if kind == _D.GUEST_HOUSE:
+            want(wants_guest_turn(s, p), f"player {p} has no guest colonist to move")
+    if not es:
+        if phase == Phase.CAPTAIN_STORAGE and guest > n:
+            want(step < n, "the guest turn before a player's storage")
+        return
+    p0 = es[0][1]
+    if phase == Phase.ROLE_SELECTION:
+        want(len(es) == 1 and p0 == (gov + picks) % n, f"the pick of seat {(gov + picks) % n}")
+        return
+    if phase == Phase.DRAFT:
+        want(len(es) == 1 and p0 == (gov + step) % n, f"the draft pick of seat {(gov + step) % n}")
+        return
+    if phase == Phase.MAYOR:
+        want(len(es) == 1, "one decision at a time")
+        if kinds[0] == _D.MAYOR_PRIVILEGE:
+            want(step == 1 and p0 == picker, "the mayor's privilege, first")
+            want(int(s[L.COLONIST_SUPPLY]) > 0, "the privilege is offered from the supply")
+        else:
+            want(2 < step <= n + 2, "placements follow the privilege and the ship")
+            want(p0 == seat_after(s, picker, step - 3), "the placement of the seat in turn")
+            sj = int(s[pf(p0, L.P_SAN_JUAN)])
+            want(0 < sj < empty_circles(s, p0), "colonists to place and a real choice")
+        return
+    # A lone guest-house turn at the start of the phase, each owner in turn from the picker.
+    if kinds == [_D.GUEST_HOUSE] and guest <= n:
+        want(guest >= 1 and p0 == seat_after(s, picker, guest - 1), "the guest turns' seat")
+        return
+    if phase == Phase.CAPTAIN_STORAGE and guest > n:
+        want(kinds == [_D.GUEST_HOUSE] and step < n, "the guest turn before storage")
+        want(p0 == seat_after(s, picker, step), "the guest turn of the seat storing next")
+        return
+    if phase == Phase.CAPTAIN:
+        t = int(seat_after(s, picker, (step - 1) % n))
+    else:
+        want(step >= 1, "a turn of the phase")
+        turn = step <= n and phase != Phase.CRAFTSMAN  # the craftsman's privilege: his
+        t = int(seat_after(s, picker, step - 1)) if turn else picker
+    want(all(e[1] == t for e in es), f"every decision is seat {t}'s, whose turn it is")
+    if phase == Phase.SETTLER:
+        _check_settler(s, es, kinds, t, step == n + 1, want)
+    elif phase == Phase.BUILDER:
+        want(len(es) == 1 and step <= n, "one decision of the seat in turn")
+        _check_builder(s, es[0], t, want)
+    elif phase == Phase.CRAFTSMAN:
+        want(kinds == [_D.CRAFT_PRIVILEGE] and step in (1, 2), "the craftsman's extra barrel")
+        want(es[0][2] == int(s[L.PRODUCED]), "the goods he produced")
+        want(step == 1 or int(s[L.DOUBLED]), "a second barrel only with the library")
+    elif phase == Phase.TRADER:
+        want(kinds == [_D.SELL] and step <= n, "the sale of the seat in turn")
+    elif phase == Phase.CAPTAIN:
+        if kinds[0] == _D.LOAD:
+            want(kinds in ([_D.LOAD], [_D.LOAD, _D.GUEST_HOUSE]), "a loading turn")
+            want(bool(_can_ship(s, t)) and int(s[L.IDLE]) < n, "a player who can load")
+        else:
+            want(kinds == [_D.SMALL_WHARF], "a loading turn, or the small wharf's next barrel")
+            want(occupied(s, t, BuildingId.SMALL_WHARF), "an occupied small wharf")
+            want(int(s[pf(t, L.P_SMALL_WHARF_USED)]) == 1, "the small wharf in use")
+    elif phase == Phase.CAPTAIN_STORAGE:
+        want(step <= n, "the storage of the seat in turn")
+        _check_storage(s, es, kinds, t, want)
+
+
+def _check_settler(s, es, kinds, t, extra, want) -> None:
+    if extra:
+        want(kinds == [_D.SETTLE] and es[0][2] == 1, "the library's second tile")
+        return
+    if kinds[0] == _D.HOSPICE:
+        want(len(es) == 1 and occupied(s, t, BuildingId.HOSPICE), "an occupied hospice")
+        want(int(s[pf(t, L.P_ISLAND + es[0][2])]) > 0, "a colonist for a tile he placed")
+        return
+    want(kinds[0] == _D.SETTLE and es[0][2] == 0 and len(es) <= 2, "the seat's tile")
+    if len(es) == 2 and kinds[1] == _D.HACIENDA:
+        want(occupied(s, t, BuildingId.HACIENDA), "an occupied hacienda")
+        want(bool(_plantation_left(s)), "a plantation left to draw")
+    elif len(es) == 2:
+        want(kinds[1] == _D.FOREST, "the hacienda's draw, or its tile as a forest")
+        want(occupied(s, t, BuildingId.FOREST_HOUSE), "an occupied forest house")
+        want(int(s[pf(t, L.P_ISLAND + es[1][2])]) > 0, "a drawn plantation on his island")
+
+
+def _check_builder(s, e, t, want) -> None:
+    kind, _, b = e
+    if kind == _D.BUILD:
+        return
+    want(owns(s, t, b) == (kind == _D.UNIVERSITY), "the building just built, or being bought")
+    if kind == _D.UNIVERSITY:
+        want(occupied(s, t, BuildingId.UNIVERSITY), "an occupied university")
+        want(b != BuildingId.UNIVERSITY and int(s[pf(t, L.P_BUILDINGS + b)]) == 0, "a new tile")
+        return
+    want(kind == _D.BLACK_MARKET, "a build, then the black market or the university")
+    want(occupied(s, t, BuildingId.BLACK_MARKET), "an occupied black market")
+    want(int(s[L.BUILDING_SUPPLY + b]) > 0, "a building in the supply")
+    short = int(s[L.BM_SHORT])
+    returned = int(s[L.BM_RETURNED])
+    done = bin(returned).count("1")
+    want(short + done == int(price(s, t, b)) - int(s[pf(t, L.P_MONEY)]), "the shortfall")
+    left = 0
+    if not returned & 4 and int(s[pf(t, L.P_VP)]) > 0:
+        left += 1
+    if not returned & 2 and any(int(s[pf(t, L.P_GOODS + g)]) for g in range(len(GOOD_NAMES))):
+        left += 1
+    if not returned & 1:  # a colonist, not the black market's own nor a quarry's (7.5)
+        spare = int(s[pf(t, L.P_SAN_JUAN)])
+        spare += sum(int(s[pf(t, L.P_WORKED + x)]) for x in range(Tile.QUARRY))
+        spare += sum(
+            max(int(s[pf(t, L.P_BUILDINGS + x)]), 0)
+            for x in range(NUM_BUILDINGS)
+            if x != BuildingId.BLACK_MARKET
+        )
+        left += spare > 0
+    want(short <= left, "enough left to return for the shortfall")
+
+
+def _check_storage(s, es, kinds, t, want) -> None:
+    cap = WINDROSE_BARRELS + (STOREHOUSE_BARRELS if occupied(s, t, BuildingId.STOREHOUSE) else 0)
+    singles = int(s[pf(t, L.P_SINGLES)])
+    kept = sum((singles >> (SINGLE_BITS * g)) & SINGLE_MASK for g in range(len(GOOD_NAMES)))
+    whole = bin(int(s[pf(t, L.P_KEPT)])).count("1")
+    want(kinds in ([_D.STORE_BARREL], [_D.STORE_BARREL, _D.STORE_KIND]), "his storage")
+    want(es[0][2] + kept == cap, f"{cap} single barrels in all (windrose, storehouse)")
+    if len(es) == 2:
+        want(kept == 0, "whole kinds are kept before single barrels")
+        want(es[1][2] + whole == int(warehouse_kinds(s, t)), "his warehouses' kinds")
+
+
 _D = DecisionKind
+_GUEST_NAMES = sorted(PHASE_NAMES[p] for p in _GUEST_PHASES)
 _STORAGE = {int(_D.STORE_KIND), int(_D.STORE_BARREL)}
 _KINDS_OF_PHASE = {
     Phase.ROLE_SELECTION: {_D.ROLE},

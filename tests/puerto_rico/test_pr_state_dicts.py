@@ -1,0 +1,153 @@
+"""The Puerto Rico state-dict loader: every position the engine reaches loads back, and a
+position that does not fit is refused with a one-line ``InvalidStateError`` naming the field
+(``caylus_env.puerto_rico.engine.state_dict``). The fuzz of these dicts runs for every game
+in ``tests/conformance/test_state_dict_fuzz.py``."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from caylus_env.puerto_rico.engine import Game, GameConfig, InvalidStateError
+from caylus_env.puerto_rico.positions import act, building, fresh, game, start_role
+
+
+def _played(n, seed, max_decisions=4000, **options):
+    g = Game(GameConfig(num_players=n, max_decisions=max_decisions, **options), seed=seed)
+    rng = np.random.default_rng(seed)
+    while not g.is_over():
+        legal = g.legal_actions()
+        g.apply(legal[int(rng.integers(len(legal)))])
+    return g
+
+
+def test_games_cut_off_by_the_decision_cap_reload():
+    # The issue's 112 seeded games (33 refused before): a truncated game keeps the question
+    # it was asked, and the loader judges its answers as if the cap were not reached.
+    for seed in range(112):
+        g = _played(2 + seed % 4, seed, max_decisions=30 + seed * 7, expansion=seed % 2 == 1)
+        back = Game.from_state_dict(g.state_dict())
+        assert back.is_over() and back.is_truncated() == g.is_truncated()
+        assert back.state_dict() == g.state_dict()
+
+
+def test_every_position_of_seeded_games_reloads():
+    for seed in range(3):
+        options = {"expansion": True, "draft": "random"} if seed % 2 else {}
+        g = Game(GameConfig(num_players=2 + seed % 4, **options), seed=seed)
+        rng = np.random.default_rng(seed)
+        while not g.is_over():
+            assert Game.from_state_dict(g.state_dict()).state_dict() == g.state_dict()
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.integers(len(legal)))])
+
+
+def _refused(d, match):
+    with pytest.raises(InvalidStateError, match=match) as err:
+        game(d)
+    assert "\n" not in str(err.value)
+
+
+def test_pending_decision_of_another_seat_is_refused():
+    d = fresh(3)
+    start_role(d, "trader", 0)
+    d["step"] = 1
+    d["pending"] = [{"kind": "sell", "player": 2}]
+    _refused(d, "seat 0's, whose turn it is")
+
+
+def test_duplicated_top_decision_is_refused():
+    d = fresh(3)
+    d["pending"] = [{"kind": "role", "player": 0}, {"kind": "role", "player": 0}]
+    _refused(d, "the pick of seat 0")
+
+
+def test_university_decision_for_a_building_not_owned_is_refused():
+    d = fresh(3)
+    building(d, 0, "university", 1)
+    start_role(d, "builder", 0)
+    d["step"] = 1
+    d["pending"] = [{"kind": "university", "player": 0, "building": "harbor"}]
+    _refused(d, "the building just built")
+
+
+def test_hacienda_decision_without_an_occupied_hacienda_is_refused():
+    d = fresh(3)
+    start_role(d, "settler", 0)
+    d["step"] = 1
+    d["pending"] = [{"kind": "settle", "player": 0, "library_extra": 0}]
+    game(d)  # the settler's own turn fits
+    d["pending"].append({"kind": "hacienda", "player": 0})
+    _refused(d, "an occupied hacienda")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        (("players", 0, "money"), 32767, "money"),
+        (("roles", "settler", "doubloons"), 32000, "doubloons"),
+        (("round",), 32767, "round"),
+        (("decisions",), 5000, "decisions"),
+        (("vp_supply",), -30000, "vp_supply"),
+    ],
+)
+def test_counters_above_what_a_game_reaches_are_refused(field, value, match):
+    d = fresh(3)
+    node = d
+    for key in field[:-1]:
+        node = node[key]
+    node[field[-1]] = value
+    _refused(d, match)
+
+
+def test_a_third_ship_with_two_players_is_refused():
+    d = fresh(2)
+    d["ships"].append({"capacity": 8, "good": None, "load": 0})
+    _refused(d, "2 ships of 2 players")
+
+
+def test_role_cards_not_of_the_player_count_are_refused():
+    d = fresh(3)
+    d["roles"]["prospector_1"]["in_game"] = True
+    _refused(d, "with 3 players the cards are")
+
+
+def test_deeply_nested_value_is_refused_with_a_value_error():
+    d = fresh(3)
+    deep: object = "corn"
+    for _ in range(5000):
+        deep = [deep]
+    d["produced"] = deep
+    _refused(d, "produced")
+    d = fresh(3)
+    d["pending"] = deep
+    _refused(d, "pending")
+
+
+def test_refused_dict_changes_nothing():
+    d = fresh(3)
+    d["players"][0]["money"] = 32767
+    before = copy.deepcopy(d)
+    _refused(d, "money")
+    assert d == before
+
+
+def test_guest_turn_before_storage_is_a_position_that_reloads():
+    d = fresh(3, expansion=True)
+    building(d, 0, "guest_house", 1)
+    building(d, 0, "storehouse", 0)
+    d["players"][0]["goods"]["corn"] = 2
+    d["goods_supply"]["corn"] -= 2
+    d["ships"] = [
+        {"capacity": c, "good": x, "load": c}
+        for c, x in zip([4, 5, 6], ["indigo", "tobacco", "coffee"], strict=True)
+    ]
+    for x, c in zip(["indigo", "tobacco", "coffee"], [4, 5, 6], strict=True):
+        d["goods_supply"][x] -= c
+    start_role(d, "captain", 1)
+    g = game(d)
+    act(g, "decline", "decline")  # captain phase start, storage start
+    assert g.decision().kind == "guest_house" and g.state_dict()["guest_step"] == 4
+    assert Game.from_state_dict(g.state_dict()).state_dict() == g.state_dict()
