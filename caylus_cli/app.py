@@ -25,9 +25,68 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from caylus_env._version import PROGRAM
 from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
+
+
+def _click_class(name: str) -> type[BaseException]:
+    """Click's exception class ``name`` (``ClickException``, ``UsageError``) as this typer
+    raises it: typer 0.12 to 0.15 raise click's own, later versions a vendored copy, so the
+    class is found through ``typer.BadParameter``'s ancestors rather than imported."""
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+
+
+_CLICK_ERROR = _click_class("ClickException")
+_USAGE_ERROR = _click_class("UsageError")
+
+
+def usage_error_lines(err: BaseException) -> list[str]:
+    """What a command-line parse error prints: ``Error: <message>`` on one line (the message's
+    own lines joined), and for a usage error the help hint on a second line."""
+    text = err.format_message()  # type: ignore[attr-defined]
+    message = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    lines = [f"Error: {message}"]
+    ctx = getattr(err, "ctx", None)
+    if isinstance(err, _USAGE_ERROR) and ctx is not None:
+        lines.append(f"Try '{ctx.command_path} --help' for help.")
+    return lines
+
+
+class OneLineErrors(TyperGroup):
+    """The top-level group: a parse error (an unknown option, a value of the wrong type, a
+    missing argument) prints `usage_error_lines` instead of the multi-line box of typer's
+    rich formatter, and exits 2; ``--help`` is still rendered by rich."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(
+                args, prog_name, complete_var, standalone_mode, windows_expand_args, **extra
+            )
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except _CLICK_ERROR as err:
+            # no_args_is_help: the help was printed when the error was made
+            if type(err).__name__ != "NoArgsIsHelpError":
+                for line in usage_error_lines(err):
+                    typer.echo(line, err=True)
+            sys.exit(err.exit_code)  # type: ignore[attr-defined]
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        except typer.Exit as done:
+            sys.exit(done.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 app = typer.Typer(
     name=PROGRAM,
@@ -36,6 +95,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=OneLineErrors,
 )
 
 #: The subcommand of this invocation (``duel``), recorded by ``_record_command`` so that error
@@ -226,6 +286,8 @@ def _parse_options(items: list[str] | None) -> dict[str, Any]:
             _fail(f"invalid value for --option: {item!r} is not KEY=VALUE")
         try:
             value = json.loads(raw)
+        except RecursionError:
+            _fail(f"invalid value for --option: {key.strip()}=... is JSON nested too deeply")
         except ValueError:
             value = raw
         out[key.strip()] = value

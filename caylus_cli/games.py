@@ -33,6 +33,9 @@ from caylus_cli.app import (
 from caylus_cli.show import clock, final_lines, render
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
 
+MAX_DELAY_S = 60.0
+"""Longest ``play --delay`` (seconds between decisions)."""
+
 
 def _seat_count(specs: list[str], players: int | None, name: str = DEFAULT_GAME) -> int:
     """How many seats a ``play`` has: ``--players``, or one per agent when it is not given.
@@ -84,7 +87,9 @@ def play(
     step: Annotated[
         bool, typer.Option("--step/--no-step", help="Wait for Enter after each decision.")
     ] = False,
-    delay: Annotated[float, typer.Option(help="Seconds to pause after each decision.")] = 0.0,
+    delay: Annotated[
+        float, typer.Option(help="Seconds to pause after each decision (0 to 60).")
+    ] = 0.0,
     board: Annotated[
         bool,
         typer.Option(
@@ -118,10 +123,10 @@ def play(
         _fail("invalid value for --agents: give at least one agent spec")
     game = agents_game(game, specs)
     n = _seat_count(specs, players, game)
-    if delay < 0:
-        _fail(f"invalid value for --delay: must be >= 0, got {delay}")
-    if seed < 0:
-        _fail(f"invalid value for --seed: must be >= 0, got {seed}")
+    if not 0 <= delay <= MAX_DELAY_S:  # NaN too
+        _fail(f"invalid value for --delay: {delay}; allowed: 0 to {MAX_DELAY_S:g} seconds")
+    if not 0 <= seed < 2**63:
+        _fail(f"invalid value for --seed: {seed}; allowed: 0 to 2**63 - 1")
     seats = [specs[s % len(specs)] for s in range(n)]
     _load_plugins(plugin)
     spec = game_spec(game)

@@ -12,6 +12,7 @@ of another game is refused naming both. ``--game`` followed by a number is the o
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -47,14 +48,18 @@ def _json_items(path: Path) -> list[tuple[str, Any]]:
     """
     from caylus_env.core.record import MAX_RECORD_FILE_BYTES
 
-    size = path.stat().st_size
+    info = path.stat()
+    size = info.st_size
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{path} is not a regular file")
     if size > MAX_RECORD_FILE_BYTES:
         raise ValueError(
             f"{path} is {size} bytes; allowed: record files up to {MAX_RECORD_FILE_BYTES} bytes "
             f"({MAX_RECORD_FILE_BYTES // 2**20} MiB): split it"
         )
     try:
-        text = path.read_bytes().decode("utf-8")
+        with path.open("rb") as handle:
+            text = handle.read(MAX_RECORD_FILE_BYTES + 1).decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"{path} is not UTF-8 text: {err}") from None
     try:
@@ -271,9 +276,26 @@ def replay(
             )
         game_id, game = int(game), None
     check_html_out(html)
+    _check_source(file)
     held = _file_game(file, game)
     record = _pick_record(file, game_id, held)
     _show(file, record, show, html)
+
+
+def _check_source(path: Path) -> None:
+    """A record file must be a regular file (a FIFO would block, ``/dev/zero`` never ends),
+    or a dataset directory; fails (exit 2) naming it otherwise, before anything is opened."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        _fail(f"invalid value for FILE: cannot read {path}: {err.strerror or err}")
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        _fail(
+            f"invalid value for FILE: {path} is not a regular file; give a record (.json), a "
+            "games.jsonl file or a dataset directory"
+        )
 
 
 def _replayed(file: Path, record: Any) -> Any:
