@@ -19,13 +19,18 @@ file                   what it is
 ``resume.*``           never read by this module)
 =====================  ===================================================================
 
-Loading reads JSON and safetensors only, so a checkpoint can never execute code. It is
-refused, with an error naming what differs, when its format is not this build's, when it is
-another game's checkpoint than the one asked for (naming both games and their versions), when
-its observation or action-space version is not its game's in this build
-(``observation.OBSERVATION_VERSION``, ``engine.ACTION_SPACE_VERSION``), when the weights'
-checksum does not match ``config.json`` (a tampered or truncated file), or when a tensor is
-missing, has the wrong shape or holds NaN.
+Loading reads JSON and safetensors only, so a checkpoint can never execute code. Its files
+are read only as regular files of its own directory (``read_file``: a FIFO, a device, a
+directory, or a link to another checkpoint's file is refused, never read or waited on). It
+is refused, with a one-line error naming the file and what differs, when its format is not
+this build's, when it is another game's checkpoint than the one asked for (naming both games
+and their versions), when its observation or action-space version is not its game's in this
+build (``observation.OBSERVATION_VERSION``, ``engine.ACTION_SPACE_VERSION``), when a field of
+``config.json`` has the wrong type (or is nested too deeply), when the weights' checksum does
+not match ``config.json`` (a tampered or truncated file), when a tensor is missing, has the
+wrong shape or holds NaN, or when finite weights could still make a logit or the value
+overflow float32 (``output_bounds``: 3e38 weights would make every logit NaN, and the agent
+would play the first legal action whatever the position).
 
 The networks (``ARCHS``; ``training/networks.py`` builds and trains them with torch):
 

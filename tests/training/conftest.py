@@ -77,3 +77,13 @@ def game_of_run(run: Path) -> str:
     import json
 
     return str(json.loads((run / "run.json").read_text())["game"])
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The smallest ``MaskablePPO`` run the arguments allow (``fuzz_checkpoints.RUN_ARGS``:
+    64 steps, two checkpoints, the first promoted into the pool): the untampered source of
+    the checkpoint safety tests and the checkpoint fuzz."""
+    from tests.training.fuzz_checkpoints import build_run
+
+    return build_run(tmp_path_factory.mktemp("small-run") / "run")
