@@ -81,3 +81,31 @@ def test_replay_checks_forfeit_ranks_and_the_setup_a_seed_draws(game):
     if finished.setup is not None:  # a game that states the setup its seed draws
         with pytest.raises(ValueError, match="setup"):
             replay(dataclasses.replace(finished, seed=finished.seed + 1))
+
+
+# -- tampered records (tests/fuzz_records.py), each case in a watched worker --------------------
+def _fuzz_records(cases: int, seed: int, boundscheck: bool = False) -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fuzz_records
+
+    counts, examples = fuzz_records.fuzz(cases, seed, jobs=2, boundscheck=boundscheck)
+    assert sum(counts.values()) == cases
+    assert counts["clear"] + counts["accepted"] == cases, (dict(counts), examples)
+    assert counts["accepted"] >= len(range(0, cases, fuzz_records.CONTROLS)), dict(counts)
+
+
+def test_tampered_records_are_refused_in_one_line_never_coerced():
+    _fuzz_records(30, seed=0)
+
+
+@pytest.mark.slow
+def test_tampered_records_long_run():
+    _fuzz_records(635, seed=1)
+
+
+@pytest.mark.slow
+def test_tampered_records_under_numba_boundscheck():
+    _fuzz_records(120, seed=2, boundscheck=True)
