@@ -261,7 +261,14 @@ def stats(
     if html:
         from caylus_env.datasets.report import VIEWER_DIR, write_dataset_report
 
-        report, pages = write_dataset_report(directory, summary, path)
+        try:
+            report, pages = write_dataset_report(directory, summary, path)
+        except ValueError as err:  # a stored game that no longer replays (DatasetError too)
+            _fail(
+                f"{directory}: cannot draw its replay pages: {err}; the dataset was altered "
+                "(caylus dataset verify locates every difference)",
+                code=1,
+            )
         console.print(
             f"wrote {report} and {pages} replay page{'s' if pages != 1 else ''} in "
             f"{Path(directory) / VIEWER_DIR}"

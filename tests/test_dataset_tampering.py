@@ -1,0 +1,179 @@
+"""Datasets trust no file: each tampering the issue found, refused by a one-line DatasetError
+(or a one-line CLI error), for every game; checksums recomputed as an attacker would."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzz_datasets as F
+
+from caylus_env.core.registry import GAME_NAMES
+from caylus_env.datasets import dataset_stats, inspect_game, iter_batches, verify_dataset
+from caylus_env.datasets.format import DatasetError, read_manifest
+
+CAYLUS = str(Path(sys.executable).with_name("caylus"))
+
+
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory) -> dict[str, Path]:
+    return F.make_bases(tmp_path_factory.mktemp("bases"))
+
+
+@pytest.fixture(params=GAME_NAMES)
+def copy(request, bases, tmp_path) -> Path:
+    root = tmp_path / "d"
+    shutil.copytree(bases[request.param], root)
+    return root
+
+
+def _decisions(root: Path) -> Path:
+    return sorted((root / "decisions").glob("part-*.parquet"))[0]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([CAYLUS, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_edited_state_bytes_are_refused_before_the_observation_encoder(copy):
+    def edit(table):  # the first fields of row 0's state set far out of range
+        col = table["state"].combine_chunks()
+        raw = np.frombuffer(col.buffers()[1], np.uint8).copy().reshape(len(col), -1)
+        raw[0, 0:2] = np.frombuffer(np.int16(32767).tobytes(), np.uint8)
+        raw[0, 2 : 2 + 2 * 8] = np.frombuffer(np.full(8, -32768, np.int16).tobytes(), np.uint8)
+        array = pa.FixedSizeBinaryArray.from_buffers(col.type, len(col), [None, pa.py_buffer(raw)])
+        return table.set_column(table.column_names.index("state"), "state", array)
+
+    F._rewrite(_decisions(copy), edit)
+    F._recompute(copy)
+    with pytest.raises(
+        DatasetError, match=r"game \d+ ply 0: the stored state is not a .* position"
+    ):
+        for _ in iter_batches(copy, 64):
+            pass
+    assert not verify_dataset(copy).ok
+
+
+@pytest.mark.parametrize("how", ["truncated", "empty", "fifo", "dev_zero", "directory", "outside"])
+def test_a_broken_or_special_shard_is_a_one_line_error_without_hanging(copy, how):
+    path = _decisions(copy)
+    data = path.read_bytes()
+    path.unlink()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "fifo":
+        os.mkfifo(path)
+    elif how == "dev_zero":
+        path.symlink_to("/dev/zero")
+    elif how == "directory":
+        path.mkdir()
+    else:
+        outside = copy.parent / "outside.parquet"
+        outside.write_bytes(data)
+        path.symlink_to(outside)
+    F._recompute(copy)
+    start = time.monotonic()
+    for tool in (
+        lambda: [b for b in iter_batches(copy, 256)],
+        lambda: dataset_stats(copy),
+        lambda: inspect_game(copy),
+    ):
+        with pytest.raises(DatasetError) as err:
+            tool()
+        assert "\n" not in str(err.value) and str(err.value)
+    assert not verify_dataset(copy).ok
+    assert time.monotonic() - start < 60
+
+
+@pytest.mark.parametrize("how", ["no_shards", "truncated", "empty", "fifo", "dev_zero", "dir"])
+def test_a_broken_or_special_manifest_is_a_one_line_error(copy, how):
+    path = copy / "manifest.json"
+    text = path.read_text()
+    manifest = F._manifest(copy)
+    path.unlink()
+    if how == "no_shards":
+        manifest.pop("shards")
+        F._write_manifest(copy, manifest)
+    elif how == "truncated":
+        path.write_text(text[: len(text) // 2])
+    elif how == "empty":
+        path.write_text("")
+    elif how == "fifo":
+        os.mkfifo(path)
+    elif how == "dev_zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    with pytest.raises(DatasetError) as err:
+        read_manifest(copy)
+    assert "\n" not in str(err.value)
+    proc = _cli("dataset", "verify", str(copy), "--no-progress")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("Error: ")
+
+
+def test_manifest_paths_outside_the_dataset_are_refused(copy):
+    manifest = F._manifest(copy)
+    manifest["shards"][0]["files"] = {"../../../etc/passwd": {"bytes": 1, "sha256": "0"}}
+    F._write_manifest(copy, manifest)
+    with pytest.raises(DatasetError, match=r"shards\[0\]\.files"):
+        read_manifest(copy)
+
+
+@pytest.mark.parametrize("change", ["widened", "extra", "state_size"])
+def test_verify_refuses_a_widened_column_an_extra_column_and_another_state_size(copy, change):
+    if change == "state_size":
+        manifest = F._manifest(copy)
+        manifest["state_size"] = 1
+        F._write_manifest(copy, manifest)
+        with pytest.raises(DatasetError, match="state_size"):
+            verify_dataset(copy)
+        return
+    if change == "widened":
+        F._rewrite(
+            _decisions(copy), lambda t: F._set_column(t, "seat", t["seat"].to_pylist(), pa.int16())
+        )
+    else:
+        F._rewrite(
+            _decisions(copy),
+            lambda t: t.append_column("extra", pa.array(np.zeros(t.num_rows, np.int8))),
+        )
+    F._recompute(copy)
+    report = verify_dataset(copy)
+    assert not report.ok
+    assert ("seat is of type int16" if change == "widened" else "extra: ['extra']") in str(
+        report.problems
+    )
+
+
+def test_dataset_commands_read_the_game_from_the_manifest(copy):
+    for command in (("verify", "--no-progress"), ("stats",), ("inspect",)):
+        proc = _cli("dataset", command[0], str(copy), *command[1:])
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_dataset_stats_on_a_dataset_that_no_longer_replays_is_a_one_line_error(copy):
+    def edit(table):  # a legal-looking action that the engine refuses
+        actions = table["action"].to_pylist()
+        legal = table["num_legal"].to_pylist()
+        row = next(i for i, n in enumerate(legal) if n > 1 and i > 0)
+        actions[row] = (actions[row] + 1) % 50
+        return F._set_column(table, "action", actions)
+
+    F._rewrite(_decisions(copy), edit)
+    F._recompute(copy)
+    proc = _cli("dataset", "stats", str(copy))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("Error: ")
+    assert len(proc.stderr.strip().splitlines()) == 1
