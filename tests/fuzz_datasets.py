@@ -111,6 +111,22 @@ def make_bases(folder: Path) -> dict[str, Path]:
     return out
 
 
+_SHARED: dict[str, Path] = {}
+
+
+def shared_bases() -> Path:
+    """A folder of `make_bases`, made once per process (the test modules share it) and removed
+    at exit."""
+    if "folder" not in _SHARED:
+        import atexit
+
+        folder = Path(tempfile.mkdtemp(prefix="fuzz_bases"))
+        atexit.register(shutil.rmtree, folder, True)
+        make_bases(folder)
+        _SHARED["folder"] = folder
+    return _SHARED["folder"]
+
+
 # ---------------------------------------------------------------------------------------
 # Tampering.
 # ---------------------------------------------------------------------------------------
@@ -461,7 +477,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["BOUNDSCHECK_CACHE", "OUTCOMES", "Outcome", "fuzz", "make_bases", "make_case"]
+__all__ = [
+    "BOUNDSCHECK_CACHE",
+    "OUTCOMES",
+    "Outcome",
+    "fuzz",
+    "make_bases",
+    "make_case",
+    "shared_bases",
+]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,20 +13,20 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzz_datasets as F
 
+from caylus_cli.app import app
 from caylus_env.core.registry import GAME_NAMES
 from caylus_env.datasets import dataset_stats, inspect_game, iter_batches, verify_dataset
 from caylus_env.datasets.format import DatasetError, read_manifest
 
-CAYLUS = str(Path(sys.executable).with_name("caylus"))
-
 
 @pytest.fixture(scope="module")
-def bases(tmp_path_factory) -> dict[str, Path]:
-    return F.make_bases(tmp_path_factory.mktemp("bases"))
+def bases() -> dict[str, Path]:
+    return F.make_bases(F.shared_bases())
 
 
 @pytest.fixture(params=GAME_NAMES)
@@ -41,7 +41,10 @@ def _decisions(root: Path) -> Path:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([CAYLUS, *args], capture_output=True, text=True, timeout=120)
+    """``caylus ARGS`` in-process (typer's CliRunner), as a finished process."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def test_edited_state_bytes_are_refused_before_the_observation_encoder(copy):
