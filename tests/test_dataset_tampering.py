@@ -180,3 +180,22 @@ def test_dataset_stats_on_a_dataset_that_no_longer_replays_is_a_one_line_error(c
     assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("Error: ")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_manifest_whose_counts_are_not_its_shards_sums_is_refused_at_once(copy):
+    manifest = F._manifest(copy)
+    manifest["shards"][0]["games"] = 10**9  # once read as a range of game ids to build
+    F._write_manifest(copy, manifest)
+    start = time.monotonic()
+    with pytest.raises(DatasetError, match=r"counts\.games is \d+; allowed: the sum over"):
+        read_manifest(copy)
+    assert time.monotonic() - start < 5
+
+
+def test_verify_refuses_options_not_written_as_the_generator_writes_them(copy):
+    games = sorted((copy / "games").glob("part-*.parquet"))[0]
+    F._rewrite(games, lambda t: F._set_column(t, "options", ['{"num_players": 2}'] * t.num_rows))
+    F._recompute(copy)
+    report = verify_dataset(copy)
+    assert not report.ok
+    assert "are not written as the generator writes them" in report.problems[0]

@@ -705,6 +705,10 @@ def check_manifest(manifest: Mapping[str, Any], path: Any = MANIFEST_FILE) -> No
                 or not isinstance(digest.get("sha256"), str)
             ):
                 raise bad(f"{where}.files[{name!r}]", digest, "{bytes, sha256}")
+    for key in ("games", "decisions"):  # a count no tool would ever reach is refused here
+        total = sum(shard[key] for shard in shards)
+        if total != counts[key]:
+            raise bad(f"counts.{key}", counts[key], f"the sum over its shards, {total}")
 
 
 def check_game(manifest: Mapping[str, Any], game: str = DEFAULT_GAME) -> None:

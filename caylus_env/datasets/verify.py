@@ -221,7 +221,7 @@ def _verify_shard(
     games = games_rows(pq.read_table(games_file))
     first, count = int(shard["first_game"]), int(shard["games"])
     ids = [g["game_id"] for g in games]
-    if ids != list(range(first, first + count)):
+    if len(ids) != count or ids != list(range(first, first + count)):
         _problem(
             report, f"{where}: holds game ids {ids[:5]}...; expected {first} to {first + count - 1}"
         )
@@ -292,6 +292,20 @@ def _verify_game(
         game = new_game(spec.name, options, int(row["seed"]))
     except (TypeError, ValueError) as err:
         _problem(report, f"game {gid}: cannot start the game from its row: {err}")
+        return
+    # written as the generator writes them: sorted, compact, without num_players (a player
+    # count of its own column), each value the game's own (an older dataset may lack an
+    # option added since: its default applies)
+    stored = json.loads(row["options"])
+    full = {k: v for k, v in game.config.to_dict().items() if k != "num_players"}
+    if row["options"] != json.dumps(stored, sort_keys=True, separators=(",", ":")) or any(
+        k not in full or type(v) is not type(full[k]) or v != full[k] for k, v in stored.items()
+    ):
+        _problem(
+            report,
+            f"game {gid}: options {row['options'][:80]!r} are not written as the generator "
+            f"writes them (sorted, compact, without num_players: {json.dumps(full)[:120]})",
+        )
         return
     ranks = [float(r) for r in row["ranks"]]
     returns = returns_of(ranks) if len(ranks) == n and n > 1 else []
