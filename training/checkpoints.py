@@ -666,10 +666,12 @@ def export_policy(ckpt: Path, out: Path) -> Path:
         ValueError: if ``out`` exists.
     """
     import torch
-    from safetensors.numpy import load_file
 
-    net = PolicyNet(ckpt)  # versions, checksum, names and shapes
-    tensors = load_file(str(Path(ckpt) / WEIGHTS_FILE))
+    net = PolicyNet(ckpt)  # versions, checksum, names, shapes, finite values and logits
+    raw = read_file(ckpt, WEIGHTS_FILE)
+    if hashlib.sha256(raw).hexdigest() != net.config["sha256"].get(WEIGHTS_FILE):
+        raise CheckpointError(f"{Path(ckpt) / WEIGHTS_FILE}: changed while it was read")
+    tensors = load_arrays_bytes(raw, Path(ckpt) / WEIGHTS_FILE)
     meta = {k: v for k, v in net.config.items() if k not in WRITER_FIELDS}
     meta["exported_from"] = Path(ckpt).name
     return write_policy_checkpoint(

@@ -11,6 +11,7 @@ its gate into the league, each part skipped when already on disk).
 from __future__ import annotations
 
 import csv
+import io
 import os
 import shlex
 import sys
@@ -147,16 +148,21 @@ def load_init_tensors(module: Any, path: str, game: str) -> None:
         ValueError: for a checkpoint of another game, version or network (naming what
             differs), or a tensor that does not fit the module.
     """
-    import torch
-    from safetensors.numpy import load_file
+    import hashlib
 
-    from agents.policy import WEIGHTS_FILE, CheckpointError, PolicyNet
+    import torch
+
+    from agents.policy import WEIGHTS_FILE, CheckpointError, PolicyNet, read_file
+    from training.checkpoints import load_arrays_bytes
 
     try:
-        PolicyNet(path, game)  # versions, checksum, names and shapes
+        net = PolicyNet(path, game)  # versions, checksum, names, shapes, finite logits
+        raw = read_file(path, WEIGHTS_FILE)
+        if hashlib.sha256(raw).hexdigest() != net.config["sha256"].get(WEIGHTS_FILE):
+            raise CheckpointError(f"{Path(path) / WEIGHTS_FILE}: changed while it was read")
+        tensors = load_arrays_bytes(raw, Path(path) / WEIGHTS_FILE)
     except CheckpointError as err:
         raise ValueError(f"--init: {err}") from None
-    tensors = load_file(str(Path(path) / WEIGHTS_FILE))
     state = module.state_dict()
     for name, value in tensors.items():
         if name not in state or tuple(state[name].shape) != value.shape:
@@ -179,10 +185,7 @@ def settle_checkpoint(
     run killed in between redoes exactly the missing parts on ``--resume``."""
     from training.league import League
 
-    done_steps = set()
-    if (out / "curve.csv").is_file():
-        with open(out / "curve.csv", newline="") as f:
-            done_steps = {int(r["step"]) for r in csv.DictReader(f)}
+    done_steps = {int(r["step"]) for r in read_curve(out / "curve.csv")}
     if step not in done_steps:
         for m in evaluate(out, ckpt, step, cfg, logger):
             if bar is not None:
@@ -200,6 +203,26 @@ def settle_checkpoint(
     games.set_checkpoints(league.promoted)
 
 
+def read_curve(path: Path) -> list[dict[str, str]]:
+    """The rows of a run's ``curve.csv`` (none without the file), read as a regular file of
+    the run directory.
+
+    Raises:
+        ValueError: naming the file when it is not a learning curve (a column or a step
+            that is not one).
+    """
+    from agents.policy import read_file
+
+    if not os.path.lexists(path):
+        return []
+    text = read_file(path.parent, path.name, MAX_RUN_FILE_BYTES).decode("utf-8", "replace")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    for i, r in enumerate(rows):
+        if set(r) != set(CURVE_FIELDS) or not str(r["step"]).isdigit():
+            raise ValueError(f"{path}: row {i + 1} is not a learning curve's ({CURVE_FIELDS})")
+    return rows
+
+
 def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> list[Any]:
     """Play the checkpoint against each reference; append to ``curve.csv`` and replot."""
     from training.league import play_checkpoint
@@ -213,10 +236,7 @@ def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> l
         results.append(m)
         logger.record(f"eval/score_{m.opponent}", m.score)
     path = out / "curve.csv"
-    rows = []
-    if path.is_file():
-        with open(path, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if int(r["step"]) < step]
+    rows = [r for r in read_curve(path) if int(r["step"]) < step]
     rows += [{"step": step, **{k: getattr(m, k) for k in CURVE_FIELDS[1:]}} for m in results]
     tmp = path.with_suffix(".csv.tmp")
     with open(tmp, "w", newline="") as f:

@@ -41,6 +41,6 @@ def test_checkpoint_fuzz_smoke_has_no_crash_hang_wrong_load_or_traceback(small_r
 @pytest.mark.parametrize("boundscheck", [False, True], ids=["plain", "boundscheck"])
 def test_checkpoint_fuzz_long_run_has_no_crash_hang_wrong_load_or_traceback(small_run, boundscheck):
     count = 2 * len(all_cases())  # every case twice: the random draws differ
-    indices = select_cases(seed=1, count=count, smoke=False)
+    indices = select_cases(seed=1, count=count)
     counts, examples = fuzz(small_run, indices, seed=1, jobs=2, boundscheck=boundscheck)
     _check(counts, examples, count)

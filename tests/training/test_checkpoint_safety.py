@@ -19,6 +19,7 @@ import pytest
 
 from agents.policy import CheckpointError, PolicyNet, load_net
 from agents.registry import make_agent
+from caylus_env.core.registry import GAME_NAMES
 from tests.training.fuzz_checkpoints import (
     LAST,
     RUN_ARGS,
@@ -301,3 +302,34 @@ def test_a_refused_train_ppo_creates_nothing_and_the_corrected_command_runs(
     cfg = config_from_args(**args)
     cfg.check()
     assert prepare_run(cfg) == out and (out / "run.json").is_file()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_saved_games_of_every_game_load_back_and_edited_states_never_reach_a_kernel(game):
+    from caylus_env.core.registry import game_spec
+    from training.learner import PoolGames
+
+    def pool() -> PoolGames:
+        return PoolGames(game, 8, game_spec(game).min_players, opponents="random:1")
+
+    games = pool()
+    b = games.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        b = games.step(np.array([rng.choice(np.flatnonzero(m)) for m in b.mask.view(np.bool_)]))
+    saved = games.save_arrays()
+    again = pool()
+    again.load_arrays(saved)  # a valid save loads back as it was
+    assert np.array_equal(again.states, games.states)
+    layout = game_spec(game).engine().layout
+    for edit in (
+        lambda s: s.__setitem__((0, layout.STACK_SIZE), 32767),
+        lambda s: s.__setitem__(1, -7),
+        lambda s: s.__setitem__((slice(None), slice(None)), 3),
+    ):
+        states = saved["states"].copy()
+        edit(states)
+        with pytest.raises(
+            ValueError, match=r"saved games: games\.(states|obs|legal|num_legal|mask)\["
+        ):
+            pool().load_arrays({**saved, "states": states})
