@@ -181,6 +181,7 @@ def _edit_fixed(table: Any, name: str, rng: np.random.Generator, itemsize: int) 
     raw = np.frombuffer(col.buffers()[1], np.uint8, count=len(col) * width).copy()
     raw = raw.reshape(len(col), width)
     row = int(rng.integers(len(col)))
+    before, at = raw[row].copy(), 0
     for _ in range(int(rng.integers(1, 4))):
         if itemsize == 2:
             at = int(rng.integers(width // 2))
@@ -188,6 +189,8 @@ def _edit_fixed(table: Any, name: str, rng: np.random.Generator, itemsize: int) 
             raw[row, 2 * at : 2 * at + 2] = np.frombuffer(np.int16(value).tobytes(), np.uint8)
         else:
             raw[row, int(rng.integers(width))] = int(rng.integers(256))
+    if np.array_equal(raw[row], before):  # the values written were already there: flip a bit
+        raw[row, at * itemsize if itemsize == 2 else 0] ^= 1
     array = pa.FixedSizeBinaryArray.from_buffers(col.type, len(col), [None, pa.py_buffer(raw)])
     i = table.column_names.index(name)
     return table.set_column(i, table.schema.field(i), array)
