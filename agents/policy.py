@@ -848,9 +848,12 @@ def choose(logits: np.ndarray, temperature: float, uniforms: np.ndarray | None) 
     (one per row, so each game's draw depends on its own stream only)."""
     if temperature == 0.0 or uniforms is None:
         return np.argmax(logits, axis=1).astype(np.int64)
-    z = logits / temperature
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z, dtype=np.float64)
+    # Shift before dividing: the best legal logit becomes exactly 0 and every other one a
+    # finite or infinite negative, so even a tiny T (temp=1e-300) overflows to -inf, never NaN.
+    z = logits.astype(np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        z = (z - z.max(axis=1, keepdims=True)) / temperature
+        p = np.exp(z)
     cdf = np.cumsum(p, axis=1)
     cdf /= cdf[:, -1:]
     picks = (cdf < uniforms[:, None]).sum(axis=1)

@@ -117,6 +117,16 @@ def test_a_checkpoints_logits_do_not_depend_on_the_rest_of_the_batch(tiny_run):
 
 
 # -- policy:PATH ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("temperature", [1e-300, 1e-30, 5e-324])
+def test_a_tiny_sampling_temperature_picks_the_best_legal_action_without_nan(temperature):
+    """temp=T with T near 0 divides large logits into overflow: the draw must still be the
+    best legal action (never an illegal one, never a NaN-driven pick)."""
+    logits = np.array([[-np.inf, 3.0, 2.5, -np.inf], [1e30, -np.inf, -1e30, 0.0]], np.float32)
+    with np.errstate(invalid="raise", divide="raise"):  # no NaN made, no division by 0
+        picks = choose(logits, temperature, np.array([0.999, 0.0]))
+    assert picks.tolist() == [1, 0]
+
+
 def test_policy_spec_plays_whole_games_of_its_game_in_every_mode(tiny_run):
     game = game_of_run(tiny_run)
     ckpt = tiny_run / "checkpoints" / LAST
