@@ -51,6 +51,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from caylus_env.core.game import check_state_array
 from caylus_env.core.observation import MAX_PLAYERS
 from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.core.specialize import specialize
@@ -742,55 +743,20 @@ class PoolGames(BatchedGames):
         self._started = True
 
 
-def _stack_capacity(layout: Any) -> int:
-    """Entries the state's decision stack holds (the ``STACK`` field's size)."""
-    field = next(f for f in layout.FIELDS if f.offset == layout.STACK)
-    return int(field.size) // int(layout.STACK_ENTRY)
-
-
 def check_saved_state(game: str, s: np.ndarray, options: np.ndarray, where: str) -> None:
     """Refuse a state array from a file unless it is a position of ``game`` that its own
-    validation accepts, with the kernel ``options`` of the game it is to continue.
-
-    The array's stack size is checked first (the game's state-dict writer reads the stack
-    in compiled code); then it goes through the game's state-dict round trip: the dict
-    written from it (``state_to_dict``) must pass the game's whole validation
-    (``dict_to_state``: every field's domain, the invariants, a decision reachable) and
-    give back the same array, value for value, with the same options.
+    validation accepts (`caylus_env.core.game.check_state_array`), with the kernel
+    ``options`` of the game it is to continue.
 
     Raises:
         ValueError: naming ``where`` and what is wrong.
     """
     engine = game_spec(game).engine()
-    layout = engine.layout
-    if s.dtype != np.dtype(layout.STATE_DTYPE) or s.shape != (layout.STATE_SIZE,):
-        raise ValueError(f"{where}: not a {game} state ({s.dtype}, {s.shape})")
-    size, capacity = int(s[layout.STACK_SIZE]), _stack_capacity(layout)
-    if not 0 <= size <= capacity:
-        raise ValueError(
-            f"{where}: not a valid {game} position: its decision stack holds {size} "
-            f"entries; allowed: 0..{capacity}"
-        )
     try:
-        d = engine.state_to_dict(s.copy())
-    except Exception as err:  # any failure to read the array is a refusal of it
-        raise ValueError(
-            f"{where}: not a valid {game} position ({type(err).__name__}: {err})"
-        ) from None
-    try:
-        again = engine.dict_to_state(d)
+        d = check_state_array(engine, s)
         config = engine.GameConfig.from_dict(d["options"])
     except ValueError as err:
         raise ValueError(f"{where}: not a valid {game} position ({err})") from None
-    if not np.array_equal(again, s):
-        differ = np.flatnonzero(again != s)
-        names = sorted(
-            {f.name for f in layout.FIELDS for i in differ[:8] if f.offset <= i < f.offset + f.size}
-        )
-        raise ValueError(
-            f"{where}: not a valid {game} position (fields {names} hold values its state "
-            "dict cannot express)"
-        )
     if not np.array_equal(config.kernel_options(), options):
         raise ValueError(f"{where}: a game with options {d['options']}, not those of these games")
 

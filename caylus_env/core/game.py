@@ -342,6 +342,60 @@ class Game:
         return f"Game({self.GAME}, {self.num_players}p, seed={self.seed}, {clock}, {where})"
 
 
+def state_field(layout: Any, index: int) -> str:
+    """The layout field holding state entry ``index``, e.g. ``players[3]`` (for messages)."""
+    for f in layout.FIELDS:
+        if f.offset <= index < f.offset + f.size:
+            return f"{f.name}[{index - f.offset}]" if f.size > 1 else f.name
+    return f"entry {index}"
+
+
+def check_state_array(engine: ModuleType, s: np.ndarray) -> dict[str, Any]:
+    """Refuse a state array read from a file unless it is a position its game's own validation
+    accepts; return its state dict.
+
+    Whatever comes from a file (a checkpoint's saved games, a dataset's stored states) must
+    pass here before a compiled kernel reads it: an edited seat, index or count would make a
+    kernel read outside its arrays. The stack size is checked first (the game's state-dict
+    writer reads the stack's entries in compiled code); then the array goes through the
+    game's state-dict round trip (``engine.state_to_dict``, then ``engine.dict_to_state``:
+    every field's domain, the invariants, a decision that can be answered), which must give
+    back the same entries, value for value.
+
+    Args:
+        engine: the game's engine module (``game_spec(name).engine()``).
+        s: one state, in the engine's dtype and shape.
+
+    Raises:
+        InvalidStateError: naming what is wrong (the stack size, the validation's own
+            message, or the first field whose value no position can hold).
+    """
+    layout = engine.layout
+    if s.dtype != np.dtype(layout.STATE_DTYPE) or s.shape != (layout.STATE_SIZE,):
+        raise InvalidStateError(
+            f"an array of {s.dtype} {s.shape}; a state is {np.dtype(layout.STATE_DTYPE)} "
+            f"({layout.STATE_SIZE},)"
+        )
+    stack = next(f for f in layout.FIELDS if f.offset == layout.STACK)
+    capacity = stack.size // layout.STACK_ENTRY
+    size = int(s[layout.STACK_SIZE])
+    if not 0 <= size <= capacity:
+        raise InvalidStateError(
+            f"its decision stack holds {size} entries; allowed: 0 to {capacity}"
+        )
+    try:
+        d = engine.state_to_dict(s.copy())
+        again = engine.dict_to_state(d)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
+        raise InvalidStateError(str(err)) from None
+    if not np.array_equal(again, s):
+        j = int(np.flatnonzero(again != s)[0])
+        raise InvalidStateError(
+            f"{state_field(layout, j)} is {int(s[j])}, its position gives {int(again[j])}"
+        )
+    return d
+
+
 __all__ = [
     "MAX_SEED",
     "REWARD_KINDS",
@@ -350,7 +404,9 @@ __all__ = [
     "IllegalActionError",
     "InvalidStateError",
     "check_seed",
+    "check_state_array",
     "forfeit_ranks",
     "rank_of",
     "rank_returns",
+    "state_field",
 ]

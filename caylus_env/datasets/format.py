@@ -50,6 +50,7 @@ import pyarrow.parquet as pq
 from caylus_env._version import PROGRAM, __version__
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.fileio import fsync_path
+from caylus_env.core.game import check_state_array, state_field
 from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
 DATASET_FORMAT = "caylus-dataset/2"
@@ -184,10 +185,7 @@ def kinds_of(spec: GameSpec, states: np.ndarray) -> np.ndarray:
 
 def field_at(spec: GameSpec, index: int) -> str:
     """The layout field holding state entry ``index`` (for a verify message)."""
-    for f in spec.engine().layout.FIELDS:
-        if f.offset <= index < f.offset + f.size:
-            return f"{f.name}[{index - f.offset}]" if f.size > 1 else f.name
-    return f"entry {index}"
+    return state_field(spec.engine().layout, index)
 
 
 def decisions_schema(policy_targets: bool, game: str = DEFAULT_GAME) -> pa.Schema:
@@ -840,9 +838,8 @@ def reading(what: Any) -> Any:
 def stored_states(spec: GameSpec, raw: np.ndarray) -> np.ndarray:
     """``(D, STATE_SIZE)`` states of ``game`` in the engine's dtype from stored rows (``(D,
     state_bytes)`` uint8), each one checked to be a position of the game before any kernel
-    reads it: the game's own validation (``engine.state_to_dict`` then
-    ``engine.dict_to_state``, the contract's state dict round trip) must give back exactly the
-    stored entries, so an edited state (a seat, an index or a count out of range) is refused
+    reads it (`caylus_env.core.game.check_state_array`: the game's own state-dict round trip
+    must give back exactly the stored entries), so an edited state (a seat, an index or a count out of range) is refused
     rather than read out of bounds by a compiled observation encoder. The round trip costs
     about 0.4 to 0.5 ms a row; a row found valid is remembered for the process by a 128-bit
     BLAKE2b digest of its bytes (up to `MAX_VALIDATED_ROWS`), so later epochs over the same
@@ -855,33 +852,15 @@ def stored_states(spec: GameSpec, raw: np.ndarray) -> np.ndarray:
     native = engine.layout.STATE_DTYPE
     states = np.ascontiguousarray(raw).view(state_dtype(spec)).astype(native)
     states = states.reshape(len(raw), state_size(spec))
-    lay = engine.layout
-    capacity = next(f.size for f in lay.FIELDS if f.offset == lay.STACK) // lay.STACK_ENTRY
-    depth = states[:, lay.STACK_SIZE]
-    wrong = np.flatnonzero((depth < 0) | (depth > capacity))
-    if len(wrong):  # before state_to_dict, whose compiled helpers read the stack's entries
-        i = int(wrong[0])
-        raise RowError(
-            i,
-            f"the stored state is not a {spec.title} position: its decision stack holds "
-            f"{int(depth[i])} entries; allowed: 0 to {capacity}",
-        )
     person = spec.name.encode()[:16]
     for i, s in enumerate(states):
         key = hashlib.blake2b(raw[i].tobytes(), digest_size=16, person=person).digest()
         if key in _VALIDATED:
             continue
         try:
-            again = engine.dict_to_state(engine.state_to_dict(s))
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
+            check_state_array(engine, s)
+        except ValueError as err:
             raise RowError(i, f"the stored state is not a {spec.title} position: {err}") from None
-        if not np.array_equal(again, s):
-            j = int(np.flatnonzero(again != s)[0])
-            raise RowError(
-                i,
-                f"the stored state is not a {spec.title} position: {field_at(spec, j)} is "
-                f"{int(s[j])}, its position gives {int(again[j])}",
-            )
         if len(_VALIDATED) < MAX_VALIDATED_ROWS:
             _VALIDATED.add(key)
     return states
