@@ -22,7 +22,7 @@ Workers take many cases each and are restarted after a crash or a hang. The case
 pure function of the seed: workers rebuild them from ``(seed, index)``, so nothing but
 indices crosses the pipe. ``NUMBA_BOUNDSCHECK=1`` in a worker's environment makes an
 out-of-bounds access an ``IndexError`` (counted as ``other`` or ``corrupt``); its kernels
-are compiled into their own cache folder (``BOUNDSCHECK_CACHE``).
+are compiled into their own cache folder (``watched.BOUNDSCHECK_CACHE``).
 
 Run ``python -m tests.fuzz_states --game puerto_rico --cases 4000`` from the repository
 root (or the file by path, to fuzz another checkout on ``PYTHONPATH``) for the counts table.
@@ -33,12 +33,8 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
-import select
-import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -47,6 +43,9 @@ from typing import Any
 import numpy as np
 
 from caylus_env.core.registry import GAME_NAMES, game_spec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from watched import run_watched, table
 
 OUTCOMES = ("clear", "other", "accepted", "corrupt", "crash", "hang")
 INT16_EXTREMES = (-32768, -32767, -1, 32767, 32768, 65535, 2**31, 2**63, -(2**63) - 1)
@@ -81,9 +80,7 @@ SEAT_KEYS = frozenset(
 )  # fmt: skip
 #: Keys of a game's clock: which turn, phase step or counter the position is at.
 CLOCK_KEYS = ("cursor", "step", "picks", "idle", "guest_step", "round", "turn", "decisions")
-CASE_TIMEOUT_S = 20.0  # watchdog per case (the first case of a worker also imports)
-START_TIMEOUT_S = 240.0
-BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / "caylus_env_numba_boundscheck"
+CASE_TIMEOUT_S = 20.0  # watchdog per case (a worker's first case has watched.START_TIMEOUT_S)
 
 
 # ---------------------------------------------------------------------------------------
@@ -374,111 +371,26 @@ def fuzz(
     boundscheck: bool = False,
     pool: list[dict] | None = None,
 ) -> tuple[Counter, dict[str, list[str]]]:
-    """Run ``cases`` cases of ``game`` in ``jobs`` parallel workers.
+    """Run ``cases`` cases of ``game`` in ``jobs`` watched workers (`watched.run_watched`).
 
     Returns:
         The count of each outcome, and up to 5 examples (index, description, detail) of
         each outcome that is not ``clear`` or ``accepted``.
     """
     pool = sample_positions(game, seed) if pool is None else pool
-    counts: Counter = Counter({o: 0 for o in OUTCOMES})
-    examples: dict[str, list[str]] = {o: [] for o in OUTCOMES}
-    env = dict(os.environ)
-    if boundscheck:
-        # Numba's cache does not key on the bounds-check flag: checked kernels get their
-        # own cache folder (compiled once, about half a minute, then reused).
-        env["NUMBA_BOUNDSCHECK"] = "1"
-        env["NUMBA_CACHE_DIR"] = str(BOUNDSCHECK_CACHE)
     with tempfile.TemporaryDirectory() as tmp:
-        pool_file = str(Path(tmp) / "pool.json")
-        Path(pool_file).write_text(json.dumps(pool))
-        chunks = [(cases * j // jobs, cases * (j + 1) // jobs) for j in range(jobs)]
-        running = [_Runner(game, pool_file, seed, a, b, env) for a, b in chunks if b > a]
-        while running:
-            for r in list(running):
-                for index, outcome, detail in r.poll():
-                    counts[outcome] += 1
-                    if outcome not in ("clear", "accepted") and len(examples[outcome]) < 5:
-                        _, what = make_case(pool, seed, index)
-                        examples[outcome].append(f"case {index} [{what}] {detail}")
-                if r.done:
-                    running.remove(r)
-            time.sleep(0.005)
-    return counts, examples
-
-
-class _Runner:
-    """One worker process over a range of cases, restarted past a crash or a hang."""
-
-    def __init__(
-        self, game: str, pool_file: str, seed: int, start: int, stop: int, env: dict
-    ) -> None:
-        self.game, self.pool_file, self.seed = game, pool_file, seed
-        self.next, self.stop, self.env = start, stop, env
-        self.proc: subprocess.Popen | None = None
-        self.buffer = b""
-        self.done = False
-        self._spawn()
-
-    def _spawn(self) -> None:
-        if self.next >= self.stop:
-            self.done = True
-            return
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--worker",
-                self.game,
-                self.pool_file,
-                str(self.seed),
-                str(self.next),
-                str(self.stop),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-            env=self.env,
+        pool_file = Path(tmp) / "pool.json"
+        pool_file.write_text(json.dumps(pool))
+        counts, examples = run_watched(
+            Path(__file__).resolve(),
+            [game, str(pool_file), str(seed)],
+            cases,
+            jobs,
+            lambda index: make_case(pool, seed, index)[1],
+            boundscheck=boundscheck,
+            case_timeout=CASE_TIMEOUT_S,
         )
-        self.deadline = time.monotonic() + START_TIMEOUT_S
-
-    def poll(self) -> list[tuple[int, str, str]]:
-        if self.done or self.proc is None:
-            return []
-        results = []
-        fd = self.proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], 0)
-        if ready:
-            chunk = os.read(fd, 65536)
-            if chunk:
-                self.buffer += chunk
-                *lines, self.buffer = self.buffer.split(b"\n")
-                for line in lines:
-                    index, outcome, *rest = line.decode().split(" ", 2)
-                    results.append((int(index), outcome, rest[0] if rest else ""))
-                    self.next = int(index) + 1
-                    self.deadline = time.monotonic() + CASE_TIMEOUT_S
-                return results
-            code = self.proc.wait()
-            if self.next < self.stop:  # died before finishing its range: a crash
-                results.append((self.next, "crash", f"exit code {code}"))
-                self.next += 1
-            self._spawn()
-            return results
-        if time.monotonic() > self.deadline:
-            self.proc.kill()
-            self.proc.wait()
-            results.append((self.next, "hang", f"no result in {CASE_TIMEOUT_S:.0f} s"))
-            self.next += 1
-            self._spawn()
-        return results
-
-
-def table(counts: Counter) -> str:
-    """The counts as a two-line table."""
-    head = ["cases", *OUTCOMES]
-    row = [sum(counts.values()), *(counts[o] for o in OUTCOMES)]
-    return "  ".join(f"{h:>8}" for h in head) + "\n" + "  ".join(f"{v:>8}" for v in row)
+    return counts, examples
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -494,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boundscheck", action="store_true", help="NUMBA_BOUNDSCHECK=1")
     args = parser.parse_args(argv)
     counts, examples = fuzz(args.game, args.cases, args.seed, args.jobs, args.boundscheck)
-    print(table(counts))
+    print(table(counts, OUTCOMES))
     for outcome, lines in examples.items():
         for line in lines:
             print(f"{outcome}: {line}")
