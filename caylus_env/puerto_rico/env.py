@@ -181,7 +181,7 @@ decisions) or `"random"` (drawn from the seed) (rules 7.1).
 `library_limit=False`: with 2 players, a library doubles at most one privilege per
 round (rules 7.5).
 
-`max_decisions=4000`: the truncation cap, 1 to 30000 (rules 6.9).
+`max_decisions=4000`: the truncation cap, 1 to 10000 (rules 6.9).
 
 `reward="rank"`: `"rank"` or `"margin"` (see Rewards).
 

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from caylus_env.puerto_rico.engine import Game, GameConfig, InvalidStateError
+from caylus_env.puerto_rico.engine.constants import MAX_DECISIONS_LIMIT
+from caylus_env.puerto_rico.engine.state_dict import MAX_AMOUNT
 from caylus_env.puerto_rico.positions import act, building, fresh, game, start_role
 
 
@@ -31,6 +33,28 @@ def test_games_cut_off_by_the_decision_cap_reload():
         back = Game.from_state_dict(g.state_dict())
         assert back.is_over() and back.is_truncated() == g.is_truncated()
         assert back.state_dict() == g.state_dict()
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])  # 2 players (three roles each a round) end by the rules
+def test_hoarding_to_the_highest_decision_cap_keeps_every_count_in_its_int16_entry(n):
+    # Rules 6.9: players who never pick the mayor or the builder (nor build) leave doubloons
+    # on the role cards every round; at the highest cap the doubloons in play must stay
+    # below the loader's cap (so the game reloads) and far from the int16 limit (no wrap).
+    g = Game(GameConfig(num_players=n, max_decisions=MAX_DECISIONS_LIMIT), seed=n)
+    rng = np.random.default_rng(n)
+    while not g.is_over():
+        legal = g.legal_actions()
+        keep = [
+            a
+            for a in legal
+            if not any(w in g.action_to_string(a) for w in ("mayor", "builder", "build:"))
+        ]
+        pick = keep or legal
+        g.apply(pick[int(rng.integers(len(pick)))])
+    d = g.state_dict()
+    assert g.is_truncated() and d["decisions"] == MAX_DECISIONS_LIMIT
+    assert MAX_DECISIONS_LIMIT // 2 < d["bank_paid"] < MAX_AMOUNT  # hoarded, within the cap
+    assert Game.from_state_dict(d).state_dict() == d
 
 
 def test_every_position_of_seeded_games_reloads():

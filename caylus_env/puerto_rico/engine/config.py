@@ -23,7 +23,7 @@ class GameConfig(BaseConfig):
     Attributes:
         num_players: 2 to 5 (rules 1.2; 2 players use the variant of rules 1.3).
         max_decisions: the truncation cap (rules 6.9): a game still running after this many
-            decisions is cut off, truncated and not terminated; 1 to 30000.
+            decisions is cut off, truncated and not terminated; 1 to 10000.
         expansion: play with the 2004 expansion's buildings (rules 7).
         draft: with the expansion, ``"players"`` (the draft is the players' first
             decisions) or ``"random"`` (drawn from the seed) (rules 7.1).

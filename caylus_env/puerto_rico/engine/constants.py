@@ -188,7 +188,11 @@ CLOISTER_BONUS = np.array([0, 1, 3, 6, 10], np.int64)
 DRAFT_MODES = ("players", "random")
 #: Default truncation cap (rules 6.9): decisions after which a game is cut off, unfinished.
 DEFAULT_MAX_DECISIONS = 4000
-MAX_DECISIONS_LIMIT = 30000  # the cap is stored in an int16 counter
+#: Highest cap (rules 6.9). The state is int16: players who never pick the mayor or the
+#: builder leave about one doubloon a decision on the role cards, so 30,000 decisions took the
+#: doubloons in play to 29,958 of the 32,767 an entry holds. 10,000 keeps every counter of any
+#: game the engine plays far below the int16 limit (``state_dict.MAX_AMOUNT``).
+MAX_DECISIONS_LIMIT = 10000
 
 for _a in (
     PHASE_OF_ROLE,

@@ -109,9 +109,12 @@ _INT16_MAX = 32767
 #: choice) and a game at most ``MAX_DECISIONS_LIMIT``.
 MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // int(ROLES_PER_ROUND[2:].min())
 #: Cap of a player's doubloons and VP chips, a card's doubloons and the bank's payouts. The
-#: state is int16 (at most 32767): a loaded game keeps at least 16384 of headroom, far more
-#: than play can add before its decision cap in any game the engine itself plays.
-MAX_AMOUNT = 16383
+#: state is int16 (at most 32767). Play itself goes far: players who never pick the mayor or
+#: the builder leave about one doubloon a decision on the role cards, about 10,000 at the
+#: highest decision cap (``MAX_DECISIONS_LIMIT``), and such a game's positions must reload.
+#: The cap leaves 2,767 of headroom, more than a hundred rounds of the largest payouts, so a
+#: loaded game cannot wrap within any realistic horizon.
+MAX_AMOUNT = 30000
 #: VP owed on paper at most: the chips run out at most one round before the game ends.
 MAX_PAPER_VP = 999
 
