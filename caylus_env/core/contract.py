@@ -26,7 +26,10 @@ module                 what it provides (``GameSpec.module(part)`` imports it)
 ``viewer``             ``Drawing`` (a subclass of `caylus_env.core.viewer.Drawing`: the slots
                        of its picture and how to draw a position) and ``position_svg(
                        state_dict)``: the game's drawing for the shared replay page
-                       (`caylus_env.core.viewer`)
+                       (`caylus_env.core.viewer`); ``board_targets(state_dict, legal)``:
+                       ``{action id: slot}`` for the legal actions that have a place on
+                       that drawing, so that a person plays by clicking the board
+                       (``caylus serve``, `caylus_env.core.viewer.targets`)
 ``bots``               ``BOTS``: the game's agents by spec head (`caylus_env.core.contract.Bot`),
                        and ``choose_scripted(strategy, state, legal, n, noise)``: its scripted
                        bots as one compiled kernel (training opponents in the batched env)
@@ -128,7 +131,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
         "LAYOUT",
     ),
     "rendering": ("render_text", "compact_text"),
-    "viewer": ("Drawing", "position_svg"),
+    "viewer": ("Drawing", "position_svg", "board_targets"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),
     "positions": ("build", "build_dict", "FIELDS", "position", "start", "play", "legal_names"),

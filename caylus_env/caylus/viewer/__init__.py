@@ -3,7 +3,9 @@
 - ``Drawing``: the game contract's drawing (a `caylus_env.core.viewer.Drawing`): the slots of
   the board picture and how to draw a position; the replay page of a Caylus record is
   ``caylus_env.core.viewer.write_replay_page(record, path)``, as for every game;
-- ``position_svg(state_dict)``: one position as a standalone SVG picture.
+- ``position_svg(state_dict)``: one position as a standalone SVG picture;
+- ``board_targets(state_dict, legal)``: the slot each legal action stands for, so that a
+  person plays by clicking the board (``caylus serve``).
 
 Drawing lives in one module per concern: ``board`` (road, special buildings, bridge, provost,
 bailiff), ``castle``, ``favors`` and ``players``, with Caylus's colours in ``theme``;
@@ -14,5 +16,6 @@ state dicts: the browser never computes a rule.
 from __future__ import annotations
 
 from caylus_env.caylus.viewer.position import Drawing, position_svg
+from caylus_env.caylus.viewer.targets import board_targets
 
-__all__ = ["Drawing", "position_svg"]
+__all__ = ["Drawing", "board_targets", "position_svg"]

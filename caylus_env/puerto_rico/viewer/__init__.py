@@ -4,7 +4,9 @@
 - ``Drawing``: the game contract's drawing (a `caylus_env.core.viewer.Drawing`): the slots of
   the table picture, where each stands and how to draw a position; the replay page of a Puerto
   Rico record is ``caylus_env.core.viewer.write_replay_page(record, path)``, as for every game;
-- ``position_svg(state_dict)``: one position as a standalone SVG picture.
+- ``position_svg(state_dict)``: one position as a standalone SVG picture;
+- ``board_targets(state_dict, legal)``: the slot each legal action stands for, so that a
+  person plays by clicking the board (``caylus serve``).
 
 Drawing lives in one module per concern: ``board`` (roles, colonists, supplies, face-up
 plantations, goods, trading house, cargo ships, building supply) and ``players`` (each seat's
@@ -17,5 +19,6 @@ face-down plantations (docs/rules/puerto_rico.md 6.8) is never drawn or written.
 from __future__ import annotations
 
 from caylus_env.puerto_rico.viewer.position import Drawing, position_svg
+from caylus_env.puerto_rico.viewer.targets import board_targets
 
-__all__ = ["Drawing", "position_svg"]
+__all__ = ["Drawing", "board_targets", "position_svg"]

@@ -1,0 +1,60 @@
+"""Board targets: which legal action a click on the board plays (``caylus serve``).
+
+A game's ``viewer.board_targets(d, legal)`` (the game contract, ``caylus_env.core.contract``)
+says, for the position ``d`` (a ``state_dict``) and its legal action ids ``legal``, the slot of
+its drawing (``Drawing.slots``) that stands for each action that has a place on the board: the
+road space a worker goes to, the role card picked, the building bought. Actions without one
+(``pass``, ``decline``, a choice between effects) are played from the list of legal actions by
+name. A slot stands for at most one action of a decision, so a click is never ambiguous:
+`one_action_per_slot` drops a slot two actions would claim (both stay list-only).
+
+The browser never computes a rule: the server asks the game's function and sends the pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+def one_action_per_slot(pairs: Iterable[tuple[int, str | None]]) -> dict[int, str]:
+    """``{action: slot}`` of ``(action, slot or None)`` pairs, leaving out None and every slot
+    that more than one action claims.
+
+    Example:
+        >>> one_action_per_slot([(1, "a"), (2, None), (3, "b"), (4, "b"), (5, "c")])
+        {1: 'a', 5: 'c'}
+    """
+    claims: dict[str, list[int]] = {}
+    for action, slot in pairs:
+        if slot is not None:
+            claims.setdefault(slot, []).append(int(action))
+    return {a[0]: slot for slot, a in claims.items() if len(a) == 1}
+
+
+def target_problems(
+    drawing: Any, d: Mapping[str, Any], legal: Sequence[int], targets: Mapping[int, str]
+) -> list[str]:
+    """What is wrong with ``targets`` (a game's ``board_targets(d, legal)``) for the position
+    ``d`` drawn by ``drawing`` (a `caylus_env.core.viewer.Drawing`): an action that is not
+    legal, a slot the drawing does not have or draws empty, a slot named twice. Empty when
+    all is well (the conformance suite checks every game with it)."""
+    problems = []
+    if not isinstance(targets, Mapping):
+        return [f"board_targets gave {type(targets).__name__}; allowed: a dict action -> slot"]
+    pieces = dict(zip(drawing.slots, drawing.draw(dict(d), [0] * drawing.num_players), strict=True))
+    seen: dict[str, int] = {}
+    for action, slot in targets.items():
+        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+            problems.append(f"action {action!r} is not legal here (legal: {list(legal)})")
+        if slot not in pieces:
+            problems.append(f"action {action}: slot {slot!r} is not a slot of the drawing")
+        elif not pieces[slot]:
+            problems.append(f"action {action}: slot {slot!r} is drawn empty")
+        if slot in seen:
+            problems.append(f"slot {slot!r} stands for actions {seen[slot]} and {action}")
+        seen[slot] = action
+    return problems
+
+
+__all__ = ["one_action_per_slot", "target_problems"]
