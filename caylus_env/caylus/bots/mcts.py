@@ -215,6 +215,7 @@ class MCTSAgent:
         self._history_len = -1
         self.last_simulations = 0
         self._distribution: tuple[tuple[int, ...], tuple[float, ...]] | None = None
+        self._visits: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         # Per seat: rollout weights (one row each) and expansion-order weights (or None).
         self._bot_weights = np.tile(self._eval_weights, (5, 1))
         self._prior_weights: list[np.ndarray | None] = [
@@ -371,10 +372,17 @@ class MCTSAgent:
         one legal action, which is not searched); None before any ``act``."""
         return self._distribution
 
+    def visit_counts(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The root visit counts of the last search, ``(actions, counts)`` (what
+        `action_distribution` normalises); None before any ``act`` and after a decision with
+        one legal action, which is not searched."""
+        return self._visits
+
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
         if len(legal) == 1:
             self._distribution = ((legal[0],), (1.0,))
+            self._visits = None
             return legal[0]
         seats = game.num_players
         if self.model:
@@ -402,6 +410,10 @@ class MCTSAgent:
         )
         action = root.kid_actions[best]
         visits = sum(kid.n for kid in root.kids)
+        self._visits = (
+            tuple(int(a) for a in root.kid_actions),
+            tuple(int(kid.n) for kid in root.kids),
+        )
         self._distribution = (
             tuple(int(a) for a in root.kid_actions),
             tuple(kid.n / visits for kid in root.kids),

@@ -137,15 +137,23 @@ class MCTSAgent:
         self._ret = np.zeros(MAX_PLAYERS, np.float64)
         self._soft = np.zeros(MAX_PLAYERS, np.float64)
         self._dist: tuple[tuple[int, ...], tuple[float, ...]] | None = None
+        self._visits: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
         self._dist = None
+        self._visits = None
 
     def action_distribution(self) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
         """Root visit counts of the last search, normalized (None before any)."""
         return self._dist
+
+    def visit_counts(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The root visit counts of the last search, ``(actions, counts)`` (what
+        `action_distribution` normalises); None before any ``act`` and after a decision with
+        one legal action, which is not searched."""
+        return self._visits
 
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
@@ -153,6 +161,7 @@ class MCTSAgent:
             raise ValueError(f"agent {self.name!r}: the game asks no decision ({game!r})")
         if len(legal) == 1:
             self._dist = ((legal[0],), (1.0,))
+            self._visits = None
             return legal[0]
         seats = game.num_players
         root = _Node(seats)
@@ -167,6 +176,7 @@ class MCTSAgent:
         total = sum(visits.values())
         actions = tuple(sorted(visits))
         self._dist = (actions, tuple(visits[a] / total for a in actions))
+        self._visits = (actions, tuple(visits[a] for a in actions))
         return best
 
     def _simulate(self, root: _Node, root_state: np.ndarray, seats: int) -> None:
