@@ -356,6 +356,7 @@ COMMAND_MODULES = (
     "tournament",
     "games",
     "replay",
+    "serve",
     "bench",
     "agents",
     "dataset",

@@ -1,0 +1,194 @@
+"""``caylus serve``: play any game against any agents in the browser.
+
+Starts the local web server of ``caylus_env.core.serve`` on 127.0.0.1 (another address only
+with ``--host``, with a warning), prints its address, and stops on Ctrl-C (exit 0). The agents
+are the agent registry's (``caylus agents --game NAME``): the game's bots, ``random``, the
+shipped checkpoints (``ppo-2p``) and plugins; ``policy:PATH`` loads only checkpoints inside the
+directories given with ``--checkpoints`` (a page must not make the server read any path it
+names), and the page lists the checkpoints found there. Saved records go under ``--save-dir``
+with names the server chooses. ``docs/serve.md`` describes the page and its HTTP API.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from caylus_cli.app import GameOption, PluginsOption, _fail, _load_plugins, app
+from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.core.serve import (
+    DEFAULT_IDLE_MINUTES,
+    DEFAULT_MAX_GAMES,
+    DEFAULT_SAVE_DIR,
+    DEFAULT_WORKERS,
+)
+
+#: The head of the agent registry's trained-checkpoint specs (``policy:PATH``).
+POLICY_HEAD = "policy"
+#: How deep under a ``--checkpoints`` directory checkpoints are looked for, and how many listed.
+SCAN_DEPTH = 4
+MAX_LISTED = 100
+MAX_IDLE_MINUTES = 7 * 24 * 60.0
+MAX_WORKERS = 64
+MAX_GAMES = 1000
+
+
+class RegistryAgents:
+    """The agent registry as the server's `caylus_env.core.serve.AgentSource`: every spec of a
+    game, ``policy:PATH`` only inside ``roots``.
+
+    Args:
+        roots: the directories ``policy:PATH`` may load checkpoints from.
+    """
+
+    def __init__(self, roots: list[Path]) -> None:
+        self.roots = [r.resolve() for r in roots]
+
+    def _allowed(self, arg: str) -> None:
+        from agents.policy import resolve_path
+
+        path, _ = resolve_path(arg)
+        resolved = path.resolve()
+        if not any(resolved == r or resolved.is_relative_to(r) for r in self.roots):
+            where = ", ".join(map(str, self.roots)) or "none: start caylus serve --checkpoints DIR"
+            raise ValueError(
+                f"policy:{arg} is outside the checkpoint directories this server was given; "
+                f"allowed: checkpoints under {where}"
+            )
+
+    def make(self, spec: str, game: str) -> Any:
+        from agents.registry import make_agent
+
+        if not isinstance(spec, str):
+            raise ValueError(f"agent spec must be a string, got {spec!r}")
+        head, _, arg = spec.strip().partition(":")
+        if head == POLICY_HEAD and arg:
+            self._allowed(arg)
+        return make_agent(spec, game)
+
+    def checkpoints(self, game: str) -> list[Path]:
+        """The checkpoint directories of ``game`` under the roots (a ``config.json`` naming
+        the game), at most `MAX_LISTED`."""
+        from agents.policy import CONFIG_FILE, game_of_config
+
+        found: list[Path] = []
+        for root in self.roots:
+            for depth in range(SCAN_DEPTH + 1):
+                for config in sorted(root.glob("/".join(["*"] * depth + [CONFIG_FILE]))):
+                    try:
+                        data = json.loads(config.read_text("utf-8"))
+                        mine = isinstance(data, dict) and game_of_config(data) == game
+                    except (OSError, ValueError, RecursionError):
+                        continue
+                    if mine and config.is_file() and (config.parent / "model.safetensors").exists():
+                        found.append(config.parent)
+                    if len(found) >= MAX_LISTED:
+                        return found
+        return found
+
+    def catalog(self, game: str) -> list[dict[str, Any]]:
+        from agents.registry import describe
+
+        out = []
+        for info in describe(game):
+            if info.head == POLICY_HEAD and not self.roots:
+                continue
+            spec = info.syntax if info.needs_arg else info.head
+            out.append({"spec": spec, "syntax": info.syntax, "description": info.description})
+        for path in self.checkpoints(game):
+            out.append(
+                {
+                    "spec": f"{POLICY_HEAD}:{path}",
+                    "syntax": f"{POLICY_HEAD}:{path}",
+                    "description": "a checkpoint under --checkpoints",
+                }
+            )
+        return out
+
+
+@app.command()
+def serve(
+    game: GameOption = DEFAULT_GAME,
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8000,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on. The default is this machine only; another address "
+            "lets other machines play (and start agents) on it: a warning is printed."
+        ),
+    ] = "127.0.0.1",
+    save_dir: Annotated[
+        Path, typer.Option(help="Directory the saved records are written to.")
+    ] = DEFAULT_SAVE_DIR,
+    idle_minutes: Annotated[
+        float, typer.Option(help="A game without a request for this long is dropped.")
+    ] = DEFAULT_IDLE_MINUTES,
+    max_games: Annotated[int, typer.Option(help="Games open at once.")] = DEFAULT_MAX_GAMES,
+    workers: Annotated[int, typer.Option(help="Threads the agents think in.")] = DEFAULT_WORKERS,
+    checkpoints: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--checkpoints",
+            help="Directory whose trained checkpoints policy:PATH may load (and the page "
+            "lists); repeatable. Without it, only the shipped ones (ppo-2p).",
+        ),
+    ] = None,
+    plugin: PluginsOption = None,
+) -> None:
+    """Play any game against any agents in the browser (a local web page; Ctrl-C stops it)."""
+    from caylus_env.core.serve import PlayServer
+
+    if not 0 <= port <= 65535:
+        _fail(f"invalid value for --port: {port}; allowed: 0 to 65535")
+    if not 0 < idle_minutes <= MAX_IDLE_MINUTES:  # NaN too
+        _fail(f"invalid value for --idle-minutes: {idle_minutes}; allowed: above 0 to a week")
+    if not 1 <= max_games <= MAX_GAMES:
+        _fail(f"invalid value for --max-games: {max_games}; allowed: 1 to {MAX_GAMES}")
+    if not 1 <= workers <= MAX_WORKERS:
+        _fail(f"invalid value for --workers: {workers}; allowed: 1 to {MAX_WORKERS}")
+    roots = list(checkpoints or [])
+    for root in roots:
+        if not root.is_dir():
+            _fail(f"invalid value for --checkpoints: {root} is not a directory")
+    if save_dir.exists() and not save_dir.is_dir():
+        _fail(f"invalid value for --save-dir: {save_dir} exists and is not a directory")
+    _load_plugins(plugin)
+    try:
+        server = PlayServer(
+            RegistryAgents(roots),
+            save_dir,
+            host=host,
+            port=port,
+            idle_seconds=idle_minutes * 60,
+            max_games=max_games,
+            workers=workers,
+            default_game=game_spec(game).name,
+        )
+    except OSError as err:
+        _fail(f"cannot listen on {host}:{port}: {err}; choose another --port or --host")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(
+            f"Warning: listening on {host}: anyone who can reach this address can play here, "
+            "start agents and save records (there is no login)",
+            err=True,
+        )
+
+    def _stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    typer.echo(f"caylus serve: open {server.url} (Ctrl-C stops it)")
+    typer.echo(f"records are saved under {save_dir.resolve()}")
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    typer.echo("caylus serve: stopped")

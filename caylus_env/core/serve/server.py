@@ -1,0 +1,625 @@
+"""The local web server of ``caylus serve``: a person plays any game against any agents in the
+browser.
+
+One ``ThreadingHTTPServer`` (the standard library; no framework, nothing from the network)
+serves the page (``page.html`` of this package), a small JSON API and the replay pages of the
+games it saved. Games (`caylus_env.core.serve.session.Session`) live in memory, each under a
+random id, several at once (one per browser tab), and are dropped after ``idle_seconds``
+without a request. Agents think in `Workers`; the page long-polls for their moves.
+
+The API (``docs/serve.md`` says it in full):
+
+=========================================  ===============================================
+``GET /``                                  the page
+``GET /api/catalog``                       the games, their options and agents, the limits
+``POST /api/games``                        a new game: ``{"game", "players", "options",
+                                           "seats", "seed"?}`` (seats: ``human`` or an
+                                           agent spec each) -> its view (201)
+``GET /api/games/ID[?since=V&wait=S]``     its view; with ``since``, waits up to ``wait``
+                                           seconds (at most `MAX_WAIT_S`) for a version
+                                           after ``V``
+``POST /api/games/ID/move``                ``{"action": id or name, "step"?}`` -> the view
+``POST /api/games/ID/undo``                back to the person's previous decision
+``POST /api/games/ID/save``                the record, written atomically under the save
+                                           directory with a name the server chooses
+``DELETE /api/games/ID``                   drop the game
+``POST /api/resume``                       ``{"record", "seats"}``: a game from a record,
+                                           read and verified by the core record reader
+``GET /replays/NAME``                      the replay page of a record this server saved
+=========================================  ===============================================
+
+Refusals are ``4xx`` with ``{"error": "..."}`` (one line naming what was wrong and what is
+allowed) and change nothing: malformed JSON, a body over `MAX_BODY_BYTES`, an unknown field,
+game, id, agent spec, player count, option, or an illegal action. Nothing a request sends is
+executed or used as a path: saved files are named by the server, replay pages are served only
+for names it gave out, and agent specs go to the server's `AgentSource` (the command line's
+refuses checkpoints outside the directories it was given).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from caylus_env.core.fileio import atomic_write_text
+from caylus_env.core.game import MAX_SEED
+from caylus_env.core.record import GameRecord, load_records, parse_json, replay
+from caylus_env.core.registry import GAME_NAMES, game_spec
+from caylus_env.core.serve.session import HUMAN, AgentSource, Session, Workers
+from caylus_env.core.viewer.page import replay_page_html, script_json
+
+#: Largest request body read (a record to resume is the largest thing a page sends).
+MAX_BODY_BYTES = 2 * 2**20
+#: Longest a poll waits for the agents' next move.
+MAX_WAIT_S = 25.0
+#: Games open at once.
+DEFAULT_MAX_GAMES = 32
+#: Minutes without a request after which a game is dropped.
+DEFAULT_IDLE_MINUTES = 30.0
+#: Threads the agents think in.
+DEFAULT_WORKERS = 2
+#: Where saved records go (relative to the directory the server starts in).
+DEFAULT_SAVE_DIR = Path("runs") / "serve"
+TEMPLATE = "page.html"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class RequestError(Exception):
+    """A refused request: its HTTP status and one line saying why."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _bad(message: str) -> RequestError:
+    return RequestError(HTTPStatus.BAD_REQUEST, message)
+
+
+def _fields(body: Any, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    """``body`` as a JSON object with exactly these fields (optional ones may be missing)."""
+    if not isinstance(body, dict):
+        raise _bad(f"the request body must be a JSON object, got {type(body).__name__}")
+    allowed = required + optional
+    unknown = [k for k in body if k not in allowed]
+    if unknown:
+        raise _bad(f"unknown field {unknown[0]!r}; allowed: {', '.join(allowed)}")
+    missing = [k for k in required if k not in body]
+    if missing:
+        raise _bad(f"missing field {missing[0]!r}; required: {', '.join(required)}")
+    return body
+
+
+def _int(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _bad(f"{name} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
+class PlayServer:
+    """The server of ``caylus serve`` (see the module docstring).
+
+    Args:
+        agents: where the agents come from (`AgentSource`).
+        save_dir: where saved records are written.
+        host, port: where to listen (port 0: a free port; `url` says which).
+        idle_seconds: a game without a request for this long is dropped.
+        max_games: games open at once.
+        workers: threads the agents think in.
+        default_game: the game the page selects first.
+    """
+
+    def __init__(
+        self,
+        agents: AgentSource,
+        save_dir: str | Path = DEFAULT_SAVE_DIR,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        idle_seconds: float = DEFAULT_IDLE_MINUTES * 60,
+        max_games: int = DEFAULT_MAX_GAMES,
+        workers: int = DEFAULT_WORKERS,
+        default_game: str | None = None,
+    ) -> None:
+        if not idle_seconds > 0:
+            raise ValueError(f"idle_seconds must be > 0, got {idle_seconds!r}")
+        if max_games < 1 or workers < 1:
+            raise ValueError(f"max_games and workers must be >= 1, got {max_games}, {workers}")
+        self.agents = agents
+        self.save_dir = Path(save_dir)
+        self.idle_seconds = float(idle_seconds)
+        self.max_games = max_games
+        self.default_game = game_spec(default_game or GAME_NAMES[0]).name
+        self.sessions: dict[str, Session] = {}
+        self.saved: dict[str, Path] = {}
+        self._lock = threading.Lock()
+        self._saves = 0
+        self._workers = Workers(workers)
+        self._stop = threading.Event()
+        self.httpd = ThreadingHTTPServer((host, port), _Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.app = self  # type: ignore[attr-defined]
+        self.host = host
+        self.port = int(self.httpd.server_address[1])
+        self._reaper = threading.Thread(target=self._reap, name="serve-reaper", daemon=True)
+        self._reaper.start()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever(poll_interval=0.2)
+
+    def start(self) -> threading.Thread:
+        """Serve in a daemon thread (tests, scripts); `close` stops it."""
+        thread = threading.Thread(target=self.serve_forever, name="serve-http", daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        """Stop serving, drop every game (a move being computed is thrown away)."""
+        self._stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        with self._lock:
+            sessions = list(self.sessions.values())
+            self.sessions.clear()
+        for session in sessions:
+            session.close()
+        self._workers.close()
+
+    # -- games -------------------------------------------------------------------------------
+    def _reap(self) -> None:
+        """Drop the games idle for longer than ``idle_seconds``."""
+        every = min(max(self.idle_seconds / 4, 0.05), 30.0)
+        while not self._stop.wait(every):
+            self.drop_idle()
+
+    def drop_idle(self) -> list[str]:
+        """Drop the games idle past the limit now; their ids."""
+        now = time.monotonic()
+        with self._lock:
+            idle = [s for s, v in self.sessions.items() if now - v.last_seen > self.idle_seconds]
+            dropped = [self.sessions.pop(sid) for sid in idle]
+        for session in dropped:
+            session.close()
+        return idle
+
+    def session(self, sid: str) -> Session:
+        with self._lock:
+            session = self.sessions.get(sid) if _ID.fullmatch(sid) else None
+        if session is None:
+            minutes = self.idle_seconds / 60
+            raise RequestError(
+                HTTPStatus.NOT_FOUND,
+                f"unknown game id {sid[:64]!r}: no game is open under it (games are dropped "
+                f"after {minutes:g} minutes without a request); start a new game",
+            )
+        session.last_seen = time.monotonic()
+        return session
+
+    def _open(self, make: Any) -> Session:
+        with self._lock:
+            if len(self.sessions) >= self.max_games:
+                raise RequestError(
+                    HTTPStatus.SERVICE_UNAVAILABLE,
+                    f"{len(self.sessions)} games are open, the most this server keeps "
+                    f"({self.max_games}); close a tab or wait for idle games to be dropped",
+                )
+            sid = secrets.token_urlsafe(9)
+        session = make(sid)
+        with self._lock:
+            self.sessions[sid] = session
+        with session.cond:
+            session.kick()
+        return session
+
+    def _seats(self, game: str, seats: Any, n: int) -> list[str]:
+        if not isinstance(seats, list) or len(seats) != n:
+            raise _bad(
+                f"seats must be a list of {n} entries (one per player), each {HUMAN!r} or an "
+                f"agent spec, got {seats!r}"[:300]
+            )
+        out = []
+        for k, seat in enumerate(seats):
+            if not isinstance(seat, str) or not seat.strip() or len(seat) > 500:
+                raise _bad(f"seat {k} must be {HUMAN!r} or an agent spec, got {seat!r}"[:300])
+            seat = seat.strip()
+            if seat != HUMAN:
+                try:
+                    self.agents.make(seat, game)
+                except ValueError as err:
+                    raise _bad(f"seat {k}: {err}") from None
+            out.append(seat)
+        return out
+
+    def create(self, body: Any) -> Session:
+        body = _fields(body, ("game", "players", "seats"), ("options", "seed"))
+        name = body["game"]
+        if not isinstance(name, str) or name not in GAME_NAMES:
+            raise _bad(f"unknown game {name!r}; allowed: {', '.join(GAME_NAMES)}"[:300])
+        spec = game_spec(name)
+        n = _int("players", body["players"], spec.min_players, spec.max_players)
+        options = body.get("options", {})
+        if not isinstance(options, dict):
+            raise _bad(f"options must be a JSON object of the game's options, got {options!r}")
+        try:
+            config = spec.config(n, **options)
+        except (TypeError, ValueError) as err:
+            raise _bad(f"options: {err}") from None
+        given = "seed" in body
+        seed = _int("seed", body["seed"], 0, MAX_SEED - 1) if given else secrets.randbelow(2**31)
+        seats = self._seats(spec.name, body["seats"], n)
+        return self._open(
+            lambda sid: Session(
+                sid,
+                spec,
+                config.to_dict(),
+                seed,
+                None,
+                seats,
+                self.agents,
+                self._workers,
+                seed_given=given,
+            )
+        )
+
+    def resume(self, body: Any) -> Session:
+        body = _fields(body, ("record", "seats"))
+        try:
+            record = GameRecord.from_dict(body["record"])
+            replay(record)  # the one verifier: every step checked against the engine
+        except ValueError as err:
+            raise _bad(f"record: {err}"[:1000]) from None
+        spec = game_spec(record.game)
+        seats = self._seats(spec.name, body["seats"], record.num_players)
+        return self._open(
+            lambda sid: Session(
+                sid,
+                spec,
+                dict(record.options),
+                record.seed,
+                record.start_state,
+                seats,
+                self.agents,
+                self._workers,
+                actions=record.actions,
+            )
+        )
+
+    def drop(self, sid: str) -> None:
+        session = self.session(sid)
+        with self._lock:
+            self.sessions.pop(sid, None)
+        session.close()
+
+    def move(self, session: Session, body: Any) -> None:
+        body = _fields(body, ("action",), ("step",))
+        engine = session.engine
+        with session.cond:
+            game = session.game
+            if "step" in body and body["step"] != len(game.history):
+                raise RequestError(
+                    HTTPStatus.CONFLICT,
+                    f"the move was for step {body['step']!r} but the game is at step "
+                    f"{len(game.history)}: reload its view",
+                )
+            if game.is_over():
+                raise RequestError(HTTPStatus.CONFLICT, "the game is over: nothing to play")
+            p = game.current_player()
+            if not session.human_to_move():
+                raise RequestError(
+                    HTTPStatus.CONFLICT,
+                    f"player {p} ({session.seats[p]}) is to move, not a person: wait for it",
+                )
+            action = body["action"]
+            if isinstance(action, str):
+                try:
+                    action = engine.string_to_action(action)
+                except ValueError as err:
+                    raise _bad(f"action: {err}") from None
+            legal = game.legal_actions()
+            if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+                names = ", ".join(engine.action_to_string(a) for a in legal)
+                raise _bad(f"action {action!r} is not legal now; legal: {names}"[:2000])
+            session.play(action, p)
+
+    def undo(self, session: Session) -> None:
+        with session.cond:
+            if not session.undo():
+                raise RequestError(HTTPStatus.CONFLICT, "nothing to undo: no person has moved")
+
+    def save(self, session: Session) -> dict[str, Any]:
+        with session.cond:
+            record = session.record()
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        with self._lock:
+            self._saves += 1
+            name = f"{record.game}-{stamp}-{session.id}-{self._saves}.json"
+        path = self.save_dir / name
+        atomic_write_text(path, json.dumps(record.to_dict(), indent=1, allow_nan=False) + "\n")
+        with self._lock:
+            self.saved[name] = path
+        return {
+            "file": name,
+            "path": str(path.resolve()),
+            "replay": f"/replays/{name}",
+            "moves": record.num_moves,
+            "finished": record.final is not None,
+        }
+
+    def replay_page(self, name: str) -> str:
+        with self._lock:
+            path = self.saved.get(name)
+        if path is None:
+            raise RequestError(
+                HTTPStatus.NOT_FOUND,
+                f"no record {name[:100]!r} was saved by this server; allowed: the names its "
+                "save answers gave",
+            )
+        try:
+            (record,) = load_records(path)  # the strict reader: the file may have changed
+        except (OSError, ValueError) as err:
+            raise RequestError(HTTPStatus.GONE, f"record {name} cannot be read: {err}") from None
+        return replay_page_html(record)
+
+    def catalog(self) -> dict[str, Any]:
+        games = []
+        for name in GAME_NAMES:
+            spec = game_spec(name)
+            games.append(
+                {
+                    "name": spec.name,
+                    "title": spec.title,
+                    "summary": spec.summary,
+                    "min_players": spec.min_players,
+                    "max_players": spec.max_players,
+                    "default_players": spec.default_players,
+                    "options": spec.options(),
+                    "option_sets": {k: dict(v) for k, v in spec.option_sets.items()},
+                    "agents": self.agents.catalog(spec.name),
+                    "score_word": spec.score_word,
+                }
+            )
+        return {
+            "games": games,
+            "default_game": self.default_game,
+            "human": HUMAN,
+            "limits": {
+                "max_body_bytes": MAX_BODY_BYTES,
+                "max_games": self.max_games,
+                "idle_seconds": self.idle_seconds,
+                "max_wait_s": MAX_WAIT_S,
+            },
+        }
+
+    def page(self) -> str:
+        template = Template(resources.files(__package__).joinpath(TEMPLATE).read_text("utf-8"))
+        return template.substitute(data=script_json(self.catalog()))
+
+    def wait_view(self, session: Session, query: Mapping[str, list[str]]) -> dict[str, Any]:
+        since = query.get("since", [None])[-1]
+        wait = query.get("wait", ["0"])[-1]
+        with session.cond:
+            if since is not None:
+                try:
+                    version, seconds = int(since), float(wait)
+                except ValueError:
+                    raise _bad(
+                        f"since must be an integer and wait a number of seconds, got "
+                        f"{since!r} and {wait!r}"[:300]
+                    ) from None
+                if not 0 <= seconds <= MAX_WAIT_S:  # NaN too
+                    raise _bad(f"wait must be 0 to {MAX_WAIT_S:g} seconds, got {wait!r}"[:200])
+                session.cond.wait_for(
+                    lambda: session.version > version or session.closed, timeout=seconds
+                )
+            if session.closed:
+                raise RequestError(HTTPStatus.NOT_FOUND, f"game {session.id} was dropped")
+            session.last_seen = time.monotonic()
+            return session.view()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "caylus-serve"
+    protocol_version = "HTTP/1.1"
+
+    @property
+    def app(self) -> PlayServer:
+        return self.server.app  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the command prints its own lines."""
+
+    # -- answers -----------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, data: Any) -> None:
+        text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+        self._send(status, text.encode("utf-8"), "application/json; charset=utf-8")
+
+    def _error(self, err: RequestError) -> None:
+        self._json(err.status, {"error": err.message})
+
+    # -- requests ----------------------------------------------------------------------------
+    def _check_host(self) -> None:
+        """A server on the loopback answers only requests addressed to the loopback (a page
+        of another site cannot reach it through a DNS name that points here)."""
+        if self.app.host not in LOOPBACK:
+            return
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.strip("[]") not in LOOPBACK:
+            raise RequestError(
+                HTTPStatus.FORBIDDEN,
+                f"Host {host[:100]!r} refused; allowed: this server's loopback address",
+            )
+
+    def _body(self) -> Any:
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise RequestError(
+                HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length, not chunked"
+            )
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "a Content-Length header is required")
+        try:
+            length = int(length_text)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            self.close_connection = True
+            raise _bad(f"Content-Length must be a byte count, got {length_text!r}"[:200]) from None
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True  # the body is never read
+            raise RequestError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"the body is {length} bytes; allowed: up to {MAX_BODY_BYTES} bytes "
+                f"({MAX_BODY_BYTES // 2**20} MiB)",
+            )
+        raw = self.rfile.read(length)
+        if kind != "application/json":
+            raise RequestError(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                f"Content-Type {kind or 'none'!r} refused; allowed: application/json",
+            )
+        if not raw:
+            return {}
+        try:
+            return parse_json(raw)
+        except ValueError as err:
+            message = str(err).replace("a game record", "the request body")
+            raise _bad(message[:300]) from None
+
+    def _route(self, method: str) -> None:
+        url = urlsplit(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        app = self.app
+        self._check_host()
+        body = self._body() if method in ("POST",) else None
+        if method == "GET" and parts == []:
+            html = app.page().encode("utf-8")
+            self._send(HTTPStatus.OK, html, "text/html; charset=utf-8")
+            return
+        if method == "GET" and parts == ["api", "catalog"]:
+            self._json(HTTPStatus.OK, app.catalog())
+            return
+        if method == "GET" and len(parts) == 2 and parts[0] == "replays":
+            page = app.replay_page(parts[1]).encode("utf-8")
+            self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
+            return
+        if parts == ["api", "games"] and method == "POST":
+            session = app.create(body)
+            with session.cond:
+                self._json(HTTPStatus.CREATED, session.view())
+            return
+        if parts == ["api", "resume"] and method == "POST":
+            session = app.resume(body)
+            with session.cond:
+                self._json(HTTPStatus.CREATED, session.view())
+            return
+        if len(parts) in (3, 4) and parts[:2] == ["api", "games"]:
+            session = app.session(parts[2])
+            action = parts[3] if len(parts) == 4 else None
+            if action is None and method == "GET":
+                self._json(HTTPStatus.OK, app.wait_view(session, parse_qs(url.query)))
+                return
+            if action is None and method == "DELETE":
+                app.drop(session.id)
+                self._json(HTTPStatus.OK, {"dropped": session.id})
+                return
+            if method == "POST" and action in ("move", "undo", "save"):
+                if action == "save":
+                    _fields(body, ())
+                    self._json(HTTPStatus.OK, app.save(session))
+                    return
+                if action == "move":
+                    app.move(session, body)
+                else:
+                    _fields(body, ())
+                    app.undo(session)
+                with session.cond:
+                    self._json(HTTPStatus.OK, session.view())
+                return
+        known = any(
+            (
+                parts == [],
+                parts == ["api", "catalog"],
+                parts in (["api", "games"], ["api", "resume"]),
+                len(parts) == 2 and parts[0] == "replays",
+                len(parts) in (3, 4) and parts[:2] == ["api", "games"],
+            )
+        )
+        if known:
+            raise RequestError(
+                HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not allowed on {url.path[:200]}"
+            )
+        raise RequestError(
+            HTTPStatus.NOT_FOUND,
+            f"no such address {url.path[:200]!r}; the API is under /api (docs/serve.md)",
+        )
+
+    def _handle(self, method: str) -> None:
+        try:
+            self._route(method)
+        except RequestError as err:
+            self._error(err)
+        except Exception as err:  # a bug: answer it, keep serving
+            self.close_connection = True
+            self._json(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                {"error": f"internal error: {type(err).__name__}: {err}"[:500]},
+            )
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def do_DELETE(self) -> None:
+        self._handle("DELETE")
+
+    def do_PUT(self) -> None:
+        self._handle("PUT")
+
+    def do_PATCH(self) -> None:
+        self._handle("PATCH")
+
+
+__all__ = [
+    "DEFAULT_IDLE_MINUTES",
+    "DEFAULT_MAX_GAMES",
+    "DEFAULT_SAVE_DIR",
+    "DEFAULT_WORKERS",
+    "MAX_BODY_BYTES",
+    "MAX_WAIT_S",
+    "PlayServer",
+    "RequestError",
+]
