@@ -527,6 +527,11 @@ class _Handler(BaseHTTPRequestHandler):
             html = app.page().encode("utf-8")
             self._send(HTTPStatus.OK, html, "text/html; charset=utf-8")
             return
+        if method == "GET" and parts == ["favicon.ico"]:  # asked by every page: none
+            self.send_response(HTTPStatus.NO_CONTENT)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if method == "GET" and parts == ["api", "catalog"]:
             self._json(HTTPStatus.OK, app.catalog())
             return
