@@ -104,8 +104,9 @@ returns them as named views):
 - `castle_fill` (3, / section size), `scored` (3), `columns_open` (1, / 5),
   `stock` (36, / 2), `num_passed` (1, / 5).
 
-The space is `Box(0, BOUNDS)`: 1 for one-hot entries, flags and fractions, and
-`inf` for counts with no fixed ceiling (money, cubes, prestige, houses, ...).
+The space is `Box(0, BOUNDS)`, every bound finite: 1 for one-hot entries, flags and
+fractions, and for counts (money, cubes, prestige, houses, ...) their largest value
+over their scale (`observation.HIGHS`: the rules' ceiling, else the int16 state's).
 `env.state()` returns the same vector in *absolute* seats (seat 0 = `player_0`),
 with `decision_player` naming the player to act, for centralised critics.
 

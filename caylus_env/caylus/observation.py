@@ -14,9 +14,13 @@ writes *absolute* seats (seat 0 = player 0): that is the global state of
 ``raw_env.state()`` for centralised critics, and ``decision_player`` then names
 the player to act.
 
-One-hot entries, flags and fractions of a fixed size are in [0, 1]; counts with
-no fixed ceiling (money, cubes, prestige, houses, ...) are scaled by the constants
-below and bounded by ``inf`` in ``BOUNDS``. Counts are copied as they are, never
+One-hot entries, flags and fractions of a fixed size are in [0, 1]; counts (money,
+cubes, prestige, houses, ...) are scaled by the constants below and bounded in
+``BOUNDS`` by their largest value over their scale (``HIGHS``): the rules' ceiling where
+there is one (houses: one per road space and castle place; batches: one per castle place;
+residences: one per road space; a decision's count: its declared domain; the turn: the
+defensive cap), else the largest value of the int16 state (money, cubes, prestige: no rule
+caps them, and the engine never overflows its state). No bound is infinite. Counts are copied as they are, never
 clamped, so a state that breaks the rules (a negative count, an overfull castle
 section) shows up as an observation outside the space instead of being hidden;
 the tests check every position of random games against the space. Indices that
@@ -57,6 +61,7 @@ from caylus_env.caylus.engine.constants import (
     NUM_SECTIONS,
     NUM_STABLES_SPOTS,
     NUM_WORKERS,
+    TURN_CAP,
     Section,
 )
 from caylus_env.caylus.engine.decisions import (
@@ -83,11 +88,19 @@ from caylus_env.caylus.engine.state import (
     section_houses,
     workers_out,
 )
-from caylus_env.core.observation import ObservationLayout, relative_seat, seat_flag
+from caylus_env.caylus.engine.validate import MAX_BATCHES, MAX_HOUSES
+from caylus_env.core.observation import (
+    ObservationLayout,
+    relative_seat,
+    scaled_high,
+    seat_flag,
+    state_max,
+)
 
 # -- scales: a typical value maps to about 1 ----------------------------------------------
 #: The bailiff moves at least one space a turn from its start to the towers' trigger, so
-#: the game ends within this many turns (rules 4.7, 8.22): ``turn`` is in (0, 1].
+#: the game ends within this many turns (rules 4.7, 8.22): ``turn`` is in (0, 1] in a game
+#: played from the start (a loaded position may say up to ``TURN_CAP``, its bound).
 MAX_TURNS = SECTION_TRIGGER[Section.TOWERS] - BAILIFF_START
 MONEY_SCALE = 10.0  # deniers: a rich player holds about 10
 CUBE_SCALE = 5.0  # cubes of one kind
@@ -177,16 +190,32 @@ PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
 del P
 
 
-#: Pieces that hold counts with no fixed ceiling (bounded by ``inf`` in ``BOUNDS``).
-UNBOUNDED_PIECES = (
-    "decision_count",
-    "money",
-    "cubes",
-    "prestige",
-    "houses",
-    "batches_this_turn",
-    "residences",
+def _accumulated_high(count: int, step: float) -> np.float32:
+    """The largest entry of a count the kernel adds up one ``step`` at a time in a float32
+    entry (``residences``): the same float32 sum of ``count`` steps, so rounding is covered."""
+    total = np.float32(0.0)
+    for _ in range(count):
+        total = np.float32(float(total) + step)
+    return total
+
+
+_STATE_MAX = state_max(L.STATE_DTYPE)
+#: The largest count a decision declares (``decisions.SCHEMA``, codec ``int``).
+MAX_DECISION_COUNT = max(
+    arg.high for entry in DECISION_SCHEMA for arg in entry.args if arg.codec == CODEC_INT
 )
+#: The upper bound of every piece that can exceed 1 (see the module docstring); every other
+#: entry is a one-hot, a flag or a fraction in [0, 1].
+HIGHS: dict[str, np.float32] = {
+    "turn": scaled_high(TURN_CAP, MAX_TURNS),
+    "decision_count": scaled_high(MAX_DECISION_COUNT, COUNT_SCALE),
+    "money": scaled_high(_STATE_MAX, MONEY_SCALE),
+    "cubes": scaled_high(_STATE_MAX, CUBE_SCALE),
+    "prestige": scaled_high(_STATE_MAX, PRESTIGE_SCALE),
+    "houses": scaled_high(MAX_HOUSES, HOUSE_SCALE),
+    "batches_this_turn": scaled_high(MAX_BATCHES, COUNT_SCALE),
+    "residences": _accumulated_high(ROAD_LEN, 1.0 / COUNT_SCALE),
+}
 #: Pieces with one row per relative seat (first axis = seat).
 SEAT_PIECES = (
     "decision_player",
@@ -224,7 +253,7 @@ OBSERVATION_REVISION = 1
 #: The layout of the vector (``caylus_env.core.observation``).
 LAYOUT = ObservationLayout(
     PIECES,
-    UNBOUNDED_PIECES,
+    HIGHS,
     OBSERVATION_REVISION,
     SEAT_PIECES,
     SEAT_COLUMN_PIECES,
@@ -238,7 +267,7 @@ OBS_SIZE: int = LAYOUT.size
 #: names and shapes (so a new, removed or resized piece changes it by itself). Checkpoints
 #: store it and ``policy:PATH`` refuses another one, naming both.
 OBSERVATION_VERSION = LAYOUT.version
-#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``inf`` for counts.
+#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``HIGHS`` for counts.
 BOUNDS: np.ndarray = LAYOUT.bounds
 #: Named views of an observation (or a batch of them): ``{piece: view}``.
 observation_pieces = LAYOUT.views
@@ -420,6 +449,7 @@ encode_into = encode
 
 __all__ = [
     "BOUNDS",
+    "HIGHS",
     "LAYOUT",
     "OBSERVATION_VERSION",
     "OBS_SIZE",
@@ -429,7 +459,6 @@ __all__ = [
     "SEAT_COLUMN_PIECES",
     "SEAT_PIECES",
     "SPACE_PIECES",
-    "UNBOUNDED_PIECES",
     "encode",
     "encode_into",
     "observation_pieces",

@@ -13,6 +13,12 @@ Seats are *relative to the observer*: relative seat ``r`` of player ``p`` is
 ``MAX_PLAYERS`` (5) seats, so one policy serves 2-5 players. With ``observer = -1`` the same
 kernel writes *absolute* seats: the global state of ``raw_env.state()``.
 
+Every entry has a finite upper bound (``bounds``, the ``Box``'s ``high``; the low is 0): 1 for
+one-hot entries, flags and fractions, and for a count copied as ``count / scale`` the largest
+count the game allows over its scale (`scaled_high`): a rules ceiling where the game has one,
+else the largest value its state array can hold (the engine never overflows it), so no
+bound is ``inf`` and every observation of a legal game lies inside the space.
+
 The pieces a network may treat alike are declared too: ``seat_pieces`` (first axis = the
 relative seat), ``seat_column_pieces`` (last axis = the relative seat) and ``space_pieces``
 (first axis = a space of the board, e.g. Caylus's road), so that one network design serves
@@ -22,7 +28,7 @@ every game (``agents.policy``, arch ``pieces-v1``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numba import njit
@@ -38,22 +44,25 @@ class ObservationLayout:
 
     Args:
         pieces: ``(name, shape)`` in vector order; names are unique.
-        unbounded: pieces holding counts with no fixed ceiling (``inf`` in ``bounds``); every
-            other entry is a one-hot, a flag or a fraction in ``[0, 1]``.
+        highs: the upper bound of each piece whose entries can exceed 1 (counts): a finite
+            positive number, or an array of the piece's shape (or broadcastable to it), in the
+            piece's scaled units (`scaled_high`); every other entry is a one-hot, a flag or a
+            fraction in ``[0, 1]``.
         revision: raise it when a piece keeps its name and shape but changes encoding (a
             scale, an order); the version digests the pieces' names and shapes by itself.
         seat_pieces, seat_column_pieces, space_pieces: the pieces indexed by relative seat
             (first or last axis) and by board space (first axis).
 
     Raises:
-        ValueError: for a repeated or unknown piece name, or a grouped piece whose axis does
-            not have the size the group needs.
+        ValueError: for a repeated or unknown piece name, a bound that is not finite and
+            positive or does not fit its piece's shape, or a grouped piece whose axis does not
+            have the size the group needs.
     """
 
     def __init__(
         self,
         pieces: Sequence[tuple[str, tuple[int, ...]]],
-        unbounded: Sequence[str] = (),
+        highs: Mapping[str, float | np.ndarray] | None = None,
         revision: int = 1,
         seat_pieces: Sequence[str] = (),
         seat_column_pieces: Sequence[str] = (),
@@ -71,11 +80,15 @@ class ObservationLayout:
             start += size
         self.size = start
         self.offsets = {name: s.start for name, s in self.slices.items()}
-        self.unbounded = tuple(unbounded)
         self.seat_pieces = tuple(seat_pieces)
         self.seat_column_pieces = tuple(seat_column_pieces)
         self.space_pieces = tuple(space_pieces)
-        for group in (self.unbounded, self.seat_pieces, self.seat_column_pieces, self.space_pieces):
+        for group in (
+            tuple(highs or ()),
+            self.seat_pieces,
+            self.seat_column_pieces,
+            self.space_pieces,
+        ):
             for name in group:
                 if name not in self.shapes:
                     raise ValueError(f"unknown observation piece {name!r}")
@@ -94,9 +107,21 @@ class ObservationLayout:
             f"{self.revision}-" + hashlib.sha256(repr(self.pieces).encode()).hexdigest()[:8]
         )
         high = np.ones(self.size, np.float32)
-        for name in self.unbounded:
-            high[self.slices[name]] = np.inf
+        self.highs: dict[str, np.ndarray] = {}
+        for name, value in (highs or {}).items():
+            try:
+                piece = np.broadcast_to(np.asarray(value, np.float32), self.shapes[name])
+            except ValueError:
+                raise ValueError(
+                    f"the bound of piece {name!r} has shape {np.shape(value)}, which does not "
+                    f"fit the piece's shape {self.shapes[name]}"
+                ) from None
+            if not (np.isfinite(piece).all() and (piece > 0).all()):
+                raise ValueError(f"the bound of piece {name!r} must be finite and positive")
+            self.highs[name] = piece.copy()
+            high[self.slices[name]] = piece.reshape(-1)
         high.setflags(write=False)
+        #: The upper bound of every entry (the ``Box``'s ``high``; read-only, all finite).
         self.bounds = high
 
     def views(self, vec: np.ndarray) -> dict[str, np.ndarray]:
@@ -124,6 +149,21 @@ class ObservationLayout:
         return np.arange(s.start, s.stop).reshape(self.shapes[name])
 
 
+def scaled_high(count: float, scale: float = 1.0) -> np.float32:
+    """The bound of a count of at most ``count`` that a kernel writes as ``count / scale``.
+
+    The kernels divide in float64 and store the quotient as float32; rounding to nearest is
+    monotone, so the same computation on the largest count bounds every entry exactly.
+    """
+    return np.float32(float(count) / float(scale))
+
+
+def state_max(dtype: np.dtype | type) -> int:
+    """The largest value a state array of integer ``dtype`` holds: the bound of a count that
+    has no rules ceiling (the engines never overflow their state)."""
+    return int(np.iinfo(dtype).max)
+
+
 @njit(cache=True)
 def relative_seat(p, observer, n):
     """Relative seat of player ``p`` seen by ``observer`` (-1 for nobody); the absolute seat
@@ -143,4 +183,11 @@ def seat_flag(out, base, p, observer, n):
         out[base + r] = 1.0
 
 
-__all__ = ["MAX_PLAYERS", "ObservationLayout", "relative_seat", "seat_flag"]
+__all__ = [
+    "MAX_PLAYERS",
+    "ObservationLayout",
+    "relative_seat",
+    "scaled_high",
+    "seat_flag",
+    "state_max",
+]

@@ -118,8 +118,9 @@ returns them as named views):
   used, small wharf used), `kept` (5x5: kinds a warehouse keeps), `singles_kept` (5x5,
   / 5).
 
-The space is `Box(0, BOUNDS)`: 1 for one-hot entries, flags and fractions, and `inf` for
-counts with no fixed ceiling (doubloons, VP, barrels, colonists, ...). `env.state()`
+The space is `Box(0, BOUNDS)`, every bound finite: 1 for one-hot entries, flags and
+fractions, and for counts (doubloons, VP, barrels, colonists, ...) their largest value over
+their scale (`observation.HIGHS`: the rules' ceiling, else the int16 state's). `env.state()`
 returns the same vector in *absolute* seats (seat 0 = `player_0`), with
 `decision_player` naming the player to act, for centralised critics.
 

@@ -22,9 +22,13 @@ into forests lie face down (7.3) and are not encoded either (a forest is an isla
 of its own kind); the plantation a hacienda drew for a forest-house owner
 (``forest`` decision, 7.3) is shown to that player only.
 
-One-hot entries, flags and fractions of a fixed size are in [0, 1]; counts with no fixed
-ceiling (doubloons, VP, barrels, colonists, ...) are scaled by the constants below and
-bounded by ``inf`` in ``BOUNDS``. Counts are copied as they are, never clamped, so a state
+One-hot entries, flags and fractions of a fixed size are in [0, 1]; counts (doubloons, VP,
+barrels, colonists, ...) are scaled by the constants below and bounded in ``BOUNDS`` by
+their largest value over their scale (``HIGHS``): the rules' ceiling where there is one
+(the round: the decision cap allows at most ``MAX_ROUND``; a decision's count: its declared
+domain; the score: `MAX_SCORE`), else the largest value of the int16 state (no rule caps
+doubloons, VP chips or barrels held, and the engine never overflows its state). No bound
+is infinite. Counts are copied as they are, never clamped, so a state
 that breaks the rules shows up as an observation outside the space instead of being
 hidden. The VP chip supply, which goes below zero once the chips run out (6.7), is split
 into two non-negative entries: chips left and VP owed on paper.
@@ -39,12 +43,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caylus_env.core.observation import ObservationLayout, relative_seat, seat_flag
+from caylus_env.core.observation import (
+    ObservationLayout,
+    relative_seat,
+    scaled_high,
+    seat_flag,
+    state_max,
+)
 from caylus_env.puerto_rico import GAME
 from caylus_env.puerto_rico.engine import layout as L
-from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_COPIES, NUM_BUILDINGS
+from caylus_env.puerto_rico.engine.buildings import (
+    B_CIRCLES,
+    B_COPIES,
+    B_GUILD_VALUE,
+    B_VP,
+    NUM_BUILDINGS,
+)
 from caylus_env.puerto_rico.engine.constants import (
     CITY_SPACES,
+    CLOISTER_BONUS,
     DRAFT_MODES,
     GOODS_IN_BOX,
     ISLAND_SPACES,
@@ -62,6 +79,7 @@ from caylus_env.puerto_rico.engine.constants import (
     PHASE_OF_ROLE,
     PLANTATION_STACK_SIZE,
     QUARRIES,
+    RESIDENCE_BONUS,
     ROLES_PER_ROUND,
     SHIP_CAPACITY,
     TRADING_HOUSE_SPACES,
@@ -81,6 +99,7 @@ from caylus_env.puerto_rico.engine.decisions import (
 from caylus_env.puerto_rico.engine.layout import STATE_DTYPE, STATE_SIZE
 from caylus_env.puerto_rico.engine.roles.captain import SINGLE_BITS, SINGLE_MASK
 from caylus_env.puerto_rico.engine.state import city_spaces_used, final_score, pf
+from caylus_env.puerto_rico.engine.state_dict import MAX_ROUND
 
 # -- scales: a typical value maps to about 1 ----------------------------------------------
 MONEY_SCALE = 10.0  # doubloons: a rich player holds about 10
@@ -204,28 +223,53 @@ SEAT_PIECES = (
     *(name for name, _ in PIECES[[n for n, _ in PIECES].index("seat_present") :]),
 )
 
-#: Pieces that hold counts with no fixed ceiling (bounded by ``inf`` in ``BOUNDS``).
-UNBOUNDED_PIECES = (
-    "round",
-    "role_doubloons",
-    "decision_count",
-    "phase_turns",
-    "black_market",
-    "colonist_ship",
-    "colonist_supply",
-    "vp_supply",
-    "discards",
-    "money",
-    "vp_chips",
-    "score",
-    "goods",
-    "san_juan",
-    "singles_kept",
+_STATE_MAX = state_max(STATE_DTYPE)
+#: The largest count a decision declares (``decisions.SCHEMA``, codec ``int``).
+MAX_DECISION_COUNT = max(entry.arg.high for entry in SCHEMA if entry.arg.codec == CODEC_INT)
+#: The most victory points ``final_score`` can give (rules 5.2, 2.5, 7.2): every chip the
+#: state can hold, every building's printed VP and guild value, the largest residence and
+#: cloister bonuses, a violet point per building, the customs house's quarter of the chips
+#: and the fortress's third of every colonist (San Juan, a full island, full buildings).
+MAX_SCORE = (
+    _STATE_MAX
+    + _STATE_MAX // 4
+    + int(B_VP.sum())
+    + int(B_GUILD_VALUE.sum())
+    + int(RESIDENCE_BONUS.max())
+    + int(CLOISTER_BONUS.max())
+    + NUM_BUILDINGS
+    + (_STATE_MAX + ISLAND_SPACES + int(B_CIRCLES.sum())) // 3
 )
+#: The upper bound of every piece that can exceed 1 (see the module docstring); every other
+#: entry is a one-hot, a flag or a fraction in [0, 1].
+HIGHS: dict[str, np.float32 | np.ndarray] = {
+    "round": scaled_high(MAX_ROUND, ROUND_SCALE),
+    "role_doubloons": scaled_high(_STATE_MAX, ROLE_MONEY_SCALE),
+    "decision_count": scaled_high(MAX_DECISION_COUNT, COUNT_SCALE),
+    "phase_turns": scaled_high(_STATE_MAX, COUNT_SCALE),
+    # three returned flags, then the doubloons short
+    "black_market": np.array(
+        [1.0] * NUM_BLACK_MARKET_RETURNS + [scaled_high(_STATE_MAX, MONEY_SCALE)], np.float32
+    ),
+    "colonist_ship": scaled_high(_STATE_MAX, COLONIST_SCALE),
+    "colonist_supply": scaled_high(_STATE_MAX, COLONIST_SUPPLY_SCALE),
+    # chips left, then VP owed on paper (the negated supply: at most -(int16 min))
+    "vp_supply": np.array(
+        [scaled_high(_STATE_MAX, VP_SUPPLY_SCALE), scaled_high(_STATE_MAX + 1, VP_SUPPLY_SCALE)],
+        np.float32,
+    ),
+    "discards": scaled_high(_STATE_MAX, MAX_FACE_UP),
+    "money": scaled_high(_STATE_MAX, MONEY_SCALE),
+    "vp_chips": scaled_high(_STATE_MAX, VP_SCALE),
+    "score": scaled_high(MAX_SCORE, SCORE_SCALE),
+    "goods": scaled_high(_STATE_MAX, GOODS_SCALE),
+    "san_juan": scaled_high(_STATE_MAX, COLONIST_SCALE),
+    "singles_kept": scaled_high(_STATE_MAX, COUNT_SCALE),
+}
 #: Raise when a piece keeps its name and shape but changes encoding (a scale, an order).
 OBSERVATION_REVISION = 1
 #: The layout of the vector (``caylus_env.core.observation``).
-LAYOUT = ObservationLayout(PIECES, UNBOUNDED_PIECES, OBSERVATION_REVISION, SEAT_PIECES)
+LAYOUT = ObservationLayout(PIECES, HIGHS, OBSERVATION_REVISION, SEAT_PIECES)
 #: Where each piece lives in the flat vector.
 PIECE_SLICES: dict[str, slice] = LAYOUT.slices
 PIECE_SHAPES: dict[str, tuple[int, ...]] = LAYOUT.shapes
@@ -233,7 +277,7 @@ OBS_SIZE: int = LAYOUT.size
 #: The observation a trained policy was made for: the revision and a digest of the pieces'
 #: names and shapes (so a new, removed or resized piece changes it by itself).
 OBSERVATION_VERSION = LAYOUT.version
-#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``inf`` for counts.
+#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``HIGHS`` for counts.
 BOUNDS: np.ndarray = LAYOUT.bounds
 #: Named views of an observation (or a batch of them): ``{piece: view}``.
 observation_pieces = LAYOUT.views
@@ -476,6 +520,7 @@ def encode(state: np.ndarray, seat: int) -> np.ndarray:
 
 __all__ = [
     "BOUNDS",
+    "HIGHS",
     "LAYOUT",
     "OBSERVATION_VERSION",
     "OBS_SIZE",
@@ -483,7 +528,6 @@ __all__ = [
     "PIECE_SHAPES",
     "PIECE_SLICES",
     "SEAT_PIECES",
-    "UNBOUNDED_PIECES",
     "encode",
     "encode_batch",
     "encode_into",

@@ -77,16 +77,27 @@ def test_views_are_named_accept_batches_and_refuse_another_length(game):
         o.observation_pieces(np.zeros(o.OBS_SIZE + 1, np.float32))
 
 
-def test_bounds_are_one_except_for_open_counts(game):
+def test_bounds_are_finite_one_except_for_counts_whose_high_the_game_declares(game):
     o = game_spec(game).observation()
     layout = o.LAYOUT
-    for name, _ in layout.pieces:
+    assert np.isfinite(o.BOUNDS).all() and (o.BOUNDS > 0).all()
+    for name, shape in layout.pieces:
         high = o.BOUNDS[layout.slices[name]]
-        if name in layout.unbounded:
-            assert np.isinf(high).all(), name
+        if name in layout.highs:
+            assert np.array_equal(high, np.broadcast_to(o.HIGHS[name], shape).ravel()), name
         else:
             assert (high == 1.0).all(), name
     assert not o.BOUNDS.flags.writeable
+
+
+def test_a_bound_that_is_infinite_or_misshapen_is_refused():
+    with pytest.raises(ValueError, match="finite and positive"):
+        ObservationLayout([("x", (2,))], {"x": np.inf})
+    with pytest.raises(ValueError, match="does not fit"):
+        ObservationLayout([("x", (2,))], {"x": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match="unknown observation piece 'y'"):
+        ObservationLayout([("x", (2,))], {"y": 2.0})
+    assert ObservationLayout([("x", (2,))], {"x": [1.0, 3.0]}).bounds.tolist() == [1.0, 3.0]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 5])
