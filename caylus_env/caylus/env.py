@@ -137,8 +137,9 @@ dicts.
 The seed of `reset(seed=...)` draws the neutral tiles on road spaces 1-6 and the
 first turn order (rules 1.2-1.4); everything else is the printed setup: provost
 and bailiff on space 6, 5-7 deniers by turn order (5 each with 2 players), 2 food
-and 1 wood each, six workers at home. Without a seed, one is drawn from the
-operating system and stored in `env.unwrapped.seed`.
+and 1 wood each, six workers at home. `reset()` without a seed continues the
+generator the last `reset(seed=s)` seeded (the first unseeded reset seeds it from
+the operating system); the game's seed is in `env.unwrapped.game_seed`.
 
 ### Episode End
 

@@ -22,10 +22,30 @@ Everything else is here, the same for every game:
   ``final_score`` (also under the game's own word, ``final_<score_key>``) and ``rank``;
 - ``clone``, ``state_dict`` / ``load_state_dict`` (atomic) and ``record`` (the shared
   record, with the env's name and reward).
+
+Seeds follow Gymnasium and PettingZoo:
+
+- ``reset(seed=s)`` plays the game ``Game(config, setup_seed(s))``: for ``s < 2**63`` that
+  is ``Game(config, s)``, the same game as ever; a larger ``s`` (any non-negative int is
+  accepted, as Gymnasium's ``np_random`` accepts it) is folded deterministically into the
+  engine's range (`setup_seed`). It also seeds the env's seed generator
+  (``numpy.random.default_rng(s)``), which ``reset()`` without a seed then continues, as
+  Gymnasium's ``np_random`` does: two runs that seed their first reset only play the same
+  episodes. Only a first ``reset()`` without any seed seeds the generator from the
+  operating system.
+- ``seed(s)`` is PettingZoo's older method (wrappers such as Tianshou's call it): the next
+  ``reset()`` without a seed acts as ``reset(seed=s)``; ``seed()`` makes it draw from the
+  operating system again.
+- ``game_seed`` is the engine seed of the game being played (``record().seed``).
+
+Actions are an ``int`` or any NumPy integer, a 0-d integer array included (what
+``action_space.contains`` accepts); a bool, a float, a string or an array of another shape
+is refused with `IllegalActionError`.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -37,10 +57,51 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from caylus_env.core.contract import GameSpec
-from caylus_env.core.game import MAX_SEED, REWARD_KINDS, Game
+from caylus_env.core.errors import IllegalActionError
+from caylus_env.core.game import MAX_SEED, REWARD_KINDS, Game, check_seed
 from caylus_env.core.registry import game_spec
 
 RENDER_MODES = ["ansi", "human"]
+
+
+def setup_seed(seed: Any) -> int:
+    """The engine's setup seed (``0 <= setup < 2**63``) of ``reset(seed=seed)``.
+
+    A seed below ``2**63`` is its own setup seed, so the game of ``reset(seed=s)`` is
+    ``Game(config, s)``. A larger seed, which the engine's signed 64-bit seed cannot hold,
+    is folded into the range by NumPy's ``SeedSequence``: the top 63 bits of
+    ``SeedSequence(seed).generate_state(1, numpy.uint64)[0]`` (deterministic, and as
+    unlikely to meet another seed's game as any two random seeds).
+
+    Raises:
+        ValueError: for a bool, a non-integer or a negative seed, naming it.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+    value = int(seed)
+    if value < 0:
+        raise ValueError(f"seed must be None or a non-negative int, got {value}")
+    if value < MAX_SEED:
+        return value
+    word = np.random.SeedSequence(value).generate_state(1, np.uint64)[0]
+    return check_seed(int(word) >> 1)
+
+
+def _as_action(action: Any, num_actions: int) -> Any:
+    """A 0-d integer array as its NumPy integer scalar (``action_space.contains`` accepts
+    it); any other scalar unchanged, for ``Game.apply`` to accept or refuse.
+
+    Raises:
+        IllegalActionError: for an array of another shape or dtype, naming both.
+    """
+    if isinstance(action, np.ndarray):
+        if action.shape == () and np.issubdtype(action.dtype, np.integer):
+            return action[()]
+        raise IllegalActionError(
+            f"action array of shape {action.shape} and dtype {action.dtype} is not allowed; "
+            f"allowed: an int, a numpy integer or a 0-d integer array, id 0..{num_actions - 1}"
+        )
+    return action
 
 
 def make_env(raw: type[GameEnv]) -> Any:
@@ -71,7 +132,9 @@ class GameEnv(AECEnv, EzPickle):
         game: the engine ``Game`` being played (None before ``reset``).
         config: the engine's ``GameConfig`` built from the arguments.
         reward: the reward kind, ``"rank"`` or ``"margin"``.
-        seed: the seed of the current game (None for a loaded position).
+        game_seed: the engine seed of the current game (`setup_seed` of the reset's seed;
+            None before ``reset`` and for a loaded position). ``seed`` is the method
+            `seed`, not this int.
         state_space: the ``Box`` of ``state()``.
         spec_of_game: the game's `caylus_env.core.contract.GameSpec`.
 
@@ -147,7 +210,11 @@ class GameEnv(AECEnv, EzPickle):
         self._obs_size = size
         self._num_actions = num_actions
         self.game: Game | None = None
-        self.seed: int | None = None
+        self.game_seed: int | None = None
+        # The generator unseeded resets draw from (set by a seeded reset, else from the OS at
+        # the first unseeded one), and the seed ``seed(s)`` left for the next reset.
+        self._seed_rng: np.random.Generator | None = None
+        self._next_seed: int | None = None
         self._reset_bookkeeping()
 
     # -- PettingZoo API ------------------------------------------------------------------------
@@ -161,22 +228,53 @@ class GameEnv(AECEnv, EzPickle):
         """Start a new game.
 
         Args:
-            seed: the setup seed, ``0 <= seed < 2**63``; None draws one from the OS.
+            seed: any non-negative int: the game ``Game(config, setup_seed(seed))`` (for
+                ``seed < 2**63``, ``Game(config, seed)``), and the seed of the generator
+                that later unseeded resets continue. None: the seed ``seed(s)`` left, else
+                the next draw of that generator (seeded from the operating system at the
+                first reset only); see the module docstring.
             options: unused; accepted for the PettingZoo API (the game's options are the
                 constructor's arguments).
+
+        Raises:
+            ValueError: for a seed that is a bool, not an int or negative; nothing changes.
         """
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % MAX_SEED)
-        self.game = self._engine.Game(self.config, seed)
-        self.seed = self.game.seed
+        if seed is None and self._next_seed is not None:
+            seed = self._next_seed
+        if seed is not None:
+            setup = setup_seed(seed)  # raises before anything changes
+            self._seed_rng = np.random.default_rng(int(seed))
+        else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng()  # the operating system's entropy
+            setup = int(self._seed_rng.integers(0, MAX_SEED, dtype=np.int64))
+        self._next_seed = None
+        self.game = self._engine.Game(self.config, setup)
+        self.game_seed = self.game.seed
         self._reset_bookkeeping()
         self._after_move()
+
+    def seed(self, seed: int | None = None) -> None:
+        """Seed the next ``reset()`` (PettingZoo's older API, which wrappers still call):
+        it then acts as ``reset(seed=seed)``; ``seed=None`` makes it draw a fresh seed from
+        the operating system. A ``reset(seed=s)`` before it overrides it.
+
+        Raises:
+            ValueError: for a seed that is a bool, not an int or negative; nothing changes.
+        """
+        if seed is None:
+            self._seed_rng = None
+            self._next_seed = None
+            return
+        setup_seed(seed)
+        self._next_seed = int(seed)
 
     def step(self, action: int | None) -> None:
         """Apply the current agent's action (``None`` for an agent that is done).
 
-        ``action`` is exactly an ``int`` or a NumPy integer scalar (``Game.apply``): a bool,
-        float, string, bytes or ``Decimal`` is refused, never rounded or parsed.
+        ``action`` is an ``int``, a NumPy integer scalar or a 0-d integer array (what
+        ``action_space.contains`` accepts): a bool, float, string, bytes, ``Decimal`` or an
+        array of another shape or dtype is refused, never rounded or parsed.
 
         Raises:
             IllegalActionError: if the action is not legal or not an int; the game and the
@@ -187,7 +285,7 @@ class GameEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self._require_game()
-        game.apply(action)  # raises before anything changes
+        game.apply(_as_action(action, self._num_actions))  # raises before anything changes
         self._cumulative_rewards[agent] = 0.0
         player = game.current_player()
         if player >= 0:
@@ -253,12 +351,15 @@ class GameEnv(AECEnv, EzPickle):
         return self._observation.observation_pieces(self.observe(agent)["observation"])
 
     def clone(self) -> GameEnv:
-        """An independent env at the same position (game, agents, rewards, infos)."""
+        """An independent env at the same position (game, agents, rewards, infos) and with
+        the same seed generator (its next ``reset()`` plays the same game)."""
         other = type(self)(**self._kwargs)
+        other._seed_rng = copy.deepcopy(self._seed_rng)
+        other._next_seed = self._next_seed
         if self.game is None:
             return other
         other.game = self.game.clone()
-        other.seed = self.seed
+        other.game_seed = self.game_seed
         other.agents = self.agents[:]
         other.rewards = dict(self.rewards)
         other._cumulative_rewards = dict(self._cumulative_rewards)
@@ -293,7 +394,7 @@ class GameEnv(AECEnv, EzPickle):
         if not (player == -1 and game.is_over()) and not 0 <= player < len(self.possible_agents):
             raise ValueError(f"the position asks seat {player}, who is not at this table")
         self.game = game
-        self.seed = None
+        self.game_seed = None
         self._reset_bookkeeping()
         self._after_move()
 
@@ -348,4 +449,4 @@ class GameEnv(AECEnv, EzPickle):
         self._accumulate_rewards()
 
 
-__all__ = ["RENDER_MODES", "GameEnv", "make_env"]
+__all__ = ["RENDER_MODES", "GameEnv", "make_env", "setup_seed"]

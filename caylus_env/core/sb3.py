@@ -24,7 +24,9 @@ seat's rank reward (+1..-1) at the end of a game and 0 before (and at a truncati
 Seeds follow SB3: ``seed(s)`` (or the ``seed`` argument) is used by the next
 ``reset()``, here as the one seed of the whole batch (``caylus_env.core.vector``,
 "Seeds": game ``k``'s ``i``-th episode depends only on ``(s, k, i)``); a reset
-without one draws a fresh seed from the operating system.
+without one continues the stream the last seed set up (every game's next episode, as
+Gymnasium's ``np_random`` continues), so two runs seeded once play the same episodes; only a
+first reset without any seed draws it from the operating system.
 
 Stable-Baselines3 is optional (``pip install caylus-env[train]``): this module
 imports it only when ``GameVecEnv`` is first used, and says how to install it if
@@ -99,8 +101,8 @@ def _build() -> type:
 
         # -- the VecEnv API ------------------------------------------------------------------
         def reset(self) -> np.ndarray:
-            """Start every game (from the seed set by ``seed()``, else a fresh one); the
-            learner's first observations."""
+            """Start every game (from the seed set by ``seed()``, else every game's next
+            episode under the last seed); the learner's first observations."""
             b = self.games.reset(seed=self._seeds[0])
             self._reset_seeds()
             self._reset_options()

@@ -71,8 +71,11 @@ acting seat's reward as Gymnasium's `(N,)` rewards and every seat's in
 
 ## Seeds
 
-`reset(seed)` takes one seed (an int >= 0, or None for one drawn from the operating system,
-kept in `.seed`). Game `k` gets its own key from NumPy's `SeedSequence(seed, spawn_key=(k,))`,
+`reset(seed)` takes one seed (any int >= 0, kept in `.seed`). `reset()` without a seed (and
+without a mask) continues what the last seed set up, as Gymnasium's `np_random` does: every
+game starts its next episode (`i + 1`) under the same seed, so two runs that seed only their
+first reset play the same episodes; only a first reset without any seed draws the seed from
+the operating system. Game `k` gets its own key from NumPy's `SeedSequence(seed, spawn_key=(k,))`,
 computed once in Python at reset; its `i`-th episode (0 at reset, +1 at each auto-reset)
 draws its setup seed, its learner seat and its opponents' random stream from a splitmix64
 stream at `(key_k, i)`, computed inside the kernel when the game resets. So game `k`'s `i`-th
@@ -555,7 +558,8 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 
 def check_batch_seed(seed: Any) -> int:
-    """A batch's seed: an int >= 0, or one drawn from the operating system for None."""
+    """A batch's seed: any int >= 0 (``SeedSequence`` takes it whole), or one drawn from the
+    operating system for None."""
     if seed is None:
         return int(np.random.SeedSequence().entropy)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
@@ -680,6 +684,10 @@ class BatchedGames:
     def _select(self, seed: Any, reset_mask: Any) -> np.ndarray:
         """Which games a reset starts, after setting the seed (all) or advancing episodes."""
         if reset_mask is None:
+            if seed is None and self.seed is not None:
+                # Continue the stream the last seed set up: every game's next episode.
+                self.episodes += 1
+                return np.ones(self.num_envs, np.bool_)
             self.seed = check_batch_seed(seed)
             self.keys[:] = [game_key(self.seed, k) for k in range(self.num_envs)]
             self.episodes[:] = 0
@@ -791,8 +799,9 @@ class VectorGames(BatchedGames):
 
     def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
         """Start every game from ``seed`` (episode 0), or the next episode of the games in
-        ``reset_mask`` (a bool array of shape ``(N,)``); rewards and end flags are cleared for
-        the games started.
+        ``reset_mask`` (a bool array of shape ``(N,)``); without either, the next episode of
+        every game under the last seed (the first such reset draws the seed from the
+        operating system). Rewards and end flags are cleared for the games started.
 
         Raises:
             ValueError: for a bad seed or mask, or both given.

@@ -152,8 +152,9 @@ only chance); everything else is the printed setup for the player count (rules 1
 seat 0 is the first governor, starting plantations and doubloons by seat, colonists,
 ships, VP chips and quarries by player count. With the expansion the violet buildings are
 drafted by the players first (`draft="players"`, their first decisions) or drawn from the
-seed (`draft="random"`) (rules 7.1). Without a seed, one is drawn from the operating
-system and stored in `env.unwrapped.seed`.
+seed (`draft="random"`) (rules 7.1). `reset()` without a seed continues the generator the
+last `reset(seed=s)` seeded (the first unseeded reset seeds it from the operating system);
+the game's seed is in `env.unwrapped.game_seed`.
 
 ### Episode End
 
