@@ -182,10 +182,10 @@ def serve(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
-    typer.echo(f"caylus serve: open {server.url} (Ctrl-C stops it)")
-    typer.echo(f"records are saved under {save_dir.resolve()}")
-    sys.stdout.flush()
-    try:
+    try:  # a Ctrl-C right after the address is printed stops it cleanly too
+        typer.echo(f"caylus serve: open {server.url} (Ctrl-C stops it)")
+        typer.echo(f"records are saved under {save_dir.resolve()}")
+        sys.stdout.flush()
         server.serve_forever()
     except KeyboardInterrupt:
         pass
