@@ -1,0 +1,97 @@
+"""SuperSuit adapter: a flat ``Box`` observation with the legal-action mask in the info.
+
+SuperSuit's observation wrappers (``frame_stack_v1``, ``normalize_obs_v0``, ``dtype_v0``,
+``observation_lambda_v0``, ``agent_indicator_v0`` ...) and its AEC vectorizer
+(``vectorize_aec_env_v0``) take ``Box`` observations; the games' observation is PettingZoo's
+classic dict of ``observation`` and ``action_mask``, which they refuse. `box_observations`
+wraps any game's AEC env so that ``observe(agent)`` is the ``observation`` vector, the
+observation space is its ``Box`` (finite bounds: ``normalize_obs_v0`` maps it to [0, 1]),
+and the mask moves to ``infos[agent]["action_mask"]``: PettingZoo's other place for it, the
+one its documentation gives for envs whose observation is not a dict. Wrappers change the
+observation only, so the mask reaches the learner unchanged through every SuperSuit wrapper
+(and through ``vectorize_aec_env_v0``, whose ``last()`` returns each env's info).
+
+Nothing here imports SuperSuit (``pip install caylus-env[supersuit]`` installs it)::
+
+    import supersuit as ss
+    import caylus_env
+    from caylus_env.integrations.supersuit import box_observations
+
+    env = box_observations(caylus_env.make("puerto_rico", num_players=3))
+    env = ss.frame_stack_v1(ss.normalize_obs_v0(ss.dtype_v0(env, "float32")), 4)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.last()
+    mask = info["action_mask"]  # int8, 1 for the legal actions of the agent to act
+
+SuperSuit's ``pettingzoo_env_to_vec_env_v1`` / ``concat_vec_envs_v1`` take *parallel* envs
+(every agent acts at every step); the games are turn-based AEC envs (the engine says who
+acts), so use ``vectorize_aec_env_v0`` or the project's batched env
+(``caylus_env.make_vector``) instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseWrapper
+
+__all__ = ["BoxObservations", "box_observations"]
+
+
+class BoxObservations(BaseWrapper):
+    """A game's AEC env with the ``observation`` vector as its observation and the
+    ``action_mask`` in ``infos[agent]``; see the module docstring.
+
+    Args:
+        env: a game's AEC env (``caylus_env.make(...)``, wrapped or raw).
+
+    Raises:
+        ValueError: if ``env``'s observation is not the games' dict of ``observation`` and
+            ``action_mask``.
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        boxes = {}
+        for agent in env.possible_agents:
+            space = env.observation_space(agent)
+            if not (
+                isinstance(space, spaces.Dict)
+                and set(space.spaces) >= {"observation", "action_mask"}
+            ):
+                raise ValueError(
+                    f"box_observations takes an env whose observation is a dict of "
+                    f"'observation' and 'action_mask', got {space}"
+                )
+            boxes[agent] = space["observation"]
+        self._boxes = boxes
+        self._num_actions = int(env.action_space(env.possible_agents[0]).n)
+
+    def observation_space(self, agent: Any) -> spaces.Box:
+        return self._boxes[agent]
+
+    def observe(self, agent: Any) -> np.ndarray:
+        return self.env.observe(agent)["observation"]
+
+    @property
+    def infos(self) -> dict[Any, dict[str, Any]]:
+        """The env's infos, each with ``action_mask`` (int8; all zeros but for the agent to
+        act, as in the dict observation)."""
+        base = self.env.infos
+        selected = self.env.agent_selection
+        out = {}
+        for agent, info in base.items():
+            live = not (self.env.terminations.get(agent) or self.env.truncations.get(agent))
+            if agent == selected and live:
+                mask = self.env.unwrapped.game.legal_mask()
+            else:
+                mask = np.zeros(self._num_actions, np.int8)
+            out[agent] = {**info, "action_mask": mask}
+        return out
+
+
+def box_observations(env: Any) -> BoxObservations:
+    """``env`` with a flat ``Box`` observation and the mask in the info (`BoxObservations`)."""
+    return BoxObservations(env)
