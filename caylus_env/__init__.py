@@ -66,7 +66,7 @@ def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> Any:
     Raises:
         ValueError: for an unknown game (listing the registered ones) or argument.
 
-    Example:
+    Examples:
         >>> import caylus_env
         >>> env = caylus_env.make("puerto_rico", num_players=3)
         >>> env.reset(seed=1)

@@ -102,6 +102,7 @@ WRITER_FIELDS = (
 
 
 def checkpoint_name(step: int) -> str:
+    """The directory name of the checkpoint at ``step``: ``step-`` and 12 digits."""
     return f"step-{step:012d}"
 
 

@@ -197,6 +197,7 @@ class League:
         atomic_write_text(Path(run_dir) / LEAGUE_MD, self.markdown())
 
     def markdown(self) -> str:
+        """``league.md``: every checkpoint's promotion match and its decision, as a table."""
         lines = [
             "# League",
             "",

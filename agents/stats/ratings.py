@@ -618,7 +618,7 @@ def separation_bound(blocks: int, level: float = 0.95) -> float | None:
     because games of a block are not independent. When ``p_lo <= 1/2`` the games cannot even show
     that A is the stronger at that level, and the bound is None ("too few games").
 
-    Example:
+    Examples:
         150 blocks give ``p_lo = 0.9757`` (about 641 Elo); 2 blocks give no bound.
     """
     if blocks <= 0:

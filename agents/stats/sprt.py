@@ -146,7 +146,7 @@ def pair_score(first: float, second: float) -> float:
 class SPRT:
     """A truncated (G)SPRT on the candidate's expected score; see the module docstring.
 
-    Example:
+    Examples:
         >>> test = SPRT(p0=0.5, p1=0.55, model="bernoulli")
         >>> for outcome in (1, 0, 1):
         ...     decision = test.update(outcome)

@@ -241,6 +241,7 @@ class RunDir:
             raise TournamentError("out", str(err)) from None
 
     def write_info(self, info: Mapping[str, Any]) -> None:
+        """Write the run's description (``run.json``) through the ledger, atomically."""
         self.ledger.write_info(info)
 
     def load_games(

@@ -219,9 +219,13 @@ class GameEnv(AECEnv, EzPickle):
 
     # -- PettingZoo API ------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
+        """The agent's ``Dict`` of ``observation`` and ``action_mask`` (the same object every
+        call, as PettingZoo requires)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """The agent's ``Discrete(NUM_ACTIONS)`` (the same object every call, as PettingZoo
+        requires; its own generator: seed it with ``action_space(agent).seed(s)``)."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

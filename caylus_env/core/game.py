@@ -11,7 +11,7 @@ the options, the seed, the history of agent actions (the replayable record), a c
 legal actions, errors that name what was wrong, scores, ranks and returns. It knows nothing of
 RL libraries.
 
-Example:
+Examples:
     >>> from caylus_env.caylus.engine import Game, GameConfig
     >>> g = Game(GameConfig(num_players=3), seed=7)
     >>> a = g.legal_actions()[0]

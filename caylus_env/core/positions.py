@@ -24,7 +24,7 @@ This module reaches any registered game by name: ``build("puerto_rico", 3, ...)`
 (random legal moves to the end). The description's fields are each game's own
 (``FIELDS``, documented in its ``build``), see ``docs/positions.md``.
 
-Example:
+Examples:
     >>> from caylus_env.core import positions as P
     >>> g = P.build("puerto_rico", 3, players={0: {"money": 10, "buildings": ["harbor"]}})
     >>> g.state_dict()["players"][0]["money"], P.legal_names(g)[:2]

@@ -19,7 +19,7 @@ def rank_of(scores: Sequence[int] | np.ndarray, tie_breaks: Any = None) -> np.nd
     """Ranks (1 = best) by score, then by ``tie_breaks`` when given; players still tied share
     the average of their ranks (a tie for first is a shared win).
 
-    Example:
+    Examples:
         >>> rank_of([10, 3, 10]).tolist()
         [1.5, 3.0, 1.5]
         >>> rank_of([10, 3, 10], [1, 0, 2]).tolist()
@@ -36,7 +36,7 @@ def forfeit_ranks(ranks: Sequence[float], loser: int) -> list[float]:
     """Ranks after seat ``loser`` forfeits: it is last, the others keep the order of ``ranks``
     (the position's ranking), ties averaged.
 
-    Example:
+    Examples:
         >>> forfeit_ranks([1.0, 3.0, 2.0], loser=0)
         [3.0, 2.0, 1.0]
         >>> forfeit_ranks([1.5, 1.5, 3.0], loser=2)

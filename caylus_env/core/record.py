@@ -179,10 +179,12 @@ class FinalResult:
         _set(self, "end", check_str("final.end", self.end, END_REASONS))
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``final`` object of a record's JSON."""
         return {"scores": list(self.scores), "ranks": list(self.ranks), "end": self.end}
 
     @classmethod
     def from_dict(cls, data: Any) -> FinalResult:
+        """Read a record's ``final`` object, refusing a missing or unknown key."""
         check_keys("final", data, ("scores", "ranks", "end"))
         return cls(data["scores"], data["ranks"], data["end"])
 
@@ -227,6 +229,7 @@ class MatchInfo:
         return next((s for s, r in enumerate(self.forfeits) if r is not None), None)
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``match`` object of a record's JSON."""
         return {
             "game_id": self.game_id,
             "block": self.block,
@@ -237,6 +240,7 @@ class MatchInfo:
 
     @classmethod
     def from_dict(cls, data: Any) -> MatchInfo:
+        """Read a record's ``match`` object, refusing a missing or unknown key."""
         names = ("game_id", "block", "agents", "agent_seeds", "forfeits")
         check_keys("match", data, names)
         return cls(*(data[k] for k in names))
@@ -259,10 +263,12 @@ class Timings:
         _set(self, "wall_time_s", _seconds("timings.wall_time_s", self.wall_time_s))
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``timings`` object of a record's JSON."""
         return {"move_time_s": list(self.move_time_s), "wall_time_s": self.wall_time_s}
 
     @classmethod
     def from_dict(cls, data: Any) -> Timings:
+        """Read a record's ``timings`` object, refusing a missing or unknown key."""
         check_keys("timings", data, ("move_time_s", "wall_time_s"))
         return cls(data["move_time_s"], data["wall_time_s"])
 
@@ -279,10 +285,12 @@ class EnvInfo:
         _set(self, "reward", check_str("env.reward", self.reward))
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``env`` object of a record's JSON."""
         return {"name": self.name, "reward": self.reward}
 
     @classmethod
     def from_dict(cls, data: Any) -> EnvInfo:
+        """Read a record's ``env`` object, refusing a missing or unknown key."""
         check_keys("env", data, ("name", "reward"))
         return cls(data["name"], data["reward"])
 

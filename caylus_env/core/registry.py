@@ -8,7 +8,7 @@ by one line of `GAME_PACKAGES`: its folder, whose ``__init__.py`` holds the spec
 code at that level, so listing the games compiles nothing and choosing Caylus never imports
 Puerto Rico's engine.
 
-Example:
+Examples:
     >>> from caylus_env.core.registry import GAME_NAMES, game_spec
     >>> GAME_NAMES
     ('caylus', 'puerto_rico')

@@ -336,7 +336,8 @@ def play_opponents(s, learner, policy, rng, k, legal_row, n):
     """Play the opponents of game ``k`` until the learner must act or the game ends.
 
     Returns:
-        ``(legal count, opponent decisions taken)``.
+        tuple[int, int]: the legal count of the learner's decision (0 at the end) and the
+            opponent decisions taken.
     """
     count = 0
     while n > 0 and K.current_player(s) != learner:  # noqa: F821
@@ -421,7 +422,7 @@ def step_learner(
     """The learner's action in every game, then its opponents; SAME_STEP autoreset.
 
     Returns:
-        The opponent decisions taken (the learner's are one per game).
+        int: the opponent decisions taken (the learner's are one per game).
     """
     total = 0
     for k in range(states.shape[0]):
@@ -779,7 +780,11 @@ class VectorGames(BatchedGames):
     """``num_envs`` games in which the caller plays every seat; see the module docstring.
 
     Args:
-        game, num_envs, num_players, **options: as for `BatchedGames`.
+        game: a registered game's name.
+        num_envs: the number of games N, >= 1.
+        num_players: one player count for all games, or one per game (the game's default
+            when None).
+        **options: the game's options (``GameConfig`` fields), the same for every game.
 
     Raises:
         ValueError: naming any argument that is not allowed and what is.
@@ -863,7 +868,11 @@ class LearnerGames(BatchedGames):
     compiled opponents play the others; see "The learner view" in the module docstring.
 
     Args:
-        game, num_envs, num_players, **options: as for `BatchedGames`.
+        game: a registered game's name.
+        num_envs: the number of games N, >= 1.
+        num_players: one player count for all games, or one per game (the game's default
+            when None).
+        **options: the game's options (``GameConfig`` fields), the same for every game.
         opponent: an ``OPPONENTS`` name for all games, or one name per game.
 
     Raises:
@@ -999,7 +1008,10 @@ class GameVectorEnv(VectorEnv):
 
     Args:
         game: a registered game's name.
-        num_envs, num_players, **options: as for ``VectorGames``.
+        num_envs: the number of games N, >= 1.
+        num_players: one player count for all games, or one per game (the game's default
+            when None).
+        **options: the game's options (``GameConfig`` fields), the same for every game.
         copy: return copies of the observations (``SyncVectorEnv``'s default); ``False``
             returns read-only views that the next step overwrites.
     """

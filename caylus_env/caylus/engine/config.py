@@ -32,6 +32,7 @@ class GameConfig(BaseConfig):
     house_cap: bool = False
 
     def check(self) -> None:
+        """Raise ``ValueError`` naming an option whose value is not allowed, and what is."""
         if self.lawyer_prestige not in LAWYER_PRESTIGE_CHOICES:
             raise ValueError(
                 f"lawyer_prestige={self.lawyer_prestige!r} is not allowed; "

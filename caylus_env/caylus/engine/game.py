@@ -6,7 +6,7 @@ order the seed draws, rules 1.3), which its records store so that a replay check
 rulebook's own words stay available: ``prestige()`` is ``scores()`` (rules 8.21) and ``turn``
 is ``round`` (rules 3).
 
-Example:
+Examples:
     >>> from caylus_env.caylus.engine import Game, GameConfig
     >>> g = Game(GameConfig(num_players=3), seed=7)
     >>> a = g.legal_actions()[0]

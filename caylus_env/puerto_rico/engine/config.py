@@ -41,6 +41,7 @@ class GameConfig(BaseConfig):
     library_limit: bool = False
 
     def check(self) -> None:
+        """Raise ``ValueError`` naming an option whose value is not allowed, and what is."""
         v = self.max_decisions
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"max_decisions must be an int, got {v!r}")

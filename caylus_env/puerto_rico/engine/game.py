@@ -5,7 +5,7 @@ its options and its state dict. Its scores are victory points (rules 5.2), ties 
 doubloons plus barrels (5.3), its clock is the round (3), and a game still running after
 ``max_decisions`` decisions is cut off: truncated, not terminated (6.9).
 
-Example:
+Examples:
     >>> from caylus_env.puerto_rico.engine import Game, GameConfig
     >>> g = Game(GameConfig(num_players=3), seed=7)
     >>> g.decision().kind
