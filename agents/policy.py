@@ -194,6 +194,7 @@ class PiecesArch:
         return cls(**{f: _positive(d, f, getattr(cls, f)) for f in cls.FIELDS})
 
     def to_json(self) -> dict[str, Any]:
+        """The ``arch`` object of a checkpoint's ``config.json`` (read back by ``from_json``)."""
         return {"name": self.NAME, **{f: getattr(self, f) for f in self.FIELDS}}
 
     def trunk_width(self, game: str) -> int:
@@ -273,6 +274,7 @@ class MlpArch:
         return cls(tuple(layers))
 
     def to_json(self) -> dict[str, Any]:
+        """The ``arch`` object of a checkpoint's ``config.json`` (read back by ``from_json``)."""
         return {"name": self.NAME, "layers": list(self.layers)}
 
     def tensor_shapes(self, game: str) -> dict[str, tuple[int, ...]]:
@@ -922,6 +924,7 @@ class PolicyAgent:
         self._mask = np.zeros((1, self.net.num_actions), np.bool_)
 
     def reset(self, seed: int | None = None) -> None:
+        """A new game: ``seed`` fixes the sampling of the ``sample`` and ``temp=T`` modes."""
         self._rng = np.random.default_rng(seed)
 
     def act(self, game: Any) -> int:
