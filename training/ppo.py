@@ -64,6 +64,8 @@ class TorchPolicy:
     def act_batch(
         self, obs: np.ndarray, mask: np.ndarray, uniforms: np.ndarray, states: np.ndarray
     ) -> np.ndarray:
+        """One action per game: the masked logits of one forward pass, sampled at the policy's
+        temperature with each game's uniform (``agents.policy.choose``)."""
         import torch
 
         with torch.no_grad():

@@ -213,6 +213,8 @@ class DuelResult:
         return w, d, lo
 
     def to_dict(self) -> dict[str, Any]:
+        """The duel's result as JSON: the SPRT and its trace, the pair scores, the games and the
+        candidate's wins, draws, losses and score."""
         w, d, lo = self.wins_draws_losses()
         return {
             "sprt": self.sprt.to_dict(),
