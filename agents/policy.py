@@ -63,6 +63,7 @@ import json
 import math
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -922,10 +923,29 @@ class PolicyAgent:
         self._rng = np.random.default_rng(seed)
         self._obs = np.zeros((1, self.net.obs_size), np.float32)
         self._mask = np.zeros((1, self.net.num_actions), np.bool_)
+        self._distribution: tuple[tuple[int, ...], tuple[float, ...]] | None = None
 
     def reset(self, seed: int | None = None) -> None:
         """A new game: ``seed`` fixes the sampling of the ``sample`` and ``temp=T`` modes."""
         self._rng = np.random.default_rng(seed)
+        self._distribution = None
+
+    def action_distribution(self) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+        """The network's probabilities over the legal actions of its last move (see
+        ``agents.base.DistributionAgent``): ``softmax(logits / T)`` in the ``sample`` and
+        ``temp=T`` modes, the distribution the move was drawn from; ``softmax(logits)`` in the
+        ``greedy`` mode, whose move is its most probable action. One-hot for a forced move;
+        None before any move."""
+        return self._distribution
+
+    def _remember(self, legal: Sequence[int], logits: np.ndarray) -> None:
+        """Keep `action_distribution` for the move just chosen from ``logits`` (one row)."""
+        temperature = self.temperature if self.temperature > 0.0 else 1.0
+        z = logits[np.asarray(legal, np.int64)].astype(np.float64)
+        with np.errstate(over="ignore", under="ignore"):
+            p = np.exp((z - z.max()) / temperature)  # shifted first, as in `choose`
+        p /= p.sum()
+        self._distribution = (tuple(int(a) for a in legal), tuple(float(x) for x in p))
 
     def act(self, game: Any) -> int:
         """The network's move for ``game.current_player()`` (a forced move without it).
@@ -937,13 +957,16 @@ class PolicyAgent:
         if not legal:
             raise ValueError(f"agent {self.name!r}: the game asks no decision")
         if len(legal) == 1:
+            self._distribution = ((int(legal[0]),), (1.0,))
             return int(legal[0])
         self._encode(game.state, game.current_player(), self._obs[0])
         self._mask[0] = False
         self._mask[0, legal] = True
         logits = self.net.logits(self._obs, self._mask)
         u = None if self.temperature == 0.0 else self._rng.random(1)
-        return int(choose(logits, self.temperature, u)[0])
+        action = int(choose(logits, self.temperature, u)[0])
+        self._remember(legal, np.asarray(logits)[0])
+        return action
 
     def act_batch(
         self,

@@ -307,6 +307,22 @@ def test_an_agent_move_shows_its_top_actions_with_mcts_visit_counts(client):
     assert move["top"][0]["share"] >= move["top"][-1]["share"]
 
 
+def test_a_policy_agent_move_shows_its_top_actions_with_probabilities(client):
+    """The shipped ``ppo-2p`` (a policy network): its move lists its most likely actions with
+    their probabilities, which are a distribution's (each in (0, 1], best first)."""
+    view = client.settled(client.new("caylus", ["ppo-2p", "human"], seed=3))
+    while not view["recent"]:
+        view = client.move(view, view["decision"]["legal"][0]["action"])
+    move = view["recent"][0]
+    assert move["by"] == "ppo-2p" and move["seat"] == 0
+    assert move["kind"] == "probability" and move["top"]
+    shares = [t["share"] for t in move["top"]]
+    assert all(0.0 < p <= 1.0 for p in shares) and sum(shares) <= 1.0 + 1e-9
+    assert shares == sorted(shares, reverse=True)
+    assert all("visits" not in t for t in move["top"])
+    assert move["name"] in {t["name"] for t in move["top"]} or len(move["top"]) == 5
+
+
 def test_caylus_serve_prints_its_address_and_stops_cleanly_on_sigint(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(

@@ -139,6 +139,43 @@ def test_policy_spec_plays_whole_games_of_its_game_in_every_mode(tiny_run):
     assert mask[np.arange(6), actions].all()
 
 
+def test_a_policy_agent_gives_the_distribution_of_its_last_move(tiny_run):
+    """``action_distribution``: the network's softmax over the legal actions (greedy: its
+    argmax is the move; temp=T: the distribution the move was drawn from), one-hot for a
+    forced move, None before any move; ``policy_target`` accepts it."""
+    from agents.base import policy_target
+
+    game_name = game_of_run(tiny_run)
+    ckpt = tiny_run / "checkpoints" / LAST
+    spec = game_spec(game_name)
+    for mode, temperature in (("", 1.0), (":temp=0.5", 0.5)):
+        agent = make_agent(f"policy:{ckpt}{mode}", game_name)
+        agent.reset(1)
+        assert agent.action_distribution() is None
+        g = spec.new_game(spec.config(players_of(game_name)), 5)
+        checked = 0
+        while not g.is_over() and checked < 12:
+            legal = g.legal_actions()
+            action = agent.act(g)
+            actions, probs = agent.action_distribution()
+            assert actions == tuple(int(a) for a in legal)
+            assert abs(sum(probs) - 1.0) < 1e-9 and min(probs) >= 0.0
+            if len(legal) == 1:
+                assert probs == (1.0,)
+            else:
+                g.legal_mask(agent._mask[0])
+                agent._encode(g.state, g.current_player(), agent._obs[0])
+                z = agent.net.logits(agent._obs, agent._mask)[0][list(legal)] / temperature
+                want = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+                np.testing.assert_allclose(probs, want, rtol=1e-5, atol=1e-9)
+                checked += 1
+                if not mode:
+                    assert action == actions[int(np.argmax(probs))]
+            assert policy_target(agent, action)[0] == actions
+            g.apply(action)
+        assert checked > 0
+
+
 def test_another_games_checkpoint_is_refused_naming_both_games_and_versions(tiny_run):
     game = game_of_run(tiny_run)
     ckpt = tiny_run / "checkpoints" / LAST
