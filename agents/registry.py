@@ -235,12 +235,42 @@ def game_of_spec(spec: str, game: str | None = None) -> str:
     if len(owners) == 1:
         return owners[0]
     if not owners:
+        import difflib
+
         known = {g: available_agents(g) for g in GAME_NAMES}
-        raise ValueError(f"unknown agent {spec!r}; available: {known}")
+        close = [
+            f"{other!r} ({g})"
+            for g in GAME_NAMES
+            for other in difflib.get_close_matches(head, list(_entries(g)), n=2, cutoff=0.6)
+        ]
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise ValueError(f"unknown agent {spec!r}{hint}; available: {known}")
     raise ValueError(
         f"agent {spec!r} exists for several games ({', '.join(owners)}): name the game "
         "(make_agent(spec, game=...), --game on the command line)"
     )
+
+
+def _unknown_hint(head: str, game: str) -> str:
+    """What an unknown head of ``game`` may have meant: the game(s) that have it
+    (``--game``), else the close spellings among ``game``'s heads (difflib), else close
+    spellings of other games' heads with their game."""
+    import difflib
+
+    elsewhere = [g for g in games_of(head) if g != game]
+    if elsewhere:
+        flags = " or ".join(f"--game {g}" for g in elsewhere)
+        return f" ({head!r} is an agent of {', '.join(elsewhere)}: pass {flags})"
+    close = difflib.get_close_matches(head, list(_entries(game)), n=3, cutoff=0.6)
+    if close:
+        return f" (did you mean {' or '.join(map(repr, close))}?)"
+    others = [
+        f"{other!r} of {game_spec(g).title} (--game {g})"
+        for g in GAME_NAMES
+        if g != game
+        for other in difflib.get_close_matches(head, list(_entries(g)), n=2, cutoff=0.6)
+    ]
+    return f" (did you mean {' or '.join(others)}?)" if others else ""
 
 
 def make_agent(spec: str, game: str | None = None) -> Agent:
@@ -260,13 +290,9 @@ def make_agent(spec: str, game: str | None = None) -> Agent:
     entries = _entries(name)
     head, _, arg = spec.strip().partition(":")
     if head not in entries:
-        elsewhere = [g for g in games_of(head) if g != name]
-        hint = (
-            f" ({head!r} is an agent of {', '.join(elsewhere)}: pass --game)" if elsewhere else ""
-        )
         raise ValueError(
-            f"unknown {game_spec(name).title} agent {spec!r}{hint}; available: "
-            f"{', '.join(specs(name))}"
+            f"unknown {game_spec(name).title} agent {spec!r}{_unknown_hint(head, name)}; "
+            f"available: {', '.join(specs(name))}"
         )
     info = entries[head].info
     if info.needs_arg and not arg:

@@ -27,8 +27,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from caylus_env._version import PROGRAM
-from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
+from caylus_env._version import PROGRAM, __version__
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, games
 
 
 def _click_class(name: str) -> type[BaseException]:
@@ -54,10 +54,56 @@ def usage_error_lines(err: BaseException) -> list[str]:
     return lines
 
 
+#: typer's type tags (``<int>``) -> the plain metavar the help shows instead.
+_PLAIN_TYPES = {"int": "INTEGER", "float": "FLOAT", "str": "TEXT", "text": "TEXT", "path": "PATH"}
+
+
+def _plain_type(param: Any, ctx: Any) -> str | None:
+    """What the help shows of a parameter's type: nothing for a flag (``--progress``), click's
+    plain metavar (``INTEGER``, ``TEXT``, ``FLOAT``, ``PATH``) for an option with a value or
+    an argument, instead of typer's ``<bool>``, ``<int>`` tags."""
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return None
+    if param.metavar is not None:
+        return str(param.metavar)
+    tag = str(type(param).display_type_rich(param, ctx) or "")
+    inner = tag.strip("<>").removesuffix("...")
+    repeated = inner.startswith("list[") or tag.endswith("...")
+    inner = inner.removeprefix("list[").removesuffix("]")
+    name = _PLAIN_TYPES.get(inner.lower(), inner.upper())
+    return name + ("..." if repeated else "")
+
+
+def plain_help(command: Any) -> None:
+    """Strip typer's type tags (``<bool>``) from the help of ``command`` and of every command
+    under it (`_plain_type`), its ``--help`` option included, in place."""
+    import types
+
+    for param in getattr(command, "params", ()):
+        param.display_type_rich = types.MethodType(_plain_type, param)
+    if hasattr(command, "get_help_option"):
+        original = command.get_help_option
+
+        def get_help_option(ctx: Any) -> Any:
+            option = original(ctx)
+            if option is not None:
+                option.display_type_rich = types.MethodType(_plain_type, option)
+            return option
+
+        command.get_help_option = get_help_option
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
 class OneLineErrors(TyperGroup):
     """The top-level group: a parse error (an unknown option, a value of the wrong type, a
     missing argument) prints `usage_error_lines` instead of the multi-line box of typer's
-    rich formatter, and exits 2; ``--help`` is still rendered by rich."""
+    rich formatter, and exits 2; ``--help`` is still rendered by rich, without typer's type
+    tags (`plain_help`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        plain_help(self)
 
     def main(  # type: ignore[override]
         self,
@@ -88,10 +134,21 @@ class OneLineErrors(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def app_help() -> str:
+    """The top-level help: every registered game (from the registry, in registration order)
+    and what the commands do with each."""
+    names = ", ".join(f"{spec.title} ({spec.name})" for spec in games())
+    return (
+        f"Board games for RL: {names}. For every game: tournaments and SPRT duels between "
+        "agents, watching, replaying and playing games in the browser, self-play datasets, "
+        "training; --game NAME picks the game (caylus games lists them, caylus agents --game "
+        "NAME its agents)."
+    )
+
+
 app = typer.Typer(
     name=PROGRAM,
-    help="Board games for RL (caylus games lists them): tournaments, SPRT duels, watching "
-    "and replaying games, self-play datasets, training.",
+    help=app_help(),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -103,8 +160,26 @@ app = typer.Typer(
 _invoked: dict[str, str | None] = {"command": None}
 
 
+def _print_version(value: bool) -> None:
+    """``--version``: print the program and the package version, and exit 0."""
+    if value:
+        typer.echo(f"{PROGRAM} {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _record_command(ctx: typer.Context) -> None:
+def _record_command(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
     _invoked["command"] = ctx.invoked_subcommand
 
 
@@ -124,6 +199,7 @@ _OPTION_OF: dict[str, dict[str, str]] = {
         "game_options": "--option",
         "plugins": "--plugin",
         "game": "--game",
+        "reference": "--reference",
     },
     "duel": {
         "agents": "CANDIDATE/OPPONENT",
@@ -257,7 +333,14 @@ TimeLimitOption = Annotated[
         "worker killed by the driver's watchdog (a forfeit)."
     ),
 ]
-ProgressOption = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
+ProgressOption = Annotated[
+    bool,
+    typer.Option(
+        "--progress/--no-progress",
+        help="Progress display: a live bar on a terminal, a plain line every few seconds "
+        "when the output is a file or a pipe.",
+    ),
+]
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -267,10 +350,11 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 
 
 def _console() -> Any:
-    """A rich console; off a terminal (logs, pipes) wide enough that tables are not cut."""
-    from rich.console import Console
+    """The commands' rich console (`agents.progress.console`): on a terminal its width; off
+    a terminal (logs, pipes) no width limit, so tables are neither wrapped nor cut."""
+    from agents.progress import console
 
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    return console()
 
 
 def _split_agents(text: str) -> list[str]:

@@ -13,15 +13,25 @@ from typing import Annotated, Any
 import typer
 
 from caylus_cli.app import GameOption, _console, _fail, app, compile_notice
+from caylus_env.core.benchmark import DEFAULT_PLAYERS, VECTOR_ENVS
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
+
+#: Timing repeats when --repeats is left out (both benchmarks).
+DEFAULT_REPEATS = 3
 
 
 @app.command()
 def bench(
-    repeats: Annotated[int | None, typer.Option(help="Timing repeats (median reported).")] = None,
+    repeats: Annotated[
+        int, typer.Option(help="Timing repeats (median reported).")
+    ] = DEFAULT_REPEATS,
     players: Annotated[
         str | None,
-        typer.Option(help="Comma-separated player counts, e.g. 2,4 (one with --training)."),
+        typer.Option(
+            help="Comma-separated player counts, e.g. 2,4 (one with --training) (default: "
+            f"those of {','.join(map(str, DEFAULT_PLAYERS))} the game allows, else its default "
+            "count).",
+        ),
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="A short run for smoke tests.")] = False,
     vector: Annotated[
@@ -32,10 +42,14 @@ def bench(
         ),
     ] = False,
     num_envs: Annotated[
-        int | None, typer.Option(help="Games in the batched environment (with --vector).")
+        int | None,
+        typer.Option(
+            help=f"Games in the batched environment (with --vector; default: {VECTOR_ENVS})."
+        ),
     ] = None,
     threads: Annotated[
-        int | None, typer.Option(help="torch threads of the trainers (with --training).")
+        int | None,
+        typer.Option(help="torch threads of the trainers (with --training; default: 1)."),
     ] = None,
     training: Annotated[
         bool,
@@ -46,12 +60,15 @@ def bench(
         ),
     ] = False,
     json_path: Annotated[
-        Path | None, typer.Option("--json", help="Also write the figures to this JSON file.")
+        Path | None,
+        typer.Option(
+            "--json", help="Also write the figures to this JSON file (default: print only)."
+        ),
     ] = None,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Measure a game's speed (caylus_env.core.benchmark; --training: training.benchmark)."""
-    if repeats is not None and repeats < 1:
+    if repeats < 1:
         _fail(f"invalid value for --repeats: must be >= 1, got {repeats}")
     counts = None if players is None else _player_counts(players, game)
     if json_path is not None and (json_path.is_dir() or not json_path.parent.is_dir()):
@@ -96,7 +113,7 @@ def _player_counts(players: str, game: str) -> list[int]:
 
 def _bench_layers(
     game: str,
-    repeats: int | None,
+    repeats: int,
     quick: bool,
     vector: bool,
     num_envs: int | None,
@@ -104,9 +121,12 @@ def _bench_layers(
 ) -> dict[str, Any]:
     from caylus_env.core import benchmark
 
-    kwargs: dict[str, Any] = {"quick": quick, "vector": vector, "console": _console()}
-    if repeats is not None:
-        kwargs["repeats"] = repeats
+    kwargs: dict[str, Any] = {
+        "quick": quick,
+        "vector": vector,
+        "console": _console(),
+        "repeats": repeats,
+    }
     if num_envs is not None:
         kwargs["vector_envs"] = num_envs
     if counts is not None:
@@ -116,13 +136,13 @@ def _bench_layers(
 
 
 def _bench_training(
-    game: str, repeats: int | None, quick: bool, threads: int, counts: list[int] | None
+    game: str, repeats: int, quick: bool, threads: int, counts: list[int] | None
 ) -> dict[str, Any]:
     try:
         from training import benchmark as train_bench
     except ImportError as err:
         _fail(f"--training needs the [train] extra ({err})", code=1)
-    kwargs: dict[str, Any] = {"game": game, "repeats": repeats or 3, "quick": quick}
+    kwargs: dict[str, Any] = {"game": game, "repeats": repeats, "quick": quick}
     if counts is not None:
         kwargs["players"] = counts[0]
     with compile_notice("engine", "vector"):

@@ -103,7 +103,7 @@ def play(
         Path | None,
         typer.Option(
             help="Also write the game as a self-contained HTML replay page to this file "
-            "(see caylus replay --html)."
+            "(see caylus replay --html; default: no page)."
         ),
     ] = None,
     game: AgentsGameOption = None,

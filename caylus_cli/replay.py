@@ -257,7 +257,8 @@ def replay(
         Path | None,
         typer.Option(
             help="Write the game as a self-contained HTML replay page (board, decisions, legal "
-            "actions, score chart; opens from disk in any browser) instead of the text board."
+            "actions, score chart; opens from disk in any browser) instead of the text board "
+            "(default: the text board)."
         ),
     ] = None,
 ) -> None:

@@ -29,7 +29,11 @@ from caylus_cli.app import (
 @app.command()
 def tournament(
     agents: Annotated[
-        str, typer.Option(help="Comma-separated agent specs, e.g. random,castle,mcts:200.")
+        str,
+        typer.Option(
+            help="Comma-separated agent specs, e.g. random,castle,mcts:200; the first is the "
+            "reference of the reports unless --reference names another."
+        ),
     ],
     players: Annotated[int, typer.Option(help="Players per game, 2 to 5.")],
     games: Annotated[int, typer.Option(help="Total games, rounded up to whole blocks.")],
@@ -54,6 +58,14 @@ def tournament(
     bootstrap: Annotated[
         int, typer.Option(help="Block-bootstrap resamples for the rating intervals.")
     ] = 200,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            help="The agent every rating is relative to (Elo 0) in the tables, report.html "
+            "and the ratings plot alike (default: the first agent of --agents); it only "
+            "changes the reports, so an existing run can be reported again with another."
+        ),
+    ] = None,
     progress: ProgressOption = True,
     replay_forfeits: Annotated[
         bool,
@@ -83,6 +95,11 @@ def tournament(
     if bootstrap < 0:
         _fail(f"invalid value for --bootstrap: must be >= 0, got {bootstrap}")
     specs = tuple(_split_agents(agents))
+    if reference is not None and reference.strip() not in specs:
+        _fail(
+            f"invalid value for --reference: {reference.strip()!r} is not an agent of this run; "
+            f"allowed: {', '.join(specs)}"
+        )
     spec = TournamentSpec(
         agents=specs,
         players=players,
@@ -106,6 +123,7 @@ def tournament(
             console=_console(),
             n_boot=bootstrap,
             replay_forfeits=replay_forfeits,
+            reference=None if reference is None else reference.strip(),
         )
     except TournamentError as err:  # e.g. the directory was locked by another run meanwhile
         _bad_argument(err)
@@ -129,10 +147,12 @@ def duel(
     p0: Annotated[float, typer.Option(help="Candidate's expected score under H0.")] = 0.5,
     p1: Annotated[float, typer.Option(help="Candidate's expected score under H1.")] = 0.55,
     elo0: Annotated[
-        float | None, typer.Option(help="H0 as an Elo difference (overrides --p0).")
+        float | None,
+        typer.Option(help="H0 as an Elo difference (overrides --p0; default: --p0's score)."),
     ] = None,
     elo1: Annotated[
-        float | None, typer.Option(help="H1 as an Elo difference (overrides --p1).")
+        float | None,
+        typer.Option(help="H1 as an Elo difference (overrides --p1; default: --p1's score)."),
     ] = None,
     alpha: Annotated[float, typer.Option(help="P(accept H1 | H0).")] = 0.05,
     beta: Annotated[float, typer.Option(help="P(accept H0 | H1).")] = 0.05,
@@ -143,7 +163,10 @@ def duel(
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
     out: Annotated[
-        str | None, typer.Option(help="Write games.jsonl and duel.json here (resumable).")
+        str | None,
+        typer.Option(
+            help="Write games.jsonl and duel.json here (resumable; default: write nothing)."
+        ),
     ] = None,
     move_time_limit: TimeLimitOption = 10.0,
     option: OptionsOption = None,

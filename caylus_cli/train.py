@@ -16,8 +16,9 @@ from typing import Annotated
 
 import typer
 
-from caylus_cli.app import GameOption, _fail, app
+from caylus_cli.app import GameOption, ProgressOption, _fail, app
 from caylus_env.core.registry import DEFAULT_GAME
+from training.defaults import BATCH_SIZE_RULE, PPO_DEFAULTS
 
 train_app = typer.Typer(
     help="Train agents by self-play (PPO) or from a dataset (behaviour cloning).",
@@ -44,9 +45,11 @@ def ppo(
     players: Annotated[
         int | None, typer.Option(help="Players per game (default: the game's default).")
     ] = None,
-    steps: Annotated[int, typer.Option(help="Learner decisions to train on.")] = 1_000_000,
+    steps: Annotated[int, typer.Option(help="Learner decisions to train on.")] = int(
+        PPO_DEFAULTS["steps"]
+    ),
     seed: Annotated[int, typer.Option(help="Seed of the games, the network and sampling.")] = 0,
-    envs: Annotated[int, typer.Option(help="Games played at once.")] = 128,
+    envs: Annotated[int, typer.Option(help="Games played at once.")] = int(PPO_DEFAULTS["envs"]),
     opponents: Annotated[
         str | None,
         typer.Option(
@@ -55,15 +58,38 @@ def ppo(
             "'self:0.5,random:0.3,pool:0.2' (default: self, random, the scripted bots, pool)."
         ),
     ] = None,
-    n_steps: Annotated[int | None, typer.Option(help="Rollout length per game.")] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Minibatch size.")] = None,
-    n_epochs: Annotated[int | None, typer.Option(help="Passes over each rollout.")] = None,
-    learning_rate: Annotated[float | None, typer.Option(help="Adam learning rate.")] = None,
-    ent_coef: Annotated[float | None, typer.Option(help="Entropy bonus.")] = None,
-    gamma: Annotated[float | None, typer.Option(help="Discount (1: the game's own end).")] = None,
-    gae_lambda: Annotated[float | None, typer.Option(help="GAE lambda.")] = None,
-    clip_range: Annotated[float | None, typer.Option(help="PPO clip range.")] = None,
-    vf_coef: Annotated[float | None, typer.Option(help="Value loss coefficient.")] = None,
+    n_steps: Annotated[
+        int,
+        typer.Option(
+            help="Rollout length per game (a rollout is n_steps * envs samples).",
+        ),
+    ] = int(PPO_DEFAULTS["n_steps"]),
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Minibatch size; must divide the rollout n_steps * envs.",
+            show_default=BATCH_SIZE_RULE,
+        ),
+    ] = None,
+    n_epochs: Annotated[
+        int,
+        typer.Option(help="Passes over each rollout."),
+    ] = int(PPO_DEFAULTS["n_epochs"]),
+    learning_rate: Annotated[
+        float,
+        typer.Option(help="Adam learning rate."),
+    ] = PPO_DEFAULTS["learning_rate"],
+    ent_coef: Annotated[float, typer.Option(help="Entropy bonus.")] = PPO_DEFAULTS["ent_coef"],
+    gamma: Annotated[
+        float,
+        typer.Option(help="Discount (1: the game's own end)."),
+    ] = PPO_DEFAULTS["gamma"],
+    gae_lambda: Annotated[float, typer.Option(help="GAE lambda.")] = PPO_DEFAULTS["gae_lambda"],
+    clip_range: Annotated[float, typer.Option(help="PPO clip range.")] = PPO_DEFAULTS["clip_range"],
+    vf_coef: Annotated[
+        float,
+        typer.Option(help="Value loss coefficient."),
+    ] = PPO_DEFAULTS["vf_coef"],
     eval_opponents: Annotated[
         str | None,
         typer.Option(
@@ -72,17 +98,31 @@ def ppo(
         ),
     ] = None,
     shaping: Annotated[
-        float | None,
-        typer.Option(help="Shaped score-margin reward coefficient (0, the default: off)."),
-    ] = None,
-    checkpoint_every: Annotated[int | None, typer.Option(help="Steps between checkpoints.")] = None,
+        float,
+        typer.Option(help="Shaped score-margin reward coefficient (0: off)."),
+    ] = PPO_DEFAULTS["shaping"],
+    checkpoint_every: Annotated[
+        int,
+        typer.Option(
+            help="Steps between checkpoints (rounded up to whole rollouts).",
+        ),
+    ] = int(PPO_DEFAULTS["checkpoint_every"]),
     eval_games: Annotated[
-        int | None, typer.Option(help="Games per reference in each evaluation (0: none).")
-    ] = None,
-    gate_games: Annotated[int | None, typer.Option(help="Games of each promotion match.")] = None,
-    threads: Annotated[int | None, typer.Option(help="torch CPU threads.")] = None,
+        int,
+        typer.Option(
+            help="Games per reference in each evaluation (0: none).",
+        ),
+    ] = int(PPO_DEFAULTS["eval_games"]),
+    gate_games: Annotated[
+        int,
+        typer.Option(help="Games of each promotion match."),
+    ] = int(PPO_DEFAULTS["gate_games"]),
+    threads: Annotated[int, typer.Option(help="torch CPU threads.")] = int(PPO_DEFAULTS["threads"]),
     init: Annotated[
-        str | None, typer.Option(help="Start from this checkpoint's weights (e.g. from bc).")
+        str | None,
+        typer.Option(
+            help="Start from this checkpoint's weights (e.g. from bc; default: a new network)."
+        ),
     ] = None,
     arch: Annotated[
         str | None,
@@ -101,7 +141,7 @@ def ppo(
             "PPO of training/cleanrl_ppo.py: same network, masks and checkpoints)."
         ),
     ] = "maskable",
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    progress: ProgressOption = True,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Train a policy of --game with PPO against an opponent pool; checkpoints in OUT."""
@@ -138,7 +178,7 @@ def ppo(
             arch=_arch(arch),
             algo=algo,
             resume=resume,
-            progress=not no_progress,
+            progress=progress,
             command=shlex.join([str(app.info.name), *sys.argv[1:]]),
         )
         last = train(cfg)
@@ -170,10 +210,14 @@ def bc(
     dataset: Annotated[str, typer.Option(help="A dataset directory (caylus dataset generate).")],
     out: Annotated[str, typer.Option(help="Output directory (a new one).")],
     players: Annotated[
-        int | None, typer.Option(help="Keep the decisions of games of this player count.")
+        int | None,
+        typer.Option(
+            help="Keep the decisions of games of this player count (default: every count)."
+        ),
     ] = None,
     agent: Annotated[
-        str | None, typer.Option(help="Keep the decisions of this agent spec only.")
+        str | None,
+        typer.Option(help="Keep the decisions of this agent spec only (default: every agent)."),
     ] = None,
     epochs: Annotated[int, typer.Option(help="Passes over the dataset.")] = 3,
     batch_size: Annotated[int, typer.Option(help="Minibatch size.")] = 1024,
@@ -183,7 +227,7 @@ def bc(
     arch: Annotated[
         str | None, typer.Option(help="The network as JSON (default: pieces-v1).")
     ] = None,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    progress: ProgressOption = True,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Behaviour cloning: fit the policy network of --game to a dataset's moves (a PPO warm
@@ -203,7 +247,7 @@ def bc(
                 learning_rate=learning_rate,
                 seed=seed,
                 threads=threads,
-                progress=not no_progress,
+                progress=progress,
                 command=shlex.join([str(app.info.name), *sys.argv[1:]]),
                 game=game,
                 arch=_arch(arch),

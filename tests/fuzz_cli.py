@@ -9,6 +9,8 @@ command in-process through typer's ``CliRunner`` and classifies it:
 - ``clear``: exit code 1 or 2, stderr is one ``Error: ...`` line naming the word (plus at most
   the one-line ``Try '... --help'`` hint), no traceback;
 - ``wrong``: exit code 0 (accepted), or an error that does not name the word;
+- ``changed``: a path under ``{tmp}`` that the command names exists after it was refused (a
+  refused command must change nothing);
 - ``multiline``: the error spans more lines (typer's rich box);
 - ``other``: a traceback (an exception other than ``SystemExit``);
 - ``crash`` / ``hang``: the worker died / the watchdog fired (a FIFO read blocks forever).
@@ -27,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from watched import run_watched, table
 
-OUTCOMES = ("clear", "wrong", "multiline", "other", "crash", "hang")
+OUTCOMES = ("clear", "wrong", "changed", "multiline", "other", "crash", "hang")
 
 R2 = ("--agents", "random,random")
 R1 = ("--agents", "random")  # a tournament lists each agent once
@@ -93,6 +95,12 @@ CASES: tuple[tuple[tuple[str, ...], str], ...] = (
       "bogus"), "--backend"),
     (("tournament", "--agents", "nobody,random", "--players", "2", "--games", "2", "--out",
       "{tmp}/t13"), "nobody"),
+    (("tournament", "--agents", "randm,castle", "--players", "2", "--games", "2", "--out",
+      "{tmp}/t14"), "did you mean 'random'"),
+    (("tournament", "--agents", "random,castle", "--players", "2", "--games", "2", "--out",
+      "{tmp}/t15", "--reference", "economy"), "--reference"),
+    (("tournament", *R1, "--players", "2", "--games", "2", "--out", "{tmp}/t16",
+      "--progress", "maybe"), "maybe"),
     # duel
     (("duel",), "candidate"),
     (("duel", "random", "nobody", "--out", "{tmp}/d1"), "nobody"),
@@ -111,6 +119,14 @@ CASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("bench", "--threads", "-4"), "--threads"),
     (("bench", "--game", "chess"), "chess"),
     (("bench", "--json", "{dir}"), "--json"),
+    # train
+    (("train", "ppo", "--out", "{tmp}/p1", "--envs", "8", "--batch-size", "100"),
+     "allowed: 1, 2, 4, 8, 16, 32, 64, 128, 256"),
+    (("train", "ppo", "--out", "{tmp}/p2", "--n-steps", "0"), "--n-steps"),
+    (("train", "ppo", "--out", "{tmp}/p3", "--envs", "-8"), "--envs"),
+    (("train", "ppo", "--out", "{tmp}/p4", "--learning-rate", "nan"), "--learning-rate"),
+    (("train", "ppo", "--out", "{tmp}/p5", "--opponents", "self:0.5,shiper:0.5"), "shiper"),
+    (("train", "ppo", "--out", "{tmp}/p6", "--eval-opponents", "ecnomy"), "did you mean"),
     # dataset
     (("dataset", "bogus"), "bogus"),
     (("dataset", "verify"), "directory"),
@@ -181,6 +197,9 @@ def run_case(args: tuple[str, ...], word: str, places: dict[str, str]) -> tuple[
 
     filled = [_fill(a, places) for a in args]
     word = _fill(word, places)
+    scratch = places["tmp"] + os.sep
+    named = [Path(a) for a in filled if a.startswith(scratch)]
+    before = {path: path.exists() for path in named}
     result = CliRunner().invoke(app, filled)
     err = result.stderr.strip()
     shown = " | ".join(err.splitlines())[:300]
@@ -196,6 +215,9 @@ def run_case(args: tuple[str, ...], word: str, places: dict[str, str]) -> tuple[
         return "multiline", shown
     if word.lower() not in lines[0].lower():
         return "wrong", f"does not name {word!r}: {shown}"
+    created = [str(path) for path in named if path.exists() and not before[path]]
+    if created:
+        return "changed", f"refused, but created {created}: {shown}"
     return "clear", ""
 
 

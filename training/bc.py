@@ -178,50 +178,64 @@ def train_bc(cfg: BCConfig) -> Path:
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     rng = np.random.default_rng(cfg.seed)
     total = sum(int(s.get("decisions", 0)) for s in manifest.get("shards", [])) or None
-    bar = None
-    if cfg.progress:
-        from tqdm import tqdm
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-        bar = tqdm(total=(total or 0) * cfg.epochs or None, unit="dec", desc="train bc")
+    from agents.progress import PlainProgress, console
+
+    bar = PlainProgress(
+        TextColumn("[bold]train bc"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("decisions"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[stats]}"),
+        console=console(),
+        enabled=cfg.progress,
+    )
     seen = 0
     p_action = 0.0
     history = []
-    for epoch in range(cfg.epochs):
-        rows, loss_sum, hits = 0, 0.0, 0.0
-        batches = iter_batches(cfg.dataset, READ_ROWS, **filters)
-        for mb in _shuffled(batches, cfg.batch_size, rng):
-            obs = torch.from_numpy(mb["obs"])
-            actions = torch.from_numpy(mb["action"])
-            masks = torch.from_numpy(mb["mask"].astype(np.bool_))
-            log_probs, values = _forward(policy, obs, masks)
-            log_prob = log_probs.gather(1, actions[:, None])[:, 0]
-            ret = torch.from_numpy(mb["ret"].astype(np.float32))
-            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values, ret)
-            with torch.no_grad():
-                p_action = 0.98 * p_action + 0.02 * float(torch.exp(log_prob).mean())
-                # the greedy move before this update (epoch 1: on decisions not yet fitted)
-                hits += float((log_probs.argmax(dim=1) == actions).sum())
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            n = len(actions)
-            seen += n
-            loss_value = float(loss.detach())
-            rows += n
-            loss_sum += loss_value * n
-            if bar is not None:
-                bar.update(n)
-                bar.set_postfix(loss=f"{loss_value:.3f}", p_action=f"{p_action:.3f}")
-        history.append(
-            {
-                "epoch": epoch + 1,
-                "loss": loss_sum / rows,
-                "accuracy": hits / rows,
-                "decisions": rows,
-            }
-        )
-    if bar is not None:
-        bar.close()
+    with bar:
+        task = bar.add_task("train bc decisions", total=(total or 0) * cfg.epochs or None, stats="")
+        for epoch in range(cfg.epochs):
+            rows, loss_sum, hits = 0, 0.0, 0.0
+            batches = iter_batches(cfg.dataset, READ_ROWS, **filters)
+            for mb in _shuffled(batches, cfg.batch_size, rng):
+                obs = torch.from_numpy(mb["obs"])
+                actions = torch.from_numpy(mb["action"])
+                masks = torch.from_numpy(mb["mask"].astype(np.bool_))
+                log_probs, values = _forward(policy, obs, masks)
+                log_prob = log_probs.gather(1, actions[:, None])[:, 0]
+                ret = torch.from_numpy(mb["ret"].astype(np.float32))
+                loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values, ret)
+                with torch.no_grad():
+                    p_action = 0.98 * p_action + 0.02 * float(torch.exp(log_prob).mean())
+                    # the greedy move before this update (epoch 1: on decisions not yet fitted)
+                    hits += float((log_probs.argmax(dim=1) == actions).sum())
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                n = len(actions)
+                seen += n
+                loss_value = float(loss.detach())
+                rows += n
+                loss_sum += loss_value * n
+                bar.update(task, advance=n, stats=f"loss {loss_value:.3f} p_action {p_action:.3f}")
+            history.append(
+                {
+                    "epoch": epoch + 1,
+                    "loss": loss_sum / rows,
+                    "accuracy": hits / rows,
+                    "decisions": rows,
+                }
+            )
     meta = {
         "arch": arch.to_json(),
         "num_players": [cfg.players] if cfg.players else manifest.get("run", {}).get("players", []),

@@ -11,6 +11,11 @@ from its name:
 * ``eval_opponents``: ``random`` and every scripted bot (`default_eval_opponents`);
 * ``arch``: ``agents.policy.DEFAULT_ARCH`` (pieces-v1, built from the game's observation
   layout).
+
+The other defaults are the same for every game (``training.defaults.PPO_DEFAULTS``, which
+``caylus train ppo --help`` shows); ``batch_size`` defaults to
+``training.defaults.default_batch_size``: the largest divisor of the rollout ``n_steps * envs``
+that is at most 2048.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 from agents.policy import DEFAULT_ARCH, PolicyNet, arch_from_json
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from training.defaults import BATCH_SIZE_RULE, PPO_DEFAULTS, default_batch_size, divisors
 
 #: The PPO implementations: sb3-contrib's (the reference) and the one-file CleanRL-style one.
 ALGOS = ("maskable", "cleanrl")
@@ -66,7 +72,8 @@ class PPOConfig:
         envs: games played at once.
         opponents: the opponent pool (``training.learner.parse_pool``).
         n_steps: rollout length per game (a rollout is ``n_steps * envs`` samples).
-        batch_size: minibatch size of the updates.
+        batch_size: minibatch size of the updates; None: ``default_batch_size`` of
+            ``n_steps`` and ``envs``. It must divide the rollout ``n_steps * envs``.
         n_epochs: passes over each rollout.
         learning_rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef: PPO's.
         shaping: coefficient of the shaped score-margin term (0: off; ``training.vecenv``).
@@ -87,25 +94,25 @@ class PPOConfig:
     out: str
     game: str = DEFAULT_GAME
     players: int | None = None
-    steps: int = 1_000_000
+    steps: int = int(PPO_DEFAULTS["steps"])
     seed: int = 0
-    envs: int = 128
+    envs: int = int(PPO_DEFAULTS["envs"])
     opponents: str | None = None
-    n_steps: int = 32
-    batch_size: int = 2048
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    shaping: float = 0.0
-    checkpoint_every: int = 100_000
-    eval_games: int = 200
+    n_steps: int = int(PPO_DEFAULTS["n_steps"])
+    batch_size: int | None = None
+    n_epochs: int = int(PPO_DEFAULTS["n_epochs"])
+    learning_rate: float = PPO_DEFAULTS["learning_rate"]
+    gamma: float = PPO_DEFAULTS["gamma"]
+    gae_lambda: float = PPO_DEFAULTS["gae_lambda"]
+    clip_range: float = PPO_DEFAULTS["clip_range"]
+    ent_coef: float = PPO_DEFAULTS["ent_coef"]
+    vf_coef: float = PPO_DEFAULTS["vf_coef"]
+    shaping: float = PPO_DEFAULTS["shaping"]
+    checkpoint_every: int = int(PPO_DEFAULTS["checkpoint_every"])
+    eval_games: int = int(PPO_DEFAULTS["eval_games"])
     eval_opponents: str | None = None
-    gate_games: int = 200
-    threads: int = 1
+    gate_games: int = int(PPO_DEFAULTS["gate_games"])
+    threads: int = int(PPO_DEFAULTS["threads"])
     init: str | None = None
     arch: dict[str, Any] | None = None
     algo: str = "maskable"
@@ -124,6 +131,11 @@ class PPOConfig:
             self.eval_opponents = default_eval_opponents(spec.name)
         if self.arch is None:
             self.arch = DEFAULT_ARCH.to_json()
+        if self.batch_size is None and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1
+            for v in (self.n_steps, self.envs)
+        ):  # bad n_steps or envs are refused by check(), naming them
+            self.batch_size = default_batch_size(self.n_steps, self.envs)
 
     def check(self) -> None:
         """Refuse bad arguments before any work starts.
@@ -167,11 +179,14 @@ class PPOConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not (isinstance(v, (int, float)) and low <= v <= high):
                 raise ValueError(f"--{name.replace('_', '-')} must be in [{low}, {high}], got {v}")
-        if (self.n_steps * self.envs) % self.batch_size and self.batch_size > 1:
+        rollout = self.n_steps * self.envs
+        if rollout % self.batch_size:
             # SB3 would warn and drop a truncated minibatch; make the choice explicit.
             raise ValueError(
                 f"--batch-size {self.batch_size} must divide the rollout size n_steps * envs "
-                f"= {self.n_steps * self.envs}"
+                f"= {self.n_steps} * {self.envs} = {rollout}; allowed: "
+                f"{', '.join(map(str, divisors(rollout)))} (or leave it out: "
+                f"{BATCH_SIZE_RULE})"
             )
         self._check_opponents(SELF, POOL)
         self._check_eval_opponents(SELF, POOL)

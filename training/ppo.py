@@ -122,14 +122,11 @@ def _callback_class() -> type:
         def _on_training_start(self) -> None:
             self.start_steps = self.model.num_timesteps
             if self.cfg.progress:
-                from rich.progress import (
-                    BarColumn,
-                    Progress,
-                    TextColumn,
-                    TimeRemainingColumn,
-                )
+                from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
 
-                self.bar = Progress(
+                from agents.progress import PlainProgress, console
+
+                self.bar = PlainProgress(
                     TextColumn("[bold]train ppo"),
                     BarColumn(),
                     TextColumn("{task.completed:,}/{task.total:,} steps"),
@@ -137,10 +134,11 @@ def _callback_class() -> type:
                     TextColumn("{task.fields[score]}"),
                     TimeRemainingColumn(),
                     transient=False,
+                    console=console(),
                 )
                 self.bar.start()
                 self.task = self.bar.add_task(
-                    "ppo",
+                    "train ppo steps",
                     total=self.cfg.steps,
                     completed=self.model.num_timesteps,
                     rate="",

@@ -185,21 +185,37 @@ def settle_checkpoint(
     run killed in between redoes exactly the missing parts on ``--resume``."""
     from training.league import League
 
+    def say(text: str) -> None:
+        """A status line: through the bar's console, or printed when the trainer shows
+        progress without a bar (``--algo cleanrl``); nothing with ``--no-progress``."""
+        if bar is not None:
+            bar.console.print(text, highlight=False)
+        elif cfg.progress:
+            print(text, flush=True)
+
     done_steps = {int(r["step"]) for r in read_curve(out / "curve.csv")}
     if step not in done_steps:
+        if cfg.eval_games:
+            say(
+                f"step {step:,}: checkpoint {ckpt.name} written; evaluating it: "
+                f"{cfg.eval_games} games against each of {cfg.eval_opponents}..."
+            )
         for m in evaluate(out, ckpt, step, cfg, logger):
-            if bar is not None:
-                bar.console.print(
-                    f"step {step:,}: vs {m.opponent} score {m.score:.3f} "
-                    f"[{m.low:.3f}, {m.high:.3f}] over {m.games} games"
-                )
+            say(
+                f"step {step:,}: vs {m.opponent} score {m.score:.3f} "
+                f"[{m.low:.3f}, {m.high:.3f}] over {m.games} games"
+            )
     league = League.load(out)
     if not any(Path(d["checkpoint"]).name == ckpt.name for d in league.decisions):
+        if league.best is not None:
+            say(
+                f"step {step:,}: promotion match: {cfg.gate_games} games against the best "
+                f"checkpoint so far, {Path(league.best).name}..."
+            )
         d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed, cfg.game)
         league.save(out)
         logger.record("league/promoted", float(d["decision"].startswith("promoted")))
-        if bar is not None:
-            bar.console.print(f"step {step:,}: {d['decision']}")
+        say(f"step {step:,}: {d['decision']}")
     games.set_checkpoints(league.promoted)
 
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from rich.console import Console
 
+from agents.progress import console as default_console
 from agents.selfplay.worker import play_dataset_chunk, rows_item
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
 from agents.tournament.backends import open_backend, prewarm
@@ -425,7 +426,7 @@ def generate_dataset(
         TournamentError: for a directory that is locked, made with other arguments, or whose
             ledger names a shard file that is missing or changed.
     """
-    console = console or Console()
+    console = console or default_console()
     run, info, out_dir = prepared, prepared.info, prepared.out_dir
     ledger = _ledger(out_dir)
     start = time.perf_counter()

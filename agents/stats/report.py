@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from rich.console import Console
 from rich.table import Table
 
+from agents.progress import console as default_console
 from agents.stats.ratings import (
     DEFAULT_L2,
     ELO_PER_NAT,
@@ -441,6 +442,11 @@ def _seat_rows(summary: Mapping[str, Any]) -> list[list[str]]:
 _RATING_HEADER = ["#", "Agent", "Elo", "95% CI", "vs next [95% CI]", "Games", "Win rate"]
 _SEAT_HEADER = ["Players", "Seat", "Games", "Win rate", "Mean rank", "Seat effect", "95% CI"]
 _LADDER_HEADER = ["Agent", "mu", "sigma", "Ordinal", "Games"]
+#: What the OpenSkill ladder is, in report.md and report.html (``tau`` filled in).
+LADDER_NOTE = (
+    "Online Plackett–Luce (tau = {tau}), in game order; ordinal = mu − 3 sigma. For "
+    "matchmaking and dashboards only; the ratings above are the reference numbers."
+)
 _FORFEIT_HEADER = ["Game", "Agent", "Seat", "Reason"]
 
 
@@ -611,11 +617,7 @@ def write_markdown_report(
     lines += [
         "## OpenSkill ladder",
         "",
-        (
-            f"Online Plackett–Luce (tau = {ladder['tau']}), in game order; ordinal = mu − 3 "
-            "sigma. For matchmaking and dashboards only; the ratings above are the reference "
-            "numbers."
-        ),
+        (LADDER_NOTE.format(tau=ladder["tau"])),
         "",
     ]
     lines += _md_table(_LADDER_HEADER, _ladder_rows(summary))
@@ -660,36 +662,23 @@ def _save_png(fig: Figure, path: str | Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def _plot_anchor(summary: Mapping[str, Any]) -> str:
-    """The agent the ratings plot measures from: the reference when its separation group holds
-    other agents, else the best-rated agent of the largest group (the reference alone gives
-    nothing but bounds to draw when it is separated from the rest)."""
-    ratings = summary["ratings"]
-    groups = ratings["separation"]["groups"]
-    ref = ratings["reference"]
-    home = next(g for g in groups if ref in g)
-    if len(home) > 1 or len(groups) == 1:
-        return ref
-    largest = max(groups, key=len)
-    return next(a for a in ratings["agents"] if a in largest)
-
-
 def plot_ratings(summary: Mapping[str, Any], path: str | Path) -> None:
     """Save `ratings_figure` as a PNG file, atomically."""
     _save_png(ratings_figure(summary), path)
 
 
 def ratings_figure(summary: Mapping[str, Any]) -> Figure:
-    """Elo gaps to an anchor agent with their intervals, best agent on top.
+    """Elo gaps to the reference agent with their intervals, best agent on top.
 
-    The anchor is `_plot_anchor`'s agent, named on the x axis. Agents whose gap to it has a
-    two-sided interval get a filled marker and error bar; agents separated from it (never beaten,
-    or never beating) get an open arrow at the edge of the axis with the bound as text, and the
+    The reference is the summary's (``ratings.reference``), the same agent every table of the
+    reports is relative to, named on the x axis. Agents whose gap to it has a two-sided
+    interval get a filled marker and error bar; agents separated from it (never beaten, or
+    never beating) get an open arrow at the edge of the axis with the bound as text, and the
     axis limits come from the non-separated agents only, so a never-winning agent cannot squash
-    the others; agents of the anchor's group without a reliable interval get an open marker.
+    the others; agents of the reference's group without a reliable interval get an open marker.
     """
     ratings = summary["ratings"]
-    anchor = _plot_anchor(summary)
+    anchor = ratings["reference"]
     diffs = ratings["differences"]
     col = diffs["agents"].index(anchor)
     rows = list(ratings["agents"])[::-1]
@@ -753,8 +742,7 @@ def ratings_figure(summary: Mapping[str, Any]) -> Figure:
     ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
     names = [f"{a} (ref)" if a == ratings["reference"] else a for a in rows]
     ax.set_yticks(range(len(rows)), names)
-    what = "reference" if anchor == ratings["reference"] else "anchor"
-    ax.set_xlabel(f"Elo difference to {anchor} ({what}, = 0)")
+    ax.set_xlabel(f"Elo difference to {anchor} (reference, = 0)")
     title = "Plackett–Luce ratings with seat effects"
     if ratings["n_boot"]:
         title += f", {round(100 * ratings['level'])}% block-bootstrap CI"
@@ -823,7 +811,7 @@ def _rich_table(title: str, header: list[str], rows: list[list[str]], label: int
 def print_summary(summary: Mapping[str, Any], console: Console | None = None) -> None:
     """Print the summary as rich tables (ratings, agents, seats, forfeits, OpenSkill,
     head-to-head), saying what every rating interval is relative to."""
-    console = console or Console()
+    console = console or default_console()
     ratings = summary["ratings"]
     counts = ", ".join(f"{n}p: {g}" for n, g in summary["player_counts"].items())
     console.print(f"{summary['n_games']} games in {summary['n_blocks']} blocks ({counts})")

@@ -23,6 +23,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from agents.progress import console as default_console
 from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
@@ -263,7 +264,7 @@ def run_duel(
     Raises:
         TournamentError: for bad arguments or an unusable directory, before any work.
     """
-    console = console or Console()
+    console = console or default_console()
     if isinstance(spec, PreparedRun):
         run = spec
         if duel_spec is None:
@@ -313,6 +314,7 @@ def run_duel(
             todo = [job for pair in blocks[next_block:] for job in pair]
             prewarm(run.settings, console)
             waiting: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
+            said: list[bool] = []
             bar = stack.enter_context(progress_bar(console, progress))
             task = bar.add_task("pairs", total=spec.max_pairs, completed=next_block)
 
@@ -327,6 +329,13 @@ def run_duel(
                     append([line for line, _ in pair])
                     next_block += 1
                     bar.update(task, advance=1, description=f"pairs (LLR {sprt.llr:+.2f})")
+                if sprt.decision is not None and not said:  # the bar stops short: say why
+                    said.append(True)
+                    console.print(
+                        f"SPRT decided ({sprt.decision}) after {next_block} pairs; stopping "
+                        "the games still running...",
+                        highlight=False,
+                    )
                 return sprt.decision is not None
 
             runner = stack.enter_context(

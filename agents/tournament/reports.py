@@ -63,8 +63,11 @@ class _RateColumn(ProgressColumn):
 
 
 def progress_bar(console: Console, enabled: bool) -> Progress:
-    """A progress bar with games done, games per second, time spent and time left."""
-    return Progress(
+    """A progress bar with games done, games per second, time spent and time left; off a
+    terminal, plain lines instead (`agents.progress.PlainProgress`)."""
+    from agents.progress import PlainProgress
+
+    return PlainProgress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -73,8 +76,24 @@ def progress_bar(console: Console, enabled: bool) -> Progress:
         TextColumn("left"),
         TimeRemainingColumn(),
         console=console,
-        disable=not enabled,
+        enabled=enabled,
     )
+
+
+def report_reference(info: Mapping[str, Any], reference: str | None = None) -> str:
+    """The reference agent (Elo 0) of a run's reports: ``reference`` (``--reference``) when
+    given, else the first agent of the run's ``--agents``. Every table (summary.json,
+    report.md, report.html, the terminal) and the ratings plot measure from this one agent.
+
+    Raises:
+        ValueError: for a ``reference`` that is not an agent of the run, naming those.
+    """
+    agents = list(info["agents"])
+    if reference is None:
+        return str(agents[0])
+    if reference not in agents:
+        raise ValueError(f"{reference!r} is not an agent of this run; allowed: {', '.join(agents)}")
+    return reference
 
 
 def write_reports(
@@ -83,14 +102,21 @@ def write_reports(
     info: Mapping[str, Any],
     console: Console,
     n_boot: int = 200,
+    reference: str | None = None,
 ) -> dict[str, Any]:
     """Compute the statistics of ``agents.stats`` from the games' ``arena.result_of`` dicts,
-    print them, and write the report files."""
+    print them, and write the report files; every rating is relative to `report_reference`
+    (``reference``, else the run's first agent)."""
     from agents import stats
 
     game = game_of(info)
-    agents = list(info["agents"])
-    reference = "random" if "random" in agents else None
+    reference = report_reference(info, reference)
+    console.print(
+        f"computing the ratings of {len(results)} games"
+        + (f" ({n_boot} bootstrap resamples)" if n_boot else "")
+        + f" and writing the reports in {out_dir}...",
+        highlight=False,
+    )
     summary = stats.build_summary(
         results,
         n_boot=n_boot,
@@ -273,13 +299,16 @@ def write_html_report(
     # The tables are those of report.md, row for row: the same formatting code.
     from agents.stats.report import (
         _FORFEIT_HEADER,
+        _LADDER_HEADER,
         _RATING_HEADER,
         _SEAT_HEADER,
+        LADDER_NOTE,
         TIE_RULE,
         _agent_rows,
         _difference_table,
         _forfeit_rows,
         _h2h_table,
+        _ladder_rows,
         _rating_rows,
         _seat_rows,
         _separation_lines,
@@ -343,6 +372,9 @@ def write_html_report(
             "agent (a tie counts half to each), in whole percent; pairings in brackets."
         ),
         _table(*_h2h_table(summary)),
+        '<h2 id="openskill">OpenSkill ladder</h2>',
+        _para(LADDER_NOTE.format(tau=summary["openskill"]["tau"])),
+        _table(_LADDER_HEADER, _ladder_rows(summary)),
         '<h2 id="forfeits">Forfeits</h2>',
     ]
     forfeits = _forfeit_rows(summary)
@@ -381,6 +413,7 @@ __all__ = [
     "REPORT_FILE",
     "SUMMARY_FILE",
     "progress_bar",
+    "report_reference",
     "sample_games",
     "write_game_pages",
     "write_html_report",

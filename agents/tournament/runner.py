@@ -20,9 +20,10 @@ from typing import Any
 
 from rich.console import Console
 
+from agents.progress import console as default_console
 from agents.tournament.backends import open_backend, prewarm
 from agents.tournament.chunks import run_chunks
-from agents.tournament.reports import progress_bar, write_reports
+from agents.tournament.reports import progress_bar, report_reference, write_reports
 from agents.tournament.rundir import GAMES_FILE, RunDir, read_records
 from agents.tournament.schedule import Schedule
 from agents.tournament.specs import (
@@ -114,6 +115,7 @@ def run_tournament(
     n_boot: int = 200,
     report: bool = True,
     replay_forfeits: bool = False,
+    reference: str | None = None,
 ) -> TournamentResult:
     """Play (or resume, or extend) a tournament into ``out_dir`` and write its reports.
 
@@ -134,11 +136,13 @@ def run_tournament(
         report: Compute and write the statistics and reports.
         replay_forfeits: Play the games that ended by a forfeit again and replace their
             records in ``games.jsonl`` (one record per game id; the reports use the new ones).
+        reference: The agent every rating of the reports is relative to (Elo 0), tables and
+            plot alike; None: the run's first agent (``reports.report_reference``).
 
     Raises:
         TournamentError: for bad arguments or an unusable directory, before any work.
     """
-    console = console or Console()
+    console = console or default_console()
     if isinstance(spec, PreparedRun):
         run = spec
     else:
@@ -146,6 +150,10 @@ def run_tournament(
             raise TournamentError("out", "a tournament needs an output directory")
         run = prepare_tournament(spec, out_dir, workers=workers, backend=backend, executor=executor)
     schedule, info = run.schedule, run.info
+    try:  # before any work: an agent the run does not have is refused here
+        report_reference(info, reference)
+    except ValueError as err:
+        raise TournamentError("reference", str(err)) from None
     run_dir = RunDir(run.out_dir, game_of(info))
     jobs = {job.game_id: job for job in schedule.jobs}
     replaced: dict[int, bytes] = {}
@@ -200,7 +208,11 @@ def run_tournament(
                 # Replayed games already finished are kept even if the run is interrupted.
                 run_dir.replace_games(replaced)
         ordered = [results[i] for i in sorted(results)]
-        summary = write_reports(ordered, run_dir.path, info, console, n_boot) if report else None
+        summary = (
+            write_reports(ordered, run_dir.path, info, console, n_boot, reference)
+            if report
+            else None
+        )
     return TournamentResult(
         schedule,
         ordered,

@@ -269,16 +269,33 @@ def test_separated_agents_get_bounds_and_a_warning(separated, tmp_path):
     assert "warning: Separation" in out and "vs next" in out
 
 
-def test_ratings_plot_keeps_separated_agents_at_the_edge(separated):
-    # The reference is alone in its group, so the plot measures from the best agent and random
-    # becomes an arrow at the left edge; the axis spans only the connected agents.
+def test_ratings_plot_measures_from_the_reference_of_the_tables_even_when_it_is_separated(
+    separated,
+):
+    # random, the reference of every table, is separated from the rest: the plot still
+    # measures from it (one reference for tables and plot), and town and castle, which never
+    # finished behind it, become arrows at the right edge with their bounds.
     fig = ratings_figure(separated)
     ax = fig.axes[0]
+    assert ax.get_xlabel() == "Elo difference to random (reference, = 0)"
+    texts = [t.get_text() for t in ax.texts]
+    bounds = [t for t in texts if "(separated)" in t]
+    assert len(bounds) == 2
+    for agent in ("town", "castle"):
+        lo = separated["ratings"]["agents"][agent]["vs_reference"]["lo"]
+        assert f"> {lo:+.0f} (separated)" in bounds
+
+
+def test_ratings_plot_keeps_separated_agents_at_the_edge():
+    # With town as the reference, castle gets an interval and random (never winning) an arrow
+    # at the left edge; the axis spans only the connected agents.
+    summary = build_summary(separated_games(), n_boot=40, seed=1, reference="town")
+    fig = ratings_figure(summary)
+    ax = fig.axes[0]
     left, right = ax.get_xlim()
-    assert "Elo difference to" in ax.get_xlabel() and "(anchor, = 0)" in ax.get_xlabel()
-    random_elo = separated["ratings"]["agents"]["random"]["elo"]
-    top = next(iter(separated["ratings"]["agents"]))
-    prior_gap = random_elo - separated["ratings"]["agents"][top]["elo"]
+    assert ax.get_xlabel() == "Elo difference to town (reference, = 0)"
+    random_elo = summary["ratings"]["agents"]["random"]["elo"]
+    prior_gap = random_elo - summary["ratings"]["agents"]["town"]["elo"]
     assert left > prior_gap / 2
     assert right - left < 600
     texts = [t.get_text() for t in ax.texts]
