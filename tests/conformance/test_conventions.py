@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import seed_test
+from pettingzoo.test import api_test, seed_test
 from pettingzoo.test.state_test import test_state as pz_test_state
 from pettingzoo.test.state_test import test_state_space as pz_test_state_space
 
@@ -254,10 +254,11 @@ def _infinity_warnings(caught) -> list[str]:
     return [str(w.message) for w in caught if "infinity" in str(w.message).lower()]
 
 
-def test_pettingzoo_state_and_seed_tests_pass_without_an_infinite_bounds_warning(game):
+def test_pettingzoo_api_state_and_seed_tests_pass_without_an_infinite_bounds_warning(game):
     for n in game_spec(game).player_counts:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            api_test(caylus_env.make(game, num_players=n), num_cycles=50)
             env = caylus_env.make(game, num_players=n)
             env.reset(seed=n)
             pz_test_state_space(env.unwrapped)
