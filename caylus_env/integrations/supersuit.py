@@ -70,9 +70,11 @@ class BoxObservations(BaseWrapper):
         self._num_actions = int(env.action_space(env.possible_agents[0]).n)
 
     def observation_space(self, agent: Any) -> spaces.Box:
+        """The ``Box`` of the observation vector (the dict space's ``observation``)."""
         return self._boxes[agent]
 
     def observe(self, agent: Any) -> np.ndarray:
+        """The observation vector of ``agent`` (a fresh array)."""
         return self.env.observe(agent)["observation"]
 
     @property
