@@ -34,11 +34,12 @@ Three names are all a user needs (``docs/integrations-rllib.md`` has the walk-th
   training instead of being restarted (an illegal action is a bug to see, not a crash to
   retry).
 
-Seeding follows Gymnasium: ``reset(seed=s)`` starts the game of setup seed ``s`` (the AEC
-env's ``reset(seed=s)``) and seeds a generator, and every ``reset()`` after it plays the game
-of the generator's next seed, so that RLlib, which seeds only each EnvRunner's first reset
-(``config.debugging(seed=...)``), gives the same episodes in two runs. Ray and RLlib are
-imported on first use: importing this module needs neither.
+Seeding is the AEC env's, which follows Gymnasium: ``reset(seed=s)`` starts the game of seed
+``s`` and seeds a generator, and every ``reset()`` after it plays the game of the generator's
+next seed; so RLlib, which seeds only each EnvRunner's first reset
+(``config.debugging(seed=...)``), samples the same episodes in two runs, the episodes the AEC
+env plays under the same resets. Ray and RLlib are imported on first use: importing this
+module needs neither.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import numpy as np
 from gymnasium import spaces
 
 from caylus_env.core.errors import IllegalActionError
-from caylus_env.core.game import MAX_SEED, REWARD_KINDS
+from caylus_env.core.game import REWARD_KINDS
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
 #: The module id of the policy every seat shares (`module_spec` with ``per_seat=False``).
@@ -116,33 +117,22 @@ class _GameMultiAgent:
         # One space object for every seat: a shared module sees one space.
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
-        self._rng = np.random.default_rng()
         self._live = False
         super().__init__()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
-        """Start a game: the one of setup ``seed``, or (None) the next seed of the generator
-        that the last seeded reset set up (OS entropy before any).
+        """Start a game: the AEC env's ``reset(seed=seed)``. A seed starts the game of that
+        seed and seeds the generator that every later ``reset()`` without a seed continues.
 
         Returns:
-            ``({agent to act: observation}, {agent to act: {}})``.
+            ``({agent to act: observation}, {agent to act: its info})``.
 
         Raises:
-            ValueError: for a seed that is not a non-negative int (or one the AEC env
-                refuses); nothing changes.
+            ValueError: for a seed that is not None or a non-negative int; nothing changes.
         """
-        if seed is None:
-            game_seed = int(self._rng.integers(MAX_SEED))
-            rng = self._rng
-        else:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise ValueError(f"seed={seed!r} is not allowed; allowed: None or an int >= 0")
-            game_seed = int(seed)
-            rng = np.random.default_rng(game_seed)
-        self.aec_env.reset(seed=game_seed, options=options)
-        self._rng = rng
+        self.aec_env.reset(seed=seed, options=options)
         self.agents = self.possible_agents[:]
         self._live = True
         agent = self.aec_env.agent_selection
