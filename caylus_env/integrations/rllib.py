@@ -195,6 +195,7 @@ class _GameMultiAgent:
         return self.aec_env.render()
 
     def close(self) -> None:
+        """Close the AEC env (nothing to release: rendering is text only)."""
         self.aec_env.close()
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -229,6 +230,7 @@ def _env_class() -> type:
 
 
 def __getattr__(name: str) -> Any:
+    """``MultiAgentGameEnv``, built (and Ray imported) on first access."""
     if name == "MultiAgentGameEnv":
         return _env_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,12 @@ def local_ray(rllib: Any) -> Iterator[Path]:
         yield Path(temp)
     finally:
         ray.shutdown()
-        shutil.rmtree(temp, ignore_errors=True)
+        # Ray's last processes may still write their logs while they exit: retry briefly.
+        for _ in range(40):
+            shutil.rmtree(temp, ignore_errors=True)
+            if not Path(temp).exists():
+                break
+            time.sleep(0.25)
 
 
 def _legal(obs: dict[str, np.ndarray], key: str) -> np.ndarray:
