@@ -12,6 +12,7 @@ a private local cluster per test module (random ports, its own temp dir) and is 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -281,9 +282,9 @@ def test_masked_module_spec_never_samples_an_illegal_action(rllib: Any, per_seat
     assert (logits[:, mask == 0] < -1e30).all()
 
 
-def _small_ppo(rllib: Any, game: str, *, seed: int, env_runners: int) -> Any:
+def _small_ppo(rllib: Any, game: str, *, seed: int, env_runners: int, **recipe: Any) -> Any:
     return (
-        rllib.ppo_config(game, seed=seed, model_config=SMALL_MODEL)
+        rllib.ppo_config(game, seed=seed, model_config=SMALL_MODEL, **recipe)
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
         .training(train_batch_size_per_learner=300, minibatch_size=150, num_epochs=1)
     )
@@ -297,9 +298,9 @@ def test_ppo_trains_on_a_local_multiprocess_ray_with_a_remote_env_runner(
     try:
         assert algo.env_runner_group.num_remote_env_runners() == 1
         pids = algo.env_runner_group.foreach_env_runner(
-            lambda runner: __import__("os").getpid(), local_env_runner=False
+            lambda runner: os.getpid(), local_env_runner=False
         )
-        assert pids and all(pid != __import__("os").getpid() for pid in pids)
+        assert pids and os.getpid() not in pids
         result = algo.train()
     finally:
         algo.stop()
@@ -307,6 +308,19 @@ def test_ppo_trains_on_a_local_multiprocess_ray_with_a_remote_env_runner(
     # test): an iteration that completed sampled 300 env steps of legal moves only.
     assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 300
     assert result["learners"][rllib.SHARED_MODULE]["num_module_steps_trained"] > 0
+
+
+def test_ppo_trains_one_policy_per_seat(rllib: Any, local_ray: Path) -> None:
+    game = GAME_NAMES[-1]
+    algo = _small_ppo(rllib, game, seed=4, env_runners=1, num_players=2, per_seat=True)
+    algo = algo.build_algo()
+    try:
+        result = algo.train()
+    finally:
+        algo.stop()
+    seats = ["player_0", "player_1"]
+    assert all(result["learners"][seat]["num_module_steps_trained"] > 0 for seat in seats)
+    assert rllib.SHARED_MODULE not in result["learners"]
 
 
 @pytest.mark.slow
