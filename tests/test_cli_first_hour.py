@@ -234,6 +234,33 @@ def test_train_ppo_batch_size_that_does_not_divide_names_the_allowed_values(tmp_
 
 
 # -- progress and tables when the output is not a terminal ----------------------------------------
+def test_one_progress_library_rich_through_agents_progress():
+    """No tqdm anywhere; rich's Progress is built only by agents.progress.PlainProgress (so
+    every bar turns into plain lines off a terminal)."""
+    import ast
+
+    offenders = []
+    for top in ("caylus_env", "caylus_cli", "agents", "training"):
+        for path in (REPO / top).rglob("*.py"):
+            tree = ast.parse(path.read_text("utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    names = [a.name for a in node.names]
+                    module = getattr(node, "module", None) or ""
+                    if module.startswith("tqdm") or any(n.startswith("tqdm") for n in names):
+                        offenders.append(f"{path.relative_to(REPO)}: imports tqdm")
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "Progress"
+                    and path.name != "progress.py"
+                ):
+                    offenders.append(f"{path.relative_to(REPO)}:{node.lineno}: rich Progress(")
+    assert not offenders, offenders
+    deps = (REPO / "pyproject.toml").read_text().split("dependencies = [")[1].split("]")[0]
+    assert '"tqdm' not in deps
+
+
 def test_plain_progress_prints_lines_without_control_characters_off_a_terminal():
     out = io.StringIO()
     with PlainProgress(console=console(out), interval=0.0) as bar:
@@ -279,6 +306,21 @@ def test_a_piped_tournament_prints_plain_progress_and_says_what_follows_the_bar(
     done = [i for i, line in enumerate(lines) if line.startswith("games 4/4 (100%)")]
     assert len(done) == 1, run.stdout
     assert lines[done[0] + 1].startswith("computing the ratings of 4 games and writing")
+
+
+def test_a_duel_says_why_its_bar_stops_short_of_its_end(tmp_path):
+    result = invoke(
+        "duel", "test-pass", "random", "--game", GAME_NAMES[0], "--plugin",
+        "agents.tournament.testing", "--workers", "1", "--out", tmp_path / "duel", "--p1", "0.9",
+        "--min-pairs", "2", "--max-pairs", "200",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    decided = json.loads((tmp_path / "duel" / "duel.json").read_text())
+    pairs = decided["sprt"]["decided_at"]
+    assert f"SPRT decided (H1) after {pairs} pairs; stopping the games still running" in (
+        result.output
+    )
+    assert not CONTROL.search(result.output)
 
 
 def test_piped_tables_print_long_agent_names_whole():

@@ -337,8 +337,9 @@ def write_html_report(
         _para(
             "Plackett–Luce fit over full finishing orders with one effect per (player count, "
             f"seat); Elo = 400 / ln 10 × log-strength. Elo and its interval are relative to the "
-            f"reference {ratings['reference']} = 0; vs next is the difference to the agent "
-            f"ranked just below, with its own interval. {boot}"
+            f"reference {ratings['reference']} = 0 (every table and the ratings plot measure from "
+            "it: the first agent of --agents, unless --reference names another); vs next is the "
+            f"difference to the agent ranked just below, with its own interval. {boot}"
         ),
         _para(ratings["intervals"]),
         *(_para(line, "warning") for line in _separation_lines(summary)),
