@@ -9,8 +9,8 @@ machine, and the tournament's spawned workers import it too.
 
 Commands: the README's ``caylus`` commands read only what an earlier command of the README
 wrote and write only under ``runs/``; every docs page's commands write only under ``runs/``.
-The README's first hour runs for real, in order, in a scratch directory (the main job's
-tournament shortened); its training commands are behind ``-m slow``.
+Behind ``-m slow``, the README's first hour runs for real, in order, in a scratch directory
+(the tournaments shortened), once without and once with its training commands.
 """
 
 from __future__ import annotations
@@ -327,6 +327,7 @@ def _run_first_hour(tmp_path: Path, groups: tuple[str, ...]) -> dict[str, str]:
     return outputs
 
 
+@pytest.mark.slow  # about 35 s on 2 busy cores; the order and the paths are checked above
 def test_readme_first_hour_runs_in_order(tmp_path):
     """Everything of the first hour but training: the pages and the dataset it promises."""
     out = _run_first_hour(tmp_path, ("tournament", "play", "replay", "dataset"))
