@@ -170,8 +170,12 @@ def multi_agent_dqn(
     Args:
         env: a `make_env` env (its spaces and agents).
         shared: one DQN (one network) for every seat instead of one per seat.
-        hidden, lr, gamma, eps_training, eps_inference, target_update_freq: the network's
-            hidden sizes and DQN's settings (1-step returns; see `SeatReplayBuffer`).
+        hidden: the Q-network's hidden layer sizes.
+        lr: Adam's learning rate.
+        gamma: the discount (1-step returns; see `SeatReplayBuffer`).
+        eps_training: the epsilon-greedy exploration while training.
+        eps_inference: the epsilon-greedy exploration when the policy plays.
+        target_update_freq: the updates between two copies of the target network.
     """
     _tianshou()
     from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
@@ -209,7 +213,9 @@ def multi_agent_ppo(
     Args:
         env: a `make_env` env (its spaces and agents).
         shared: one PPO (one actor and critic) for every seat instead of one per seat.
-        hidden, lr, gamma: the networks' hidden sizes, Adam's learning rate, the discount.
+        hidden: the actor's and the critic's hidden layer sizes.
+        lr: Adam's learning rate.
+        gamma: the discount.
         **ppo: more of Tianshou's ``PPO`` arguments (``eps_clip``, ``ent_coef``, ...).
     """
     _tianshou()
