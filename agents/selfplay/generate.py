@@ -87,7 +87,7 @@ SHARDS_FILE = "shards.jsonl"
 DERIVED_FIELDS = ("scheduled_games", "shards")
 MAX_DATASET_GAMES = 100_000_000
 """Most games one dataset may ask for: a hundred million games of scripted bots is about a
-terabyte and years of CPU time on one core (README, "Datasets"); more is a typo."""
+terabyte and years of CPU time on one core (docs/datasets.md, "Scale"); more is a typo."""
 MAX_SHARD_GAMES = 1_000_000
 """Largest shard: a shard is the unit a kill loses, and a million games of 5-player bots take
 several CPU days."""
