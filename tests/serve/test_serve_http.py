@@ -323,6 +323,17 @@ def test_a_policy_agent_move_shows_its_top_actions_with_probabilities(client):
     assert move["name"] in {t["name"] for t in move["top"]} or len(move["top"]) == 5
 
 
+def test_closing_a_server_that_never_served_returns_at_once(tmp_path):
+    """A Ctrl-C before the serving loop starts (right after the address is printed) closes
+    a server whose loop never ran: that must not wait for the loop (socketserver's
+    ``shutdown`` would wait forever)."""
+    server = PlayServer(RegistryAgents([]), tmp_path / "saved", port=0)
+    closer = threading.Thread(target=server.close, daemon=True)
+    closer.start()
+    closer.join(timeout=10)
+    assert not closer.is_alive(), "close() waited for a serving loop that never ran"
+
+
 def test_caylus_serve_prints_its_address_and_stops_cleanly_on_sigint(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(

@@ -150,6 +150,7 @@ class PlayServer:
         self._saves = 0
         self._workers = Workers(workers)
         self._stop = threading.Event()
+        self._serving = False
         self.httpd = ThreadingHTTPServer((host, port), _Handler)
         self.httpd.daemon_threads = True
         self.httpd.app = self  # type: ignore[attr-defined]
@@ -164,18 +165,30 @@ class PlayServer:
         return f"http://{host}:{self.port}/"
 
     def serve_forever(self) -> None:
-        self.httpd.serve_forever(poll_interval=0.2)
+        """Serve until `close` (from another thread) or a KeyboardInterrupt in this one."""
+        self._serving = True
+        try:
+            self.httpd.serve_forever(poll_interval=0.2)
+        finally:
+            self._serving = False
 
     def start(self) -> threading.Thread:
         """Serve in a daemon thread (tests, scripts); `close` stops it."""
+        self._serving = True  # before the thread runs: a `close` right after must wait for it
         thread = threading.Thread(target=self.serve_forever, name="serve-http", daemon=True)
         thread.start()
         return thread
 
     def close(self) -> None:
-        """Stop serving, drop every game (a move being computed is thrown away)."""
+        """Stop serving, drop every game (a move being computed is thrown away).
+
+        ``socketserver``'s ``shutdown`` waits for a running ``serve_forever`` loop to end, and
+        forever when none runs: so it is called only while one runs in another thread, not
+        after a Ctrl-C ended the loop, or came before it started, in the calling thread.
+        """
         self._stop.set()
-        self.httpd.shutdown()
+        if self._serving:
+            self.httpd.shutdown()
         self.httpd.server_close()
         with self._lock:
             sessions = list(self.sessions.values())
