@@ -212,6 +212,12 @@ def settle_checkpoint(
                 f"step {step:,}: promotion match: {cfg.gate_games} games against the best "
                 f"checkpoint so far, {Path(league.best).name}..."
             )
+        else:
+            say(
+                f"step {step:,}: no promotion match: the first checkpoint has no earlier one "
+                "to play, so it becomes the best and seeds the opponent pool (its scores "
+                "against the references are the lines above)"
+            )
         d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed, cfg.game)
         league.save(out)
         logger.record("league/promoted", float(d["decision"].startswith("promoted")))
