@@ -44,8 +44,14 @@ PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
 SPIN_SECONDS = 120
 """How long ``test-spin`` holds a worker in compiled code: far past the watchdog's budget for a
-0.1 s move limit (5.2 s), so a run that waits for it instead of killing it is caught, while a
-run that kills it ends well within it even when its workers compile their kernels cold."""
+`SPIN_MOVE_LIMIT` move limit (7 s), so a run that waits for it instead of killing it is
+caught, while a run that kills it ends well within it even when its workers compile their
+kernels cold."""
+SPIN_MOVE_LIMIT = 1.0
+"""The move limit of the watchdog test. The move alarm fires on wall time, so it can interrupt
+``act`` only while Python runs, before the spin enters compiled code: a worker kept off the CPU
+that long (two test processes and their pool workers on two cores) would turn the watchdog's
+kill into a plain timeout. A second is far more than such a stall."""
 
 
 def quiet() -> Console:
@@ -220,7 +226,7 @@ def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_it
         2,
         2,
         seed=1,
-        move_time_limit=0.1,
+        move_time_limit=SPIN_MOVE_LIMIT,
         plugins=(PLUGIN,),
         game=game,
     )
@@ -230,7 +236,7 @@ def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_it
     )
     elapsed = time.monotonic() - start
     assert elapsed < SPIN_SECONDS, "the run waited for the spinning agent instead of killing it"
-    budget = move_watchdog_seconds(0.1)
+    budget = move_watchdog_seconds(SPIN_MOVE_LIMIT)
     records = result.records()
     assert [r.game_id for r in records] == [0, 1]
     for record in records:

@@ -15,9 +15,10 @@ the driver and in every worker:
   to be killed in a test;
 - ``test-flaky``: raises while the environment variable `FLAKY_ENV` is set, else plays like
   ``test-first``: a fault that a later run no longer has (for ``--replay-forfeits``);
-- ``test-spin:SECONDS``: on its first move of a game, spins SECONDS in a compiled (``@njit``)
-  busy loop that holds the GIL, so no signal handler, and so no move alarm, runs until it
-  returns; then plays like ``test-first``. What the driver's watchdog is for.
+- ``test-spin:SECONDS``: on its first move of a game, spins SECONDS of wall time in a compiled
+  (``@njit``) busy loop that holds the GIL and reads the clock itself, so no signal handler,
+  and so no move alarm, runs until it returns; then plays like ``test-first``. What the
+  driver's watchdog is for.
 
 They live in the package, not in a test file, because spawned pool workers and Ray workers must
 be able to import them by module name. Importing the module registers nothing (so collecting it,
@@ -31,6 +32,8 @@ checked the same way on each game.
 
 from __future__ import annotations
 
+import ctypes
+import math
 import os
 import random
 import time
@@ -150,33 +153,27 @@ def _spin(iterations: int) -> int:
     return x
 
 
-_SPIN_RATE: list[float] = []
-"""Iterations of `_spin` per second in this process, measured once (`_spin_rate`)."""
-_SPIN_PROBE = 20_000_000
-_SPIN_PROBES = 5
+_C_TIME = ctypes.CDLL(None).time
+"""The C library's ``time(NULL)``: whole seconds of wall time, read from compiled code."""
+_C_TIME.restype = ctypes.c_int64
+_C_TIME.argtypes = [ctypes.c_void_p]
 
 
-def _spin_rate() -> float:
-    """The fastest of `_SPIN_PROBES` timed runs of `_spin`.
-
-    A busy machine (a pool's other worker compiling, say) can only slow a probe down, and a
-    rate measured too low would make the spin end early, before the watchdog fires, and turn a
-    watchdog test into a plain move-limit timeout; so the best probe is the estimate.
-    """
-    if not _SPIN_RATE:
-        _spin(1)  # compile (or load from the cache) outside the measurement
-        best = float("inf")
-        for _ in range(_SPIN_PROBES):
-            start = time.perf_counter()
-            _spin(_SPIN_PROBE)
-            best = min(best, time.perf_counter() - start)
-        _SPIN_RATE.append(_SPIN_PROBE / max(best, 1e-9))
-    return _SPIN_RATE[0]
+@numba.njit(cache=False)  # calls a C function through its address: not cacheable
+def _spin_until(deadline: int) -> int:
+    """`_spin` until the wall clock reaches ``deadline`` (whole seconds since the epoch),
+    all in compiled code: no Python bytecode runs, so no signal handler either, and the time
+    is read from the clock, so a loaded machine cannot end it early."""
+    x = 0
+    while _C_TIME(0) < deadline:
+        x ^= _spin(1_000_000)
+    return x
 
 
 class SpinAgent(FirstAgent):
-    """Spins ``seconds`` in `_spin` on its first move of each game, then the first legal
-    action. ``warm_up`` compiles the loop and measures its speed, outside any move clock."""
+    """Spins ``seconds`` of wall time in `_spin_until` on its first move of each game (whole
+    seconds, rounded up), then the first legal action. ``warm_up`` compiles the loop outside
+    any move clock."""
 
     def __init__(self, name: str, seconds: float) -> None:
         super().__init__(name)
@@ -187,12 +184,12 @@ class SpinAgent(FirstAgent):
         self._spun = False
 
     def warm_up(self) -> None:
-        _spin_rate()
+        _spin_until(0)  # compile (the clock is past 0 at once)
 
     def act(self, game: Game) -> int:
         if not self._spun:
             self._spun = True
-            _spin(int(self.seconds * _spin_rate()))
+            _spin_until(int(time.time() + math.ceil(self.seconds)) + 1)
         return super().act(game)
 
 
