@@ -259,11 +259,15 @@ class _LocalPool:
         if not late:
             return None
         before = {i: self.slots.move_start(i) for i in late}
+        killed = False
         for i in late:
             hung = self.slots.read(i)
             if hung is not None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(hung.pid, signal.SIGKILL)
+                killed = True
+        if not killed:  # every late move ended meanwhile: nothing broke, keep waiting
+            return None
         time.sleep(WATCHDOG_POLL_SECONDS / 10)  # let the kills land before the final read
         confirmed = []
         for i in late:
@@ -277,6 +281,14 @@ class _LocalPool:
         return self.item(hung_move_record(job, self.settings, hung, self.budget))
 
     def restart(self) -> None:
+        """Replace the pool that a kill broke. Its other workers are killed first: their
+        chunks failed with the pool and go back to the queue, and one of them may be stuck in
+        compiled code too (not yet past the budget), which the pool's own SIGTERM and
+        ``shutdown(wait=True)`` would wait for."""
+        # The pool's own Process handles (ProcessPoolExecutor keeps them until shutdown):
+        # `kill` signals only a process not yet reaped, so never a pid reused since.
+        for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+            process.kill()
         self.pool.shutdown(wait=True, cancel_futures=True)
         self._start()
 
