@@ -72,6 +72,24 @@ from agents.policy import (
 from caylus_env._version import __version__
 from caylus_env.core.fileio import fsync_path
 
+#: Largest ``run.json`` or ``league.json`` read (bytes).
+MAX_RUN_FILE_BYTES = 1 << 24
+
+
+def read_run_file(out: str | Path, name: str) -> Any:
+    """The JSON of the run directory's file ``name`` (``None`` when there is none), read as
+    a regular file of the directory (``agents.policy.read_file``: a FIFO, a directory or a
+    link elsewhere is refused, never waited on).
+
+    Raises:
+        ValueError: naming the file and what is wrong with it (malformed JSON included).
+    """
+    path = Path(out) / name
+    if not os.path.lexists(path):
+        return None
+    return parse_json(read_file(out, name, MAX_RUN_FILE_BYTES), path)
+
+
 CHECKPOINTS = "checkpoints"
 SB3_FILE = "sb3.zip"
 RESUME_ARRAYS = "resume.safetensors"

@@ -146,8 +146,7 @@ class League:
         Raises:
             ValueError: naming the file and the field that is not a league's.
         """
-        from training.checkpoints import resolve_pool_entry
-        from training.runs import read_run_file
+        from training.checkpoints import read_run_file, resolve_pool_entry
 
         path = Path(run_dir) / LEAGUE_JSON
         d = read_run_file(run_dir, LEAGUE_JSON)

@@ -25,6 +25,7 @@ import numpy as np
 from agents.policy import short_repr
 from caylus_env.core.fileio import atomic_write_json
 from caylus_env.core.registry import game_of, game_spec
+from training.checkpoints import MAX_RUN_FILE_BYTES, read_run_file
 from training.config import RESUMABLE_CHANGES, PPOConfig
 
 #: The columns of ``curve.csv``.
@@ -34,24 +35,6 @@ EVAL_SEED_OFFSET = 1_000_003
 
 
 RUN_JSON = "run.json"
-#: Largest ``run.json`` or ``league.json`` read (bytes).
-MAX_RUN_FILE_BYTES = 1 << 24
-
-
-def read_run_file(out: str | Path, name: str) -> Any:
-    """The JSON of the run directory's file ``name`` (``None`` when there is none), read as
-    a regular file of the directory (``agents.policy.read_file``: a FIFO, a directory or a
-    link elsewhere is refused, never waited on).
-
-    Raises:
-        ValueError: naming the file and what is wrong with it (malformed JSON included).
-    """
-    from agents.policy import parse_json, read_file
-
-    path = Path(out) / name
-    if not os.path.lexists(path):
-        return None
-    return parse_json(read_file(out, name, MAX_RUN_FILE_BYTES), path)
 
 
 def read_run_json(out: str | Path) -> dict[str, Any] | None:
