@@ -187,7 +187,7 @@ def serve(
         typer.echo(f"records are saved under {save_dir.resolve()}")
         sys.stdout.flush()
         server.serve_forever()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM raised as one: the way to stop it
         pass
     finally:
         server.close()

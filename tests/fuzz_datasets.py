@@ -196,6 +196,22 @@ def _edit_fixed(table: Any, name: str, rng: np.random.Generator, itemsize: int) 
     return table.set_column(i, table.schema.field(i), array)
 
 
+def _set_one_cell(path: Path, rng: np.random.Generator, name: str, value: Any) -> None:
+    """Rewrite one cell of column ``name`` of the shard at ``path``, drawn with ``rng``, to
+    ``value`` (the column widened to int64 when its own type cannot hold it)."""
+    import pyarrow as pa
+
+    def edit(t: Any) -> Any:
+        values = t[name].to_pylist()
+        values[int(rng.integers(len(values)))] = value
+        try:
+            return _set_column(t, name, values)
+        except (pa.ArrowInvalid, OverflowError):
+            return _set_column(t, name, values, pa.int64())
+
+    _rewrite(path, edit)
+
+
 def tamper(root: Path, rng: np.random.Generator) -> str:
     """Tamper with the dataset at ``root`` (a copy); returns what was done."""
     import pyarrow as pa
@@ -212,16 +228,7 @@ def tamper(root: Path, rng: np.random.Generator) -> str:
         name = sorted(COLUMN_EDITS)[int(rng.integers(len(COLUMN_EDITS)))]
         value = COLUMN_EDITS[name][int(rng.integers(len(COLUMN_EDITS[name])))]
         what = f"decisions {name}={value!r} in {path.name}"
-
-        def edit(t: Any) -> Any:
-            values = t[name].to_pylist()
-            values[int(rng.integers(len(values)))] = value
-            try:
-                return _set_column(t, name, values)
-            except (pa.ArrowInvalid, OverflowError):
-                return _set_column(t, name, values, pa.int64())
-
-        _rewrite(path, edit)
+        _set_one_cell(path, rng, name, value)
     elif kind == "policy":
         path = _shard(root, rng, "decisions")
         choice = int(rng.integers(4))
@@ -248,16 +255,7 @@ def tamper(root: Path, rng: np.random.Generator) -> str:
         name = sorted(GAMES_EDITS)[int(rng.integers(len(GAMES_EDITS)))]
         value = GAMES_EDITS[name][int(rng.integers(len(GAMES_EDITS[name])))]
         what = f"games {name}={str(value)[:30]!r} in {path.name}"
-
-        def edit(t: Any) -> Any:
-            values = t[name].to_pylist()
-            values[int(rng.integers(len(values)))] = value
-            try:
-                return _set_column(t, name, values)
-            except (pa.ArrowInvalid, OverflowError):
-                return _set_column(t, name, values, pa.int64())
-
-        _rewrite(path, edit)
+        _set_one_cell(path, rng, name, value)
     elif kind == "schema":
         path = _shard(root, rng, "decisions")
         choice = int(rng.integers(5))

@@ -138,7 +138,7 @@ class _Blocked:
         self.go = go
 
     def reset(self, seed=None) -> None:
-        pass
+        """Stateless: nothing to reset."""
 
     def act(self, game) -> int:
         self.go.wait(30)
