@@ -11,7 +11,7 @@ Puerto Rico's engine.
 Examples:
     >>> from caylus_env.core.registry import GAME_NAMES, game_spec
     >>> GAME_NAMES
-    ('caylus', 'puerto_rico')
+    ('caylus', 'puerto_rico', 'caylus_1303')
     >>> game_spec("puerto_rico").title
     'Puerto Rico'
 """
@@ -29,6 +29,7 @@ from caylus_env.core.contract import GameSpec
 GAME_PACKAGES: tuple[str, ...] = (
     "caylus_env.caylus",
     "caylus_env.puerto_rico",
+    "caylus_env.caylus_1303",
 )
 
 #: The game of files written before games were named (records, run directories, datasets and

@@ -1,0 +1,96 @@
+"""The public kernel surface of the Caylus 1303 engine: everything code built on it may call.
+
+Bots, search, batched environments and datasets use these compiled functions on the flat
+state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
+``@njit(cache=True)``.
+
+Game flow (the game contract's kernels, ``caylus_env.core.contract``):
+- ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
+  ``new_state(num_players, hide_pp, seed)``: a set-up game at its first decision;
+- ``legal_actions(s, out)`` -> n, ``legal_mask(s, mask)`` -> n;
+- ``step(s, action, out)`` -> n or ``ILLEGAL`` (checked; a rejected action changes nothing);
+- ``apply(s, action)``: **no legality check**; call ``advance`` after it;
+- ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
+- ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (always False: 9 rounds),
+  ``scores(s, out)`` (prestige + 2 per gold, rules 4.6), ``tie_breaks(s, out)`` (zeros: ties
+  are shared, D13), ``returns(s, ret)``, ``clock(s)`` (the round);
+- ``random_playout``, ``play_random_games``: compiled playouts;
+- ``check_invariants(s)``, ``accepted_actions(s, out)``.
+
+State accessors: ``num_players``, ``phase``, ``hand``, ``resource``, ``prestige``,
+``holder``, ``residences``, ``final_score``; the pending decision: ``decision_kind``,
+``decision_player``, ``decision_arg``, ``depth``.
+"""
+
+from __future__ import annotations
+
+from caylus_env.caylus_1303.engine.decisions import (
+    decision_arg,
+    decision_kind,
+    decision_player,
+    depth,
+)
+from caylus_env.caylus_1303.engine.dispatch import (
+    ILLEGAL,
+    advance,
+    apply,
+    clock,
+    current_player,
+    is_terminal,
+    is_truncated,
+    legal_actions,
+    legal_mask,
+    new_state,
+    play_random_games,
+    random_playout,
+    returns,
+    scores,
+    setup,
+    step,
+    tie_breaks,
+)
+from caylus_env.caylus_1303.engine.invariants import accepted_actions, check_invariants
+from caylus_env.caylus_1303.engine.state import (
+    final_score,
+    hand,
+    holder,
+    num_players,
+    phase,
+    prestige,
+    residences,
+    resource,
+)
+
+__all__ = [
+    "ILLEGAL",
+    "accepted_actions",
+    "advance",
+    "apply",
+    "check_invariants",
+    "clock",
+    "current_player",
+    "decision_arg",
+    "decision_kind",
+    "decision_player",
+    "depth",
+    "final_score",
+    "hand",
+    "holder",
+    "is_terminal",
+    "is_truncated",
+    "legal_actions",
+    "legal_mask",
+    "new_state",
+    "num_players",
+    "phase",
+    "play_random_games",
+    "prestige",
+    "random_playout",
+    "residences",
+    "resource",
+    "returns",
+    "scores",
+    "setup",
+    "step",
+    "tie_breaks",
+]
