@@ -165,7 +165,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from caylus_env.caylus_1303 import GAME
 from caylus_env.core.env import GameEnv, make_env
 
 ENV_NAME = "caylus_1303_v0"

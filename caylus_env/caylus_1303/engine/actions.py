@@ -74,9 +74,7 @@ BUNDLES = np.array(
 )
 #: 1 for a bundle anybody may deliver: 3 different resources, food among them (rules 4.3);
 #: the Chamberlain may deliver any bundle (D30).
-BUNDLE_PLAIN = np.array(
-    [int(b.max() == 1 and b[Resource.FOOD] == 1) for b in BUNDLES], np.int64
-)
+BUNDLE_PLAIN = np.array([int(b.max() == 1 and b[Resource.FOOD] == 1) for b in BUNDLES], np.int64)
 BUNDLES.setflags(write=False)
 BUNDLE_PLAIN.setflags(write=False)
 
@@ -86,7 +84,7 @@ def _bundle_name(b: np.ndarray) -> str:
 
 
 def _blocks() -> list[tuple[str, list[str]]]:
-    road = SPACE_NAMES[:NUM_PRINTED + ROAD_SPACES]
+    road = SPACE_NAMES[: NUM_PRINTED + ROAD_SPACES]
     return [
         ("CHARACTER", [f"character:{c}" for c in CHARACTER_NAMES]),
         ("STEAL", [f"steal:{c}" for c in CHARACTER_NAMES]),

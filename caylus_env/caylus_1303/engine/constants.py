@@ -57,7 +57,7 @@ NUM_CHARACTERS = 12
 CHARACTER_TITLES: tuple[str, ...] = value("character_names")
 CHARACTER_NAMES: tuple[str, ...] = tuple(c.name.lower() for c in Character)
 assert len(CHARACTER_TITLES) == NUM_CHARACTERS
-assert CHARACTER_NAMES == tuple(t.lower().replace(" ", "_") for t in CHARACTER_TITLES)
+assert tuple(t.lower().replace(" ", "_") for t in CHARACTER_TITLES) == CHARACTER_NAMES
 CHARACTERS_EXTRA = 3  # players + 3 revealed; 3 stay on the board (rules 3.2 step 9)
 #: ``character_holder`` values besides a seat.
 OUT_OF_PLAY = -2  # not revealed at setup (D37)
@@ -115,9 +115,12 @@ ROAD0 = NUM_PRINTED - 1  # space of Rk is ROAD0 + k
 SITE0 = NUM_PRINTED + ROAD_SPACES  # space of S1
 NUM_SPACES = SITE0 + SITE_BUILDINGS
 SPACE_NAMES: tuple[str, ...] = (
-    ("fairground", "lawyer", "carpenter", "toll")
-    + tuple(f"R{k}" for k in range(1, ROAD_SPACES + 1))
-    + tuple(f"S{k}" for k in range(1, SITE_BUILDINGS + 1))
+    "fairground",
+    "lawyer",
+    "carpenter",
+    "toll",
+    *(f"R{k}" for k in range(1, ROAD_SPACES + 1)),
+    *(f"S{k}" for k in range(1, SITE_BUILDINGS + 1)),
 )
 MAX_WORKERS_ON_BUILDING = value("journeyman")["max_workers"]  # D26
 
@@ -168,5 +171,5 @@ DELIVERY_FAVOR_MIN = value("delivery_favor")["min_bundles"]
 _INCOME = value("worker_income")
 BASE_INCOME = np.array([0, 0] + [_INCOME["base"][n] for n in range(2, 6)], np.int64)
 RESIDENCE_INCOME = _INCOME["per_residence"]
-assert RESIDENCE_INCOME == value("residence")["workers"]
+assert value("residence")["workers"] == RESIDENCE_INCOME
 DAY_LABORER_INCOME = value("day_laborer")["workers"]

@@ -28,13 +28,11 @@ from caylus_env.caylus_1303.engine.constants import (
     MIN_PLAYERS,
     NUM_CHARACTERS,
     NUM_PRINTED,
-    NUM_RESOURCES,
     NUM_ROUNDS,
     NUM_SPACES,
     OUT_OF_PLAY,
     PROVOST_MAX,
     ROAD0,
-    ROAD_SPACES,
     SITE0,
     WORKERS_PER_COLOUR,
     Phase,
@@ -87,8 +85,7 @@ INVARIANT_MESSAGES = {
     Invariant.CLOCK: "the round is not 1-9, the phase is unknown, or the first player or turn "
     "is not a seat",
     Invariant.NEGATIVE: "a count (workers, resources, prestige, houses, bundles) is negative",
-    Invariant.WORKERS: "a colour's workers in hand, on the board and in the Camp are not 15 "
-    "(D15)",
+    Invariant.WORKERS: "a colour's workers in hand, on the board and in the Camp are not 15 (D15)",
     Invariant.HOUSES: "a player's houses in reserve, on buildings and marking buildings are "
     "not 9 (D14)",
     Invariant.TILES: "a tile is missing, doubled, in the wrong supply or on the wrong space "
@@ -105,8 +102,7 @@ INVARIANT_MESSAGES = {
     Invariant.CHARACTERS: "a character holder is not a seat, the board or out of play, or the "
     "revealed characters are not players + 3 (rules 3.2 step 9)",
     Invariant.PROVOST: "the Provost is outside 0-23 (D20)",
-    Invariant.STACK: "the decision stack's size is outside 0-6 or a pending entry names no "
-    "seat",
+    Invariant.STACK: "the decision stack's size is outside 0-6 or a pending entry names no seat",
 }
 
 

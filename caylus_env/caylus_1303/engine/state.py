@@ -196,9 +196,12 @@ def residences(s, p):
     n = 0
     for k in range(1, ROAD_SPACES + 1):
         sp = ROAD0 + k
-        if s[L.SPACE_OWNER + sp] == p and s[L.SPACE_SIDE + sp] == SIDE_RESIDENCE:
-            if T_GROUP[s[L.SPACE_KIND + sp]] == Group.STARTING:
-                n += 1
+        if (
+            s[L.SPACE_OWNER + sp] == p
+            and s[L.SPACE_SIDE + sp] == SIDE_RESIDENCE
+            and T_GROUP[s[L.SPACE_KIND + sp]] == Group.STARTING
+        ):
+            n += 1
     return n
 
 

@@ -52,8 +52,8 @@ from caylus_env.caylus_1303.engine.state import (
 )
 from caylus_env.caylus_1303.engine.tiles import (
     C_CLOTH,
-    COST_KEYS,
     CONSTRUCTIBLE_KINDS,
+    COST_KEYS,
     NUM_WOOD,
     SIDE_CONSTRUCTION,
     SIDE_SETUP,
@@ -137,25 +137,31 @@ def legal_effect(s, p, space, out):
         if s[pf(p, L.P_HOUSES)] > 0 and lowest_empty_road(s) > 0:
             for i in range(CONSTRUCTIBLE_KINDS.shape[0]):
                 t = CONSTRUCTIBLE_KINDS[i]
-                if T_GROUP[t] == group and in_supply(s, i):
-                    if can_pay(s, p, T_COST[t], T_DISCOUNT[kind, side]):
-                        out[n] = ACT_CONSTRUCT + i
-                        n += 1
+                if (
+                    T_GROUP[t] == group
+                    and in_supply(s, i)
+                    and can_pay(s, p, T_COST[t], T_DISCOUNT[kind, side])
+                ):
+                    out[n] = ACT_CONSTRUCT + i
+                    n += 1
     elif et == EffectType.TOLL:
         n = _provost_moves(s, TOLL_STEPS, out, n)
-    elif et == EffectType.LAWYER:
-        if s[pf(p, L.P_HOUSES)] > 0 and can_pay(s, p, T_OPTION_COST[kind, side, 0], NO_DISCOUNT):
-            for k in range(LAWYER_FIRST, LAWYER_LAST + 1):
-                sp = ROAD0 + k
-                t = s[L.SPACE_KIND + sp]
-                if (
-                    t >= 0
-                    and T_GROUP[t] == Group.STARTING
-                    and s[L.SPACE_SIDE + sp] == SIDE_SETUP
-                    and s[L.SPACE_MARK + sp] < 0
-                ):
-                    out[n] = ACT_MARK + k - LAWYER_FIRST
-                    n += 1
+    elif (
+        et == EffectType.LAWYER
+        and s[pf(p, L.P_HOUSES)] > 0
+        and can_pay(s, p, T_OPTION_COST[kind, side, 0], NO_DISCOUNT)
+    ):
+        for k in range(LAWYER_FIRST, LAWYER_LAST + 1):
+            sp = ROAD0 + k
+            t = s[L.SPACE_KIND + sp]
+            if (
+                t >= 0
+                and T_GROUP[t] == Group.STARTING
+                and s[L.SPACE_SIDE + sp] == SIDE_SETUP
+                and s[L.SPACE_MARK + sp] < 0
+            ):
+                out[n] = ACT_MARK + k - LAWYER_FIRST
+                n += 1
     return n
 
 

@@ -103,10 +103,10 @@ def journeyman_ready(s, p):
 
 @njit(cache=True)
 def on_site(s, p):
+    found = False  # a loop, not any(): numba compiles no generator
     for i in range(MAX_PLAYERS):
-        if s[L.SITE + i] == p:
-            return True
-    return False
+        found = found or s[L.SITE + i] == p
+    return found
 
 
 @njit(cache=True)

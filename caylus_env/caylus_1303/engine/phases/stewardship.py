@@ -163,11 +163,14 @@ def apply_monument(s, p, a):
     s[L.MONUMENT_SUPPLY + i] = 0
     for k in range(1, ROAD_SPACES + 1):
         sp = ROAD0 + k
-        if s[L.SPACE_OWNER + sp] == p and s[L.SPACE_SIDE + sp] == SIDE_RESIDENCE:
-            if T_GROUP[s[L.SPACE_KIND + sp]] == Group.STARTING:
-                s[L.SPACE_KIND + sp] = t
-                s[L.SPACE_SIDE + sp] = SIDE_CONSTRUCTION
-                break
+        if (
+            s[L.SPACE_OWNER + sp] == p
+            and s[L.SPACE_SIDE + sp] == SIDE_RESIDENCE
+            and T_GROUP[s[L.SPACE_KIND + sp]] == Group.STARTING
+        ):
+            s[L.SPACE_KIND + sp] = t
+            s[L.SPACE_SIDE + sp] = SIDE_CONSTRUCTION
+            break
     add_prestige(s, p, T_PP[t])
     if s[L.CHARACTER_HOLDER + Character.ARCHITECT] == p:
         add_prestige(s, p, ARCHITECT_BONUS)
