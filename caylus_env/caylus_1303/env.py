@@ -18,7 +18,7 @@ RULES`) so that a corrected rulebook changes data, not code.
 | Agents             | 2-5 (`num_players`, default 4)                          |
 | Action Shape       | (1,)                                                    |
 | Action Values      | [0, 140]                                                |
-| Observation Shape  | (`OBS_SIZE`,) `observation` + (141,) `action_mask`      |
+| Observation Shape  | (2172,) `observation` + (141,) `action_mask`            |
 | Observation Values | `observation` float32 >= 0; `action_mask` int8 {0, 1}   |
 
 Each of the 9 rounds, players draft nothing new but place workers (Planning) on the printed
@@ -83,16 +83,32 @@ names.
 
 ### Observation Space
 
-The observation is a dict with an `observation` element (the vector of
-`caylus_env.caylus_1303.observation.PIECES`, `OBS_SIZE` entries) and an `action_mask` element.
-The vector is `float32`, from the point of view of the observing agent: every per-player
-piece lists seats *relative* to the observer (relative seat 0 is the observer, 1 the next
-seat clockwise, ...), padded to 5 seats so that one policy plays every seat and every player
-count. It holds the whole public table (rules 4.7, D37): the round, phase and pending
-decision, the Provost, every building space (tile, side, owner, Lawyer's mark, workers), the
-Guilds Bridge, the Construction Site, the supplies, the characters (held, available, used)
-and each player's hand, Camp, resources, houses, prestige and score.
-`env.unwrapped.observation_pieces(agent)` returns them as named views.
+The observation is a dict with an `observation` element (the vector below) and an
+`action_mask` element (see Legal Actions Mask). The vector is `float32`, from the point of view
+of the observing agent: every per-player piece lists seats *relative* to the observer (relative
+seat 0 is the observer, 1 the next seat clockwise, ...), padded to 5 seats so that one policy
+plays every seat and every player count. It holds the whole public table (rules 4.7, D37). The
+pieces, in order (`caylus_env.caylus_1303.observation.PIECES`;
+`env.unwrapped.observation_pieces(agent)` returns them as named views):
+
+- Options and clock: `num_players` (4: one-hot 2-5), `hide_opponent_pp` (1), `round` (1, / 9),
+  `phase` (6: one-hot draft .. game_over), `first_player` (5: relative seat).
+- The decision: `decision` (11: one-hot kind; all zero at the end), `decision_player` (5:
+  relative seat asked), `decision_below` (11: the kinds waiting under the top, e.g. a payment
+  owed under an effect), `decision_owed` (1: "any" resources owed), `deliveryman_turn` (1),
+  `decision_space` (30: the building being used).
+- The board: `provost` (24: one-hot position 0-23), `contiguous_road` (1: the built Road's
+  length / 23), per building space (printed a-d, R1-R23, S1-S3): `space_kind` (30x37: tile
+  kind one-hot, or empty), `space_side` (30x3: setup, construction, residence), `space_owner`
+  (30x5: relative seat), `space_mark` (30x5: the Lawyer's house), `space_workers` (30x2x5: each
+  worker's relative seat, in placing order), `space_activated` (30: before the Provost);
+  `bridge` (5x5: bridge order, relative seats), `site` (5x5: site slots, relative seats).
+- Supplies and characters: `wood_supply` (9), `stone_supply` (9), `monument_supply` (7),
+  `character_holder` (12x5: relative seat), `character_on_board` (12),
+  `character_out_of_play` (12), `character_used` (12: the once-per-round powers, D24).
+- Per relative seat: `seat_present` (5), `hand` (5, / 15), `camp` (5, / 15), `resources`
+  (5x5), `pp` (5), `score` (5: prestige plus 2 per gold), `houses` (5, / 9), `passed` (5),
+  `bundles` (5), `residences` (5, / 9).
 
 Prestige tokens are face down at the table, but every gain is public, so by default the
 observation shows every player's total (D37). With `hide_opponent_pp=True` an agent sees only
@@ -100,7 +116,9 @@ its own prestige and score: opponents' are never in its observation, in the text
 (which shows no prestige until the game ends), on the replay page or in a search bot's tree.
 
 The space is `Box(0, BOUNDS)` with finite bounds. `env.state()` returns the same vector in
-*absolute* seats (seat 0 = `player_0`), for centralised critics.
+*absolute* seats (seat 0 = `player_0`), for centralised critics; with `hide_opponent_pp=True`
+it holds no prestige or score at all (no seat's), so a critic learns nothing the players
+cannot see.
 
 #### Legal Actions Mask
 
