@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = {
     "caylus": ROOT / "tests" / "viewer" / "golden",
     "puerto_rico": ROOT / "tests" / "puerto_rico" / "golden",
+    "caylus_1303": ROOT / "tests" / "viewer" / "golden" / "caylus_1303",
 }
 
 
