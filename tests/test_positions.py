@@ -100,6 +100,55 @@ POSITIONS = {
             },
         ),
     },
+    "caylus_1303": {
+        "start": (4, {}),
+        "mid_game": (
+            4,
+            {
+                "round": 5,
+                "first_player": 2,
+                "bridge": [2],
+                "turn": 3,
+                "players": {
+                    0: {
+                        "hand": 5,
+                        "resources": {"food": 3, "wood": 1, "cloth": 2},
+                        "pp": 14,
+                        "buildings": ["wooden_farm", "tailor"],
+                        "characters": ["journeyman"],
+                    },
+                    1: {"hand": 3, "pp": 9, "residences": ["R4"], "characters": ["thief"]},
+                    2: {"hand": 2, "pp": 11, "buildings": ["gold_mine"]},
+                    3: {"hand": 6, "resources": {"stone": 2, "gold": 1}, "pp": 6},
+                },
+                "workers": {"R1": 0, "R10": [1, 0], "fairground": 3},
+                "site": [1],
+            },
+        ),
+        "endgame": (
+            2,
+            {
+                "round": 9,
+                "phase": "activation",
+                "at": "R10",
+                "provost": 12,
+                "players": [
+                    {
+                        "hand": 2,
+                        "resources": {"gold": 3, "stone": 4, "food": 2},
+                        "pp": 61,
+                        "buildings": ["stone_quarry", "church"],
+                        "residences": ["R2", "R6"],
+                        "monuments": ["cathedral"],
+                    },
+                    {"hand": 4, "resources": {"cloth": 3, "wood": 2}, "pp": 58,
+                     "residences": ["R3"], "characters": ["architect"]},
+                ],
+                "workers": {"R10": 1, "R11": 0},
+                "site": [0],
+            },
+        ),
+    },
 }
 
 
@@ -240,6 +289,21 @@ BAD = [
     ("puerto_rico", {"face_up": {"corn": 9}}, "corn plantations"),
     ("puerto_rico", {"drafted": ["lighthouse"]}, "need options.expansion"),
     ("puerto_rico", {"options": {"expansion": "yes"}}, "options:"),
+    ("caylus_1303", {"gems": 1}, "description: unknown field 'gems'"),
+    ("caylus_1303", {"players": [{"buildings": ["castle"]}]}, "players[0].buildings='castle'"),
+    (
+        "caylus_1303",
+        {"players": [{"buildings": ["manor"]}, {"buildings": ["manor"]}]},
+        "manor tiles: 2 placed but the game has 1",
+    ),
+    ("caylus_1303", {"players": [{"resources": {"gold": -1}}]}, "players[0].resources.gold=-1"),
+    ("caylus_1303", {"players": [{"pp": 2.5}]}, "players[0].pp must be a whole number"),
+    ("caylus_1303", {"players": {7: {}}}, "players key=7"),
+    ("caylus_1303", {"players": [{"monuments": ["statue"]}]}, "need as many residences"),
+    ("caylus_1303", {"road": {"R1": "farm", "R2": "farm", "R3": "farm"}}, "farm starting tiles"),
+    ("caylus_1303", {"workers": {"S2": 0}}, "workers='S2'"),
+    ("caylus_1303", {"phase": "lunch"}, "phase='lunch'"),
+    ("caylus_1303", {"options": {"jewel": True}}, "options: unknown field 'jewel'"),
 ]
 
 
