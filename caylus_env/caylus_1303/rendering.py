@@ -28,7 +28,6 @@ from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.constants import (
     CHARACTER_NAMES,
     CHARACTER_TITLES,
-    COLOURS,
     MAX_WORKERS_ON_BUILDING,
     NUM_CHARACTERS,
     NUM_PRINTED,
@@ -205,7 +204,7 @@ def _players(game: Game) -> list[str]:
             CHARACTER_TITLES[c] for c in range(NUM_CHARACTERS) if s[L.CHARACTER_HOLDER + c] == p
         ]
         line = (
-            f"  p{p} ({COLOURS[p]}): hand {int(s[pf(p, L.P_HAND)])}, Camp "
+            f"  p{p}: hand {int(s[pf(p, L.P_HAND)])}, Camp "
             f"{int(s[pf(p, L.P_CAMP)])}, houses {int(s[pf(p, L.P_HOUSES)])}, "
             f"residences {residences(s, p)}"
         )

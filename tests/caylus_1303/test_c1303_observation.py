@@ -49,7 +49,9 @@ def _states(num_players: int, seed: int, hide: bool = False) -> list[np.ndarray]
 
 @pytest.fixture(scope="module")
 def games() -> dict[tuple[int, bool], list[np.ndarray]]:
-    return {(n, hide): _states(n, 10 * n + hide, hide) for n in range(2, 6) for hide in (False, True)}
+    return {
+        (n, hide): _states(n, 10 * n + hide, hide) for n in range(2, 6) for hide in (False, True)
+    }
 
 
 def _pieces(state: np.ndarray, seat: int) -> dict[str, np.ndarray]:

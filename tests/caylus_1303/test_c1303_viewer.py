@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from caylus_env.caylus_1303.engine import Game, GameConfig, dict_to_state, state_to_dict
-from caylus_env.caylus_1303.engine.constants import CHARACTER_NAMES, COLOURS, SPACE_NAMES
+from caylus_env.caylus_1303.engine.constants import CHARACTER_NAMES, SPACE_NAMES
 from caylus_env.caylus_1303.viewer import Drawing, board_targets, position_svg
 from caylus_env.caylus_1303.viewer.players import HIDDEN
 from caylus_env.caylus_1303.viewer.position import slot_names
+from caylus_env.caylus_1303.viewer.theme import SEAT_COLOUR_NAMES
 from caylus_env.core.game import InvalidStateError
 from caylus_env.core.viewer import page_data
 from caylus_env.core.viewer.targets import target_problems
@@ -67,7 +68,7 @@ def test_a_fresh_game_shows_the_board_characters_and_players():
     assert f'data-provost="{d["provost"]}"' in slots["provost"]
     assert f"Provost after R{d['provost']}" in slots["provost"]
     for seat, name in enumerate(("ann", "bob", "cy", "dee")):
-        assert f"player {seat} ({COLOURS[seat]}) · {name}" in picture
+        assert f"player {seat} ({SEAT_COLOUR_NAMES[seat]}) · {name}" in picture
     for name, where in d["characters"].items():
         if where == "out":  # out of play: never drawn (rules 3.3)
             assert slots[f"character:{name}"] == ""
@@ -222,3 +223,48 @@ def test_a_bad_position_is_refused_naming_the_field():
         position_svg({**d, "provost": 99})
     with pytest.raises(ValueError, match="one non-empty name per seat, 2"):
         position_svg(d, ("only one",))
+
+
+def test_the_replay_page_charts_no_prestige_before_the_end_of_a_hidden_prestige_game(monkeypatch):
+    """The page's score chart (drawn from every step's scores) gets zeros at every step but the
+    last, whose final scores are public (D37); without the option it gets the real scores."""
+    from caylus_env.core.viewer import page as page_module
+
+    charted = []
+    real = page_module.score_chart
+    monkeypatch.setattr(
+        page_module,
+        "score_chart",
+        lambda rows, *a, **k: charted.append(rows) or real(rows, *a, **k),
+    )
+    for hide in (True, False):
+        g = Game(GameConfig(num_players=3, hide_opponent_pp=hide), seed=4)
+        rng = random.Random(4)
+        while not g.is_over():
+            g.apply(rng.choice(g.legal_actions()))
+        html = page_module.replay_page_html(g.record())
+        rows = charted.pop()
+        assert rows[-1] == g.scores().tolist() and "<svg" in html
+        if hide:
+            assert all(row == [0, 0, 0] for row in rows[:-1])
+        else:
+            assert any(row != [0, 0, 0] for row in rows[:-1])
+
+
+def test_caylus_serve_sends_no_score_of_a_hidden_prestige_game_before_its_end(tmp_path):
+    """``caylus serve``'s view of a game with hidden prestige carries no scores until it is
+    over (D37); the same game without the option shows them."""
+    from tests.serve.conftest import Client, make_server
+
+    server = make_server(tmp_path)
+    try:
+        client = Client(server)
+        for hide in (True, False):
+            view = client.new(
+                "caylus_1303", ["builder", "deliverer"], options={"hide_opponent_pp": hide}
+            )
+            assert (view["scores"] is None) == hide
+            view = client.settled(view)
+            assert view["over"] and view["scores"] is not None
+    finally:
+        server.close()

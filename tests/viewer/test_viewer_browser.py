@@ -26,8 +26,9 @@ from tests.viewer.conftest import record_5p
 
 MAX_STEP_MS = 50.0
 """The issue's bound on rendering one step in the browser."""
-MIN_STEPS = 202
-"""The navigation test steps around step 200."""
+MIN_STEPS = 150
+"""The navigation test steps around step 120 and near step 200 (or the end of a shorter game:
+a 5-player game of Caylus 1303 takes under 200 decisions)."""
 
 
 _PAGES: dict[str, Path] = {}
@@ -151,10 +152,11 @@ def test_navigation_keys_buttons_slider_jumps_and_address(game, page, page_5p):
     assert _current(tab) == last and tab.locator("#next").is_disabled()
     tab.click("#first")
     assert _current(tab) == 0
-    tab.locator("#slider").fill("200")
-    assert _current(tab) == 200
+    far = min(200, last - 2)
+    tab.locator("#slider").fill(str(far))
+    assert _current(tab) == far
     tab.keyboard.press("ArrowRight")  # the focused slider steps once, not twice
-    assert _current(tab) == 201
+    assert _current(tab) == far + 1
     options = tab.locator("#jump option")
     labels = options.all_text_contents()
     clock = game_spec(game).clock_word

@@ -544,7 +544,9 @@ def _effect_score(s, p, space, a, strategy):
         )
     if et == EffectType.TAKE:
         r = a - ACT_TAKE
-        return gain_units(s, p, strategy, r, 1) - cost_value(s, p, T_OPTION_COST[kind, side, 0], NO_DISCOUNT, strategy)
+        return gain_units(s, p, strategy, r, 1) - cost_value(
+            s, p, T_OPTION_COST[kind, side, 0], NO_DISCOUNT, strategy
+        )
     if et == EffectType.CONSTRUCT:
         t = CONSTRUCTIBLE_KINDS[a - ACT_CONSTRUCT]
         return construct_value(s, p, t, strategy) - cost_value(

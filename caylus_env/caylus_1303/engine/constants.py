@@ -17,7 +17,6 @@ from caylus_env.caylus_1303.engine.rules import value
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
-COLOURS = ("blue", "black", "green", "red", "yellow")  # rules 2.1
 
 
 class Resource(IntEnum):

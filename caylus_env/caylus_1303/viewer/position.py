@@ -153,6 +153,8 @@ class Drawing(viewer.Drawing):
         self.width, self.height = WIDTH, HEIGHT
         self.slots = tuple(self.origins)
         self._static = background(self.names)
+        # the page's score chart and caylus serve's score table show nothing until the end
+        self.scores_hidden = bool(self.options.get("hide_opponent_pp", False))
 
     def origin(self, slot: str) -> tuple[int, int]:
         return self.origins[slot]

@@ -1,9 +1,9 @@
 """Colours, fonts and words of Caylus 1303's pictures.
 
 Paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``, re-exported here for
-the drawing modules). The seats wear the box's five colours in seat order (blue, black, green,
-red, yellow: ``engine.constants.COLOURS``, rules 2.1), not the platform's seat colours, so a
-player finds the colour of his houses and workers on the page. This module adds what only
+the drawing modules), and so are the seat colours: a seat has the same colour on the board, its
+panel and the page's score chart, as in every game's pages (the box's colours of rules 2.1 are
+a table's choice, not a rule). This module adds what only
 Caylus 1303 has: the tile colours by group and side (rules 2.1, 5), the resources, and the
 display names of spaces, tiles and characters. Sizes that belong to one picture live in its own
 module (``board``, ``supply``, ``players``).
@@ -14,7 +14,6 @@ from __future__ import annotations
 from caylus_env.caylus_1303.engine.constants import (
     CHARACTER_NAMES,
     CHARACTER_TITLES,
-    COLOURS,
     MAX_PLAYERS,
     RESOURCE_NAMES,
     SPACE_NAMES,
@@ -34,6 +33,8 @@ from caylus_env.core.viewer.theme import (
     PANEL,
     PAPER,
     RULE,
+    SEAT_COLOUR_NAMES,
+    SEAT_COLOURS,
 )
 
 __all__ = [
@@ -73,18 +74,10 @@ HEADER_COLOUR = "#2c3440"
 #: The smallest text: the effects printed on a tile.
 FONT_TINY = 9
 
-#: Each seat's colour, in seat order (rules 2.1: blue, black, green, red, yellow).
-SEAT_COLOUR_NAMES: tuple[str, ...] = COLOURS
-_HEX = {
-    "blue": "#1f5fbf",
-    "black": "#2a2a2e",
-    "green": "#2b8a3e",
-    "red": "#c8312f",
-    "yellow": "#f0c419",
-}
-SEAT_FILL: tuple[str, ...] = tuple(_HEX[c] for c in COLOURS)
-#: Text drawn on a seat's worker or house: dark on yellow, white on the others.
-SEAT_TEXT: tuple[str, ...] = tuple(INK if c == "yellow" else ON_SEAT for c in COLOURS)
+#: Each seat's colour, in seat order: the platform's (``caylus_env.core.viewer.theme``).
+SEAT_FILL: tuple[str, ...] = SEAT_COLOURS
+#: Text drawn on a seat's worker or house.
+SEAT_TEXT: tuple[str, ...] = (ON_SEAT,) * MAX_PLAYERS
 assert len(SEAT_FILL) == MAX_PLAYERS
 
 #: Fill of a tile by its group (the flag colours of rules 2.1: starting yellow, wood brown,

@@ -405,7 +405,8 @@ class Session:
             "moves": len(self.moves),
             "last": self.moves[-1].to_dict() if self.moves else None,
             "score_word": spec.score_word,
-            "scores": scores,
+            # hidden scores (Drawing.scores_hidden) reach the page only once the game is over
+            "scores": scores if over or not drawing.scores_hidden else None,
             "ranks": game.ranks().tolist() if over else None,
             "over": over,
             "end": (None if not over else ("terminated" if game.is_terminal() else "truncated")),

@@ -122,6 +122,10 @@ class Drawing:
         seed_shown: whether the title may name the setup seed (False when the seed fixes
             information hidden from the players, which the page must not give away).
         footnote: a last sentence for the page's footer (what the page leaves out, and why).
+        scores_hidden: whether the game's options hide the scores from the players while it
+            runs (Caylus 1303's ``hide_opponent_pp``, its rules' D37): the page then charts no
+            score before the last step and ``caylus serve`` sends none until the end. A game
+            whose scores can be hidden sets it in its constructor from ``options``.
         decision_docs: one line per decision kind, what it asks (the engine's decision schema).
         labels: the display name of a value a decision is about (a building's name).
 
@@ -140,6 +144,7 @@ class Drawing:
     legend_step: ClassVar[int] = LEGEND_STEP
     seed_shown: ClassVar[bool] = True
     footnote: ClassVar[str] = ""
+    scores_hidden: bool = False
     decision_docs: ClassVar[Mapping[str, str]] = {}
     labels: ClassVar[Mapping[str, str]] = {}
 
@@ -396,8 +401,11 @@ def replay_page_html(
         svg.slot_group(name, drawing.origin(name), id=f"slot-{i}")
         for i, name in enumerate(data["slots"])
     )
+    scores = data.pop("scores")  # drawn into the chart; the script does not need them
+    if drawing.scores_hidden:  # nothing before the end: the final scores are public
+        scores = [[0] * len(scores[-1])] * (len(scores) - 1) + [scores[-1]]
     chart = score_chart(
-        data.pop("scores"),  # drawn into the chart; the script does not need them
+        scores,
         data["round"],
         data["seats"],
         mark_prefix=spec.clock_word[:1].upper(),
