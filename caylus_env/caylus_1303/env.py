@@ -183,6 +183,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from caylus_env.caylus_1303 import GAME as SPEC
 from caylus_env.core.env import GameEnv, make_env
 
 ENV_NAME = "caylus_1303_v0"
@@ -197,7 +198,7 @@ class raw_env(GameEnv):
     metadata: ClassVar[dict[str, Any]] = {
         **GameEnv.metadata,
         "name": ENV_NAME,
-        "ruleset": GAME.title,  # "Caylus 1303 (reconstructed rules)": rules 1, D1-D39
+        "ruleset": SPEC.title,  # "Caylus 1303 (reconstructed rules)": rules 1, D1-D39
     }
 
 

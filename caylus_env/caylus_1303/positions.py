@@ -572,6 +572,7 @@ def _phase(d: dict[str, Any], description: dict[str, Any], n: int) -> None:
                     f"(rules 4.1 C), so bridge[0] must be {d['first_player']}"
                 )
             _all_passed(d, order)
+        if order or "turn" in description:  # mid-Planning: the Early Riser was asked (D25)
             d["stage"] = planning.STAGE_TURNS
         d["turn"] = core.seat(description.get("turn", d["first_player"]), "turn", n)
         return

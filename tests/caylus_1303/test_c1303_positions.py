@@ -210,3 +210,10 @@ def test_positions_the_rules_forbid_are_refused_by_the_engine():
         P.build(2, phase="activation", at="R2", workers={"fairground": 0})
     with pytest.raises(InvalidStateError, match="site"):
         P.build(2, phase="stewardship", site=[0])
+
+
+def test_a_planning_position_with_a_turn_asks_that_seat_next():
+    """``turn`` is the seat asked next in Planning (rules 4.1), also before anybody passed:
+    the position is then past the Early Riser's placement (D25)."""
+    g = P.build(3, turn=2)
+    assert g.decision().kind == "plan" and g.decision().player == 2

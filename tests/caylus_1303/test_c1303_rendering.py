@@ -71,7 +71,7 @@ def test_render_text_draws_the_table_in_the_rulebooks_words():
         assert word in txt, word
     s = g.state
     for p in range(3):
-        assert f"p{p} (" in txt
+        assert f"  p{p}: hand" in txt
         assert f"hand {int(s[pf(p, L.P_HAND)])}, Camp {int(s[pf(p, L.P_CAMP)])}" in txt
         assert f"{int(s[pf(p, L.P_PP)])} prestige" in txt
     assert txt == render_text(g)  # no side effects
