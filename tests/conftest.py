@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,3 +28,35 @@ def private_registry() -> Iterator[None]:
     assert {g: set(h) for g, h in registry._PLUGINS.items() if h} == {
         g: set(h) for g, h in before.items() if h
     }
+
+
+LEGACY = Path(__file__).parent / "legacy"
+_GENERATED: dict[str, Path] = {}
+
+
+def game_dataset(game: str) -> Path:
+    """A finished dataset of ``game`` for the tests that read one whole: the game's dataset
+    written before the shared format (``tests/legacy/<game>_dataset``) when it has one, else
+    (a game younger than the format, Caylus 1303) 24 seeded games of ``random`` and its
+    scripted bots at 2-3 players, generated once per test process into a temporary folder."""
+    legacy = LEGACY / f"{game}_dataset"
+    if legacy.is_dir():
+        return legacy
+    if game not in _GENERATED:
+        from rich.console import Console
+
+        from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
+        from caylus_env.core.registry import game_spec
+
+        bots = [
+            b.head for b in game_spec(game).module("bots").BOTS.values() if b.scripted is not None
+        ]
+        out = Path(tempfile.mkdtemp(prefix=f"caylus-test-{game}-")) / "dataset"
+        spec = DatasetSpec(
+            agents=("random", *bots), players="2-3", games=24, seed=5, shard_games=8, game=game
+        )
+        generate_dataset(
+            prepare_dataset(spec, out, workers=1), progress=False, console=Console(quiet=True)
+        )
+        _GENERATED[game] = out
+    return _GENERATED[game]

@@ -14,6 +14,7 @@ import concurrent.futures as cf
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -356,7 +357,7 @@ def test_decision_dataset_splits_rows_between_loader_workers(dataset):
     assert all(b["mask"][torch.arange(len(b["action"])), b["action"]].all() for b in batches)
     rets = torch.cat([b["ret"] for b in batches])
     assert float(rets.min()) >= -1.0 and float(rets.max()) <= 1.0
-    with pytest.raises(DatasetError, match=f"{game_spec(game).title} dataset"):
+    with pytest.raises(DatasetError, match=f"{re.escape(game_spec(game).title)} dataset"):
         DecisionDataset(root, 200, game=OTHER[game])
 
 
@@ -380,7 +381,7 @@ def test_loader_refuses_an_unfinished_dataset_or_another_state_layout(dataset, t
 def test_a_dataset_read_as_another_game_is_refused_naming_both(dataset):
     game, root = dataset
     other = OTHER[game]
-    title, other_title = game_spec(game).title, game_spec(other).title
+    title, other_title = re.escape(game_spec(game).title), re.escape(game_spec(other).title)
     for read in (
         lambda: open_dataset(root, game=other),
         lambda: next(iter_batches(root, game=other)),

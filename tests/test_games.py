@@ -3,6 +3,7 @@ game, and the adding-a-game guide's paths."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_a_record_of_another_game_is_refused_naming_both(name):
     other = next(g for g in GAME_NAMES if g != name)
     info = game_spec(name)
     record = info.new_game(info.config(3), seed=2).record().to_dict()
-    title, other_title = info.title, game_spec(other).title
+    title, other_title = re.escape(info.title), re.escape(game_spec(other).title)
     with pytest.raises(ValueError, match=rf"{title} record .*expected a {other_title} record"):
         record_game(record, expected=other)
 

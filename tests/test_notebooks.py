@@ -46,12 +46,11 @@ KEY_OUTPUTS: dict[str, tuple[str, ...]] = {
         r"^economy +win rate \d\.\d\d  mean rank \d\.\d\d$",
         r"^greedy +win rate \d\.\d\d  mean rank \d\.\d\d$",
         # Caylus 1303: its decisions as data, hidden prestige seen from a seat, its bots
-        r"^caylus_1303 +Caylus 1303 \(reconstructed rules\): 2-5 players, scored in prestige "
-        r"points$",
+        r"^caylus_1303 +Caylus 1303 \(reconstructed rules\): 2-5 players, scored in prestige$",
         r"^D5 worker_income \(LOW\): \{'base'",
         r"^player_\d sees prestige \[[\d.]+ 0\. +0\. *\] \(its own first, the others hidden\)",
         r"^Caylus 1303 \(reconstructed rules\) final prestige \[[\d ]+\] ranks \[[\d. ]+\]$",
-        r"^builder +win rate \d\.\d\d  mean rank \d\.\d\d$",
+        r"^constructor +win rate \d\.\d\d  mean rank \d\.\d\d$",
         r"^deliverer +win rate \d\.\d\d  mean rank \d\.\d\d$",
     ),
     "datasets.ipynb": (

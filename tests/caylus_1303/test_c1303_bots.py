@@ -30,7 +30,7 @@ from caylus_env.caylus_1303.engine.constants import MAX_PLAYERS, MIN_PLAYERS, De
 from caylus_env.caylus_1303.engine.state import pf
 
 GAME = "caylus_1303"
-BOT_NAMES = tuple(STRATEGIES)  # builder, deliverer
+BOT_NAMES = tuple(STRATEGIES)  # constructor, deliverer
 MCTS_SPEC = "mcts:4"  # enough to exercise selection, expansion and rollouts in whole games
 SPECS = ("random", *BOT_NAMES, MCTS_SPEC)
 PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
@@ -113,7 +113,7 @@ def test_agents_answer_every_decision_kind_legally(spec, positions_of_every_kind
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if s != "random"])
 def test_agents_refuse_a_finished_game(spec):
-    game = _play([make_agent("builder"), make_agent("deliverer")], GameConfig(num_players=2), 1)
+    game = _play([make_agent("constructor"), make_agent("deliverer")], GameConfig(num_players=2), 1)
     with pytest.raises(ValueError, match="asks no decision"):
         make_agent(spec).act(game)
 
@@ -133,7 +133,7 @@ def test_mcts_with_another_seed_searches_differently():
         game.apply(game.legal_actions()[0])
     dists = []
     for seed in (0, 1):
-        agent = make_agent("mcts:60:builder:eps=0.5")
+        agent = make_agent("mcts:60:constructor:eps=0.5")
         agent.reset(seed)
         agent.act(game)
         dists.append(agent.visit_counts())
@@ -185,15 +185,15 @@ def _counts(bot: str, games: int = 12) -> Counter[str]:
     return out
 
 
-def test_builder_builds_more_and_deliverer_delivers_more():
-    builder, deliverer = _counts("builder"), _counts("deliverer")
-    assert builder["construct"] > deliverer["construct"], (builder, deliverer)
-    assert deliverer["bundle"] > builder["bundle"], (builder, deliverer)
+def test_constructor_builds_more_and_deliverer_delivers_more():
+    constructor, deliverer = _counts("constructor"), _counts("deliverer")
+    assert constructor["construct"] > deliverer["construct"], (constructor, deliverer)
+    assert deliverer["bundle"] > constructor["bundle"], (constructor, deliverer)
 
 
 def test_scripted_scores_cover_every_legal_action_and_pick_the_best():
     game = Game(GameConfig(num_players=3), seed=2)
-    agent = ScriptedAgent("builder")
+    agent = ScriptedAgent("constructor")
     for _ in range(40):
         scores = agent.scores(game)
         assert sorted(scores) == game.legal_actions()
@@ -235,7 +235,7 @@ def test_a_scripted_bot_does_not_read_opponents_prestige():
 
 
 def test_unknown_strategy_names_the_allowed_ones():
-    with pytest.raises(ValueError, match="allowed: builder, deliverer"):
+    with pytest.raises(ValueError, match="allowed: constructor, deliverer"):
         ScriptedAgent("x", "castle")
 
 
@@ -243,7 +243,7 @@ def test_unknown_strategy_names_the_allowed_ones():
 def _decision_with_choices(config: GameConfig, seed: int, moves: int) -> Game:
     """A game after ``moves`` scripted moves, at a decision with two or more actions."""
     game = Game(config, seed=seed)
-    bot = ScriptedAgent("builder")
+    bot = ScriptedAgent("constructor")
     for _ in range(moves):
         game.apply(bot.act(game))
     while len(game.legal_actions()) < 2:
@@ -343,4 +343,4 @@ def test_mcts_options_reach_the_agent():
 
 def test_describe_covers_every_head():
     heads = {info.head for info in registry.describe(GAME)}
-    assert {"random", "builder", "deliverer", "mcts"} <= heads
+    assert {"random", "constructor", "deliverer", "mcts"} <= heads

@@ -140,7 +140,7 @@ def test_with_hide_opponent_pp_the_final_scores_are_shown_once_the_game_is_over(
     assert prestige_shown(g)
     txt = render_text(g)
     scores = g.scores()
-    assert "Game over. Final prestige points: " in txt
+    assert "Game over. Final prestige: " in txt
     for p in range(3):
         assert f"p{p} {scores[p]} (rank" in txt
         assert f"prestige (score {scores[p]})" in txt

@@ -261,7 +261,7 @@ def test_caylus_serve_sends_no_score_of_a_hidden_prestige_game_before_its_end(tm
         client = Client(server)
         for hide in (True, False):
             view = client.new(
-                "caylus_1303", ["builder", "deliverer"], options={"hide_opponent_pp": hide}
+                "caylus_1303", ["constructor", "deliverer"], options={"hide_opponent_pp": hide}
             )
             assert (view["scores"] is None) == hide
             view = client.settled(view)

@@ -2,7 +2,9 @@
 its checkpoint as ``policy:PATH`` and as a PPO start, and the refusals.
 
 The datasets are the ones of ``tests/legacy`` (written before the games were made peers, one
-per game: 3 games of ``random`` and a scripted bot), so reading them is tested too.
+per game: 3 games of ``random`` and a scripted bot), so reading them is tested too; a game
+younger than the shared format (Caylus 1303) has one generated for the session
+(``tests.conftest.game_dataset``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from agents.registry import make_agent
 from caylus_cli.app import app
 from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.datasets import iter_batches
+from tests.conftest import game_dataset
 from tests.training.conftest import players_of
 from training.bc import BCConfig, train_bc
 
@@ -28,7 +31,8 @@ runner = CliRunner()
 
 
 def dataset_of(game: str) -> Path:
-    return LEGACY / f"{game}_dataset"
+    """The game's legacy dataset, or one generated for the session (``tests.conftest``)."""
+    return game_dataset(game)
 
 
 def _agents(game: str) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -82,7 +83,9 @@ def test_the_compiled_opponents_are_random_and_the_games_scripted_bots(game):
 def test_an_opponent_of_another_game_is_refused_naming_the_allowed(game):
     others = [name for g in GAME_NAMES if g != game for name in _scripted(g)]
     foreign = next(n for n in others if n not in compiled_opponents(game))
-    with pytest.raises(ValueError, match=f"'{foreign}' is not a {game_spec(game).title} opponent"):
+    with pytest.raises(
+        ValueError, match=f"'{foreign}' is not a {re.escape(game_spec(game).title)} opponent"
+    ):
         PoolGames(game, 2, opponents=f"{foreign}:1,random:1")
 
 

@@ -1,6 +1,6 @@
 """Caylus 1303's bots, as the game contract lists them (``caylus_env.core.contract``).
 
-``BOTS``: the agents this game brings, by spec head: the scripted ``builder`` and
+``BOTS``: the agents this game brings, by spec head: the scripted ``constructor`` and
 ``deliverer`` (compiled rules of thumb with two tables: ``scripted``) and ``mcts:SIMS`` (UCT
 with scripted rollouts; the game has no chance after setup, and with ``hide_opponent_pp`` the
 search replaces the opponents' prestige by its own, D37: ``mcts``). The game-neutral agents
@@ -24,7 +24,7 @@ from caylus_env.caylus_1303.bots.scripted import make_scripted
 from caylus_env.core.contract import Bot
 
 _SCRIPTED_PLAYS = {
-    "builder": "wood and stone buildings with the Carpenter and Stonemason, the Lawyer's "
+    "constructor": "wood and stone buildings with the Carpenter and Stonemason, the Lawyer's "
     "residences, monuments with gold",
     "deliverer": "food-centred production delivered at the Construction Site every round, "
     "gold for the Goldsmith and Jeweler",

@@ -21,7 +21,7 @@ One simulation:
    (``caylus_env.caylus_1303.bots.scripted_kernels``), or a random one with ``random``
    rollouts;
 3. *rollout* in compiled code (``scripted_kernels.playout``): every seat plays the rollout bot
-   (``builder`` by default, ``deliverer``, or ``random``), each move random with probability
+   (``constructor`` by default, ``deliverer``, or ``random``), each move random with probability
    ``eps``, to the end of the game (or ``cutoff`` decisions);
 4. *backpropagation* of per-seat returns: the rank returns of ``kernels.returns`` in
    [-1, 1] (ties shared, D13), mixed (``margin``) with ``tanh(score margin over the best
@@ -55,7 +55,7 @@ from caylus_env.caylus_1303.engine.constants import MAX_PLAYERS
 from caylus_env.caylus_1303.engine.state import pf
 
 ROLLOUTS: tuple[str, ...] = (*SK.STRATEGY_NAMES, "random")
-DEFAULT_ROLLOUT = SK.STRATEGY_NAMES[SK.BUILDER]
+DEFAULT_ROLLOUT = SK.STRATEGY_NAMES[SK.CONSTRUCTOR]
 MAX_SIMS = 100_000
 RANDOM_POLICY = -1  # the playout kernel's code for a uniformly random seat
 PLAYOUT_SEED_BITS = 31  # numba's np.random.seed takes a 32-bit seed

@@ -1,10 +1,10 @@
-"""Scripted Caylus 1303 bots: ``builder`` and ``deliverer``.
+"""Scripted Caylus 1303 bots: ``constructor`` and ``deliverer``.
 
 Both score every legal action with compiled rules of thumb
 (``caylus_env.caylus_1303.bots.scripted_kernels``) and play the best one; they differ in their
 tables:
 
-- ``builder``: wood and stone buildings early with the Carpenter and the Stonemason (their
+- ``constructor``: wood and stone buildings early with the Carpenter and the Stonemason (their
   prestige and the owner's prestige of every visit, rules 4.2, D19), workers on producing
   buildings, the Lawyer's residences (D3, D5) and monuments built with gold (rules 4.4);
 - ``deliverer``: food-centred production taken to the Construction Site every round it has a
@@ -33,7 +33,7 @@ class ScriptedAgent:
     """A scripted bot: the argmax of its strategy's scores over the legal actions.
 
     Args:
-        name: the spec that made it (``builder`` or ``deliverer``).
+        name: the spec that made it (``constructor`` or ``deliverer``).
         strategy: the bot's strategy name (default: ``name``).
 
     Raises:
@@ -68,5 +68,5 @@ class ScriptedAgent:
 
 
 def make_scripted(spec: str, arg: str | None = None) -> ScriptedAgent:
-    """Registry factory: ``builder`` or ``deliverer`` (no argument)."""
+    """Registry factory: ``constructor`` or ``deliverer`` (no argument)."""
     return ScriptedAgent(spec)

@@ -9,7 +9,7 @@ action gains minus what it spends, with the resources valued by the strategy's t
 workers are the money, rules 4.1, and worth nothing after the last round). A *strategy* is a
 row of the tables:
 
-- ``builder``: wood and stone buildings early (the Carpenter, the Stonemason, rules 4.2,
+- ``constructor``: wood and stone buildings early (the Carpenter, the Stonemason, rules 4.2,
   5.3-5.4: their prestige and 1 PP per visit of another player, D19), the Lawyer's residences
   (more workers every round, D3, D5) and monuments built with gold (rules 4.4);
 - ``deliverer``: food-centred production delivered at the Construction Site every round
@@ -122,17 +122,17 @@ from caylus_env.caylus_1303.engine.tiles import (
     Group,
 )
 
-BUILDER = 0
+CONSTRUCTOR = 0
 DELIVERER = 1
 NUM_STRATEGIES = 2
-STRATEGY_NAMES = ("builder", "deliverer")
+STRATEGY_NAMES = ("constructor", "deliverer")
 
 # -- strategy tables (one row per strategy) ---------------------------------------------------
 #: PP value of one resource held (food, wood, stone, cloth, gold) while the game goes on; gold
 #: is worth ``PRESTIGE_PER_GOLD`` at the end (rules 4.6) plus what it builds or buys.
 RES_VALUE = np.array(
     [
-        [1.0, 1.5, 1.6, 1.3, PRESTIGE_PER_GOLD + 0.4],  # builder: wood and stone build
+        [1.0, 1.5, 1.6, 1.3, PRESTIGE_PER_GOLD + 0.4],  # constructor: wood and stone build
         [1.5, 1.2, 1.2, 1.3, PRESTIGE_PER_GOLD + 0.3],  # deliverer: food starts every bundle
     ],
     np.float64,
@@ -150,7 +150,7 @@ CHARACTER_VALUE = np.array(
     [
         # early, night, journey, thief, steward, bailiff, architect, chamber, gold, deliv,
         # foreman, day laborer
-        [1.5, 2.0, 1.5, 1.0, 2.5, 1.5, 3.0, 1.0, 1.0, 1.0, 1.2, 2.5],  # builder
+        [1.5, 2.0, 1.5, 1.0, 2.5, 1.5, 3.0, 1.0, 1.0, 1.0, 1.2, 2.5],  # constructor
         [1.5, 2.0, 1.0, 1.0, 1.0, 1.5, 1.0, 2.5, 2.5, 3.0, 3.0, 2.0],  # deliverer
     ],
     np.float64,
