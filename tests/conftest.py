@@ -60,3 +60,15 @@ def game_dataset(game: str) -> Path:
         )
         _GENERATED[game] = out
     return _GENERATED[game]
+
+
+def harness_games() -> list:
+    """Every game as a test parameter, all but the default one marked ``slow``: for the tests of
+    a harness mechanism that is the platform's and the same for every game (kill -9 and resume,
+    the Ray backends), the default run checks it on the default game and ``-m slow`` on every
+    game (each game's records, datasets and checkpoints go through it there)."""
+    from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
+
+    return [
+        g if g == DEFAULT_GAME else pytest.param(g, marks=pytest.mark.slow) for g in GAME_NAMES
+    ]

@@ -58,6 +58,7 @@ from caylus_env.datasets.format import (
     versions,
 )
 from caylus_env.datasets.records import dataset_records, new_game
+from tests.conftest import harness_games
 
 CAYLUS = Path(sys.executable).with_name("caylus")
 REPO = Path(__file__).resolve().parents[1]
@@ -611,7 +612,7 @@ def test_spec_errors_name_the_field(game):
     assert err.value.field == "game"
 
 
-@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("game", harness_games())
 def test_sigkill_then_the_same_command_resumes_to_the_uninterrupted_dataset(game, tmp_path):
     pair = ",".join(bots(game)[:2])
     args = [

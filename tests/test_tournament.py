@@ -53,6 +53,7 @@ from caylus_env._version import __version__
 from caylus_env.core.game import Game
 from caylus_env.core.record import RECORD_FORMAT, GameRecord, replay
 from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_of, game_spec
+from tests.conftest import harness_games
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
@@ -453,7 +454,7 @@ def test_tournament_end_to_end(game, tmp_path):
     assert [strip_timing(r) for r in again.records()] == [strip_timing(r) for r in records]
 
 
-@per_game
+@pytest.mark.parametrize("game", harness_games())
 def test_kill_and_resume_loses_and_repeats_nothing(game, tmp_path):
     out = tmp_path / "killed"
     args = [
@@ -601,7 +602,7 @@ def test_forfeits_rank_last_and_the_run_completes(game, tmp_path):
 
 
 @pytest.mark.ray
-@per_game
+@pytest.mark.parametrize("game", harness_games())
 def test_ray_backend_gives_the_records_of_the_local_backend(game, tmp_path):
     import ray
 

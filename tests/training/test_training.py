@@ -21,6 +21,7 @@ import pytest
 
 from caylus_env.core.game import IllegalActionError, rank_of, rank_returns
 from caylus_env.core.registry import GAME_NAMES, game_spec
+from tests.conftest import harness_games
 from tests.training.conftest import (
     FIRST,
     LAST,
@@ -366,7 +367,7 @@ def _tiny_args(game: str, out: Path) -> list[str]:
     return [*args, "--eval-games", "3", "--gate-games", "3"]
 
 
-@games
+@pytest.mark.parametrize("game", harness_games())
 def test_cleanrl_resume_after_kill_9_gives_the_weights_of_an_uninterrupted_run(tmp_path, game):
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     subprocess.run(_cli(*_tiny_args(game, whole)), check=True, capture_output=True, timeout=600)
