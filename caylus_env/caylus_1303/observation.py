@@ -38,8 +38,8 @@ the engine never overflows its state). No bound is infinite. Counts are copied a
 never clamped, so a state that breaks the rules shows up as an observation outside the space.
 
 ``encode_into`` is a numba kernel on the hot path: it zeroes the buffer and writes the
-pieces from the flat state array directly; ``encode_batch`` runs it over rows of a batch,
-and ``encode`` is the checked Python entry point.
+pieces from the flat state array directly (the platform's batched env runs it over rows:
+``caylus_env.core.vector``); ``encode`` is the checked Python entry point.
 """
 
 from __future__ import annotations
@@ -359,20 +359,6 @@ def encode_into(state, seat, out):
         out[O_RESIDENCES + r] = residences(state, p) / RESIDENCE_SCALE
 
 
-@njit(cache=True)
-def encode_batch(states, seats, out):
-    """``encode_into`` for every row: ``out[i]`` is the observation of ``seats[i]`` in
-    ``states[i]`` (``-1``: the global state). Rows are independent.
-
-    Args:
-        states: ``(B, STATE_SIZE)`` int16 game states.
-        seats: ``(B,)`` int64 seats.
-        out: ``(B, >= OBS_SIZE)`` float32 buffer.
-    """
-    for i in range(states.shape[0]):
-        encode_into(states[i], seats[i], out[i])
-
-
 def encode(state: np.ndarray, seat: int) -> np.ndarray:
     """The observation of ``seat`` in ``state`` as a new array (``-1``: the global state).
 
@@ -424,7 +410,6 @@ __all__ = [
     "SEAT_PIECES",
     "SPACE_PIECES",
     "encode",
-    "encode_batch",
     "encode_into",
     "observation_pieces",
     "prestige_visible",

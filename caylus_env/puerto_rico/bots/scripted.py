@@ -17,10 +17,8 @@ action; ``reset(seed)`` exists for the ``Agent`` protocol and changes nothing.
 
 from __future__ import annotations
 
-import numpy as np
-
+from caylus_env.core import scripted
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
-from caylus_env.puerto_rico.engine import Game
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 
@@ -28,8 +26,9 @@ STRATEGIES: dict[str, int] = {name: i for i, name in enumerate(SK.STRATEGY_NAMES
 """Scripted bot name -> its strategy row in the kernels' tables."""
 
 
-class ScriptedAgent:
-    """A scripted bot: the argmax of its strategy's scores over the legal actions.
+class ScriptedAgent(scripted.ScriptedAgent):
+    """A scripted Puerto Rico bot (``caylus_env.core.scripted.ScriptedAgent``): the argmax of its
+    strategy's scores over the legal actions.
 
     Args:
         name: the spec that made it (``shipper`` or ``builder``).
@@ -39,31 +38,11 @@ class ScriptedAgent:
         ValueError: for an unknown strategy, naming the allowed ones.
     """
 
-    def __init__(self, name: str, strategy: str | None = None) -> None:
-        strategy = name if strategy is None else strategy
-        if strategy not in STRATEGIES:
-            raise ValueError(
-                f"unknown Puerto Rico strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}"
-            )
-        self.name = name
-        self.strategy = STRATEGIES[strategy]
-        self._out = np.empty(NUM_ACTIONS, np.int64)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Nothing to reset: the bot has no randomness and no memory."""
-
-    def act(self, game: Game) -> int:
-        n = K.legal_actions(game.state, self._out)
-        if n == 0:
-            raise ValueError(f"agent {self.name!r}: the game asks no decision ({game!r})")
-        return int(self._out[SK.choose(game.state, self._out, n, self.strategy)])
-
-    def scores(self, game: Game) -> dict[int, float]:
-        """The bot's score of each legal action (for inspection and tests)."""
-        n = K.legal_actions(game.state, self._out)
-        scores = np.empty(n, np.float64)
-        SK.score_actions(game.state, self._out, n, self.strategy, scores)
-        return {int(a): float(v) for a, v in zip(self._out[:n], scores, strict=True)}
+    TITLE = "Puerto Rico"
+    STRATEGIES = STRATEGIES
+    KERNELS = K
+    SCORING = SK
+    NUM_ACTIONS = NUM_ACTIONS
 
 
 def make_scripted(spec: str, arg: str | None = None) -> ScriptedAgent:
