@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caylus_env.caylus_1303 import GAME
+from caylus_env.caylus_1303 import GAME, engine
 from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.constants import (
     HOUSES_FOR_BUILDINGS,
@@ -88,6 +88,7 @@ from caylus_env.caylus_1303.engine.tiles import (
     NUM_WOOD,
     SIDE_NAMES,
 )
+from caylus_env.core.game import check_state_array
 from caylus_env.core.observation import (
     ObservationLayout,
     relative_seat,
@@ -370,7 +371,9 @@ def encode(state: np.ndarray, seat: int) -> np.ndarray:
         A float32 array of shape ``(OBS_SIZE,)``.
 
     Raises:
-        ValueError: naming what is wrong with ``state`` or ``seat`` and what is allowed.
+        ValueError: naming what is wrong with ``state`` or ``seat`` and what is allowed; a
+            state whose contents no position can hold is refused by the game's own validation
+            (``caylus_env.core.game.check_state_array``: an ``InvalidStateError``).
     """
     if (
         not isinstance(state, np.ndarray)
@@ -392,6 +395,9 @@ def encode(state: np.ndarray, seat: int) -> np.ndarray:
             f"seat={seat!r} is not allowed; allowed: 0 to {n - 1} (a seat of this "
             f"{n}-player game) or -1 (the global state)"
         )
+    # the contents too: a tile kind or a pending space out of its domain would make the compiled
+    # encoder write outside its buffer (the game's own validation, as for a state from a file)
+    check_state_array(engine, state)
     out = np.empty(OBS_SIZE, np.float32)
     encode_into(state, int(seat), out)
     return out

@@ -55,7 +55,11 @@ def games() -> dict[tuple[int, bool], list[np.ndarray]]:
 
 
 def _pieces(state: np.ndarray, seat: int) -> dict[str, np.ndarray]:
-    return observation_pieces(encode(state, seat))
+    """The named pieces of the compiled encoder's output (the tests below also encode
+    hand-edited states that are not positions, which the checked ``encode`` refuses)."""
+    out = np.empty(OBS_SIZE, np.float32)
+    O.encode_into(state, seat, out)
+    return observation_pieces(out)
 
 
 def _prestige_state(state: np.ndarray, values: list[int]) -> np.ndarray:
@@ -234,3 +238,15 @@ def test_without_the_option_every_prestige_is_shown(games):
         assert v["pp"][:3].tolist() == want
         assert v["hide_opponent_pp"][0] == 0.0
     assert _pieces(state, -1)["pp"][:3].tolist() == [np.float32(x / PP_SCALE) for x in (5, 9, 13)]
+
+
+def test_encode_refuses_a_state_whose_contents_no_position_can_hold(games):
+    """The checked entry point runs the game's validation before the compiled encoder: a tile
+    kind out of its table, or an Effect pending on an empty space, is refused by name."""
+    from caylus_env.caylus_1303.engine.constants import ROAD0
+    from caylus_env.core.errors import InvalidStateError
+
+    state = games[3, False][0].copy()
+    state[L.SPACE_KIND + ROAD0 + 12] = 999
+    with pytest.raises(InvalidStateError):
+        encode(state, 0)
