@@ -42,6 +42,10 @@ class AgentInfo:
         needs_arg: whether the spec needs ``:ARGUMENT`` after the head.
         optional_arg: whether the spec may give an argument without needing one (a shipped
             checkpoint's mode).
+        ladder_spec: the spec the public ladder (``caylus ladder``, ``agents.ladder``) rates
+            this head as, ``caylus_env.core.contract.LADDER_SIMS`` standing for the ladder's
+            simulations per move (``mcts:{sims}``); None for a head the ladder leaves out
+            (``policy:PATH``, whose argument is a file of yours, and plugins' agents).
     """
 
     head: str
@@ -50,6 +54,7 @@ class AgentInfo:
     options: str = ""
     needs_arg: bool = False
     optional_arg: bool = False
+    ladder_spec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ def _platform() -> dict[str, _Entry]:
                 "random",
                 "uniform over the legal moves (seeded), the floor of every ladder; about "
                 "0.002 ms a move",
+                ladder_spec="random",
             ),
             _random,
         ),
@@ -109,6 +115,7 @@ def _shipped(game: str) -> dict[str, _Entry]:
             f"the checkpoint shipped as {name!r} (trained by the command in its config.json), "
             "as policy:PATH; about 0.02 ms a move",
             optional_arg=True,
+            ladder_spec=name,
         )
         factory = make_shipped(name)
         out[name] = _Entry(info, lambda spec, arg, g, f=factory: f(spec, arg))
@@ -117,7 +124,10 @@ def _shipped(game: str) -> dict[str, _Entry]:
 
 def _bot_entry(bot: Bot) -> _Entry:
     syntax = bot.syntax or (f"{bot.head}:ARG" if bot.needs_arg else bot.head)
-    info = AgentInfo(bot.head, syntax, bot.description, bot.options, bot.needs_arg)
+    ladder = bot.ladder_spec or (None if bot.needs_arg else bot.head)
+    info = AgentInfo(
+        bot.head, syntax, bot.description, bot.options, bot.needs_arg, ladder_spec=ladder
+    )
     return _Entry(info, lambda spec, arg, game, f=bot.factory: f(spec, arg))
 
 

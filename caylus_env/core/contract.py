@@ -167,6 +167,11 @@ LAYOUT_NAMES = (
 )
 
 
+#: In a ``ladder_spec`` (`Bot`, ``agents.registry.AgentInfo``): where the public ladder writes
+#: its search budget, the simulations per move of its ``--sims``.
+LADDER_SIMS = "{sims}"
+
+
 @dataclass(frozen=True)
 class Bot:
     """One agent a game brings, as ``caylus agents`` lists it and ``make_agent`` builds it.
@@ -180,6 +185,10 @@ class Bot:
         needs_arg: whether the spec needs ``:ARGUMENT`` after the head.
         scripted: the bot's row in the game's compiled ``choose_scripted`` (an opponent the
             batched training env plays inside its compiled step), or None.
+        ladder_spec: the spec the public ladder (``caylus ladder``) rates it as, where
+            `LADDER_SIMS` stands for the ladder's simulations per move (``mcts:{sims}``);
+            None: the head itself for a bot that takes no argument, left out of the ladder
+            for one that needs an argument.
     """
 
     head: str
@@ -189,6 +198,7 @@ class Bot:
     options: str = ""
     needs_arg: bool = False
     scripted: int | None = None
+    ladder_spec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -288,4 +298,4 @@ class GameSpec:
         return f"{self.name}: {self.title}, {players}; options: {options or 'none'}"
 
 
-__all__ = ["KERNELS", "LAYOUT_NAMES", "PARTS", "REQUIRED", "Bot", "GameSpec"]
+__all__ = ["KERNELS", "LADDER_SIMS", "LAYOUT_NAMES", "PARTS", "REQUIRED", "Bot", "GameSpec"]

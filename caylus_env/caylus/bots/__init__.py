@@ -22,7 +22,7 @@ from caylus_env.caylus.bots.mcts import _OPTIONS as MCTS_OPTIONS
 from caylus_env.caylus.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
 from caylus_env.caylus.bots.mcts import ROLLOUTS, make_mcts
 from caylus_env.caylus.bots.scripted import STRATEGIES, make_scripted
-from caylus_env.core.contract import Bot
+from caylus_env.core.contract import LADDER_SIMS, Bot
 
 _SCRIPTED_COST = "about 0.03 ms a move, a whole 2-player game in about 0.01 s"
 _SCRIPTED_PLAYS = {
@@ -58,6 +58,7 @@ BOTS: dict[str, Bot] = {
         + " (default castle); keys: "
         + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
         needs_arg=True,
+        ladder_spec=f"mcts:{LADDER_SIMS}",
     ),
 }
 

@@ -21,7 +21,7 @@ from caylus_env.caylus_1303.bots.mcts import _OPTIONS as MCTS_OPTIONS
 from caylus_env.caylus_1303.bots.mcts import DEFAULT_ROLLOUT, ROLLOUTS, make_mcts
 from caylus_env.caylus_1303.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
 from caylus_env.caylus_1303.bots.scripted import make_scripted
-from caylus_env.core.contract import Bot
+from caylus_env.core.contract import LADDER_SIMS, Bot
 
 _SCRIPTED_PLAYS = {
     "constructor": "wood and stone buildings with the Carpenter and Stonemason, the Lawyer's "
@@ -59,6 +59,7 @@ BOTS: dict[str, Bot] = {
         + f" (default {DEFAULT_ROLLOUT}); keys: "
         + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
         needs_arg=True,
+        ladder_spec=f"mcts:{LADDER_SIMS}",
     ),
 }
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from caylus_env.core.contract import Bot
+from caylus_env.core.contract import LADDER_SIMS, Bot
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import _OPTIONS as MCTS_OPTIONS
 from caylus_env.puerto_rico.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
@@ -56,6 +56,7 @@ BOTS: dict[str, Bot] = {
         + " (default shipper); keys: "
         + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
         needs_arg=True,
+        ladder_spec=f"mcts:{LADDER_SIMS}",
     ),
 }
 
