@@ -13,7 +13,10 @@ registering. At every decision of every game:
 - an illegal action, drawn at random, is refused by ``step`` and leaves the state untouched.
 
 Every ``sample_every`` decisions (and at the first one), the legal actions are exactly the ids
-``step`` accepts (``accepted_actions``: every id tried on a copy). Each game must end, by its
+``step`` accepts (``accepted_actions``: every id tried on a copy), and the game's
+``determinize`` hides nothing from the seat to move: on a copy determinized for that seat,
+its observation (``encode_into``) and the legal actions are the same and every invariant
+holds. Each game must end, by its
 rules or by its decision cap, within ``decision_limit`` decisions; at the end nothing is asked, the state
 is still consistent, and a game ended by its rules pays zero-sum rank returns in [-1, 1].
 
@@ -53,6 +56,7 @@ FAILURES = (
     "the game did not end within decision_limit decisions",
     "the game is over but a seat is still asked, or it neither terminated nor truncated",
     "the rank returns of a finished game are not zero-sum in [-1, 1]",
+    "determinize changed what the seat to move sees, its legal actions or an invariant",
 )
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -64,6 +68,25 @@ def _fail(report, kind, code, g, step):
     report[3] = step
 
 
+def _determinize_hides_nothing(s, probe, legal, n, scratch, seen, seen_after, key):
+    """Whether ``determinize`` of a copy of ``s`` (a decision with legal ids ``legal[:n]``)
+    for the seat to move keeps that seat's observation, the legal ids and the invariants."""
+    seat = K.current_player(s)  # noqa: F821
+    probe[:] = s
+    K.determinize(probe, seat, np.int64(_mix64(key + np.uint64(n)) >> np.uint64(1)))  # noqa: F821
+    if K.check_invariants(probe) != 0:  # noqa: F821
+        return False
+    encode(s, seat, seen)  # noqa: F821
+    encode(probe, seat, seen_after)  # noqa: F821
+    for i in range(seen.shape[0]):
+        if seen[i] != seen_after[i]:
+            return False
+    same = K.legal_actions(probe, scratch) == n  # noqa: F821
+    for i in range(n):
+        same = same and scratch[i] == legal[i]
+    return same
+
+
 def random_checks(options, num_games, seed, sample_every, decision_limit, report, lengths):
     """Play ``num_games`` random games of ``options`` with every check of the module
     docstring; stop at the first failure (written into ``report``: failure, game code, game,
@@ -73,6 +96,8 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
     legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
     accepted = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
     scratch = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    seen = np.empty(OBS_SIZE, np.float32)  # noqa: F821
+    seen_after = np.empty(OBS_SIZE, np.float32)  # noqa: F821
     ret = np.zeros(MAX_PLAYERS, np.float64)
     rng = np.zeros(1, np.uint64)
     report[:] = 0
@@ -130,6 +155,11 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
                 if not same:
                     _fail(report, 2, m, g, step)
                     return
+                if not _determinize_hides_nothing(
+                    s, probe, legal, n, scratch, seen, seen_after, key
+                ):
+                    _fail(report, 10, K.check_invariants(probe) + 0, g, step)  # noqa: F821
+                    return
             if step >= decision_limit:
                 _fail(report, 7, step, g, step)
                 return
@@ -164,10 +194,12 @@ def _kernels(game: str) -> SimpleNamespace:
     spec = game_spec(game)
     engine = spec.engine()
     return specialize(
-        (_fail, random_checks),
+        (_fail, _determinize_hides_nothing, random_checks),
         spec.name,
         {
             "K": engine.kernels,
+            "encode": spec.observation().encode_into,
+            "OBS_SIZE": spec.observation().OBS_SIZE,
             "STATE_SIZE": engine.layout.STATE_SIZE,
             "STATE_DTYPE": engine.layout.STATE_DTYPE,
             "NUM_ACTIONS": engine.NUM_ACTIONS,

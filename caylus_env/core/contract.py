@@ -68,7 +68,15 @@ as ``GameConfig.kernel_options()`` gives it), every function ``@njit(cache=True)
 - ``check_invariants(s)``: 0 for a consistent state, else the code of the first broken
   invariant (``engine.INVARIANT_MESSAGES[code]`` says it in words); ``accepted_actions(s,
   out) -> n``: every id ``step`` accepts on a copy, in increasing order (-1 if a rejected
-  action changed its copy), to compare with ``legal_actions``.
+  action changed its copy), to compare with ``legal_actions``;
+- ``determinize(s, seat, seed)``: replace, in place, what ``seat`` cannot see (hidden
+  information, and the state of any generator that decides later chance) by a draw
+  consistent with what it sees, depending only on what it sees and on ``seed`` (an int in
+  ``[0, 2**63)``): ``seat``'s observation, the legal actions and the invariants are
+  unchanged. A search (``agents.puct``) determinizes its root with it, so no hidden
+  information reaches the search; a game with nothing hidden leaves ``s`` as it is
+  (Caylus), Puerto Rico redraws its face-down plantations, Caylus 1303 with hidden prestige
+  gives every opponent ``seat``'s own prestige.
 
 An engine builds on the few core modules that are NumPy and numba only: its action space on
 `caylus_env.core.actions.ActionSpace`, its state layout on `caylus_env.core.layout.FieldTable`,
@@ -153,6 +161,7 @@ KERNELS = (
     "clock",
     "check_invariants",
     "accepted_actions",
+    "determinize",
 )
 #: The layout names every engine provides.
 LAYOUT_NAMES = (

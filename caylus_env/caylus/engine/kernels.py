@@ -22,7 +22,9 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylu
   ``clock(s)`` (the turn);
 - ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts;
 - ``check_invariants(s)`` (0, or the code of ``INVARIANT_MESSAGES``) and
-  ``accepted_actions(s, out)`` (the ids ``step`` accepts): the checks of the tests.
+  ``accepted_actions(s, out)`` (the ids ``step`` accepts): the checks of the tests;
+- ``determinize(s, seat, seed)``: what ``seat`` cannot see, redrawn for a search; Caylus
+  hides nothing after setup, so it leaves ``s`` as it is.
 
 State accessors (``caylus_env.caylus.engine.state``): ``num_players``, ``phase``, ``turn``,
 ``money``, ``cube``, ``prestige``, ``workers_out``, ``favor_column``, ``houses``,
@@ -36,6 +38,8 @@ The pending decision (``caylus_env.caylus.engine.decisions``): ``decision_kind``
 """
 
 from __future__ import annotations
+
+from numba import njit
 
 from caylus_env.caylus.engine.decisions import (
     decision_arg,
@@ -111,6 +115,16 @@ from caylus_env.caylus.engine.state import (
     workers_out,
 )
 
+
+@njit(cache=True)
+def determinize(s, seat, seed):
+    """The game contract's determinization (``caylus_env.core.contract``): replace what
+    ``seat`` cannot see by a draw consistent with what it sees. Caylus has no hidden
+    information and no chance after setup (the building tiles and every count are on the
+    table), so there is nothing to redraw and ``s`` is left as it is."""
+    return None
+
+
 __all__ = [
     "ILLEGAL",
     "accepted_actions",
@@ -129,6 +143,7 @@ __all__ = [
     "decision_kind",
     "decision_player",
     "depth",
+    "determinize",
     "entry_arg",
     "entry_kind",
     "entry_player",

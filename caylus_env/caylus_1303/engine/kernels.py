@@ -15,7 +15,9 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``):
   ``scores(s, out)`` (prestige + 2 per gold, rules 4.6), ``tie_breaks(s, out)`` (zeros: ties
   are shared, D13), ``returns(s, ret)``, ``clock(s)`` (the round);
 - ``random_playout``, ``play_random_games``: compiled playouts;
-- ``check_invariants(s)``, ``accepted_actions(s, out)``.
+- ``check_invariants(s)``, ``accepted_actions(s, out)``;
+- ``determinize(s, seat, seed)`` (the game contract's): with ``hide_opponent_pp`` every
+  opponent's prestige becomes ``seat``'s own; otherwise nothing is hidden and ``s`` stays.
 
 State accessors: ``num_players``, ``phase``, ``hand``, ``resource``, ``prestige``,
 ``holder``, ``residences``, ``final_score``; the pending decision: ``decision_kind``,
@@ -24,6 +26,9 @@ State accessors: ``num_players``, ``phase``, ``hand``, ``resource``, ``prestige`
 
 from __future__ import annotations
 
+from numba import njit
+
+from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.decisions import (
     decision_arg,
     decision_kind,
@@ -55,11 +60,29 @@ from caylus_env.caylus_1303.engine.state import (
     hand,
     holder,
     num_players,
+    pf,
     phase,
     prestige,
     residences,
     resource,
 )
+
+
+@njit(cache=True)
+def determinize(s, seat, seed):
+    """The game contract's determinization (``caylus_env.core.contract``): replace, in
+    place, what ``seat`` cannot see by values consistent with what it sees. After setup
+    Caylus 1303 has no chance (rules 4.7); its one piece of hidden information is optional:
+    with ``hide_opponent_pp`` (D37) the prestige tokens are face down, and every opponent's
+    prestige (``P_PP``) becomes ``seat``'s own, an uninformed estimate (all started at 0 and
+    score in the same units), so the true totals never reach a search. ``seed`` is not
+    needed (the estimate is not drawn). Without the option every total is public and ``s``
+    is left as it is."""
+    if s[L.OPT_HIDE_PP]:
+        own = s[pf(seat, L.P_PP)]
+        for q in range(num_players(s)):
+            s[pf(q, L.P_PP)] = own
+
 
 __all__ = [
     "ILLEGAL",
@@ -73,6 +96,7 @@ __all__ = [
     "decision_kind",
     "decision_player",
     "depth",
+    "determinize",
     "final_score",
     "hand",
     "holder",

@@ -485,16 +485,11 @@ def choose(s, out, n, strategy):
 @njit(cache=True)
 def determinize(s, seed):
     """Replace the hidden information of ``s`` (in place) by a draw that depends only on
-    what the players see and on ``seed``: the face-down plantations (rules 6.8) are put
-    in a canonical order (sorted: which tiles are in the stack is public, their order is
-    not) before the engine's ``resample_hidden`` reshuffles them and reseeds the
-    plantation generator. Without the sort the shuffle would permute the true order, so
-    a search's draws (not their distribution) would still follow it."""
-    n = np.int64(s[L.PLANTATION_STACK_SIZE_F])
-    s[L.PLANTATION_STACK : L.PLANTATION_STACK + n] = np.sort(
-        s[L.PLANTATION_STACK : L.PLANTATION_STACK + n]
-    )
-    K.resample_hidden(s, seed)
+    what the players see and on ``seed``: the engine's ``kernels.determinize`` (the game
+    contract's; the face-down plantations sorted into a canonical order, then reshuffled
+    with the plantation generator reseeded). The stack is hidden from every seat alike, so
+    the seat passed (0) changes nothing."""
+    K.determinize(s, 0, seed)
 
 
 @njit(cache=True)

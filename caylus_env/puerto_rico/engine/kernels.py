@@ -18,7 +18,10 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puert
   ``returns(s, ret)`` (rank returns);
 - ``random_playout``, ``play_random_games``: compiled playouts;
 - ``resample_hidden(s, seed)``: a fresh order of the face-down plantations (the only
-  hidden information), to determinize a position for search.
+  hidden information), to determinize a position for search;
+- ``determinize(s, seat, seed)`` (the game contract's): the face-down plantations put in a
+  canonical order, then ``resample_hidden``: a draw that depends only on what the players
+  see and on ``seed``.
 
 State accessors: ``num_players``, ``phase``, ``money``, ``vp_chips``, ``goods``,
 ``total_goods``, ``building_workers``, ``owns``, ``occupied``, ``island_tiles``,
@@ -29,6 +32,10 @@ decision: ``decision_kind``, ``decision_player``, ``decision_arg``; checks:
 
 from __future__ import annotations
 
+import numpy as np
+from numba import njit
+
+from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.decisions import (
     decision_arg,
     decision_kind,
@@ -74,6 +81,25 @@ from caylus_env.puerto_rico.engine.state import (
     vp_chips,
 )
 
+
+@njit(cache=True)
+def determinize(s, seat, seed):
+    """The game contract's determinization (``caylus_env.core.contract``): replace, in
+    place, the hidden information of ``s`` by a draw that depends only on what the players
+    see and on ``seed`` (in [0, 2**63)). Puerto Rico hides one thing, from every seat alike
+    (so ``seat`` changes nothing): the order of the face-down plantations (rules 6.8) and the
+    state of the generator that reshuffles the discards later. Which tiles are in the stack
+    is public, their order is not: the stack is first sorted into a canonical order, then
+    ``resample_hidden`` reseeds the generator and reshuffles it. Without the sort the shuffle
+    would permute the true order, so a search's draws (not their distribution) would still
+    follow it. What a player sees, the legal actions and the invariants are unchanged."""
+    n = np.int64(s[L.PLANTATION_STACK_SIZE_F])
+    s[L.PLANTATION_STACK : L.PLANTATION_STACK + n] = np.sort(
+        s[L.PLANTATION_STACK : L.PLANTATION_STACK + n]
+    )
+    resample_hidden(s, seed)
+
+
 __all__ = [
     "ILLEGAL",
     "accepted_actions",
@@ -88,6 +114,7 @@ __all__ = [
     "decision_kind",
     "decision_player",
     "depth",
+    "determinize",
     "empty_circles",
     "final_score",
     "goods",
