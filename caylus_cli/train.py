@@ -43,7 +43,12 @@ def _need_training() -> None:
 def ppo(
     out: Annotated[str, typer.Option(help="Run directory (new, or the run to --resume).")],
     players: Annotated[
-        int | None, typer.Option(help="Players per game (default: the game's default).")
+        str | None,
+        typer.Option(
+            help="Players per game: N, or several as A-B or A,B (one policy for every count: "
+            "the games take the counts in turn; evaluated and gated at each); default: the "
+            "game's default."
+        ),
     ] = None,
     steps: Annotated[int, typer.Option(help="Learner decisions to train on.")] = int(
         PPO_DEFAULTS["steps"]
@@ -275,3 +280,68 @@ def export(
     except (CheckpointError, ValueError) as err:
         _fail(str(err))
     typer.echo(f"exported: {path} (use it as policy:{path})")
+
+
+@train_app.command("match")
+def match(
+    checkpoint: Annotated[
+        str, typer.Argument(help="A checkpoint directory, or a shipped checkpoint's name.")
+    ],
+    opponents: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated agent specs of the game, each played in every other seat "
+            "(default: random and the game's scripted bots)."
+        ),
+    ] = "",
+    players: Annotated[
+        str, typer.Option(help="Player counts: N, A-B or A,B (e.g. 2-5); one match each.")
+    ] = "",
+    games: Annotated[
+        int, typer.Option(help="Games per opponent and count (rounded up to whole blocks).")
+    ] = 600,
+    seed: Annotated[int, typer.Option(help="Seed of the games (fresh seeds: a new number).")] = 0,
+    game: GameOption = DEFAULT_GAME,
+) -> None:
+    """Play a checkpoint (greedy) in one seat against an opponent in every other seat.
+
+    The games are played in rotated blocks (seats rotated, the same setup for the block; with
+    2 players, pairs with the seats swapped) as the learning curve plays them; a game scores
+    (rank reward + 1) / 2, 1 first and 0 last. Prints one row per opponent and player count
+    with the Wilson 95% interval. Needs no [train] extra.
+    """
+    from agents.policy import SHIPPED_DIR, load_net, shipped_checkpoints
+    from agents.registry import make_agent
+    from agents.selfplay.generate import parse_players
+    from caylus_env.core.registry import game_spec
+    from training.config import default_eval_opponents
+    from training.league import play_checkpoint
+
+    try:
+        spec = game_spec(game)
+        counts = parse_players(players or str(spec.default_players), spec.name)
+        refs = [r.strip() for r in (opponents or default_eval_opponents(spec.name)).split(",")]
+        if games < 1 or any(not r for r in refs):
+            raise ValueError(
+                f"--games must be >= 1 (got {games}) and --opponents a comma-separated "
+                f"list of agent specs (got {opponents!r})"
+            )
+        path = Path(checkpoint)
+        if not path.exists() and checkpoint in shipped_checkpoints():
+            path = SHIPPED_DIR / checkpoint
+        load_net(path, spec.name)  # refuse a bad checkpoint or another game's before any game
+        for ref in refs:
+            make_agent(ref, spec.name)  # refuse an unknown opponent likewise
+        typer.echo(f"# {checkpoint} (greedy) against each opponent, {spec.title}, seed {seed}")
+        typer.echo("")
+        typer.echo("| opponent | players | games | W-T-L | score | 95% interval |")
+        typer.echo("|---|---:|---:|---|---:|---|")
+        for ref in refs:
+            for n in counts:
+                m = play_checkpoint(path, ref, games, n, seed, spec.name)
+                typer.echo(
+                    f"| {ref} | {n} | {m.games} | {m.wins}-{m.ties}-{m.losses} | "
+                    f"{m.score:.3f} | [{m.low:.3f}, {m.high:.3f}] |"
+                )
+    except ValueError as err:
+        _fail(str(err))

@@ -212,7 +212,7 @@ def train_cleanrl(cfg: PPOConfig, out: Path) -> Path:
     # 1. the games, the network, the optimizer, the generator
     league = League.load(out)
     games = PoolGames(
-        cfg.game, cfg.envs, cfg.players, opponents=cfg.opponents, checkpoints=league.promoted
+        cfg.game, cfg.envs, cfg.pool_players(), opponents=cfg.opponents, checkpoints=league.promoted
     )
     torch.manual_seed(cfg.seed)
     net = ActorCritic(arch_from_json(cfg.arch), cfg.game)

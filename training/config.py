@@ -4,7 +4,10 @@ A run's arguments are checked before any work (``PPOConfig.check``) and stored i
 ``run.json``. The defaults that differ between games come from the game's own facts, never
 from its name:
 
-* ``players``: the game's default player count (``GameSpec.default_players``);
+* ``players``: the game's default player count (``GameSpec.default_players``). Several
+  counts (``--players 2-5``) train one policy for all of them: the learner's games take the
+  counts in turn (game ``k`` has the ``k mod len``-th), and each checkpoint is evaluated and
+  gated at every count (`PPOConfig.counts`);
 * ``opponents``: the policy being trained (``self``, 0.4), the promoted checkpoints
   (``pool``, 0.1), ``random`` (0.1), and the game's scripted bots (its ``bots.BOTS`` with a
   compiled row) sharing the other 0.4 (`default_opponents`);
@@ -37,6 +40,18 @@ RESUMABLE_CHANGES = ("steps", "resume", "progress", "command", "out")
 SELF_SHARE, POOL_SHARE, RANDOM_SHARE = 0.4, 0.1, 0.1
 
 
+def _normalize_players(value: Any, game: str) -> Any:
+    """``--players`` as stored: an int for one count (as runs always stored it), a sorted
+    list for several; text that cannot be read is kept for ``check`` to refuse, naming it."""
+    from agents.selfplay.generate import parse_players
+
+    try:
+        counts = parse_players(value if isinstance(value, str) else list(value), game)
+    except ValueError:
+        return value
+    return counts[0] if len(counts) == 1 else list(counts)
+
+
 def _scripted_bots(game: str) -> list[str]:
     bots = game_spec(game).module("bots").BOTS
     return [head for head, bot in bots.items() if bot.scripted is not None]
@@ -66,7 +81,8 @@ class PPOConfig:
     Attributes:
         out: the run directory.
         game: the game trained (a registered name).
-        players: the player count of the games.
+        players: the player count of the games (an int), or several (a list, or ``N``,
+            ``A-B``, ``A,B`` as text: one policy for every count; see the module docstring).
         steps: learner decisions to train on (environment steps).
         seed: seeds the games, the network's initialization and the sampling.
         envs: games played at once.
@@ -93,7 +109,7 @@ class PPOConfig:
 
     out: str
     game: str = DEFAULT_GAME
-    players: int | None = None
+    players: int | list[int] | str | None = None
     steps: int = int(PPO_DEFAULTS["steps"])
     seed: int = 0
     envs: int = int(PPO_DEFAULTS["envs"])
@@ -125,6 +141,8 @@ class PPOConfig:
         self.game = spec.name
         if self.players is None:
             self.players = spec.default_players
+        elif isinstance(self.players, (str, list, tuple)) and not isinstance(self.players, bool):
+            self.players = _normalize_players(self.players, spec.name)
         if self.opponents is None:
             self.opponents = default_opponents(spec.name)
         if self.eval_opponents is None:
@@ -136,6 +154,21 @@ class PPOConfig:
             for v in (self.n_steps, self.envs)
         ):  # bad n_steps or envs are refused by check(), naming them
             self.batch_size = default_batch_size(self.n_steps, self.envs)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """The player counts trained on, increasing (one for a single ``--players N``)."""
+        if isinstance(self.players, list):
+            return tuple(self.players)
+        return (int(self.players),)  # type: ignore[arg-type]
+
+    def pool_players(self) -> int | list[int]:
+        """``PoolGames``' ``num_players``: the count, or one per game with the counts in
+        turn (game ``k`` plays ``counts[k % len(counts)]``)."""
+        counts = self.counts
+        if len(counts) == 1:
+            return counts[0]
+        return [counts[k % len(counts)] for k in range(self.envs)]
 
     def check(self) -> None:
         """Refuse bad arguments before any work starts.
@@ -152,14 +185,14 @@ class PPOConfig:
                 raise ValueError(f"{flag} must be an int >= {low}, got {value!r}")
 
         spec = game_spec(self.game)
-        if (
-            isinstance(self.players, bool)
-            or not isinstance(self.players, int)
-            or self.players not in spec.player_counts
+        counts = self.players if isinstance(self.players, list) else [self.players]
+        if len(counts) < 1 or any(
+            isinstance(n, bool) or not isinstance(n, int) or n not in spec.player_counts
+            for n in counts
         ):
             raise ValueError(
                 f"--players {self.players!r} is not allowed; allowed: "
-                f"{spec.min_players}-{spec.max_players}"
+                f"{spec.min_players}-{spec.max_players} (N, A-B or A,B,...)"
             )
         for name in ("steps", "envs", "n_steps", "batch_size", "n_epochs", "threads"):
             integer(name, 1)

@@ -27,6 +27,7 @@ with more players; 0.5 for a game cut off by its decision cap (zero reward).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,37 @@ def play_checkpoint(
 
     agent = PolicyAgent(f"policy:{ckpt}", ckpt, game=game)
     return play_match(agent, opponent, games, num_players, seed, game)
+
+
+def play_checkpoint_counts(
+    ckpt: Path | str,
+    opponent: str,
+    games: int,
+    num_players: int | Sequence[int],
+    seed: int,
+    game: str,
+) -> MatchResult:
+    """`play_checkpoint` at one player count, or at several with ``games`` split evenly
+    between them (each share rounded up to whole blocks), pooled into one result: the
+    wins, ties, losses and score summed over every game, the Wilson interval of the pool."""
+    counts = [num_players] if isinstance(num_players, int) else list(num_players)
+    share = -(-games // len(counts))
+    parts = [play_checkpoint(ckpt, opponent, share, n, seed, game) for n in counts]
+    if len(parts) == 1:
+        return parts[0]
+    total_games = sum(m.games for m in parts)
+    total = sum(m.score * m.games for m in parts)
+    low, high = wilson_interval(total, total_games)
+    return MatchResult(
+        opponent,
+        total_games,
+        sum(m.wins for m in parts),
+        sum(m.ties for m in parts),
+        sum(m.losses for m in parts),
+        total / total_games,
+        low,
+        high,
+    )
 
 
 @dataclass
@@ -225,9 +257,18 @@ class League:
         return "\n".join(lines) + "\n"
 
     def gate(
-        self, ckpt: Path, step: int, games: int, num_players: int, seed: int, game: str
+        self,
+        ckpt: Path,
+        step: int,
+        games: int,
+        num_players: int | Sequence[int],
+        seed: int,
+        game: str,
     ) -> dict[str, Any]:
-        """Gate checkpoint ``ckpt`` of ``game``: promote it or not, and record the decision."""
+        """Gate checkpoint ``ckpt`` of ``game``: promote it or not, and record the decision.
+
+        With several player counts, the ``games`` are split evenly between them
+        (`play_checkpoint_counts`) and the decision reads the pooled score."""
         if self.best is None:
             decision: dict[str, Any] = {
                 "checkpoint": str(ckpt),
@@ -237,7 +278,7 @@ class League:
                 "decision": "promoted (first checkpoint)",
             }
         else:
-            m = play_checkpoint(ckpt, f"policy:{self.best}", games, num_players, seed, game)
+            m = play_checkpoint_counts(ckpt, f"policy:{self.best}", games, num_players, seed, game)
             promoted = m.score >= PROMOTION_SCORE
             decision = {
                 "checkpoint": str(ckpt),

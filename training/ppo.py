@@ -242,7 +242,7 @@ def build_model(cfg: PPOConfig, out: Path) -> tuple[Any, Any, list[Path], str | 
     # 1. the games
     league = League.load(out)
     games = PoolGames(
-        cfg.game, cfg.envs, cfg.players, opponents=cfg.opponents, checkpoints=league.promoted
+        cfg.game, cfg.envs, cfg.pool_players(), opponents=cfg.opponents, checkpoints=league.promoted
     )
     env = PoolVecEnv(games, seed=cfg.seed, shaping=cfg.shaping)
 

@@ -114,7 +114,7 @@ def checkpoint_meta(cfg: PPOConfig, parent: str | None, algorithm: str) -> dict[
     """The ``config.json`` fields of this run's checkpoints (besides the writer's)."""
     return {
         "arch": cfg.arch,
-        "num_players": [cfg.players],
+        "num_players": list(cfg.counts),
         "seed": cfg.seed,
         "parent": parent,
         "command": cfg.command or shlex.join(sys.argv),
@@ -201,7 +201,7 @@ def settle_checkpoint(
                 "to play, so it becomes the best and seeds the opponent pool (its scores "
                 "against the references are the lines above)"
             )
-        d = league.gate(ckpt, step, cfg.gate_games, cfg.players, cfg.seed, cfg.game)
+        d = league.gate(ckpt, step, cfg.gate_games, cfg.counts, cfg.seed, cfg.game)
         league.save(out)
         logger.record("league/promoted", float(d["decision"].startswith("promoted")))
         say(f"step {step:,}: {d['decision']}")
@@ -229,17 +229,26 @@ def read_curve(path: Path) -> list[dict[str, str]]:
 
 
 def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> list[Any]:
-    """Play the checkpoint against each reference; append to ``curve.csv`` and replot."""
+    """Play the checkpoint against each reference; append to ``curve.csv`` and replot.
+
+    A run of several player counts plays ``eval_games`` against each reference at each count,
+    one curve each, named ``REFERENCE@Np`` (a policy for every count is judged at every count).
+    """
+    from dataclasses import replace
+
     from training.league import play_checkpoint
 
     if cfg.eval_games == 0:
         return []
     results = []
+    seed = cfg.seed + EVAL_SEED_OFFSET
     for ref in str(cfg.eval_opponents).split(","):
-        seed = cfg.seed + EVAL_SEED_OFFSET
-        m = play_checkpoint(ckpt, ref.strip(), cfg.eval_games, cfg.players, seed, cfg.game)
-        results.append(m)
-        logger.record(f"eval/score_{m.opponent}", m.score)
+        for n in cfg.counts:
+            m = play_checkpoint(ckpt, ref.strip(), cfg.eval_games, n, seed, cfg.game)
+            if len(cfg.counts) > 1:
+                m = replace(m, opponent=f"{m.opponent}@{n}p")
+            results.append(m)
+            logger.record(f"eval/score_{m.opponent}", m.score)
     path = out / "curve.csv"
     rows = [r for r in read_curve(path) if int(r["step"]) < step]
     rows += [{"step": step, **{k: getattr(m, k) for k in CURVE_FIELDS[1:]}} for m in results]
