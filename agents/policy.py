@@ -62,6 +62,7 @@ import hashlib
 import json
 import math
 import os
+import shlex
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -631,15 +632,12 @@ def _relu(x):
 
 
 @njit(cache=True)
-def _pieces_rows(obs, seat_idx, space_idx, rest_idx, w, out):
-    """The pieces-v1 policy logits of every row of ``obs``, row by row.
-
-    ``w`` holds, in order: seat, space, rest, trunk, policy layer and action head, each as
-    (weight ``(in, out)``, bias); a group with no entities (``seat_idx`` or ``space_idx``
-    with 0 rows) adds nothing to the trunk's input.
-    """
+def _pieces_trunk(x, seat_idx, space_idx, rest_idx, w, hidden):
+    """The pieces-v1 trunk of one observation ``x`` into ``hidden`` (after its ReLU): the
+    features of the rest, of each seat and of each space, then the trunk layer. ``w`` holds
+    seat, space, rest and trunk as (weight ``(in, out)``, bias) first; a group with no
+    entities (``seat_idx`` or ``space_idx`` with 0 rows) adds nothing to the trunk's input."""
     seat_w, seat_b, space_w, space_b, rest_w, rest_b, trunk_w, trunk_b = w[:8]
-    pol_w, pol_b, act_w, act_b = w[8:]
     n_seats, seat_dim = seat_idx.shape[0], seat_b.shape[0]
     n_spaces, space_dim = space_idx.shape[0], space_b.shape[0]
     rest_dim = rest_b.shape[0]
@@ -647,30 +645,94 @@ def _pieces_rows(obs, seat_idx, space_idx, rest_idx, w, out):
     gather_seat = np.empty(seat_idx.shape[1], np.float32)
     gather_space = np.empty(space_idx.shape[1], np.float32)
     gather_rest = np.empty(rest_idx.shape[0], np.float32)
-    hidden = np.empty(trunk_b.shape[0], np.float32)
+    for i in range(rest_idx.shape[0]):
+        gather_rest[i] = x[rest_idx[i]]
+    _dense(gather_rest, rest_w, rest_b, cat[:rest_dim])
+    for p in range(n_seats):
+        for i in range(seat_idx.shape[1]):
+            gather_seat[i] = x[seat_idx[p, i]]
+        start = rest_dim + p * seat_dim
+        _dense(gather_seat, seat_w, seat_b, cat[start : start + seat_dim])
+    base = rest_dim + n_seats * seat_dim
+    for q in range(n_spaces):
+        for i in range(space_idx.shape[1]):
+            gather_space[i] = x[space_idx[q, i]]
+        start = base + q * space_dim
+        _dense(gather_space, space_w, space_b, cat[start : start + space_dim])
+    _relu(cat)
+    _dense(cat, trunk_w, trunk_b, hidden)
+    _relu(hidden)
+
+
+@njit(cache=True)
+def _pieces_rows(obs, seat_idx, space_idx, rest_idx, w, out):
+    """The pieces-v1 policy logits of every row of ``obs``, row by row.
+
+    ``w`` holds, in order: seat, space, rest, trunk, policy layer and action head, each as
+    (weight ``(in, out)``, bias) (`_pieces_trunk` reads the first four).
+    """
+    pol_w, pol_b, act_w, act_b = w[8:12]
+    hidden = np.empty(w[7].shape[0], np.float32)
     head = np.empty(pol_b.shape[0], np.float32)
     for r in range(obs.shape[0]):
-        x = obs[r]
-        for i in range(rest_idx.shape[0]):
-            gather_rest[i] = x[rest_idx[i]]
-        _dense(gather_rest, rest_w, rest_b, cat[:rest_dim])
-        for p in range(n_seats):
-            for i in range(seat_idx.shape[1]):
-                gather_seat[i] = x[seat_idx[p, i]]
-            start = rest_dim + p * seat_dim
-            _dense(gather_seat, seat_w, seat_b, cat[start : start + seat_dim])
-        base = rest_dim + n_seats * seat_dim
-        for q in range(n_spaces):
-            for i in range(space_idx.shape[1]):
-                gather_space[i] = x[space_idx[q, i]]
-            start = base + q * space_dim
-            _dense(gather_space, space_w, space_b, cat[start : start + space_dim])
-        _relu(cat)
-        _dense(cat, trunk_w, trunk_b, hidden)
-        _relu(hidden)
+        _pieces_trunk(obs[r], seat_idx, space_idx, rest_idx, w, hidden)
         _dense(hidden, pol_w, pol_b, head)
         _relu(head)
         _dense(head, act_w, act_b, out[r])
+
+
+@njit(cache=True)
+def pieces_forward(x, params, logits, want_logits):
+    """One pieces-v1 evaluation of the observation ``x`` for search (``agents.puct``):
+    writes the policy logits of every action into ``logits`` when ``want_logits`` (the
+    trunk is shared by both heads, so a leaf costs one trunk) and returns the value head.
+    ``params`` is ``(seat_idx, space_idx, rest_idx, w)`` with ``w`` the 12 arrays of
+    `_pieces_rows` then the value layer and head. Same summation order as `_pieces_rows`,
+    so the logits are bit for bit those of ``PolicyNet.logits``."""
+    seat_idx, space_idx, rest_idx, w = params
+    hidden = np.empty(w[7].shape[0], np.float32)
+    _pieces_trunk(x, seat_idx, space_idx, rest_idx, w, hidden)
+    if want_logits:
+        head = np.empty(w[9].shape[0], np.float32)
+        _dense(hidden, w[8], w[9], head)
+        _relu(head)
+        _dense(head, w[10], w[11], logits)
+    critic = np.empty(w[13].shape[0], np.float32)
+    _dense(hidden, w[12], w[13], critic)
+    _relu(critic)
+    value = np.empty(1, np.float32)
+    _dense(critic, w[14], w[15], value)
+    return value[0]
+
+
+@njit(cache=True)
+def _mlp_stack(x, layers, out):
+    """``layers`` (``(weight (in, out), bias)`` each) over one row ``x``, ReLU between them,
+    the last one's output into ``out``."""
+    h = x.copy()
+    last = len(layers) - 1
+    for i in range(last):
+        weight, bias = layers[i]
+        y = np.empty(bias.shape[0], np.float32)
+        _dense(h, weight, bias, y)
+        _relu(y)
+        h = y
+    weight, bias = layers[last]
+    _dense(h, weight, bias, out)
+
+
+@njit(cache=True)
+def mlp_forward(x, params, logits, want_logits):
+    """One mlp-v1 evaluation of the observation ``x`` for search (``agents.puct``): the
+    policy stack's logits into ``logits`` when ``want_logits``, and the value stack's output
+    returned. ``params`` is ``(policy layers, value layers)``. Same summation order as
+    `_dense_rows`, so the logits are bit for bit those of ``PolicyNet.logits``."""
+    policy, critic = params
+    if want_logits:
+        _mlp_stack(x, policy, logits)
+    value = np.empty(1, np.float32)
+    _mlp_stack(x, critic, value)
+    return value[0]
 
 
 @njit(cache=True)
@@ -708,6 +770,20 @@ class _PiecesNet:
             w["action_net.weight"],
             w["action_net.bias"],
         )
+        value_w = tuple(
+            w[name]
+            for name in (
+                "mlp_extractor.value_net.0.weight",
+                "mlp_extractor.value_net.0.bias",
+                "value_net.weight",
+                "value_net.bias",
+            )
+        )
+        #: `pieces_forward`'s parameters (``PolicyNet.search_network``).
+        self.params = (self.seat_idx, self.space_idx, self.rest_idx, self.policy_w + value_w)
+
+    forward = staticmethod(pieces_forward)
+    kind = "pieces"
 
     def logits_into(self, x: np.ndarray, out: np.ndarray) -> None:
         _pieces_rows(x, self.seat_idx, self.space_idx, self.rest_idx, self.policy_w, out)
@@ -738,6 +814,11 @@ class _MlpNet:
 
         self.policy = stack("policy_net", "action_net")
         self.critic = stack("value_net", "value_net")
+        #: `mlp_forward`'s parameters (``PolicyNet.search_network``).
+        self.params = (tuple(self.policy), tuple(self.critic))
+
+    forward = staticmethod(mlp_forward)
+    kind = "mlp"
 
     @staticmethod
     def _run(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray, out: Any = None) -> Any:
@@ -807,6 +888,42 @@ class PolicyNet:
     def value(self, obs: np.ndarray) -> np.ndarray:
         """The value head ``(B,)``: the expected rank reward of the observing seat."""
         return self._net.value(np.asarray(obs, np.float32).reshape(-1, self.obs_size))
+
+    def search_network(self) -> tuple[str, Any, tuple[Any, ...]]:
+        """The compiled network for search (``agents.puct``): ``(kind, forward, params)``
+        where ``forward(x, params, logits, want_logits) -> value`` evaluates one
+        observation ``x`` (``float32 (OBS_SIZE,)``) in compiled code, writing the policy
+        logits of every action into ``logits`` when ``want_logits`` and returning the value
+        head (`pieces_forward`, `mlp_forward`); ``kind`` (``pieces``, ``mlp``) names the
+        kernel, which a search specializes on."""
+        return self._net.kind, self._net.forward, self._net.params
+
+    def shaping(self) -> float:
+        """The coefficient of the shaped score-margin reward the checkpoint was trained
+        with (``--shaping`` of the training command in its ``config.json``; 0 when the
+        command has none, as for behaviour cloning, or cannot be read): its value head
+        then estimates the rank reward plus that coefficient times the margin still to be
+        gained, in units of the game's ``score_scale`` (``training.vecenv``)."""
+        command = self.config.get("command")
+        if not isinstance(command, str):
+            return 0.0
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            return 0.0
+        for i, word in enumerate(words):
+            text = None
+            if word == "--shaping" and i + 1 < len(words):
+                text = words[i + 1]
+            elif word.startswith("--shaping="):
+                text = word.partition("=")[2]
+            if text is not None:
+                try:
+                    value = float(text)
+                except ValueError:
+                    return 0.0
+                return value if math.isfinite(value) and value >= 0.0 else 0.0
+        return 0.0
 
 
 def _file_key(path: Path) -> tuple[str, int, int, int]:
@@ -1053,10 +1170,12 @@ __all__ = [
     "load_weights",
     "make_policy",
     "make_shipped",
+    "mlp_forward",
     "observation_groups",
     "output_bounds",
     "parse_json",
     "parse_mode",
+    "pieces_forward",
     "read_config",
     "read_file",
     "resolve_path",
