@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from agents.base import Agent
-from caylus_env.core.contract import Bot
+from caylus_env.core.contract import LADDER_SIMS, Bot
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
 Factory = Callable[[str, str | None], Agent]
@@ -117,6 +117,7 @@ def _platform() -> dict[str, _Entry]:
                 "checkpoint), c=C (default 1.5), fpu=F (0.2), temp=T (0: most visited), "
                 "shaping=W (default: the checkpoint's)",
                 needs_arg=True,
+                ladder_spec=f"puct:{LADDER_SIMS}",
             ),
             _puct,
         ),

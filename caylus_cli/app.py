@@ -8,9 +8,9 @@ exit with code 1.
 Heavy modules (the tournament runner and its statistics and plotting stack, the renderer, the
 benchmark) are imported inside the commands: worker processes started by ``spawn`` re-import the
 main module, and ``caylus agents`` should answer at once. The commands live in one module per
-group (:mod:`caylus_cli.tournament`, :mod:`caylus_cli.games`, :mod:`caylus_cli.replay`,
-:mod:`caylus_cli.bench`, :mod:`caylus_cli.agents`), imported at the end of this module so that
-each registers on ``app``.
+group (:mod:`caylus_cli.tournament`, :mod:`caylus_cli.ladder`, :mod:`caylus_cli.games`,
+:mod:`caylus_cli.replay`, :mod:`caylus_cli.bench`, :mod:`caylus_cli.agents`), imported at the
+end of this module so that each registers on ``app``.
 """
 
 from __future__ import annotations
@@ -200,6 +200,19 @@ _OPTION_OF: dict[str, dict[str, str]] = {
         "plugins": "--plugin",
         "game": "--game",
         "reference": "--reference",
+    },
+    "ladder": {
+        "game": "--game",
+        "players": "--players",
+        "games": "--games",
+        "sims": "--sims",
+        "seed": "--seed",
+        "workers": "--workers",
+        "out": "--out",
+        "page": "--page",
+        "plot": "--plot",
+        "move_time_limit": "--move-time-limit",
+        "agents": "--sims",
     },
     "duel": {
         "agents": "CANDIDATE/OPPONENT",
@@ -438,6 +451,7 @@ def _bad_argument(err: Exception) -> NoReturn:
 COMMAND_MODULES = (
     "catalog",
     "tournament",
+    "ladder",
     "games",
     "replay",
     "serve",
