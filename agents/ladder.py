@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the harness loads numba: imported where a ladder runs, not 
 LADDER_FORMAT = "caylus-ladder/1"
 STATE_FILE = "ladder.json"
 """In the ladder's output directory: each tournament's accumulated play time and worker counts
-(the page's wall times; a resumed tournament adds the time of every call)."""
+(the page's wall times: a resumed tournament adds the time of every call that played games)."""
 DEFAULT_OUT = "runs/public-ladder"
 """Not ``runs/ladder``: the README's first tournament plays there, and a ladder's directory holds
 one tournament directory per game and player count, never a tournament itself."""
@@ -487,13 +487,16 @@ def run_ladder(
         record = timings.get(entry.name) if entry.prepared.resumes else None
         record = dict(record or {"play_s": 0.0, "workers": []})
         start = time.perf_counter()
+        result = None
         try:
             result = run_tournament(
                 entry.prepared, progress=progress, console=console, report=False
             )
         finally:
-            record["play_s"] = float(record["play_s"]) + time.perf_counter() - start
-            record["workers"] = sorted({*record["workers"], plan.workers})
+            # A call that found every game played adds nothing: the page times the games.
+            if result is None or result.played or entry.name not in timings:
+                record["play_s"] = float(record["play_s"]) + time.perf_counter() - start
+                record["workers"] = sorted({*record["workers"], plan.workers})
             timings[entry.name] = record
             plan.out.mkdir(parents=True, exist_ok=True)
             _write_state(plan.out, state)

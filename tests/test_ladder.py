@@ -164,13 +164,23 @@ def test_ladder_rates_every_builtin_agent_writes_page_and_plot_and_resumes(tmp_p
         assert (tmp_path / "runs" / f"{GAME}-{n}p" / "games.jsonl").read_bytes() == games[n]
     assert plot.read_bytes() == before
     resumed = json.loads((tmp_path / "runs" / ladder.STATE_FILE).read_text())
-    for name, record in resumed["tournaments"].items():
-        assert record["play_s"] > state["tournaments"][name]["play_s"]  # time of both calls
+    assert resumed == state  # a call that played nothing adds no time
+
+    # a larger --games extends both tournaments, adding the time of this call
+    more = invoke(*changed(tiny(tmp_path), "--games", "12"))
+    assert more.exit_code == 0, more.output
+    extended = json.loads((tmp_path / "runs" / ladder.STATE_FILE).read_text())
+    for name, record in extended["tournaments"].items():
+        assert record["play_s"] > state["tournaments"][name]["play_s"]
+    for n in (2, 3):
+        ledger = (tmp_path / "runs" / f"{GAME}-{n}p" / "games.jsonl").read_bytes()
+        assert ledger.startswith(games[n]) and len(ledger) > len(games[n])
+    assert "12 games per tournament" in (tmp_path / "docs" / "ladder.md").read_text()
 
     # other arguments on the same directories are refused before any work, naming the option
     (tmp_path / "docs" / "ladder.md").unlink()
     for option, value, field in (("--seed", "7", "seed"), ("--sims", "3", "agents")):
-        refused = invoke(*changed(tiny(tmp_path), option, value))
+        refused = invoke(*changed(changed(tiny(tmp_path), "--games", "12"), option, value))
         assert refused.exit_code == 2, refused.output
         message = " ".join(refused.output.split())
         assert "invalid value for --out" in message and f"({field}: run.json has" in message
