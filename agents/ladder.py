@@ -368,7 +368,7 @@ def plan_ladder(
 
 def check_outputs(page: str | os.PathLike[str], plot: str | os.PathLike[str]) -> None:
     """The page must be a ``.md`` file and the plot a ``.png`` file, two different paths,
-    neither an existing directory.
+    neither an existing directory, each in a folder that exists or can be made and written.
 
     Raises:
         LadderError: naming the argument (``page`` or ``plot``) and what is allowed.
@@ -379,6 +379,13 @@ def check_outputs(page: str | os.PathLike[str], plot: str | os.PathLike[str]) ->
             raise LadderError(name, f"{str(path)!r} is not allowed; allowed: a {suffix} file path")
         if p.is_dir():
             raise LadderError(name, f"{str(path)!r} is a directory; allowed: a {suffix} file path")
+        folder = p.absolute().parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            raise LadderError(
+                name, f"cannot write {str(path)!r}: {folder} is not a writable folder"
+            )
     if Path(page).resolve() == Path(plot).resolve():
         raise LadderError("plot", "the plot and the page are the same file")
 

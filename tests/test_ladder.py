@@ -229,6 +229,14 @@ def test_an_agent_that_no_game_seated_keeps_its_row(tmp_path):
     assert len(unseated) == len(agents) - 2 and all(rows[a].endswith("| 0 |") for a in unseated)
 
 
+def test_a_plot_under_a_file_fails_before_any_work(tmp_path):
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    result = invoke(*changed(tiny(tmp_path), "--plot", tmp_path / "notes.txt" / "ladder.png"))
+    assert result.exit_code == 2, result.output
+    assert "invalid value for --plot: cannot write" in " ".join(result.output.split())
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "docs").exists()
+
+
 def test_a_tournament_directory_is_not_a_ladder_directory(tmp_path):
     (tmp_path / "runs").mkdir()
     (tmp_path / "runs" / "run.json").write_text("{}")
