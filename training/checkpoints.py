@@ -486,9 +486,13 @@ def _sb3_replacements(
             f"is {step}"
         )
     progress = data.get("_current_progress_remaining")
-    if not isinstance(progress, (int, float)) or not 0.0 <= progress <= 1.0:
+    # SB3 writes 1 - num_timesteps / total_timesteps: slightly below 0 at the end of a run
+    # whose last rollout overshot --steps (1,200,128 of 1,200,000), and such a finished run
+    # may be resumed for more steps. A rollout is never longer than the run, so -1 bounds it.
+    if not isinstance(progress, (int, float)) or not -1.0 <= progress <= 1.0:
         raise CheckpointError(
-            f"{where}: data._current_progress_remaining must be in [0, 1], got {short_repr(progress)}"
+            f"{where}: data._current_progress_remaining must be in [-1, 1], got "
+            f"{short_repr(progress)}"
         )
     ours = {
         "policy_class": MaskableActorCriticPolicy,

@@ -231,7 +231,10 @@ class PPOConfig:
             raise ValueError(f"--algo {self.algo!r} is not allowed; allowed: {', '.join(ALGOS)}")
         if self.init is not None:
             if self.resume:
-                raise ValueError("--init starts a new run; it cannot be combined with --resume")
+                raise ValueError(
+                    "--init starts a new run; it cannot be combined with --resume (leave --init "
+                    "out: a warm-started run resumes from its run.json and checkpoints)"
+                )
             try:
                 theirs = PolicyNet(self.init, self.game).arch  # every check of a policy
             except ValueError as err:

@@ -90,6 +90,10 @@ def prepare_run(cfg: PPOConfig) -> Path:
                 "choose another --out"
             )
         saved["game"] = game_of(saved)  # a run.json from before games were named
+        if cfg.init is None and saved.get("init") is not None:
+            # A warm-started run resumes without --init (which only starts runs): its warm
+            # start is in run.json, and a run killed before its first checkpoint needs it.
+            cfg.init = saved["init"]
         ours = asdict(cfg)
         differ = sorted(
             k for k in ours if k not in RESUMABLE_CHANGES and saved.get(k) != ours.get(k)

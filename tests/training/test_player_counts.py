@@ -75,7 +75,8 @@ def test_a_run_of_several_counts_is_evaluated_and_gated_at_each(tmp_path):
     )
     train(cfg)
     assert json.loads((out / "run.json").read_text())["players"] == counts
-    rows = list(csv.DictReader(open(out / "curve.csv")))
+    with open(out / "curve.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     for step in (512, 1024):
         got = sorted(r["opponent"] for r in rows if int(r["step"]) == step)
         assert got == sorted(f"random@{n}p" for n in counts)
@@ -108,7 +109,7 @@ def test_match_plays_a_checkpoint_at_each_count_against_each_opponent():
         ("economy", "2"),
         ("economy", "3"),
     ]
-    for _, n, played, wtl, score, interval in body:
+    for _, _n, played, wtl, score, interval in body:
         assert int(played) == 6 and sum(map(int, wtl.split("-"))) == 6
         low, high = (float(x) for x in interval.strip("[]").split(","))
         assert low <= float(score) <= high
