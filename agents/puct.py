@@ -95,8 +95,8 @@ from caylus_env.core.vector import next_random
 
 #: Most simulations a move: the tree holds one node per simulation with a logit and a child
 #: slot for every action (about 1.8 KB a node for Puerto Rico's 223 actions), so 20,000 is
-#: 36 MB and, at about 20 microseconds a simulation, about half a second a move with 2
-#: players; a larger count is a typo.
+#: 36 MB and, at 25 to 40 microseconds a simulation with 2 players (docs/agents.md), under a
+#: second a move; a larger count is a typo.
 MAX_SIMS = 20_000
 #: The shipped checkpoints a ``puct`` spec plays by default start with this.
 DEFAULT_PREFIX = "ppo-"
