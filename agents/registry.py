@@ -113,7 +113,7 @@ def _platform() -> dict[str, _Entry]:
                 "AlphaZero-style PUCT search whose priors and leaf values come from a "
                 "checkpoint's policy and value heads (compiled; hidden information "
                 "redrawn per simulation); puct:200 about 5 ms a move at 2-player Caylus "
-                "(mcts:200: about 470 ms), scaling with SIMS and, at 3-5 players, the seats",
+                "(mcts:200: about 420 ms), scaling with SIMS and, at 3-5 players, the seats",
                 "SIMS: 1 to 20000; ckpt=NAME|PATH (default: the game's shipped ppo- "
                 "checkpoint), c=C (default 1.5), fpu=F (0.2), temp=T (0: most visited), "
                 "shaping=W (default: the checkpoint's)",
