@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.policy import shipped_checkpoints
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,8 @@ FILE_HEADER = re.compile(r"#\s*([A-Za-z_][A-Za-z0-9_]*\.py)\s*$")
 CAYLUS = Path(sys.executable).with_name("caylus")
 #: The one documented write outside runs/: how the shipped checkpoint was published into the
 #: package (docs/training/caylus.md).
-PUBLISHED = ("agents/checkpoints/ppo-2p",)
+#: The shipped checkpoints: their pages' export commands publish into the package.
+PUBLISHED = tuple(f"agents/checkpoints/{name}" for name in sorted(shipped_checkpoints()))
 
 
 def python_blocks(page: str) -> list[str]:
