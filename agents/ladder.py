@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from caylus_env._version import PROGRAM
 from caylus_env.core.contract import LADDER_SIMS
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
@@ -550,7 +551,7 @@ def tournament_command(entry: Entry, reference: str, n_boot: int) -> str:
     games in the same directory as the ladder did."""
     limit = entry.spec.move_time_limit
     args = [
-        "caylus",
+        PROGRAM,
         "tournament",
         "--game",
         entry.game,

@@ -17,6 +17,7 @@ from agents.ladder import (
     DEFAULT_SIMS,
 )
 from caylus_cli.app import (
+    PROGRAM,
     ProgressOption,
     TimeLimitOption,
     WorkersOption,
@@ -43,7 +44,7 @@ def ladder_command(
 ) -> str:
     """The command line that reproduces a ladder, every argument explicit (so a later change
     of a default cannot change what it plays)."""
-    args = ["caylus", "ladder"]
+    args = [PROGRAM, "ladder"]
     if game is not None:
         args += ["--game", game]
     if players is not None:

@@ -191,7 +191,7 @@ class PPOConfig:
             for n in counts
         ):
             raise ValueError(
-                f"--players {self.players!r} is not allowed; allowed: "
+                f"--players {self.players} is not allowed; allowed: "
                 f"{spec.min_players}-{spec.max_players} (N, A-B or A,B,...)"
             )
         for name in ("steps", "envs", "n_steps", "batch_size", "n_epochs", "threads"):
