@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from watched import BOUNDSCHECK_CACHE, Outcome, run_watched, table
+from watched import BOUNDSCHECK_CACHE, Outcome, parse_indices, ready, run_watched, table
 
 OUTCOMES = ("clear", "accepted", "wrong", "other", "crash", "hang")
 CONTROLS = 8
@@ -423,13 +423,14 @@ def run_case(root: Path, control: bool) -> tuple[str, str]:
 
 
 def worker(args: list[str]) -> None:
-    """Run cases ``start..stop-1`` over the bases in ``args``; one line each."""
-    base_folder, seed, start, stop = Path(args[0]), int(args[1]), int(args[2]), int(args[3])
+    """Run the cases ``args[-1]`` over the bases in ``args[0]``; one line each."""
+    base_folder, seed, indices = Path(args[0]), int(args[1]), parse_indices(args[2])
     bases = {p.name: p for p in base_folder.iterdir() if (p / "manifest.json").is_file()}
     with tempfile.TemporaryDirectory() as tmp:
         for game in sorted(bases):  # compile every kernel before the watchdog's clock starts
             run_case(bases[game], True)
-        for i in range(start, stop):
+        ready()
+        for i in indices:
             root, _ = make_case(bases, seed, i, Path(tmp))
             outcome, detail = run_case(root, i % CONTROLS == 0)
             shutil.rmtree(root.parent, ignore_errors=True)

@@ -16,8 +16,9 @@ name, a seat out of range). A case's outcome:
   watcher restarts it after that case;
 - ``control-failed``: a valid control that was not ``ok``.
 
-Every case runs in a worker subprocess under a watchdog (``fuzz``); ``boundscheck=True`` runs
-the workers under ``NUMBA_BOUNDSCHECK=1`` with their kernels in their own cache folder.
+Every case runs in a worker subprocess under a watchdog (``fuzz``, through ``tests/watched.py``:
+its case clock starts once the worker has compiled its kernels); ``boundscheck=True`` runs the
+workers under ``NUMBA_BOUNDSCHECK=1`` with their kernels in their own cache folder.
 
 Usage: ``python tests/fuzz_positions.py [--cases N] [--seed S] [--boundscheck]``.
 """
@@ -29,19 +30,16 @@ import copy
 import math
 import os
 import random
-import select
-import subprocess
 import sys
-import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1]))
-BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / "caylus_env_numba_boundscheck_positions"
-START_TIMEOUT_S = 300.0  # a worker's first case may wait for imports and compilation
+sys.path.insert(0, str(HERE.parent))
+from watched import parse_indices, ready, run_watched  # noqa: E402
+
 CASE_TIMEOUT_S = 60.0
 CONTROL_EVERY = 5  # every fifth case is an unmutated control
 
@@ -143,12 +141,13 @@ def run_case(name: str, players: Any, description: dict, seed: int) -> tuple[str
     return "ok", ""
 
 
-def worker(seed: int, start: int, stop: int) -> None:
-    # Compile every game's kernels before the first case (under the start timeout): a case's
-    # own timeout then measures the case, not numba.
+def worker(seed: int, indices: list[int]) -> None:
+    # Compile every game's kernels before the first case (`watched.ready`): a case's own
+    # timeout then measures the case, not numba.
     for name, players, description in _controls():
         run_case(name, players, copy.deepcopy(description), seed)
-    for index in range(start, stop):
+    ready()
+    for index in indices:
         name, players, description, what = make_case(seed, index)
         outcome, detail = run_case(name, players, description, seed + index)
         if what == "control" and outcome != "ok":
@@ -156,66 +155,30 @@ def worker(seed: int, start: int, stop: int) -> None:
         print(f"{index} {outcome} {name} | {what} | {detail}".replace("\n", " "), flush=True)
 
 
-def _spawn(seed: int, start: int, stop: int, env: dict) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, str(HERE), "--worker", str(seed), str(start), str(stop)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
-
-
 def fuzz(
     cases: int, seed: int = 0, boundscheck: bool = False, timeout: float = CASE_TIMEOUT_S
 ) -> tuple[Counter, list[str]]:
-    """Run ``cases`` cases in one watched worker; (outcome counts, lines of every finding)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    if boundscheck:
-        env["NUMBA_BOUNDSCHECK"] = "1"
-        env["NUMBA_CACHE_DIR"] = str(BOUNDSCHECK_CACHE)
-    counts: Counter = Counter()
-    findings: list[str] = []
-    next_case = 0
-    while next_case < cases:
-        proc = _spawn(seed, next_case, cases, env)
-        deadline = time.monotonic() + START_TIMEOUT_S
-        buffer = b""
-        while True:
-            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 65536)
-                if not chunk:  # the worker exited
-                    proc.wait()
-                    if next_case < cases:  # it died before its slice was done
-                        counts["crash"] += 1
-                        findings.append(f"{next_case} crash (exit {proc.returncode})")
-                        next_case += 1
-                    break
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    index, outcome, rest = line.decode().split(" ", 2)
-                    counts[outcome] += 1
-                    if outcome not in ("ok", "error"):
-                        findings.append(f"{index} {outcome} {rest}")
-                    next_case = int(index) + 1
-                    deadline = time.monotonic() + timeout
-            elif time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
-                counts["hang"] += 1
-                findings.append(f"{next_case} hang")
-                next_case += 1
-                break
-        proc.stdout.close()
-    return counts, findings
+    """Run ``cases`` cases in one watched worker (`watched.run_watched`); (outcome counts,
+    lines of every finding)."""
+    counts, examples = run_watched(
+        HERE,
+        [str(seed)],
+        cases,
+        1,
+        lambda index: make_case(seed, index)[3],
+        boundscheck=boundscheck,
+        case_timeout=timeout,
+        quiet=("ok", "error"),
+        examples_each=cases,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    return counts, [line for lines in examples.values() for line in lines]
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--worker":
-        worker(*(int(a) for a in argv[1:4]))
+        worker(int(argv[1]), parse_indices(argv[2]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=300)

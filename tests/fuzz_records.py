@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from watched import run_watched, table
+from watched import parse_indices, ready, run_watched, table
 
 OUTCOMES = ("clear", "accepted", "wrong", "other", "crash", "hang")
 CONTROLS = 10
@@ -179,13 +179,14 @@ def run_case(record: dict, path: Path, control: bool) -> tuple[str, str]:
 
 
 def worker(args: list[str]) -> None:
-    seed, start, stop = int(args[0]), int(args[1]), int(args[2])
+    seed, indices = int(args[0]), parse_indices(args[1])
     with tempfile.TemporaryDirectory() as tmp:
         from caylus_env.core.registry import GAME_NAMES
 
         for game in GAME_NAMES:  # compile every game's kernels before the watchdog's clock
             run_case(base_record(game, 2, 0), Path(tmp) / "warm.json", True)
-        for i in range(start, stop):
+        ready()
+        for i in indices:
             record, _ = make_case(seed, i)
             outcome, detail = run_case(record, Path(tmp) / f"case{i}.json", i % CONTROLS == 0)
             print(f"{i} {outcome} {detail}".replace("\n", " "), flush=True)

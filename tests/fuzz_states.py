@@ -45,7 +45,7 @@ import numpy as np
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from watched import run_watched, table
+from watched import parse_indices, ready, run_watched, table
 
 OUTCOMES = ("clear", "other", "accepted", "corrupt", "crash", "hang")
 INT16_EXTREMES = (-32768, -32767, -1, 32767, 32768, 65535, 2**31, 2**63, -(2**63) - 1)
@@ -347,13 +347,14 @@ def run_case(game: str, d: dict, seed: int) -> tuple[str, str]:
     return "accepted", ""
 
 
-def worker(game: str, pool_file: str, seed: int, start: int, stop: int) -> None:
-    """Run cases ``start..stop-1``, one result line each: ``index outcome detail``."""
+def worker(game: str, pool_file: str, seed: int, indices: list[int]) -> None:
+    """Run the cases ``indices``, one result line each: ``index outcome detail``."""
     pool = json.loads(Path(pool_file).read_text())
     templates = _entry_templates(pool)
     for d in pool[:3]:  # compile every kernel before the watchdog's per-case clock starts
         run_case(game, d, seed)
-    for i in range(start, stop):
+    ready()
+    for i in indices:
         d, _ = make_case(pool, seed, i, templates)
         outcome, detail = run_case(game, d, seed + i)
         sys.stdout.write(f"{i} {outcome} {detail}\n".replace("\n", " ").rstrip() + "\n")
@@ -396,7 +397,7 @@ def fuzz(
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--worker":
-        worker(argv[1], argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
+        worker(argv[1], argv[2], int(argv[3]), parse_indices(argv[4]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", choices=GAME_NAMES, default=GAME_NAMES[0])

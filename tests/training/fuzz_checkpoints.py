@@ -33,7 +33,7 @@ worker subprocess under a watchdog and is classified:
 - ``hang``: the watchdog fired.
 
 Workers are restarted after a crash or a hang; the cases are a pure function of the seed
-and the index, rebuilt by the workers. ``NUMBA_BOUNDSCHECK=1`` makes an out-of-bounds
+and the index, rebuilt by the workers (``tests/watched.py``). ``NUMBA_BOUNDSCHECK=1`` makes an out-of-bounds
 access an ``IndexError``; its kernels are compiled into their own cache folder.
 
 Run ``python -m tests.training.fuzz_checkpoints --cases 300`` from the repository root for
@@ -47,13 +47,10 @@ import hashlib
 import io
 import json
 import os
-import select
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from collections import Counter
 from collections.abc import Callable
@@ -66,12 +63,14 @@ import numpy as np
 OUTCOMES = ("clear", "other", "accepted", "invalid", "control_refused", "crash", "hang")
 FAILURES = ("other", "invalid", "control_refused", "crash", "hang")
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+import watched  # noqa: E402  (the suite's one runner of watched workers)
+from watched import run_watched  # noqa: E402
+
 SHIPPED = ROOT / "agents" / "checkpoints" / "ppo-2p"
 GAME = "caylus"
 CASE_TIMEOUT_S = 60.0
-START_TIMEOUT_S = 300.0
 MOVES = 4
-BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / "caylus_env_numba_boundscheck"
 #: The tiny run the resume cases tamper: two checkpoints, the first promoted into the pool.
 RUN_ARGS: dict[str, Any] = {
     "game": GAME,
@@ -947,7 +946,7 @@ def worker(run: str, seed: int, indices: list[int]) -> None:
     for warm in ("policy", "resume"):
         control = next(c for c in cases if c.target == warm and c.expect == "accept")
         run_case(control, seed, 0, Path(run))
-
+    watched.ready()
     for i in indices:
         case = cases[i % len(cases)]
         outcome, detail = run_case(case, seed, i, Path(run))
@@ -961,102 +960,42 @@ def worker(run: str, seed: int, indices: list[int]) -> None:
 def fuzz(
     run: Path, indices: list[int], seed: int = 0, jobs: int = 2, boundscheck: bool = False
 ) -> tuple[Counter, dict[str, list[str]]]:
-    """Run the cases ``indices`` against the tiny run ``run`` in ``jobs`` workers.
+    """Run the cases ``indices`` against the tiny run ``run`` in ``jobs`` workers
+    (`watched.run_watched`: the case clock starts once a worker has compiled its kernels).
 
     Returns:
         The count of each outcome, and every failure (index, case, detail) by outcome.
     """
     cases = all_cases()
-    counts: Counter = Counter({o: 0 for o in OUTCOMES})
-    examples: dict[str, list[str]] = {o: [] for o in OUTCOMES}
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    if boundscheck:
-        env["NUMBA_BOUNDSCHECK"] = "1"
-        env["NUMBA_CACHE_DIR"] = str(BOUNDSCHECK_CACHE)
-    chunks = [indices[j::jobs] for j in range(jobs)]
-    running = [_Runner(str(run), seed, chunk, env) for chunk in chunks if chunk]
-    while running:
-        for r in list(running):
-            for index, outcome, detail in r.poll():
-                counts[outcome] += 1
-                if outcome in FAILURES:
-                    examples[outcome].append(
-                        f"case {index} [{cases[index % len(cases)].name}] {detail}"
-                    )
-            if r.done:
-                running.remove(r)
-        time.sleep(0.01)
-    return counts, examples
-
-
-class _Runner:
-    """One worker process over a list of cases, restarted past a crash or a hang."""
-
-    def __init__(self, run: str, seed: int, indices: list[int], env: dict) -> None:
-        self.run, self.seed, self.todo, self.env = run, seed, list(indices), env
-        self.proc: subprocess.Popen | None = None
-        self.buffer = b""
-        self.done = False
-        self._spawn()
-
-    def _spawn(self) -> None:
-        if not self.todo:
-            self.done = True
-            return
-        self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", self.run,
-             str(self.seed), ",".join(map(str, self.todo))],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=self.env,
-            cwd=str(ROOT),
-        )  # fmt: skip
-        self.deadline = time.monotonic() + START_TIMEOUT_S
-
-    def poll(self) -> list[tuple[int, str, str]]:
-        if self.done or self.proc is None:
-            return []
-        results: list[tuple[int, str, str]] = []
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], 0)
-        if ready:
-            chunk = os.read(fd, 65536)
-            if chunk:
-                self.buffer += chunk
-                *lines, self.buffer = self.buffer.split(b"\n")
-                for line in lines:
-                    index, outcome, *rest = line.decode().split(" ", 2)
-                    results.append((int(index), outcome, rest[0] if rest else ""))
-                    self.todo.remove(int(index))
-                    self.deadline = time.monotonic() + CASE_TIMEOUT_S
-                return results
-            code = self.proc.wait()
-            if self.todo:  # died before finishing its cases: a crash
-                results.append((self.todo.pop(0), "crash", f"exit code {code}"))
-            self._spawn()
-            return results
-        if time.monotonic() > self.deadline:
-            self.proc.kill()
-            self.proc.wait()
-            results.append((self.todo.pop(0), "hang", f"no result in {CASE_TIMEOUT_S:.0f} s"))
-            self._spawn()
-        return results
+    counts, found = run_watched(
+        Path(__file__).resolve(),
+        [str(run), str(seed)],
+        indices,
+        jobs,
+        lambda index: cases[index % len(cases)].name,
+        boundscheck=boundscheck,
+        case_timeout=CASE_TIMEOUT_S,
+        quiet=tuple(o for o in OUTCOMES if o not in FAILURES),
+        examples_each=len(indices),
+        env=env,
+        cwd=ROOT,
+    )
+    counts.update({o: 0 for o in OUTCOMES})
+    return counts, {o: found.get(o, []) for o in OUTCOMES}
 
 
 def table(counts: Counter) -> str:
     """The counts as a two-line table."""
-    head = ["cases", *OUTCOMES]
-    row = [sum(counts.values()), *(counts[o] for o in OUTCOMES)]
-    return "  ".join(f"{h:>8}" for h in head) + "\n" + "  ".join(f"{v:>8}" for v in row)
+    return watched.table(counts, OUTCOMES)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--worker":
         sys.path.insert(0, str(ROOT))
-        worker(argv[1], int(argv[2]), [int(i) for i in argv[3].split(",")])
+        worker(argv[1], int(argv[2]), watched.parse_indices(argv[3]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=0, help="0: every case once")
