@@ -72,3 +72,35 @@ def harness_games() -> list:
     return [
         g if g == DEFAULT_GAME else pytest.param(g, marks=pytest.mark.slow) for g in GAME_NAMES
     ]
+
+
+def warm_kernels(*games: str) -> None:
+    """Compile each game's engine kernels (or load them from the kernel cache), one random game
+    each, before a test starts a clock on something that plays the game: a deadline or a
+    browser wait then measures the game, never numba compiling it on a busy machine."""
+    import random
+
+    from caylus_env.core.registry import game_spec
+
+    for name in games:
+        info = game_spec(name)
+        state = info.new_game(info.config(2), seed=0)
+        rng = random.Random(0)
+        while not state.is_over():
+            state.apply(rng.choice(state.legal_actions()))
+
+
+def warm_command(args: list[str], out: Path, *, cwd: Path | None = None, **replace: str) -> None:
+    """Run a command once to its end, untimed, into ``out``, so that every kernel it compiles
+    (its game, its agents, its workers' loops) is in the kernel cache before the test clocks a
+    run of the same command: ``replace`` swaps option values (``games="2"`` for ``--games``)
+    and ``--out`` is pointed at ``out``. Raises with the command's stderr if it fails."""
+    import subprocess
+
+    swap = {f"--{k.replace('_', '-')}": v for k, v in {**replace, "out": str(out)}.items()}
+    warm = list(args)
+    for i in range(len(warm) - 1):
+        if warm[i] in swap:
+            warm[i + 1] = swap[warm[i]]
+    done = subprocess.run(warm, cwd=cwd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"warm-up run failed: {done.stderr[-2000:]}"

@@ -53,7 +53,7 @@ from caylus_env._version import __version__
 from caylus_env.core.game import Game
 from caylus_env.core.record import RECORD_FORMAT, GameRecord, replay
 from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_of, game_spec
-from tests.conftest import harness_games
+from tests.conftest import harness_games, warm_command
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[1]
@@ -464,6 +464,7 @@ def test_kill_and_resume_loses_and_repeats_nothing(game, tmp_path):
         "--out", str(out), "--no-progress", "--bootstrap", "0",
     ]  # fmt: skip
     games = out / "games.jsonl"
+    warm_command(args, tmp_path / "warm", cwd=REPO, games="4")  # the deadline measures games
     proc = subprocess.Popen(
         args, cwd=REPO, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

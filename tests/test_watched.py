@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import watched  # noqa: E402
+import watched
 
 #: A fuzzer's worker in miniature: its warm-up "compiles" (sleeps ``COMPILE_S``) while the
 #: kernel cache (a marker file) is cold, then loads it quickly; case 3 hangs when asked to,

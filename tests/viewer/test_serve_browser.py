@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 from caylus_env.core.record import load_records, replay
+from tests.conftest import warm_kernels
 from tests.serve.conftest import make_server
 from tests.viewer.conftest import Console
 
@@ -35,6 +36,7 @@ def _start(tab, game: str) -> None:
 
 
 def test_a_person_plays_a_whole_game_by_clicks_against_random(game, browser, tmp_path: Path):
+    warm_kernels(game)  # the page's waits measure the page, not numba compiling the game
     server = make_server(tmp_path)
     context = browser.new_context(viewport={"width": 1600, "height": 1150})
     tab = context.new_page()
