@@ -69,17 +69,20 @@ def harness_games() -> list:
     game (each game's records, datasets and checkpoints go through it there)."""
     from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
 
-    return [
-        g if g == DEFAULT_GAME else pytest.param(g, marks=pytest.mark.slow) for g in GAME_NAMES
-    ]
+    return [g if g == DEFAULT_GAME else pytest.param(g, marks=pytest.mark.slow) for g in GAME_NAMES]
 
 
-def warm_kernels(*games: str) -> None:
+def warm_kernels(*games: str, envs: bool = False) -> None:
     """Compile each game's engine kernels (or load them from the kernel cache), one random game
     each, before a test starts a clock on something that plays the game: a deadline or a
-    browser wait then measures the game, never numba compiling it on a busy machine."""
+    browser wait then measures the game, never numba compiling it on a busy machine. With
+    ``envs``, also the kernels of its environments (an AEC game's observations, a few batched
+    steps), for the scripts and notebooks a reader runs."""
     import random
 
+    import numpy as np
+
+    import caylus_env
     from caylus_env.core.registry import game_spec
 
     for name in games:
@@ -88,6 +91,17 @@ def warm_kernels(*games: str) -> None:
         rng = random.Random(0)
         while not state.is_over():
             state.apply(rng.choice(state.legal_actions()))
+        if envs:
+            env = caylus_env.make(name, num_players=2)
+            env.reset(seed=0)
+            for _ in range(8):
+                obs, *_ = env.last()
+                env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            vector = caylus_env.make_vector(name, 2, num_players=2)
+            vector.reset(seed=0)
+            for _ in range(8):
+                vector.step(np.argmax(vector.action_masks(), axis=1))
+            vector.close()
 
 
 def warm_command(args: list[str], out: Path, *, cwd: Path | None = None, **replace: str) -> None:

@@ -20,10 +20,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.conftest import warm_kernels
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 CELL_TIMEOUT_S = 300
-"""Per cell: the first cell may compile the engine (tens of seconds) on a cold numba cache."""
+"""Per cell, a hang backstop: every game's engine and env kernels are compiled before the
+kernel starts (`_warm`)."""
 
 KERNEL_START_TIMEOUT_S = 120
 
@@ -129,8 +132,15 @@ def test_there_is_a_notebook():
     assert all(p.name in KEY_OUTPUTS for p in NOTEBOOKS), "declare each notebook's key outputs"
 
 
+@pytest.fixture(scope="module")
+def _warm() -> None:
+    from caylus_env.core.registry import GAME_NAMES
+
+    warm_kernels(*GAME_NAMES, envs=True)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs_in_a_kernel(path, tmp_path):
+def test_notebook_runs_in_a_kernel(path, tmp_path, _warm):
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:  # run from a clean slate, not the saved outputs
         if cell.cell_type == "code":
@@ -176,7 +186,7 @@ def run_tournament_cell_as_script(notebook: str, tmp_path: Path) -> str:
     return proc.stdout
 
 
-def test_quickstart_tournament_cell_runs_as_a_script(tmp_path):
+def test_quickstart_tournament_cell_runs_as_a_script(tmp_path, _warm):
     stdout = run_tournament_cell_as_script("quickstart.ipynb", tmp_path)
     rows = dict(re.findall(r"^(\w+) +win rate (\d\.\d\d)", stdout, re.M))
     assert set(rows) == {"random", "castle", "economy"}, stdout

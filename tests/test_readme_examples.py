@@ -28,11 +28,12 @@ import pytest
 
 from agents.policy import shipped_checkpoints
 from caylus_env.core.registry import GAME_NAMES, game_spec
+from tests.conftest import warm_kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SCRIPT_TIMEOUT_S = 300
-"""Generous: a script's first run may compile the engine (tens of seconds) on a cold cache."""
+"""A hang backstop: the engine and env kernels are compiled before (`_warm`)."""
 
 #: The pages whose Python blocks run here (docs/positions.md's run in tests/test_positions.py;
 #: the training and dataset pages' blocks are minutes of work and run in their own tests).
@@ -67,6 +68,12 @@ def split_blocks(page: str) -> tuple[dict[str, str], list[str]]:
         else:
             scripts.append(block)
     return files, scripts
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm() -> None:
+    """Every game's engine and environment kernels in the cache before a script's clock."""
+    warm_kernels(*GAME_NAMES, envs=True)
 
 
 def run_script(source: str, name: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from tests.conftest import warm_kernels
+
 _PRELUDE = """
 import numpy as np
 from caylus_env.caylus.engine import Game, GameConfig, kernels
@@ -34,6 +36,7 @@ CASES = {
 
 @pytest.mark.parametrize("corruption", list(CASES.values()), ids=list(CASES))
 def test_advance_on_an_inconsistent_state_raises_instead_of_hanging(corruption):
+    warm_kernels("caylus")  # the watchdog measures the loop, not numba compiling it
     script = (
         _PRELUDE
         + corruption

@@ -20,6 +20,7 @@ from caylus_env.core.observation import MAX_PLAYERS, ObservationLayout
 from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.core.vector import kernels as vector_kernels
 from tests.conformance.conftest import random_game
+from tests.conftest import warm_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -180,6 +181,7 @@ print(json.dumps({"state": g.state.tolist(), "history": g.history}))
 def test_the_engine_gives_the_same_game_with_numba_disabled(game_name):
     """The kernels are plain NumPy under numba: they also run uncompiled (for debugging), and
     give the same game bit for bit."""
+    warm_kernels(game_name)  # the compiled run's watchdog measures the game, not numba
     runs = []
     for disable in ("0", "1"):
         env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
