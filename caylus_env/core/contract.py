@@ -53,6 +53,11 @@ as ``GameConfig.kernel_options()`` gives it), every function ``@njit(cache=True)
   first decision;
 - ``advance(s, out) -> n``: run every step that needs no choice, write the sorted legal ids
   of the next decision into ``out``; ``0`` once nothing is asked;
+- ``next_decision(s, out) -> n`` and ``answer(s, action)``: ``advance`` in two parts, for
+  tools that must see every decision: the steps that need no choice up to the next pending
+  decision, *forced or not* (its legal ids in ``out``; ``1`` for a decision the engine
+  answers by itself), and that answer (``advance`` is these two in a loop, `Game.legal_actions_at`
+  reads a position's first decision with them);
 - ``legal_actions(s, out) -> n``, ``legal_mask(s, mask) -> n`` (``int8``);
 - ``step(s, action, out) -> n`` (checked: ``-1`` and nothing changed for an illegal action)
   and ``apply(s, action)`` (unchecked; ``advance`` after it);
@@ -148,6 +153,8 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
 KERNELS = (
     "setup",
     "advance",
+    "next_decision",
+    "answer",
     "legal_actions",
     "legal_mask",
     "step",

@@ -137,6 +137,25 @@ class Game:
         game.start = cls.state_to_dict(game.state)
         return game
 
+    @classmethod
+    def legal_actions_at(cls, data: dict[str, Any]) -> list[int]:
+        """The legal actions of the first decision a position asks, *before* the engine
+        answers it: ``from_state_dict`` applies a decision that has one legal action by itself
+        (every game's ``advance``), so its game never shows that set; this does (for scenario
+        tests and tools that check what a forced decision allowed). ``[]`` when the position
+        asks nothing (the game is over). Nothing is built and ``data`` is not changed.
+
+        Raises:
+            InvalidStateError: as ``from_state_dict`` (the same validation, first).
+        """
+        state = cls.dict_to_state(data)
+        out = np.empty(cls.NUM_ACTIONS, np.int64)
+        try:
+            n = int(cls.KERNELS.next_decision(state, out))
+        except RuntimeError as err:  # the engine's safety net, as in from_state_dict
+            raise InvalidStateError(f"state dict cannot be played on: {err}") from None
+        return out[:n].tolist()
+
     def _bind(self) -> None:
         """Hold what every decision calls on the instance: the game's ``step`` and
         ``current_player`` kernels and its action count. An instance attribute is Python's

@@ -16,8 +16,18 @@ the same four public functions:
   further by hand before ``start``.
 - ``position(num_players, **options)`` and ``start(d)``: the bare state dict and the
   validated ``Game`` (what ``build`` is made of).
+- ``describe(position)``: the description of a ``Game`` or a state dict that ``build_dict``
+  turns back into that very state dict (the builder's inverse). A description can set up any
+  decision of the game's decision schema, pending mid-step included: the ``pending`` stack,
+  whose turn it is and the cursors the engine itself keeps; a stack the engine could not have
+  built is refused by the game's validation, naming the field.
 - ``play(game, *names)`` and ``legal_names(game)``: forced moves by their stable names (the
   same for every game, defined here).
+
+A decision with one legal action is answered by the engine as soon as it is reached, so the
+built ``Game`` never shows it; ``Game.legal_actions_at(state_dict)`` reads its legal set
+before that. `decisions` walks seeded games through every decision the engine reaches,
+forced ones included (the tests check every decision kind of every game with it).
 
 This module reaches any registered game by name: ``build("puerto_rico", 3, ...)``,
 ``positions("caylus")`` (the game's module, with its own helpers), ``play_out(game, seed)``
@@ -34,11 +44,17 @@ Examples:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from caylus_env.core.game import Game
+
+#: `decisions`: game ``g`` of seed ``seed`` is set up with seed ``seed * stride + g`` (a prime).
+DECISION_SEED_STRIDE = 1_000_003
 
 
 class PositionError(ValueError):
@@ -68,6 +84,86 @@ def build(game: str, num_players: int | None = None, **description: Any) -> Game
         InvalidStateError: for a position the game's rules do not allow.
     """
     return positions(game).build(num_players, **description)
+
+
+def describe(game: str, position: Game | Mapping[str, Any]) -> dict[str, Any]:
+    """The description of a position (a ``Game`` or a state dict of ``game``) that the game's
+    ``build_dict`` turns back into that very state dict: the inverse of the builder, pending
+    decision and cursors included (the game's ``positions.describe``). A position reached in
+    play, read this way, can be edited as a description and built again.
+
+    Raises:
+        ValueError: for a state dict the game's loader refuses.
+    """
+    return positions(game).describe(position)
+
+
+@dataclass(frozen=True)
+class Reached:
+    """One decision the engine reached in play (`decisions`): its kind, the seat asked, the
+    position (a copy of the flat state, the decision on top of its stack) and its legal ids.
+    A ``forced`` one has one legal action, which the engine applies by itself."""
+
+    kind: str
+    player: int
+    state: np.ndarray
+    legal: tuple[int, ...]
+
+    @property
+    def forced(self) -> bool:
+        return len(self.legal) == 1
+
+
+def decisions(
+    game: str,
+    num_players: int,
+    *,
+    options: Mapping[str, Any] | None = None,
+    games: int = 1,
+    seed: int = 0,
+    bots: bool = True,
+) -> Iterator[Reached]:
+    """Every decision the engine reaches in ``games`` seeded games of ``game``, the forced ones
+    included (which ``Game`` never shows: it answers them itself), in order.
+
+    The movers mix uniformly random legal moves and, with ``bots``, the game's compiled
+    scripted bots (``bots.choose_scripted``; seat ``p`` of game ``g`` plays random or one of
+    them in turn), so rarely chosen decisions are reached too. The game is stepped with the
+    engine's own kernels: ``next_decision`` up to each decision, ``answer`` for a forced one
+    (as ``advance`` does), ``apply`` for the movers' choices. Deterministic in ``seed``.
+    """
+    from caylus_env.core.registry import game_spec
+
+    spec = game_spec(game)
+    engine = spec.engine()
+    kernels, layout = engine.kernels, engine.layout
+    config = engine.GameConfig.from_dict({**(options or {}), "num_players": num_players})
+    bot_module = spec.module("bots") if bots else None
+    rows = (
+        []
+        if bot_module is None
+        else [b.scripted for b in bot_module.BOTS.values() if b.scripted is not None]
+    )
+    rng = np.random.default_rng(seed)
+    out = np.empty(engine.NUM_ACTIONS, np.int64)
+    for g in range(games):
+        s = np.zeros(layout.STATE_SIZE, layout.STATE_DTYPE)
+        kernels.setup(s, config.kernel_options(), seed * DECISION_SEED_STRIDE + g)
+        movers = [(g + p) % (len(rows) + 1) - 1 for p in range(num_players)]  # -1: random
+        while (n := int(kernels.next_decision(s, out))) > 0:
+            top = layout.STACK + (int(s[layout.STACK_SIZE]) - 1) * layout.STACK_ENTRY
+            player = int(kernels.current_player(s))
+            kind = engine.DECISION_NAMES[int(s[top + layout.KIND_OFFSET])]
+            yield Reached(kind, player, s.copy(), tuple(out[:n].tolist()))
+            if n == 1:
+                kernels.answer(s, out[0])
+                continue
+            mover = movers[player]
+            if mover < 0:
+                i = int(rng.integers(n))
+            else:
+                i = int(bot_module.choose_scripted(rows[mover], s, out, n, rng.random(n)))
+            kernels.apply(s, out[i])
 
 
 def play(game: Game, *names: str) -> None:
@@ -169,9 +265,12 @@ def too_many(what: str, used: int, total: int, detail: str = "") -> PositionErro
 
 __all__ = [
     "PositionError",
+    "Reached",
     "build",
     "count",
     "counts",
+    "decisions",
+    "describe",
     "fields",
     "legal_names",
     "name",

@@ -254,16 +254,15 @@ def run_procedure(s):
 # The loop.
 # ---------------------------------------------------------------------------------------
 @njit(cache=True)
-def advance(s, out):
-    """Run everything that needs no choice; stop at a real decision or the end.
-
-    A decision with exactly one legal action is applied on the spot, and a favor
-    with no free row is lost (5.3). ``out`` receives the legal actions of the
-    decision it stops at. The loop is bounded (``MAX_AUTOMATIC_STEPS``): an
-    inconsistent state raises ``RuntimeError`` rather than spinning forever.
+def next_decision(s, out):
+    """Run the steps that need no choice (the phase drivers, the procedures, a favor with no
+    free row, which is lost: 5.3) up to the next pending decision and write its legal ids into
+    ``out``, **without** answering it when it has only one legal action: ``advance`` but for
+    that. Tools read the legal set of a forced decision with it (``Game.legal_actions_at``).
 
     Returns:
-        The number of legal actions written to ``out`` (0 once the game is over).
+        The number of legal actions written to ``out`` (1 for a forced decision, 0 once the
+        game is over).
     """
     for _ in range(MAX_AUTOMATIC_STEPS):
         if s[L.PHASE] == Phase.GAME_OVER:
@@ -280,10 +279,35 @@ def advance(s, out):
             if kind != DecisionKind.FAVOR_ROW:
                 raise RuntimeError("caylus engine: a decision has no legal action")
             pop(s)
-        elif n == 1:
-            apply(s, out[0])
-        else:
+            continue
+        return n
+    raise RuntimeError("caylus engine: no decision reached (the state is inconsistent)")
+
+
+@njit(cache=True)
+def answer(s, action):
+    """Answer a forced decision (its one legal ``action``) as ``advance`` does: an agent's
+    answer, without its check."""
+    apply(s, action)
+
+
+@njit(cache=True)
+def advance(s, out):
+    """Run everything that needs no choice; stop at a real decision or the end.
+
+    A decision with exactly one legal action is applied on the spot (`answer`), and a favor
+    with no free row is lost (5.3). ``out`` receives the legal actions of the decision it
+    stops at. The loop is bounded (``MAX_AUTOMATIC_STEPS``): an inconsistent state raises
+    ``RuntimeError`` rather than spinning forever.
+
+    Returns:
+        The number of legal actions written to ``out`` (0 once the game is over).
+    """
+    for _ in range(MAX_AUTOMATIC_STEPS):
+        n = next_decision(s, out)
+        if n != 1:
             return n
+        answer(s, out[0])
     raise RuntimeError("caylus engine: no decision reached (the state is inconsistent)")
 
 

@@ -17,6 +17,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylu
   state); call ``advance`` after it. For search code that took the id from
   ``legal_actions`` itself;
 - ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
+- ``next_decision(s, out)`` -> n and ``answer(s, action)``: ``advance`` in two: the automatic
+  steps up to the next decision, forced or not, and the answer it gives a forced one;
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (never), ``returns(s, ret)``
   (rank returns), ``scores(s, out)`` (prestige), ``tie_breaks(s, out)`` (none: 0),
   ``clock(s)`` (the turn);
@@ -53,6 +55,7 @@ from caylus_env.caylus.engine.decisions import (
 from caylus_env.caylus.engine.dispatch import (
     ILLEGAL,
     advance,
+    answer,
     apply,
     clock,
     current_player,
@@ -61,6 +64,7 @@ from caylus_env.caylus.engine.dispatch import (
     legal_actions,
     legal_mask,
     new_state,
+    next_decision,
     play_random_games,
     random_playout,
     returns,
@@ -130,6 +134,7 @@ __all__ = [
     "accepted_actions",
     "advance",
     "all_cubes",
+    "answer",
     "apply",
     "bailiff",
     "castle_target",
@@ -165,6 +170,7 @@ __all__ = [
     "lowest_empty_space",
     "money",
     "new_state",
+    "next_decision",
     "non_gold_cubes",
     "num_passed",
     "num_players",

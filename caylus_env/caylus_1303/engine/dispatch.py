@@ -165,11 +165,13 @@ def drive(s):
 
 
 @njit(cache=True)
-def advance(s, out):
-    """Run every automatic step up to the next real decision.
+def next_decision(s, out):
+    """Run the phase drivers up to the next pending decision and write its legal ids into
+    ``out``, **without** answering it when it has only one legal action: ``advance`` but for
+    that. Tools read the legal set of a forced decision with it (``Game.legal_actions_at``).
 
     Returns:
-        The number of legal actions written to ``out`` (0 at the end).
+        The number of legal actions written to ``out`` (1 for a forced decision, 0 at the end of the game).
     """
     for _ in range(MAX_AUTOMATIC_STEPS):
         if s[L.PHASE] == Phase.GAME_OVER:
@@ -178,12 +180,32 @@ def advance(s, out):
             drive(s)
             continue
         n = legal_actions(s, out)
-        if n == 1:
-            apply_action(s, out[0])
-            continue
         if n == 0:
             raise RuntimeError("caylus 1303 engine: a decision with no legal action")
         return n
+    raise RuntimeError("caylus 1303 engine: no decision reached (corrupt state?)")
+
+
+@njit(cache=True)
+def answer(s, a):
+    """Answer a forced decision (its one legal action ``a``) as ``advance`` does: applied,
+    not counted as a decision."""
+    apply_action(s, a)
+
+
+@njit(cache=True)
+def advance(s, out):
+    """Run every automatic step up to the next real decision: the drivers, and every decision
+    with one legal action (`answer`).
+
+    Returns:
+        The number of legal actions written to ``out`` (0 at the end of the game).
+    """
+    for _ in range(MAX_AUTOMATIC_STEPS):
+        n = next_decision(s, out)
+        if n != 1:
+            return n
+        answer(s, out[0])
     raise RuntimeError("caylus 1303 engine: no decision reached (corrupt state?)")
 
 

@@ -11,6 +11,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``):
 - ``step(s, action, out)`` -> n or ``ILLEGAL`` (checked; a rejected action changes nothing);
 - ``apply(s, action)``: **no legality check**; call ``advance`` after it;
 - ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
+- ``next_decision(s, out)`` -> n and ``answer(s, action)``: ``advance`` in two: the automatic
+  steps up to the next decision, forced or not, and the answer it gives a forced one;
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (always False: 9 rounds),
   ``scores(s, out)`` (prestige + 2 per gold, rules 4.6), ``tie_breaks(s, out)`` (zeros: ties
   are shared, D13), ``returns(s, ret)``, ``clock(s)`` (the round);
@@ -38,6 +40,7 @@ from caylus_env.caylus_1303.engine.decisions import (
 from caylus_env.caylus_1303.engine.dispatch import (
     ILLEGAL,
     advance,
+    answer,
     apply,
     clock,
     current_player,
@@ -46,6 +49,7 @@ from caylus_env.caylus_1303.engine.dispatch import (
     legal_actions,
     legal_mask,
     new_state,
+    next_decision,
     play_random_games,
     random_playout,
     returns,
@@ -88,6 +92,7 @@ __all__ = [
     "ILLEGAL",
     "accepted_actions",
     "advance",
+    "answer",
     "apply",
     "check_invariants",
     "clock",
@@ -105,6 +110,7 @@ __all__ = [
     "legal_actions",
     "legal_mask",
     "new_state",
+    "next_decision",
     "num_players",
     "phase",
     "play_random_games",

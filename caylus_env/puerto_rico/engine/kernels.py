@@ -14,6 +14,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puert
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
 - ``apply(s, action)``: **no legality check**; call ``advance`` after it;
 - ``advance(s, out)`` -> n: run every automatic step up to the next real decision;
+- ``next_decision(s, out)`` -> n and ``answer(s, action)``: ``advance`` in two: the automatic
+  steps up to the next decision, forced or not, and the answer it gives a forced one;
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)``, ``scores(s, out)``,
   ``returns(s, ret)`` (rank returns);
 - ``random_playout``, ``play_random_games``: compiled playouts;
@@ -45,6 +47,7 @@ from caylus_env.puerto_rico.engine.decisions import (
 from caylus_env.puerto_rico.engine.dispatch import (
     ILLEGAL,
     advance,
+    answer,
     apply,
     clock,
     current_player,
@@ -53,6 +56,7 @@ from caylus_env.puerto_rico.engine.dispatch import (
     legal_actions,
     legal_mask,
     new_state,
+    next_decision,
     play_random_games,
     random_playout,
     resample_hidden,
@@ -104,6 +108,7 @@ __all__ = [
     "ILLEGAL",
     "accepted_actions",
     "advance",
+    "answer",
     "apply",
     "building_workers",
     "check_invariants",
@@ -125,6 +130,7 @@ __all__ = [
     "legal_mask",
     "money",
     "new_state",
+    "next_decision",
     "num_players",
     "occupied",
     "owns",
