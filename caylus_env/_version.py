@@ -3,7 +3,7 @@ version (``[tool.setuptools.dynamic]``), game records and run directories stamp 
 line and the files that quote a command (dataset manifests, reports) use the name, and
 importing this module pulls in nothing else."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 #: The command-line program (``[project.scripts]`` in ``pyproject.toml``). It is also the name of
 #: a game: it is written here once, as the program's.
 PROGRAM = "caylus"

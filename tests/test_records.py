@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import caylus_env
 from agents.tournament.arena import RESULT_FIELDS, load_plugins, play_game
 from caylus_env.core.record import EnvInfo, FinalResult, GameRecord, replay
 from caylus_env.core.registry import GAME_NAMES, game_spec
@@ -109,3 +110,35 @@ def test_tampered_records_long_run():
 @pytest.mark.slow
 def test_tampered_records_under_numba_boundscheck():
     _fuzz_records(120, seed=2, boundscheck=True)
+
+
+# -- records of an older engine, across a rules fix (an engine's ADDED_CHOICES) ---------------------
+ENGINE_0_2 = sorted((LEGACY / "engine_0.2.0").glob("*.json"))
+"""Records caylus-env 0.2.0 wrote, in today's format, of games in which the engine still made a
+choice that later became a player's: Caylus 1303's monuments, each on its builder's lowest
+residence, by players holding two or more (rules 4.4 b, D4)."""
+
+
+@pytest.mark.parametrize("path", ENGINE_0_2, ids=lambda p: p.name)
+def test_a_record_of_an_older_engine_replays_through_the_choices_added_since(path):
+    record = GameRecord.from_json(path.read_text())
+    assert record.engine == "0.2.0"
+    engine = game_spec(record.game).engine()
+    game = replay(record)  # every step checked, the end too
+    assert game.is_over() and list(record.final.scores) == game.scores().tolist()
+    added = len(game.history) - len(record.actions)
+    assert added >= 1  # each file holds a monument built by a holder of several residences
+    assert added == sum(
+        any(a in range(*_block(engine, c.block)) for c in engine.ADDED_CHOICES)
+        for a in game.history
+    )
+    # The same moves stamped with today's version are a different game: the added choice
+    # is asked, and the record's next move is not an answer to it.
+    now = dataclasses.replace(record, engine=caylus_env.__version__)
+    with pytest.raises(ValueError, match="disagrees with the engine"):
+        replay(now)
+
+
+def _block(engine, key: str) -> tuple[int, int]:
+    start, size = engine.BLOCKS[key]
+    return start, start + size

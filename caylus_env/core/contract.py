@@ -83,6 +83,10 @@ as ``GameConfig.kernel_options()`` gives it), every function ``@njit(cache=True)
   (Caylus), Puerto Rico redraws its face-down plantations, Caylus 1303 with hidden prestige
   gives every opponent ``seat``'s own prestige.
 
+An engine may also define ``ADDED_CHOICES`` (a tuple of `AddedChoice`, empty when left out):
+the decisions a rules fix turned from the engine's own answer into a player's choice, so that
+records written before the fix still replay (`caylus_env.core.record.replay`).
+
 An engine builds on the few core modules that are NumPy and numba only: its action space on
 `caylus_env.core.actions.ActionSpace`, its state layout on `caylus_env.core.layout.FieldTable`,
 its options on `caylus_env.core.config.GameConfig`, its handle on `caylus_env.core.game.Game`.
@@ -186,6 +190,29 @@ LAYOUT_NAMES = (
 #: In a ``ladder_spec`` (`Bot`, ``agents.registry.AgentInfo``): where the public ladder writes
 #: its search budget, the simulations per move of its ``--sims``.
 LADDER_SIMS = "{sims}"
+
+
+@dataclass(frozen=True)
+class AddedChoice:
+    """A decision that a game's engine once answered by itself and now asks a player (a rules
+    fix), declared in the engine's ``ADDED_CHOICES`` so that records written before still
+    replay: their moves go straight on where today's engine asks it.
+
+    A record whose ``engine`` version is older than ``since`` replays (`record.replay`) with
+    the old answer made explicit: at a decision whose legal actions all lie in ``block`` and
+    whose recorded action is not one of them, the first legal action is played. The block
+    must keep the engine's old answer first (its ids in the order the old engine chose by),
+    and come after every older block, so that the ids before it keep their meaning.
+
+    Attributes:
+        block: the key of the action block (``engine.BLOCKS``) of its actions.
+        since: the first ``caylus_env`` version that asks it (``"0.3.0"``).
+        doc: the rule, and what the engine chose before.
+    """
+
+    block: str
+    since: str
+    doc: str
 
 
 @dataclass(frozen=True)
@@ -314,4 +341,13 @@ class GameSpec:
         return f"{self.name}: {self.title}, {players}; options: {options or 'none'}"
 
 
-__all__ = ["KERNELS", "LADDER_SIMS", "LAYOUT_NAMES", "PARTS", "REQUIRED", "Bot", "GameSpec"]
+__all__ = [
+    "KERNELS",
+    "LADDER_SIMS",
+    "LAYOUT_NAMES",
+    "PARTS",
+    "REQUIRED",
+    "AddedChoice",
+    "Bot",
+    "GameSpec",
+]

@@ -571,6 +571,11 @@ def replay(record: GameRecord | Mapping[str, Any]) -> Any:
     before it with the position's scores and the forfeit ranks (the forfeiting seat last), and
     a record without a result must not reach the end.
 
+    A record written by an engine older than one of the game's added choices
+    (``engine.ADDED_CHOICES``: a decision the engine answered by itself then) replays with the
+    old answer played where today's engine asks (`added_choices`): the replayed game's
+    ``history`` then holds those answers beside the record's actions.
+
     Raises:
         ValueError: naming the first step (or field) where the record and the engine disagree.
     """
@@ -599,18 +604,54 @@ def replay(record: GameRecord | Mapping[str, Any]) -> Any:
             f"record {what} {(recorded or {}).get(key, recorded)} differs from the {what} of "
             f"{where}: {(setup or {}).get(key, setup)}"
         )
+    added = added_choices(engine, rec.engine)
     for i, (a, name) in enumerate(zip(rec.actions, rec.action_names, strict=True)):
         if engine.action_to_string(a) != name:
             raise ValueError(
                 f"record step {i}: action {a} is {engine.action_to_string(a)!r} but "
                 f"action_names[{i}] is {name!r}"
             )
+        _answer_added(game, added, a)
         try:
             game.apply(a)
         except IllegalActionError as e:
             raise ValueError(f"record step {i} disagrees with the engine: {e}") from None
+    _answer_added(game, added, None)
     _check_final(rec, game)
     return game
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    """``"0.3.0"`` as ``(0, 3, 0)``; None for a version that is not dotted numbers."""
+    parts = text.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def added_choices(engine: Any, written_by: str) -> list[range]:
+    """The action ids of the choices the game's engine added (``engine.ADDED_CHOICES``,
+    `caylus_env.core.contract.AddedChoice`) after the version ``written_by`` that wrote a
+    record: the decisions whose old answer `replay` makes explicit; empty for a record of
+    this version or a later one, or whose version is not dotted numbers (replayed as it is)."""
+    mine = _version(written_by)
+    if mine is None:
+        return []
+    out = []
+    for choice in getattr(engine, "ADDED_CHOICES", ()):
+        since = _version(choice.since)
+        if since is not None and mine < since:
+            start, size = engine.BLOCKS[choice.block]
+            out.append(range(start, start + size))
+    return out
+
+
+def _answer_added(game: Any, added: list[range], recorded: int | None) -> None:
+    """Play the old answer (the first legal action) of every added choice the game asks before
+    the ``recorded`` action (None: after the last one), as the old engine did by itself."""
+    while added and not game.is_over():
+        legal = game.legal_actions()
+        if recorded in legal or not all(any(a in r for r in added) for a in legal):
+            return
+        game.apply(legal[0])
 
 
 def _check_final(rec: GameRecord, game: Any) -> None:
@@ -707,6 +748,7 @@ __all__ = [
     "GameRecord",
     "MatchInfo",
     "Timings",
+    "added_choices",
     "check_action_ids",
     "check_int",
     "check_keys",
