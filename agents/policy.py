@@ -25,7 +25,9 @@ directory, or a link to another checkpoint's file is refused, never read or wait
 is refused, with a one-line error naming the file and what differs, when its format is not
 this build's, when it is another game's checkpoint than the one asked for (naming both games
 and their versions), when its observation or action-space version is not its game's in this
-build (``observation.OBSERVATION_VERSION``, ``engine.ACTION_SPACE_VERSION``), when a field of
+build (``observation.OBSERVATION_VERSION``, ``engine.ACTION_SPACE_VERSION``; an agent also
+plays a checkpoint of an older action space that this build's only extends, with blocks
+appended after its last id by a rules fix: `trained_actions`, `ADDED_ACTION_LOGIT`), when a field of
 ``config.json`` has the wrong type (or is nested too deeply), when the weights' checksum does
 not match ``config.json`` (a tampered or truncated file), when a tensor is missing, has the
 wrong shape or holds NaN, or when finite weights could still make a logit or the value
@@ -73,6 +75,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
+from caylus_env.core.actions import version_of
 from caylus_env.core.observation import MAX_PLAYERS, ObservationLayout
 from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
 
@@ -109,6 +112,30 @@ def versions(game: str) -> dict[str, str]:
         "observation_version": spec.observation().OBSERVATION_VERSION,
         "action_space_version": spec.engine().ACTION_SPACE_VERSION,
     }
+
+
+#: The logit of an action a checkpoint's policy head does not score (`trained_actions`): far
+#: below every trained logit, so it is played only where nothing else is legal.
+ADDED_ACTION_LOGIT = -1.0e4
+
+
+def trained_actions(cfg: dict[str, Any], game: str) -> int | None:
+    """How many of ``game``'s action ids the policy head of a checkpoint (its ``config.json``)
+    scores: all of them when it was trained on this build's action space; the first ``n``
+    when it was trained on an older space that this one extends with blocks appended after
+    its last id (``ActionSpace.prefix_version``: its ids keep their names, so its moves keep
+    their meaning; a rules fix that adds a choice appends its block, ``engine.ADDED_CHOICES``);
+    None for any other space."""
+    engine = game_spec(game).engine()
+    theirs = cfg.get("action_space_version")
+    if theirs == engine.ACTION_SPACE_VERSION:
+        return int(engine.NUM_ACTIONS)
+    revision = int(str(engine.ACTION_SPACE_VERSION).split("-")[0])
+    names = engine.ACTION_NAMES
+    for n in range(len(names) - 1, 0, -1):
+        if version_of(names[:n], revision) == theirs:
+            return n
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -204,18 +231,19 @@ class PiecesArch:
         seat, space, _ = observation_groups(_layout(game))
         return self.global_dim + seat.shape[0] * self.seat_dim + space.shape[0] * self.space_dim
 
-    def tensor_shapes(self, game: str) -> dict[str, tuple[int, ...]]:
+    def tensor_shapes(self, game: str, actions: int | None = None) -> dict[str, tuple[int, ...]]:
         """Every weight of the network for ``game``, by its name in ``model.safetensors``: the
         names of the Stable-Baselines3 policy that ``training`` builds (``features_extractor``,
         then ``mlp_extractor``'s policy and value layers, then the two heads). A group the
-        game's observation does not have (no space pieces) has no encoder."""
+        game's observation does not have (no space pieces) has no encoder. ``actions``: the
+        policy head's size (default: the game's action count; `trained_actions`)."""
         seat, space, rest = observation_groups(_layout(game))
         shapes: dict[str, tuple[int, ...]] = {}
         for name, dim, group in (("seat", self.seat_dim, seat), ("space", self.space_dim, space)):
             if group.shape[0]:
                 shapes[f"features_extractor.{name}.weight"] = (dim, group.shape[1])
                 shapes[f"features_extractor.{name}.bias"] = (dim,)
-        actions = _num_actions(game)
+        actions = _num_actions(game) if actions is None else actions
         shapes.update(
             {
                 "features_extractor.rest.weight": (self.global_dim, rest.shape[0]),
@@ -279,10 +307,11 @@ class MlpArch:
         """The ``arch`` object of a checkpoint's ``config.json`` (read back by ``from_json``)."""
         return {"name": self.NAME, "layers": list(self.layers)}
 
-    def tensor_shapes(self, game: str) -> dict[str, tuple[int, ...]]:
+    def tensor_shapes(self, game: str, actions: int | None = None) -> dict[str, tuple[int, ...]]:
         """Every weight of the network for ``game`` by its name in ``model.safetensors``: the
         names of the Stable-Baselines3 ``MlpPolicy`` (each stack's ``Linear`` layers sit at
-        even indices of its ``Sequential``, ReLUs in between)."""
+        even indices of its ``Sequential``, ReLUs in between). ``actions``: the policy head's
+        size (default: the game's action count; `trained_actions`)."""
         shapes: dict[str, tuple[int, ...]] = {}
         for stack in ("policy_net", "value_net"):
             width = _layout(game).size
@@ -290,7 +319,8 @@ class MlpArch:
                 shapes[f"mlp_extractor.{stack}.{2 * i}.weight"] = (out, width)
                 shapes[f"mlp_extractor.{stack}.{2 * i}.bias"] = (out,)
                 width = out
-        actions, last = _num_actions(game), self.layers[-1]
+        actions = _num_actions(game) if actions is None else actions
+        last = self.layers[-1]
         shapes["action_net.weight"] = (actions, last)
         shapes["action_net.bias"] = (actions,)
         shapes["value_net.weight"] = (1, last)
@@ -471,12 +501,15 @@ def _check_fields(cfg: dict[str, Any], where: Path, game: str) -> None:
         raise CheckpointError(f"{where}: parent must be a path or null, got {short_repr(parent)}")
 
 
-def read_config(path: str | Path, game: str | None = None) -> dict[str, Any]:
+def read_config(path: str | Path, game: str | None = None, exact: bool = False) -> dict[str, Any]:
     """Read and check a checkpoint's ``config.json`` (no weights are read).
 
     Args:
         path: the checkpoint directory.
         game: the game it must play (None: any registered game, the checkpoint's own).
+        exact: refuse a checkpoint of an older action space that this build's extends
+            (`trained_actions`), which an agent plays but training cannot resume or start
+            from.
 
     Raises:
         CheckpointError: for a missing directory or file, a file that is not a regular file
@@ -507,7 +540,8 @@ def read_config(path: str | Path, game: str | None = None) -> dict[str, Any]:
         raise _refuse_game(cfg, cfg_path, theirs, game_spec(game).name)
     ours = versions(theirs)
     for key in ("observation_version", "action_space_version"):
-        if cfg.get(key) != ours[key]:
+        extended = key == "action_space_version" and not exact and trained_actions(cfg, theirs)
+        if cfg.get(key) != ours[key] and not extended:
             raise CheckpointError(
                 f"{cfg_path}: the checkpoint was trained on {game_spec(theirs).title} {key} "
                 f"{short_repr(cfg.get(key))} but this build has {ours[key]!r}; retrain it or use "
@@ -840,29 +874,53 @@ class _MlpNet:
         return self._run(self.critic, np.ascontiguousarray(obs, np.float32))[:, 0]
 
 
+def _extend_head(w: dict[str, np.ndarray], actions: int) -> dict[str, np.ndarray]:
+    """The weights with the policy head grown to ``actions`` outputs: the ids a checkpoint of an
+    older action space has no output for (`trained_actions`) get zero weights and the bias
+    `ADDED_ACTION_LOGIT`, so the network plays one only where nothing else is legal: the first
+    of them when greedy, all alike when sampled (a search's priors are uniform over them)."""
+    weight, bias = w["action_net.weight"], w["action_net.bias"]  # (inputs, outputs), (outputs,)
+    missing = actions - bias.shape[0]
+    if missing <= 0:
+        return w
+    grown = dict(w)
+    grown["action_net.weight"] = np.ascontiguousarray(
+        np.concatenate([weight, np.zeros((weight.shape[0], missing), np.float32)], axis=1)
+    )
+    grown["action_net.bias"] = np.concatenate(
+        [bias, np.full(missing, ADDED_ACTION_LOGIT, np.float32)]
+    )
+    return grown
+
+
 class PolicyNet:
     """A trained network evaluated without torch (float32), from a checkpoint directory.
 
     Args:
         path: the checkpoint directory.
         game: the game it must play (None: its own).
+        exact: refuse a checkpoint of an older action space (``read_config``).
 
     Attributes:
         game: the game the checkpoint plays.
         arch: its network (`PiecesArch` or `MlpArch`).
         config: its ``config.json``.
+        trained_actions: how many action ids its policy head was trained on (`trained_actions`;
+            the others get `ADDED_ACTION_LOGIT`).
 
     Raises:
         CheckpointError: see ``read_config``; also for a weights file whose checksum, tensor
             names, shapes or values do not fit ``config.json``.
     """
 
-    def __init__(self, path: str | Path, game: str | None = None) -> None:
+    def __init__(self, path: str | Path, game: str | None = None, exact: bool = False) -> None:
         self.path = Path(path)
-        self.config = read_config(self.path, game)
+        self.config = read_config(self.path, game, exact)
         self.game = game_of_config(self.config)
         self.arch = arch_from_json(self.config.get("arch"))
-        w = load_weights(self.path, self.config, self.arch.tensor_shapes(self.game))
+        self.trained_actions = trained_actions(self.config, self.game)
+        shapes = self.arch.tensor_shapes(self.game, self.trained_actions)
+        w = _extend_head(load_weights(self.path, self.config, shapes), _num_actions(self.game))
         check_outputs(self.arch, w, self.path / WEIGHTS_FILE)
         self._net = self.arch.network(w, self.game)
         self.obs_size = _layout(self.game).size

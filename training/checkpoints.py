@@ -306,7 +306,7 @@ def verify_files(ckpt: Path, names: list[str], game: str) -> tuple[dict[str, Any
             outside the directory, a checksum that differs, or a ``step`` in
             ``config.json`` that is not the directory's.
     """
-    config = read_config(ckpt, game)
+    config = read_config(ckpt, game, exact=True)  # a run resumes on its own action space
     if config.get("step") != step_of(ckpt):
         raise CheckpointError(
             f"{Path(ckpt) / CONFIG_FILE}: step {short_repr(config.get('step'))} is not the "
@@ -424,7 +424,7 @@ def read_resume(
     ckpt = Path(ckpt)
     game = games.spec.name
     config, files = verify_files(ckpt, names, game)
-    PolicyNet(ckpt, game)  # model.safetensors: names, shapes, finite values and logits
+    PolicyNet(ckpt, game, exact=True)  # model.safetensors: names, shapes, finite logits
     arrays = load_arrays_bytes(files[RESUME_ARRAYS], ckpt / RESUME_ARRAYS)
     state = parse_json(files[RESUME_JSON], ckpt / RESUME_JSON)
     if not isinstance(state, dict):
@@ -690,7 +690,7 @@ def export_policy(ckpt: Path, out: Path) -> Path:
     """
     import torch
 
-    net = PolicyNet(ckpt)  # versions, checksum, names, shapes, finite values and logits
+    net = PolicyNet(ckpt, exact=True)  # versions, checksum, names, shapes, finite logits
     raw = read_file(ckpt, WEIGHTS_FILE)
     if hashlib.sha256(raw).hexdigest() != net.config["sha256"].get(WEIGHTS_FILE):
         raise CheckpointError(f"{Path(ckpt) / WEIGHTS_FILE}: changed while it was read")

@@ -236,7 +236,7 @@ class PPOConfig:
                     "out: a warm-started run resumes from its run.json and checkpoints)"
                 )
             try:
-                theirs = PolicyNet(self.init, self.game).arch  # every check of a policy
+                theirs = PolicyNet(self.init, self.game, exact=True).arch  # every check
             except ValueError as err:
                 raise ValueError(f"--init: {err}") from None
             if theirs != arch:

@@ -143,7 +143,7 @@ def load_init_tensors(module: Any, path: str, game: str) -> None:
     from training.checkpoints import load_arrays_bytes
 
     try:
-        net = PolicyNet(path, game)  # versions, checksum, names, shapes, finite logits
+        net = PolicyNet(path, game, exact=True)  # versions, checksum, shapes, finite logits
         raw = read_file(path, WEIGHTS_FILE)
         if hashlib.sha256(raw).hexdigest() != net.config["sha256"].get(WEIGHTS_FILE):
             raise CheckpointError(f"{Path(path) / WEIGHTS_FILE}: changed while it was read")

@@ -20,6 +20,12 @@ import hashlib
 from collections.abc import Iterable, Sequence
 
 
+def version_of(names: Sequence[str], revision: int) -> str:
+    """``<revision>-<8 hex digits of the names' SHA-256>``: an action space's ``version``."""
+    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:8]
+    return f"{int(revision)}-{digest}"
+
+
 class ActionSpace:
     """One game's flat action space (see the module docstring).
 
@@ -52,8 +58,12 @@ class ActionSpace:
             raise ValueError("action names must be unique")
         self.examples = tuple(examples)
         self.revision = int(revision)
-        digest = hashlib.sha256("\n".join(self.names).encode()).hexdigest()[:8]
-        self.version = f"{self.revision}-{digest}"
+        self.version = version_of(self.names, self.revision)
+
+    def prefix_version(self, count: int) -> str:
+        """The version a space of this space's first ``count`` actions had: a policy trained
+        on it still means the same ids here when blocks were only appended since."""
+        return version_of(self.names[:count], self.revision)
 
     def action_to_string(self, action_id: int) -> str:
         """The stable name of an action id.
@@ -82,4 +92,4 @@ class ActionSpace:
             ) from None
 
 
-__all__ = ["ActionSpace"]
+__all__ = ["ActionSpace", "version_of"]

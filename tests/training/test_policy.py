@@ -5,6 +5,7 @@ Rico checkpoint of ``tests/legacy``)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -334,3 +335,64 @@ def test_a_puerto_rico_checkpoint_from_before_the_change_plays_as_policy_path():
     for other in (g for g in GAME_NAMES if g != game):
         with pytest.raises(CheckpointError, match=f"checkpoint of game '{game}'"):
             make_agent(f"policy:{path}", other)
+
+
+# -- a checkpoint of an older action space that this build's extends ---------------------------
+def _older_space_copy(source: Path, out: Path, game: str, dropped: int) -> Path:
+    """``source`` as if trained before the game's last ``dropped`` action ids were appended:
+    its policy head cut to the first ids, its config naming that shorter space's version."""
+    from safetensors.numpy import load, save
+
+    from caylus_env.core.actions import version_of
+
+    engine = game_spec(game).engine()
+    kept = engine.NUM_ACTIONS - dropped
+    shutil.copytree(source, out)
+    tensors = load((out / "model.safetensors").read_bytes())
+    tensors["action_net.weight"] = np.ascontiguousarray(tensors["action_net.weight"][:kept])
+    tensors["action_net.bias"] = np.ascontiguousarray(tensors["action_net.bias"][:kept])
+    data = save(tensors)
+    (out / "model.safetensors").write_bytes(data)
+    cfg = json.loads((out / "config.json").read_text())
+    revision = int(engine.ACTION_SPACE_VERSION.split("-")[0])
+    cfg["action_space_version"] = version_of(engine.ACTION_NAMES[:kept], revision)
+    cfg["sha256"] = {"model.safetensors": hashlib.sha256(data).hexdigest()}
+    (out / "config.json").write_text(json.dumps(cfg))
+    return out
+
+
+@games
+def test_a_checkpoint_of_an_older_action_space_plays_the_ids_it_knows_and_the_rest_last(
+    game, tmp_path
+):
+    from agents.policy import ADDED_ACTION_LOGIT, SHIPPED_DIR, shipped_checkpoints
+
+    name = min(n for n, g in shipped_checkpoints().items() if g == game)
+    source = SHIPPED_DIR / name
+    old = _older_space_copy(source, tmp_path / "old", game, dropped=5)
+    net = PolicyNet(old, game)
+    full = PolicyNet(source, game)
+    engine = game_spec(game).engine()
+    assert net.trained_actions == engine.NUM_ACTIONS - 5 and net.num_actions == engine.NUM_ACTIONS
+    obs, mask = _positions(game, 32)
+    logits, ref = net.logits(obs), full.logits(obs)
+    kept = net.trained_actions
+    assert np.array_equal(logits[:, :kept], ref[:, :kept])  # the ids it was trained on
+    assert (logits[:, kept:] == ADDED_ACTION_LOGIT).all()  # the appended ones: last resort
+    only_new = np.zeros_like(mask)
+    only_new[:, kept + 1 :] = True  # a decision whose legal ids all came after it: the first
+    assert (choose(net.logits(obs, only_new), 0.0, None) == kept + 1).all()
+    _play_whole_game(PolicyAgent("p", old), game, seed=3)
+    with pytest.raises(CheckpointError, match="action_space_version"):
+        PolicyNet(old, game, exact=True)  # training resumes and starts on its own space only
+
+
+def test_a_checkpoint_of_an_unrelated_action_space_is_still_refused(tmp_path):
+    from agents.policy import SHIPPED_DIR
+
+    old = _older_space_copy(SHIPPED_DIR / "ppo-2p", tmp_path / "old", DEFAULT_GAME, dropped=5)
+    cfg = json.loads((old / "config.json").read_text())
+    cfg["action_space_version"] = "1-0badc0de"  # no prefix of this build's space
+    (old / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CheckpointError, match="'1-0badc0de'"):
+        PolicyNet(old, DEFAULT_GAME)
