@@ -59,7 +59,7 @@ from agents.tournament.specs import (
     normal_game_options,
     with_game,
 )
-from caylus_env.core.fileio import atomic_write_json
+from caylus_env.core.fileio import atomic_write_json, directory_problem
 from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
 from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 from caylus_env.datasets.format import (
@@ -446,8 +446,9 @@ def _ledger(out_dir: Path) -> Ledger:
 
 def _check_dir(out_dir: Path, info: Mapping[str, Any]) -> dict[str, Any] | None:
     """The stored run.json if the directory holds this dataset; None for a fresh one."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise TournamentError("out", f"{out_dir} exists and is not a directory")
+    problem = directory_problem(out_dir)
+    if problem is not None:
+        raise TournamentError("out", problem)
     ledger = _ledger(out_dir)
     if not ledger.info_path.exists():
         stray = [
