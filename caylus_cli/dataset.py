@@ -150,8 +150,10 @@ def verify(
 ) -> None:
     """Replay every game from its seed and actions and check every stored row.
 
-    Checks the shard checksums, each game's seed and seats against the run's schedule, and at
-    every ply the state, legal mask, action, seat, kind, agent and return; at the end the
+    Checks that the manifest agrees with its run (format, game, engine, layouts) and the files
+    with the manifest's format, the shard checksums, each game's seed, agents by seat and
+    agent seeds against the schedule the run played (and every scheduled game is there), and
+    at every ply the state, legal mask, action, seat, kind, agent and return; at the end the
     scores, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
     The dataset's manifest names its game; --game, when given, must be that game.
     """
