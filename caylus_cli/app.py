@@ -39,19 +39,15 @@ def _click_class(name: str) -> type[BaseException]:
 
 
 _CLICK_ERROR = _click_class("ClickException")
-_USAGE_ERROR = _click_class("UsageError")
 
 
-def usage_error_lines(err: BaseException) -> list[str]:
+def usage_error_line(err: BaseException) -> str:
     """What a command-line parse error prints: ``Error: <message>`` on one line (the message's
-    own lines joined), and for a usage error the help hint on a second line."""
+    own lines joined), as every refusal of the commands does (`_fail`): no ``Try ... --help``
+    hint on a second line, no box."""
     text = err.format_message()  # type: ignore[attr-defined]
     message = "; ".join(line.strip() for line in text.splitlines() if line.strip())
-    lines = [f"Error: {message}"]
-    ctx = getattr(err, "ctx", None)
-    if isinstance(err, _USAGE_ERROR) and ctx is not None:
-        lines.append(f"Try '{ctx.command_path} --help' for help.")
-    return lines
+    return f"Error: {message}"
 
 
 #: typer's type tags (``<int>``) -> the plain metavar the help shows instead.
@@ -96,10 +92,10 @@ def plain_help(command: Any) -> None:
 
 
 class OneLineErrors(TyperGroup):
-    """The top-level group: a parse error (an unknown option, a value of the wrong type, a
-    missing argument) prints `usage_error_lines` instead of the multi-line box of typer's
-    rich formatter, and exits 2; ``--help`` is still rendered by rich, without typer's type
-    tags (`plain_help`)."""
+    """The top-level group: a parse error of any command (an unknown option, a value of the
+    wrong type, a missing argument) prints `usage_error_line` instead of the multi-line box
+    of typer's rich formatter and click's help hint, and exits 2; ``--help`` is still rendered
+    by rich, without typer's type tags (`plain_help`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -123,8 +119,7 @@ class OneLineErrors(TyperGroup):
         except _CLICK_ERROR as err:
             # no_args_is_help: the help was printed when the error was made
             if type(err).__name__ != "NoArgsIsHelpError":
-                for line in usage_error_lines(err):
-                    typer.echo(line, err=True)
+                typer.echo(usage_error_line(err), err=True)
             sys.exit(err.exit_code)  # type: ignore[attr-defined]
         except typer.Abort:
             typer.echo("Aborted!", err=True)

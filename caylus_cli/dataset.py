@@ -28,7 +28,6 @@ from caylus_cli.app import (
     agents_game,
     app,
 )
-from caylus_env.core.registry import game_of
 
 dataset_app = typer.Typer(
     name="dataset",
@@ -151,15 +150,17 @@ def verify(
 ) -> None:
     """Replay every game from its seed and actions and check every stored row.
 
-    Checks the shard checksums, each game's seed and seats against the run's schedule, and at
-    every ply the state, legal mask, action, seat, kind, agent and return; at the end the
+    Checks that the manifest agrees with its run (format, game, engine, layouts) and the files
+    with the manifest's format, the shard checksums, each game's seed, agents by seat and
+    agent seeds against the schedule the run played (and every scheduled game is there), and
+    at every ply the state, legal mask, action, seat, kind, agent and return; at the end the
     scores, ranks and returns. Exits 1 naming the shard, game id and ply of each problem.
     The dataset's manifest names its game; --game, when given, must be that game.
     """
+    from agents.selfplay.generate import verify_generated
     from agents.tournament.reports import progress_bar
     from caylus_env.core.registry import game_of
     from caylus_env.datasets.format import DatasetError, check_game, read_manifest
-    from caylus_env.datasets.verify import verify_dataset
 
     console = _console()
     try:
@@ -168,15 +169,11 @@ def verify(
         check_game(manifest, game)
     except DatasetError as err:
         _fail(str(err))
-    lookup = _schedule_lookup(manifest)
     with progress_bar(console, progress) as bar:
         task = bar.add_task("games", total=manifest["counts"]["games"])
         try:
-            report = verify_dataset(
-                directory,
-                schedule=lookup,
-                on_game=lambda k: bar.update(task, completed=k),
-                game=game,
+            report = verify_generated(
+                directory, on_game=lambda k: bar.update(task, completed=k), game=game
             )
         except DatasetError as err:
             _fail(str(err))
@@ -188,44 +185,6 @@ def verify(
         f"ok: {report.shards} shards, {report.games} games and {report.decisions} decisions "
         "replay exactly"
     )
-
-
-def _schedule_lookup(manifest: dict) -> object:
-    """``game id -> job dict`` of the run's schedule, walked forward once whatever order the
-    games are asked in, or None when the run's agents cannot be created here (a plugin
-    missing)."""
-    from agents.selfplay.generate import DatasetSpec
-
-    run = manifest["run"]
-    spec = DatasetSpec(
-        agents=tuple(run["agents"]),
-        players=tuple(run["players"]),
-        games=run["games"],
-        seed=run["seed"],
-        seating=run["seating"],
-        plugins=tuple(run["plugins"]),
-        game=game_of(run),
-    )
-    try:
-        schedule, _ = spec.build()
-    except ValueError:
-        return None
-    jobs = schedule.jobs()
-    skipped: dict[int, dict] = {}
-
-    def lookup(game_id: int) -> dict | None:
-        # Shards are checked in order and games mostly in id order, but not always (games
-        # without decision rows come last in their shard): jobs walked past are kept until
-        # asked for, so any order works and the usual one holds almost nothing.
-        if game_id in skipped:
-            return skipped.pop(game_id)
-        for job in jobs:
-            if job.game_id == game_id:
-                return job.to_dict()
-            skipped[job.game_id] = job.to_dict()
-        return None
-
-    return lookup
 
 
 @dataset_app.command()

@@ -315,27 +315,41 @@ def match(
     from agents.selfplay.generate import parse_players
     from caylus_env.core.registry import game_spec
     from training.config import default_eval_opponents
-    from training.league import play_checkpoint
+    from training.league import MAX_MATCH_GAMES, play_checkpoint
 
+    # every argument is checked before the table's first line: a refusal prints nothing else
+    spec = game_spec(game)
     try:
-        spec = game_spec(game)
         counts = parse_players(players or str(spec.default_players), spec.name)
-        refs = [r.strip() for r in (opponents or default_eval_opponents(spec.name)).split(",")]
-        if games < 1 or any(not r for r in refs):
-            raise ValueError(
-                f"--games must be >= 1 (got {games}) and --opponents a comma-separated "
-                f"list of agent specs (got {opponents!r})"
-            )
-        path = Path(checkpoint)
-        if not path.exists() and checkpoint in shipped_checkpoints():
-            path = SHIPPED_DIR / checkpoint
+    except ValueError as err:
+        _fail(f"invalid value for --players: {err}")
+    if not 1 <= games <= MAX_MATCH_GAMES:
+        _fail(
+            f"--games must be >= 1 and at most {MAX_MATCH_GAMES} (a match plays its games at "
+            f"once), got {games}"
+        )
+    if seed < 0:
+        _fail(f"--seed must be >= 0, got {seed}")
+    refs = [r.strip() for r in (opponents or default_eval_opponents(spec.name)).split(",")]
+    if any(not r for r in refs):
+        _fail(f"--opponents must be a comma-separated list of agent specs, got {opponents!r}")
+    path = Path(checkpoint)
+    if not path.exists() and checkpoint in shipped_checkpoints():
+        path = SHIPPED_DIR / checkpoint
+    try:
         load_net(path, spec.name)  # refuse a bad checkpoint or another game's before any game
-        for ref in refs:
+    except ValueError as err:
+        _fail(str(err))
+    for ref in refs:
+        try:
             make_agent(ref, spec.name)  # refuse an unknown opponent likewise
-        typer.echo(f"# {checkpoint} (greedy) against each opponent, {spec.title}, seed {seed}")
-        typer.echo("")
-        typer.echo("| opponent | players | games | W-T-L | score | 95% interval |")
-        typer.echo("|---|---:|---:|---|---:|---|")
+        except ValueError as err:
+            _fail(f"invalid value for --opponents: {err}")
+    typer.echo(f"# {checkpoint} (greedy) against each opponent, {spec.title}, seed {seed}")
+    typer.echo("")
+    typer.echo("| opponent | players | games | W-T-L | score | 95% interval |")
+    typer.echo("|---|---:|---:|---|---:|---|")
+    try:
         for ref in refs:
             for n in counts:
                 m = play_checkpoint(path, ref, games, n, seed, spec.name)
@@ -344,4 +358,4 @@ def match(
                     f"{m.score:.3f} | [{m.low:.3f}, {m.high:.3f}] |"
                 )
     except ValueError as err:
-        _fail(str(err))
+        _fail(f"match failed: {err}", code=1)

@@ -1,17 +1,22 @@
 """Bad command lines for every ``caylus`` command, each run in a watched worker (tests/watched.py).
 
-`CASES` is the table: the arguments (``{fifo}``, ``{dir}``, ``{missing}``, ``{tmp}``,
-``{record}`` and ``{deep}`` are filled in by the worker: a FIFO nobody writes to, a directory,
-a path that does not exist, a scratch folder, a valid record file, and JSON nested 100,000
-deep) and a word the error must name (the argument or what is wrong). A worker runs each
-command in-process through typer's ``CliRunner`` and classifies it:
+`CASES` is the table: the arguments (``{fifo}``, ``{dir}``, ``{file}``, ``{missing}``,
+``{tmp}``, ``{record}`` and ``{deep}`` are filled in by the worker: a FIFO nobody writes to, a
+directory, a regular file (``{file}/sub`` is a path no ``mkdir`` can create), a path that does
+not exist, a scratch folder, a valid record file, and JSON nested 100,000 deep) and a word the
+error must name (the argument or what is wrong). Every case is a bad argument, which a command
+refuses before any work (the rule of ``caylus_cli.app``). A worker runs each command in-process
+through typer's ``CliRunner`` and classifies it:
 
-- ``clear``: exit code 1 or 2, stderr is one ``Error: ...`` line naming the word (plus at most
-  the one-line ``Try '... --help'`` hint), no traceback;
-- ``wrong``: exit code 0 (accepted), or an error that does not name the word;
+- ``clear``: exit code 2, stderr is exactly one ``Error: ...`` line naming the word, nothing on
+  stdout, no traceback;
+- ``wrong``: exit code 0 (accepted), another exit code (1: the command started its work before
+  it failed), output on stdout before the refusal (the work had started), or an error that
+  does not name the word;
 - ``changed``: a path under ``{tmp}`` that the command names exists after it was refused (a
   refused command must change nothing);
-- ``multiline``: the error spans more lines (typer's rich box);
+- ``multiline``: the error spans more lines (typer's rich box, click's ``Try '... --help'``
+  hint);
 - ``other``: a traceback (an exception other than ``SystemExit``);
 - ``crash`` / ``hang``: the worker died / the watchdog fired (a FIFO read blocks forever).
 
@@ -31,6 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from watched import parse_indices, ready, run_watched, table
 
 OUTCOMES = ("clear", "wrong", "changed", "multiline", "other", "crash", "hang")
+REFUSED = 2
+"""The exit code of a command line refused before any work (``caylus_cli.app._fail``)."""
 
 R2 = ("--agents", "random,random")
 R1 = ("--agents", "random")  # a tournament lists each agent once
@@ -102,6 +109,10 @@ CASES: tuple[tuple[tuple[str, ...], str], ...] = (
       "{tmp}/t15", "--reference", "economy"), "--reference"),
     (("tournament", *R1, "--players", "2", "--games", "2", "--out", "{tmp}/t16",
       "--progress", "maybe"), "maybe"),
+    (("tournament", *R1, "--players", "2", "--games", "2", "--out", "{file}"), "--out"),
+    (("tournament", *R1, "--players", "2", "--games", "2", "--out", "{file}/sub"), "--out"),
+    (("tournament", *R1, "--players", "2", "--games", "2", "--out", "{file}/sub/deeper"),
+     "--out"),
     # duel
     (("duel",), "candidate"),
     (("duel", "random", "nobody", "--out", "{tmp}/d1"), "nobody"),
@@ -112,6 +123,7 @@ CASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("duel", "random", "castle", "--out", "{tmp}/d6", "--elo0", "nan"), "--elo0"),
     (("duel", "random", "castle", "--out", "{tmp}/d7", "--beta", "-0.5"), "--beta"),
     (("duel", "random", "castle", "--out", "{tmp}/d8", "--option", "x={deep}"), "--option"),
+    (("duel", "random", "castle", "--out", "{file}/sub"), "--out"),
     # bench
     (("bench", "--repeats", "-1"), "--repeats"),
     (("bench", "--repeats", "nan"), "--repeats"),
@@ -146,6 +158,23 @@ CASES: tuple[tuple[tuple[str, ...], str], ...] = (
      "--out"),
     (("dataset", "generate", *R1, "--players", "2", "--games", "2", "--out", "{tmp}/g5",
       "--move-time-limit", "inf"), "--move-time-limit"),
+    (("dataset", "generate", *R1, "--players", "2", "--games", "2", "--out", "{file}/sub"),
+     "--out"),
+    # train match (no [train] extra needed)
+    (("train", "match"), "checkpoint"),
+    (("train", "match", "{file}/sub"), "not a directory"),
+    (("train", "match", "{fifo}"), "fifo"),
+    (("train", "match", "{missing}"), "missing"),
+    (("train", "match", "ppo-2p", "--games", "abc"), "--games"),
+    (("train", "match", "ppo-2p", "--games", "0"), "--games"),
+    (("train", "match", "ppo-2p", "--games", "99999999999"), "--games"),
+    (("train", "match", "ppo-2p", "--seed", "-1"), "--seed"),
+    (("train", "match", "ppo-2p", "--seed", "1.5"), "--seed"),
+    (("train", "match", "ppo-2p", "--players", "9"), "--players"),
+    (("train", "match", "ppo-2p", "--opponents", "nobody"), "nobody"),
+    (("train", "match", "ppo-2p", "--opponents", "random,,economy"), "--opponents"),
+    (("train", "match", "ppo-2p", "--game", "chess"), "chess"),
+    (("train", "match", "ppo-2p", "--bogus"), "--bogus"),
 )  # fmt: skip
 #: ``caylus train`` cases, in the table when the [train] extra is installed (without it every
 #: train command fails at once, saying how to install it).
@@ -157,6 +186,7 @@ TRAIN_CASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("train", "ppo", "--out", "{tmp}/p4", "--learning-rate", "nan"), "--learning-rate"),
     (("train", "ppo", "--out", "{tmp}/p5", "--opponents", "self:0.5,shiper:0.5"), "shiper"),
     (("train", "ppo", "--out", "{tmp}/p6", "--eval-opponents", "ecnomy"), "did you mean"),
+    (("train", "ppo", "--out", "{file}/sub"), "--out"),
 )  # fmt: skip
 if all(importlib.util.find_spec(m) is not None for m in ("torch", "sb3_contrib")):
     CASES += TRAIN_CASES
@@ -170,9 +200,10 @@ def _fill(arg: str, places: dict[str, str]) -> str:
 
 def _places(tmp: Path) -> dict[str, str]:
     """The worker's fixtures: a FIFO, a directory, a missing path, a record, deep JSON."""
-    fifo, folder = tmp / "fifo", tmp / "dir"
+    fifo, folder, file = tmp / "fifo", tmp / "dir", tmp / "file"
     os.mkfifo(fifo)
     folder.mkdir()
+    file.write_text("a regular file\n")
     record = tmp / "record.json"
     import json
     import random
@@ -188,6 +219,7 @@ def _places(tmp: Path) -> dict[str, str]:
     return {
         "fifo": str(fifo),
         "dir": str(folder),
+        "file": str(file),
         "missing": str(tmp / "missing"),
         "tmp": str(tmp),
         "record": str(record),
@@ -216,9 +248,12 @@ def run_case(args: tuple[str, ...], word: str, places: dict[str, str]) -> tuple[
     lines = err.splitlines()
     if "Traceback" in result.output:
         return "other", shown
-    hint = len(lines) == 2 and lines[1].startswith("Try '")
-    if not lines or not lines[0].startswith("Error: ") or not (len(lines) == 1 or hint):
+    if not lines or not lines[0].startswith("Error: ") or len(lines) != 1:
         return "multiline", shown
+    if result.exit_code != REFUSED:
+        return "wrong", f"exit code {result.exit_code}, not {REFUSED}: started work? {shown}"
+    if result.stdout.strip():
+        return "wrong", f"printed {result.stdout.strip()[:80]!r} before refusing: {shown}"
     if word.lower() not in lines[0].lower():
         return "wrong", f"does not name {word!r}: {shown}"
     created = [str(path) for path in named if path.exists() and not before[path]]

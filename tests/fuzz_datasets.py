@@ -2,23 +2,28 @@
 
 Each case copies a small valid dataset of one game (``--base``: one directory per game, made by
 `make_bases`), tampers with it as a careless or hostile user would, and runs every dataset tool
-on it in a worker subprocess under a watchdog: ``verify_dataset``, ``dataset_stats``,
-``inspect_game``, ``dataset_records``, ``read_games`` and a full ``iter_batches`` pass
-(observations, masks, policy targets). Tampering (`MUTATIONS`): state bytes and other decision
-columns edited (int16 extremes, random values), policy targets out of the action space, games
-rows edited (options JSON, player counts, scores, ends), a column widened, added or dropped,
+on it in a worker subprocess under a watchdog: ``caylus dataset verify`` (in-process, as a user
+runs it: the schedule of the manifest's run included), ``dataset_stats``, ``inspect_game``,
+``dataset_records``, ``read_games`` and a full ``iter_batches`` pass (observations, masks,
+policy targets). Tampering (`MUTATIONS`): state bytes and other decision columns edited (int16
+extremes, random values, NaN and infinite returns and ranks), policy targets out of the action
+space, games rows edited (options JSON, player counts, scores, ends), a games row's agents
+swapped with the decisions' ``agent`` column to match (``seating``, with the run's plugins or
+agents edited so that its agents cannot be made here), a column widened, added or dropped,
 shards truncated, emptied, overwritten, deleted or replaced by a FIFO, a directory or a link
 to ``/dev/zero`` or to a file outside the dataset, and manifests truncated, emptied, replaced
 by special files, nested deeply, without ``shards``, with paths out of the directory, a
-``state_size`` of 1 or another game. Half of the content edits recompute the manifest's
-checksums and counts, as an attacker would.
+``state_size`` of 1 or another game, their ``format`` or ``game`` changed, dropped, or made to
+differ from their run's. Half of the content edits recompute the manifest's checksums and
+counts, as an attacker would (a seating swap always does).
 
 A case is classified by its worst tool:
 
 - ``clear``: every tool refused it with a ``ValueError`` (a ``DatasetError``) with a message, or
-  ran, and ``verify_dataset`` reported a problem;
+  ran, and ``caylus dataset verify`` exited 1 or 2 with an ``Error:`` line;
 - ``accepted``: a valid control (`CONTROLS`): every tool ran and verify found nothing;
-- ``wrong``: ``verify_dataset`` reported a tampered dataset as sound, or a control failed;
+- ``wrong``: ``caylus dataset verify`` exited 0 on a tampered dataset, a reader handed out a
+  return, rank or probability that is not a finite number, or a control failed;
 - ``other``: a tool raised another exception (a traceback for the user; under
   ``NUMBA_BOUNDSCHECK=1`` an out-of-bounds access in a kernel is an ``IndexError`` here);
 - ``crash``: the worker died without a Python error (a signal);
@@ -78,10 +83,15 @@ MUTATIONS = (
     "column",
     "policy",
     "games",
+    "seating",
     "schema",
     "file",
     "manifest",
 )
+RUN_EDITS = ("none", "plugin missing", "agent renamed")
+"""What a ``seating`` case does to the manifest's run besides the swap: nothing, a plugin
+that is not installed, or an agent spec no registry knows (once, the schedule went unchecked
+when the run's agents could not be made)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -212,6 +222,30 @@ def _set_one_cell(path: Path, rng: np.random.Generator, name: str, value: Any) -
     _rewrite(path, edit)
 
 
+def swap_agents(games: Path, decisions: Path) -> int:
+    """Swap the agents of the first row of the games file ``games`` seating two different
+    agents, and its decisions' ``agent`` column in ``decisions`` (the same shard) with them,
+    so that the game still replays exactly; returns its game id."""
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(games).to_pylist()
+    k = next(i for i, r in enumerate(rows) if r["agents"][0] != r["agents"][-1])
+    gid, swapped = rows[k]["game_id"], rows[k]["agents"][::-1]
+    agents = [swapped if i == k else r["agents"] for i, r in enumerate(rows)]
+    _rewrite(games, lambda t: _set_column(t, "agents", agents))
+
+    def edit(t: Any) -> Any:
+        ids, seats = t["game_id"].to_pylist(), t["seat"].to_pylist()
+        values = [
+            swapped[s] if i == gid else a
+            for i, s, a in zip(ids, seats, t["agent"].to_pylist(), strict=True)
+        ]
+        return _set_column(t, "agent", values)
+
+    _rewrite(decisions, edit)
+    return gid
+
+
 def tamper(root: Path, rng: np.random.Generator) -> str:
     """Tamper with the dataset at ``root`` (a copy); returns what was done."""
     import pyarrow as pa
@@ -256,6 +290,18 @@ def tamper(root: Path, rng: np.random.Generator) -> str:
         value = GAMES_EDITS[name][int(rng.integers(len(GAMES_EDITS[name])))]
         what = f"games {name}={str(value)[:30]!r} in {path.name}"
         _set_one_cell(path, rng, name, value)
+    elif kind == "seating":
+        games = _shard(root, rng, "games")
+        gid = swap_agents(games, root / "decisions" / games.name)
+        run_edit = RUN_EDITS[int(rng.integers(len(RUN_EDITS)))]
+        manifest = _manifest(root)
+        if run_edit == "plugin missing":
+            manifest["run"]["plugins"] = ["no_such_plugin_module"]
+        elif run_edit == "agent renamed":
+            manifest["run"]["agents"][0] = "no-such-agent"
+        _write_manifest(root, manifest)
+        what = f"agents of game {gid} swapped, run edit: {run_edit}"
+        recompute = True
     elif kind == "schema":
         path = _shard(root, rng, "decisions")
         choice = int(rng.integers(5))
@@ -314,7 +360,14 @@ def _tamper_manifest(root: Path, rng: np.random.Generator) -> str:
     path = root / "manifest.json"
     manifest = _manifest(root)
     text = path.read_text()
-    choice = int(rng.integers(20))
+    from caylus_env.core.registry import GAME_NAMES, game_of
+
+    choice = int(rng.integers(27))
+    other = next(g for g in GAME_NAMES if g != game_of(manifest))
+
+    def legacy_format(m: dict) -> None:  # the manifest's and the run's, as one edit
+        m["format"], m["run"]["format"] = "caylus-dataset/1", "caylus-dataset-run/1"
+
     edits: dict[int, Any] = {
         0: lambda m: m.pop("shards"),
         1: lambda m: m.__setitem__("shards", None),
@@ -333,6 +386,13 @@ def _tamper_manifest(root: Path, rng: np.random.Generator) -> str:
         12: lambda m: m["shards"][0].__setitem__("games", 10**9),
         13: lambda m: m.__setitem__("num_actions", 2),
         14: lambda m: m["shards"].append(dict(m["shards"][0])),
+        20: lambda m: m.__setitem__("format", "caylus-dataset/1"),
+        21: legacy_format,
+        22: lambda m: m.pop("game"),
+        23: lambda m: m.__setitem__("game", other),
+        24: lambda m: m["run"].__setitem__("game", other),
+        25: lambda m: m["run"].__setitem__("format", "caylus-dataset-run/1"),
+        26: lambda m: m["run"].__setitem__("engine", "0.0.1"),
     }
     if choice in edits:
         edits[choice](manifest)
@@ -371,7 +431,19 @@ def make_case(bases: dict[str, Path], seed: int, index: int, folder: Path) -> tu
 # ---------------------------------------------------------------------------------------
 # Running one case (in a worker).
 # ---------------------------------------------------------------------------------------
+class HandedOut(Exception):
+    """A reader returned a value that is not a finite number where a number must be."""
+
+
+def _finite(name: str, values: Any) -> None:
+    array = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise HandedOut(f"{name} handed out {array[~np.isfinite(array)][0]}")
+
+
 def _tools(root: Path) -> list[tuple[str, Any]]:
+    import pyarrow.compute as pc
+
     from caylus_env.datasets import dataset_stats, inspect_game, iter_batches, read_games
     from caylus_env.datasets.format import game_of, read_manifest
     from caylus_env.datasets.records import dataset_records
@@ -381,37 +453,56 @@ def _tools(root: Path) -> list[tuple[str, Any]]:
         ids = read_games(root)["game_id"].to_pylist()
         return dataset_records(root, ids[:2], game)
 
+    def games() -> None:
+        table = read_games(root)
+        for name in ("ranks", "returns"):
+            _finite(f"read_games {name}", pc.list_flatten(table[name]).to_numpy())
+
     def batches() -> int:
-        return sum(len(b["action"]) for b in iter_batches(root, 256))
+        rows = 0
+        for b in iter_batches(root, 256, columns=("rank",)):
+            for key in ("ret", "rank", "target"):
+                if key in b:
+                    _finite(f"iter_batches {key}", b[key])
+            rows += len(b["action"])
+        return rows
 
     return [
         ("stats", lambda: dataset_stats(root)),
         ("inspect", lambda: inspect_game(root)),
         ("records", records),
+        ("read_games", games),
         ("iter_batches", batches),
     ]
 
 
+def _verify(root: Path, control: bool) -> tuple[str, str]:
+    """``caylus dataset verify ROOT`` in-process: exit 0 for a sound dataset, 1 (problems) or 2
+    (refused) with an ``Error:`` line for a tampered one, never a traceback."""
+    from typer.testing import CliRunner
+
+    from caylus_cli.app import app
+
+    result = CliRunner().invoke(app, ["dataset", "verify", str(root), "--no-progress"])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        return "other", f"verify: {type(result.exception).__name__}: {result.exception}"
+    lines = result.stderr.strip().splitlines()
+    if result.exit_code == 0:
+        return ("accepted", "") if control else ("wrong", "caylus dataset verify exited 0")
+    if result.exit_code not in (1, 2) or not lines or not lines[-1].startswith("Error: "):
+        return "other", f"verify: exit {result.exit_code}: {result.stderr[-200:]}"
+    return ("wrong", lines[0]) if control else ("clear", "")
+
+
 def run_case(root: Path, control: bool) -> tuple[str, str]:
     """Every tool on the dataset at ``root``; ``(outcome, detail)``."""
-    from caylus_env.datasets import verify_dataset
-
-    results = []
-    try:
-        report = verify_dataset(root)
-    except ValueError as err:
-        results.append(("clear", "") if str(err) else ("other", "verify: ValueError, no message"))
-    except Exception as err:
-        results.append(("other", f"verify: {type(err).__name__}: {err}"))
-    else:
-        if report.ok:
-            results.append(("accepted", "") if control else ("wrong", "verify found nothing"))
-        else:
-            results.append(("clear", "") if not control else ("wrong", report.problems[0]))
+    results = [_verify(root, control)]
     for name, tool in _tools(root):
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 tool()
+        except HandedOut as err:
+            results.append(("wrong", str(err)))
         except ValueError as err:
             if control or not str(err):
                 results.append(("wrong" if control else "other", f"{name}: {err}"))
@@ -487,6 +578,7 @@ __all__ = [
     "make_bases",
     "make_case",
     "shared_bases",
+    "swap_agents",
 ]
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -20,7 +21,13 @@ import fuzz_datasets as F
 
 from caylus_cli.app import app
 from caylus_env.core.registry import GAME_NAMES
-from caylus_env.datasets import dataset_stats, inspect_game, iter_batches, verify_dataset
+from caylus_env.datasets import (
+    dataset_stats,
+    inspect_game,
+    iter_batches,
+    read_games,
+    verify_dataset,
+)
 from caylus_env.datasets.format import DatasetError, read_manifest
 
 
@@ -199,3 +206,132 @@ def test_verify_refuses_options_not_written_as_the_generator_writes_them(copy):
     report = verify_dataset(copy)
     assert not report.ok
     assert "are not written as the generator writes them" in report.problems[0]
+
+
+def _games(root: Path) -> Path:
+    return sorted((root / "games").glob("part-*.parquet"))[0]
+
+
+@pytest.mark.parametrize("run", ["as generated", "a plugin missing here", "an unknown agent"])
+def test_verify_refuses_a_games_row_whose_agents_are_swapped_whatever_the_run_names(copy, run):
+    gid = F.swap_agents(_games(copy), _decisions(copy))
+    manifest = F._manifest(copy)
+    if run == "a plugin missing here":  # the run's agents cannot be made here: once unchecked
+        manifest["run"]["plugins"] = ["no_such_plugin_module"]
+    elif run == "an unknown agent":
+        manifest["run"]["agents"][0] = "no-such-agent"
+    F._write_manifest(copy, manifest)
+    F._recompute(copy)
+    assert verify_dataset(copy).ok  # the swapped row replays exactly: only the schedule knows
+    proc = _cli("dataset", "verify", str(copy), "--no-progress")
+    assert proc.returncode == 1, proc.stdout
+    if run == "an unknown agent":  # another schedule: every game differs from it
+        assert "are not the schedule's" in proc.stderr
+    else:
+        assert f"game {gid}: seed, block, agents or agent seeds" in proc.stderr
+
+
+def test_verify_refuses_a_run_from_which_no_schedule_can_be_built(copy):
+    manifest = F._manifest(copy)
+    manifest["run"]["seating"] = "shuffled"
+    F._write_manifest(copy, manifest)
+    proc = _cli("dataset", "verify", str(copy), "--no-progress")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "the manifest's run gives no schedule to check the games against" in proc.stderr
+    assert "seating" in proc.stderr
+
+
+def test_verify_refuses_a_dataset_that_lacks_games_its_run_scheduled(copy):
+    manifest = F._manifest(copy)
+    last = manifest["shards"].pop()
+    for key in ("games", "decisions"):
+        manifest["counts"][key] -= last[key]
+    F._write_manifest(copy, manifest)
+    proc = _cli("dataset", "verify", str(copy), "--no-progress")
+    assert proc.returncode == 1
+    held = manifest["counts"]["games"]
+    assert f"schedules {held + last['games']} games; the dataset holds {held}" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "change", ["format", "game dropped", "run's game", "run's format", "run's engine"]
+)
+def test_verify_refuses_a_manifest_whose_format_or_game_was_changed(copy, change):
+    manifest = F._manifest(copy)
+    others = [g for g in GAME_NAMES if g != manifest["game"]]
+    if change == "format":
+        # and the run's to match: the games tables' column is still named scores, not prestige
+        manifest["format"], manifest["run"]["format"] = "caylus-dataset/1", "caylus-dataset-run/1"
+    elif change == "game dropped":  # read as a Caylus dataset
+        manifest.pop("game")
+    elif change == "run's game":
+        manifest["run"]["game"] = others[0]
+    elif change == "run's format":
+        manifest["run"]["format"] = "caylus-dataset-run/1"
+    else:
+        manifest["run"]["engine"] = "0.0.1"
+    F._write_manifest(copy, manifest)
+    try:
+        report = verify_dataset(copy)
+    except DatasetError as err:  # a manifest the readers refuse outright
+        assert change == "game dropped" and "\n" not in str(err)
+        assert "game is missing" in str(err) or "state_version" in str(err)
+    else:
+        assert not report.ok
+        wanted = {
+            "format": "a caylus-dataset/1 file has",
+            "run's game": "but its run played",
+            "run's format": "is made by a caylus-dataset-run/2 run",
+            "run's engine": "the manifest has engine",
+        }[change]
+        assert wanted in report.problems[0], report.problems
+    proc = _cli("dataset", "verify", str(copy), "--no-progress")
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr
+    if change == "format":  # the readers refuse the files the manifest no longer describes
+        with pytest.raises(DatasetError, match="a caylus-dataset/1 file has"):
+            read_games(copy)
+
+
+def _set_first(root: Path, name: str, value: float) -> float:
+    """Row 0's ``name`` in the first decisions shard set to ``value`` (checksums recomputed);
+    the value it had."""
+    held = pq.read_table(_decisions(root))[name][0].as_py()
+    F._rewrite(
+        _decisions(root), lambda t: F._set_column(t, name, [value, *t[name].to_pylist()[1:]])
+    )
+    F._recompute(root)
+    return held
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), 3.0])
+def test_the_loader_refuses_a_return_or_rank_that_is_not_finite_or_out_of_range(copy, value):
+    held = _set_first(copy, "ret", value)
+    with pytest.raises(DatasetError, match=r"ply 0: return .* is not a number from -1 to 1") as e:
+        next(iter_batches(copy, 8, observations=False))
+    assert "\n" not in str(e.value)
+    assert not verify_dataset(copy).ok
+    _set_first(copy, "ret", held)
+    _set_first(copy, "rank", value)
+    with pytest.raises(DatasetError, match=r"rank .* is not a number from 1 to the player count"):
+        next(iter_batches(copy, 8, observations=False, columns=("rank",)))
+    assert not verify_dataset(copy).ok
+
+
+@pytest.mark.parametrize("column", ["ranks", "returns"])
+def test_read_games_refuses_ranks_or_returns_that_are_not_finite(copy, column):
+    def edit(t):
+        values = t[column].to_pylist()
+        values[0] = [float("nan"), *values[0][1:]]
+        return F._set_column(t, column, values)
+
+    F._rewrite(_games(copy), edit)
+    F._recompute(copy)
+    with pytest.raises(DatasetError, match=f"game 0: {column} \\[nan, .* are not all finite"):
+        read_games(copy)
+    assert not verify_dataset(copy).ok
+
+
+def test_a_non_finite_min_return_filter_is_refused(copy):
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"min_return=.*; allowed: a number from -1 to 1"):
+            next(iter_batches(copy, 8, min_return=bad))

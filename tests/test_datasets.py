@@ -486,7 +486,7 @@ def test_games_cut_off_by_the_decision_cap_are_stored_truncated_and_verify(game,
 
 
 def test_verify_schedule_lookup_answers_game_ids_in_any_order(dataset):
-    from caylus_cli.dataset import _schedule_lookup
+    from agents.selfplay.generate import ScheduleLookup, run_schedule
 
     game, root = dataset
     manifest = read_manifest(root)
@@ -495,7 +495,7 @@ def test_verify_schedule_lookup_answers_game_ids_in_any_order(dataset):
     wanted = {job.game_id: job.to_dict() for job in schedule.jobs()}
     ids = list(wanted)
     order = ids[len(ids) // 2 :][::-1] + ids[: len(ids) // 2]
-    lookup = _schedule_lookup(manifest)
+    lookup = ScheduleLookup(run_schedule(manifest["run"]))
     assert {gid: lookup(gid) for gid in order} == wanted
     assert lookup(max(ids) + 1) is None
 

@@ -42,6 +42,10 @@ from training.learner import BatchPolicy, PoolGames
 PROMOTION_SCORE = 0.55
 LEAGUE_JSON = "league.json"
 LEAGUE_MD = "league.md"
+MAX_MATCH_GAMES = 100_000
+"""Most games one match plays: they are played all at once, one batch of ``PoolGames`` (about
+27 kB a game for Caylus and Caylus 1303, 13 kB for Puerto Rico, so 2.7 GB at most) plus one
+network call over all of them; a bigger number is refused before anything is allocated."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,11 @@ def play_match(
     ``policy:PATH``, an agent spec), all at once, in rotated blocks (module docstring).
 
     The games depend on ``seed`` only: two checkpoints are compared on the same setups.
+
+    Raises:
+        ValueError: for a number of games that is not 1 to `MAX_MATCH_GAMES`.
     """
+    check_match_games(games)
     games = -(-games // num_players) * num_players
     pool = PoolGames(game, games, num_players, opponents=f"{opponent}:1", rotated=True)
     b = pool.reset(seed=seed)
@@ -93,6 +101,17 @@ def play_match(
         rewards[ended] = b.rewards[ended]
         done |= b.done
     return match_result(opponent, rewards)
+
+
+def check_match_games(games: int) -> int:
+    """A match's number of games: an int from 1 to `MAX_MATCH_GAMES`.
+
+    Raises:
+        ValueError: naming the number and what is allowed.
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_MATCH_GAMES:
+        raise ValueError(f"games={games!r}; allowed: 1 to {MAX_MATCH_GAMES} games a match")
+    return games
 
 
 def match_result(opponent: str, rewards: np.ndarray) -> MatchResult:

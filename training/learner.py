@@ -60,6 +60,7 @@ from caylus_env.core.vector import (
     WORD_OPPONENTS,
     Batch,
     BatchedGames,
+    action_batch,
     episode_word,
     kernels,
     next_uniform,
@@ -595,16 +596,23 @@ class PoolGames(BatchedGames):
                 self._kernels.external_inputs(
                     idx, g, out, self._ext_obs, self._ext_mask, self._ext_u
                 )
-                actions = np.asarray(
-                    self._policy_of(int(j)).act_batch(
-                        self._ext_obs[:b], self._ext_mask[:b], self._ext_u[:b], self.states[idx]
-                    ),
-                    np.int64,
+                returned = self._policy_of(int(j)).act_batch(
+                    self._ext_obs[:b], self._ext_mask[:b], self._ext_u[:b], self.states[idx]
                 )
-                if actions.shape != (b,) or not self._ext_mask[np.arange(b), actions].all():
+                name = self.slots[int(j)].name
+                try:
+                    actions = action_batch(returned, b).astype(np.int64, copy=False)
+                except ValueError as err:
                     raise RuntimeError(
-                        f"opponent {self.slots[int(j)].name!r} returned an illegal action"
-                    )
+                        f"opponent {name!r} returned no playable actions: {err}"
+                    ) from None
+                # The range first (a negative id wraps to a huge unsigned one), so that the
+                # mask look-up never wraps around or runs past a row.
+                if (
+                    not (actions.view(np.uint64) < self.num_actions).all()
+                    or not self._ext_mask[np.arange(b), actions].all()
+                ):
+                    raise RuntimeError(f"opponent {name!r} returned an illegal action")
                 total += self._kernels.resume_games(idx, actions, g, out, pool, self._scratch)
         return total
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.policy import short_repr
-from caylus_env.core.fileio import atomic_write_json
+from caylus_env.core.fileio import atomic_write_json, directory_problem
 from caylus_env.core.registry import game_of, game_spec
 from training.checkpoints import MAX_RUN_FILE_BYTES, read_run_file
 from training.config import RESUMABLE_CHANGES, PPOConfig
@@ -79,8 +79,9 @@ def prepare_run(cfg: PPOConfig) -> Path:
         ValueError: naming the differing arguments, or saying how to resume.
     """
     out = Path(cfg.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is not a directory")
+    problem = directory_problem(out)
+    if problem is not None:
+        raise ValueError(f"--out {problem}")
     check_run_game(cfg.out, cfg.game)
     saved = read_run_json(out) if out.is_dir() else None
     if saved is not None:

@@ -33,7 +33,7 @@ import math
 import os
 import shlex
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -59,26 +59,30 @@ from agents.tournament.specs import (
     normal_game_options,
     with_game,
 )
-from caylus_env.core.fileio import atomic_write_json
+from caylus_env.core.fileio import atomic_write_json, directory_problem
 from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
-from caylus_env.core.registry import DEFAULT_GAME, game_spec
+from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 from caylus_env.datasets.format import (
+    DATASET_FORMAT,
     DECISIONS_DIR,
     DEFAULT_SHARD_GAMES,
     GAMES_DIR,
     GAMES_SCHEMA,
     MANIFEST_FILE,
     PROGRAM,
+    RUN_FORMATS,
     GameRows,
     ShardWriter,
     decisions_schema,
+    read_manifest,
     remove_partial_shards,
     shard_paths,
     totals,
     versions,
 )
+from caylus_env.datasets.verify import VerifyReport, verify_dataset
 
-RUN_FORMAT = "caylus-dataset-run/2"
+RUN_FORMAT = RUN_FORMATS[DATASET_FORMAT]
 """Format of a dataset's ``run.json``: version 2 goes with ``caylus-dataset/2`` (the games
 table's ``scores`` column), so an unfinished directory of version 1 is refused rather than
 finished with shards of both formats."""
@@ -166,33 +170,41 @@ class DatasetSpec:
     shard_games: int = DEFAULT_SHARD_GAMES
     game: str = DEFAULT_GAME
 
-    def build(self) -> tuple[DatasetSchedule, dict[str, Any]]:
-        """Validate everything; return the schedule and the ``run.json`` content.
+    def schedule(self) -> DatasetSchedule:
+        """The games of the dataset, checked as far as the schedule needs: the game, the
+        player counts, the number of games and the agents' names, seed and seating. No agent
+        is created (the schedule is a function of the names alone), so a dataset of a
+        plugin's agents can be verified where the plugin is not installed.
 
         Raises:
             TournamentError: naming the offending argument.
         """
         game = check_game(self.game)
         players = parse_players(self.players, game)
-        for name, value, hi in (
-            ("games", self.games, MAX_DATASET_GAMES),
-            ("shard_games", self.shard_games, MAX_SHARD_GAMES),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
-                raise TournamentError(name, f"{name}={value!r}; allowed: 1 to {hi}")
-        if not isinstance(self.policy_targets, bool):
-            raise TournamentError("policy_targets", "policy_targets must be True or False")
+        _check_count("games", self.games, MAX_DATASET_GAMES)
         try:
             for n in players:  # checks agents, seed and seating
                 next(iter_blocks(self.agents, n, self.seed, self.seating, game=game))
         except ScheduleError as err:
             raise TournamentError(err.field, str(err)) from None
+        agents = tuple(a.strip() for a in self.agents)
+        return DatasetSchedule(agents, players, self.games, self.seed, self.seating, game)
+
+    def build(self) -> tuple[DatasetSchedule, dict[str, Any]]:
+        """Validate everything; return the schedule and the ``run.json`` content.
+
+        Raises:
+            TournamentError: naming the offending argument.
+        """
+        schedule = self.schedule()
+        game, players, agents = schedule.game, schedule.players, schedule.agents
+        _check_count("shard_games", self.shard_games, MAX_SHARD_GAMES)
+        if not isinstance(self.policy_targets, bool):
+            raise TournamentError("policy_targets", "policy_targets must be True or False")
         limit = check_time_limit(self.move_time_limit)
         options = normal_game_options(players[0], self.game_options, game)
         plugins = tuple(self.plugins)
-        agents = tuple(a.strip() for a in self.agents)
         check_agents_exist(agents, plugins, game)
-        schedule = DatasetSchedule(agents, players, self.games, self.seed, self.seating, game)
         scheduled = schedule.count()
         now = versions(game)
         info = {
@@ -245,6 +257,11 @@ class DatasetSpec:
         return shlex.join(args)
 
 
+def _check_count(name: str, value: Any, most: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise TournamentError(name, f"{name}={value!r}; allowed: 1 to {most}")
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
@@ -288,6 +305,108 @@ class DatasetSchedule:
         return sum(1 for _ in self.jobs())
 
 
+RUN_SCHEDULE_FIELDS = ("agents", "players", "games", "seed", "seating")
+"""The fields of a dataset's run that its schedule is a function of (with its ``game``)."""
+
+
+def run_schedule(run: Any) -> DatasetSchedule:
+    """The schedule a dataset's run (the manifest's ``run``: the generator's ``run.json``)
+    played: which agents sat where, on which seeds, game by game. Nothing in a dataset's
+    files ties a game's agents to its seats but this, so verify checks every games row
+    against it (`verify_generated`).
+
+    Raises:
+        TournamentError: naming the field of the run from which no schedule can be built.
+    """
+    if not isinstance(run, Mapping):
+        raise TournamentError("run", f"run is {str(run)[:80]!r}; allowed: the generator's object")
+    missing = [key for key in RUN_SCHEDULE_FIELDS if key not in run]
+    if missing:
+        raise TournamentError("run", f"the run has no {', '.join(missing)}")
+    for key in ("agents", "players"):
+        if not isinstance(run[key], list):
+            raise TournamentError(key, f"the run's {key} is {run[key]!r}; allowed: a list")
+    spec = DatasetSpec(
+        agents=tuple(run["agents"]),
+        players=tuple(run["players"]),
+        games=run["games"],
+        seed=run["seed"],
+        seating=run["seating"],
+        game=game_of(run),
+    )
+    return spec.schedule()
+
+
+class ScheduleLookup:
+    """``game id -> job dict`` (``GameJob.to_dict()``) of a schedule, what
+    ``verify_dataset(schedule=...)`` asks, or None for an id it does not schedule. The jobs
+    are walked forward once whatever order the games are asked in: shards are checked in
+    order and games mostly in id order, but not always (games without decision rows come
+    last in their shard), so jobs walked past are kept until asked for, and the usual order
+    holds almost nothing.
+
+    Args:
+        schedule: the dataset's schedule (`run_schedule`).
+    """
+
+    def __init__(self, schedule: DatasetSchedule) -> None:
+        self._jobs = schedule.jobs()
+        self._skipped: dict[int, dict[str, Any]] = {}
+
+    def __call__(self, game_id: int) -> dict[str, Any] | None:
+        if game_id in self._skipped:
+            return self._skipped.pop(game_id)
+        for job in self._jobs:
+            if job.game_id == game_id:
+                return job.to_dict()
+            self._skipped[job.game_id] = job.to_dict()
+        return None
+
+    def unasked(self) -> int:
+        """Scheduled games never asked for (this walks the schedule to its end)."""
+        return len(self._skipped) + sum(1 for _ in self._jobs)
+
+
+def verify_generated(
+    root: str | os.PathLike[str],
+    *,
+    game: str | None = None,
+    on_game: Callable[[int], None] | None = None,
+) -> VerifyReport:
+    """What ``caylus dataset verify`` checks: ``caylus_env.datasets.verify_dataset`` with the
+    schedule of the manifest's run (`run_schedule`), so every game's seed, block, agents by
+    seat and agent seeds must be the schedule's (a games row whose agents were swapped, with
+    the decisions' ``agent`` column to match, replays exactly and is found only here), and
+    the dataset must hold every game the run schedules. A run from which no schedule can be
+    built is a problem of its own: the seating is never left unchecked.
+
+    Args:
+        root: the dataset directory.
+        game: the game it must hold; None: the one its manifest names.
+        on_game: called with the number of games checked so far (a progress bar).
+
+    Raises:
+        DatasetError: as ``verify_dataset``, for a directory that is not a finished dataset
+            of this engine's format, or of another game.
+    """
+    manifest = read_manifest(root)
+    try:
+        lookup = ScheduleLookup(run_schedule(manifest.get("run")))
+    except TournamentError as err:
+        return VerifyReport(
+            problems=[f"the manifest's run gives no schedule to check the games against: {err}"]
+        )
+    report = verify_dataset(root, schedule=lookup, on_game=on_game, game=game)
+    if report.ok:
+        missing = lookup.unasked()
+        if missing:
+            report.problems.append(
+                f"the manifest's run schedules {report.games + missing} games; the dataset "
+                f"holds {report.games}"
+            )
+    return report
+
+
 @dataclass
 class DatasetResult:
     """What a generate call produced.
@@ -327,8 +446,9 @@ def _ledger(out_dir: Path) -> Ledger:
 
 def _check_dir(out_dir: Path, info: Mapping[str, Any]) -> dict[str, Any] | None:
     """The stored run.json if the directory holds this dataset; None for a fresh one."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise TournamentError("out", f"{out_dir} exists and is not a directory")
+    problem = directory_problem(out_dir)
+    if problem is not None:
+        raise TournamentError("out", problem)
     ledger = _ledger(out_dir)
     if not ledger.info_path.exists():
         stray = [
@@ -588,12 +708,16 @@ __all__ = [
     "MAX_DATASET_GAMES",
     "MAX_SHARD_GAMES",
     "RUN_FORMAT",
+    "RUN_SCHEDULE_FIELDS",
     "SHARDS_FILE",
     "DatasetResult",
     "DatasetSchedule",
     "DatasetSpec",
     "PreparedDataset",
+    "ScheduleLookup",
     "generate_dataset",
     "parse_players",
     "prepare_dataset",
+    "run_schedule",
+    "verify_generated",
 ]

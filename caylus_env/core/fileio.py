@@ -16,6 +16,21 @@ from pathlib import Path
 from typing import Any
 
 
+def directory_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be an output directory, or None when it is one or can be made: it
+    exists and is not a directory, or the nearest of its ancestors that exists is not one
+    (``afile/sub`` under a regular file ``afile``, which no ``mkdir`` can create). A command
+    asks before any work, so that such an ``--out`` is refused at once rather than after
+    its first game."""
+    target = Path(path)
+    if target.exists():
+        return None if target.is_dir() else f"{target} exists and is not a directory"
+    parent = next((p for p in target.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        return f"{parent} is not a directory, so {target} cannot be created"
+    return None
+
+
 def fsync_path(path: str | os.PathLike[str]) -> None:
     """Flush ``path`` (a file, or a directory after a rename into it) to the disk, so a crash
     after it returns cannot lose what was written or renamed there."""

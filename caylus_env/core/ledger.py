@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from caylus_env.core.fileio import atomic_write_bytes, atomic_write_json
+from caylus_env.core.fileio import atomic_write_bytes, atomic_write_json, directory_problem
 
 try:
     import fcntl
@@ -103,8 +103,9 @@ class Ledger:
             LedgerError: if the path is a file, the info is unreadable or of another format, or
                 there are records without an info file (they could not be matched to arguments).
         """
-        if self.path.exists() and not self.path.is_dir():
-            raise LedgerError(f"{self.path} exists and is not a directory")
+        problem = directory_problem(self.path)
+        if problem is not None:
+            raise LedgerError(problem)
         if not self.info_path.exists():
             if self.records_path.exists():
                 raise LedgerError(

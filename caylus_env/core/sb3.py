@@ -110,8 +110,9 @@ def _build() -> type:
             return b.obs.copy()
 
         def step_async(self, actions: np.ndarray) -> None:
-            """Keep the learner's actions for ``step_wait`` (checked there, before any move)."""
-            self._actions = np.asarray(actions)
+            """Keep the learner's actions for ``step_wait`` (checked there, before any move;
+            a masked array stays one, so that its mask is checked too)."""
+            self._actions = np.asanyarray(actions)
 
         def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
             """Play the learner's actions, then the opponents up to the learner's next turn.

@@ -99,7 +99,11 @@ not end, with the boolean mask `info["_final_obs"]`) and the end-of-game facts i
 Before the compiled step, one vectorized NumPy look-up checks every action against the
 current masks; an illegal action raises `IllegalActionError` (a `ValueError`) naming the game
 index, the action, the decision and the legal actions, and nothing is stepped. The kernel then
-applies the actions unchecked (`kernels.apply`).
+applies the actions unchecked (`kernels.apply`). Before that, `action_batch` (the one reader of
+every batched entry point: these views, their Gymnasium and SB3 envs, and the training pool's
+opponent policies) takes an integer array of shape `(N,)` only; a NumPy masked array is
+taken as its data when nothing in it is masked, and refused (a `ValueError` naming the masked
+games) while anything is: its masked entries hold arbitrary data, not moves.
 
 ## The learner view (`LearnerGames`, and `caylus_env.core.sb3.GameVecEnv`)
 
@@ -568,6 +572,44 @@ def check_batch_seed(seed: Any) -> int:
     return int(seed)
 
 
+#: The masked games an error about a masked action array names before it counts the rest.
+SHOWN_MASKED = 5
+
+
+def action_batch(actions: Any, num_envs: int) -> np.ndarray:
+    """One action per game as an integer array of shape ``(num_envs,)``, not yet checked
+    against the masks: the one place every batched entry point reads its actions through
+    (``BatchedGames.step`` of every view, so the Gymnasium and SB3 envs over them, and the
+    training pool's opponent policies).
+
+    A NumPy masked array is taken only with nothing masked (its data then, the same as the
+    plain array): its masked entries hold arbitrary data, which ``np.asarray`` would hand
+    over as if they were moves.
+
+    Raises:
+        ValueError: for a masked array with a masked entry (naming the games), or anything
+            but an integer array of that shape (naming the dtype and shape given).
+    """
+    if isinstance(actions, np.ma.MaskedArray):
+        masked = np.flatnonzero(np.ma.getmaskarray(actions))
+        if masked.size:
+            games = ", ".join(str(k) for k in masked[:SHOWN_MASKED])
+            more = f" (and {masked.size - SHOWN_MASKED} more)" if masked.size > SHOWN_MASKED else ""
+            raise ValueError(
+                f"actions is a masked array with the actions of games {games}{more} masked; "
+                f"allowed: an integer array of shape ({num_envs},) with every game's action "
+                "(a masked array only with nothing masked)"
+            )
+        actions = np.ma.getdata(actions)
+    a = np.asarray(actions)
+    if a.shape != (num_envs,) or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(
+            f"actions must be an integer array of shape ({num_envs},), got dtype "
+            f"{a.dtype} and shape {a.shape}"
+        )
+    return a
+
+
 def _player_counts(spec: GameSpec, num_envs: Any, num_players: Any) -> np.ndarray:
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
@@ -716,16 +758,13 @@ class BatchedGames:
         Raises:
             IllegalActionError: naming the first games whose action is illegal; nothing
                 is stepped.
+            ValueError: for anything but an integer array of one action per game
+                (`action_batch`: a masked array with a masked entry included); nothing is
+                stepped.
         """
         if not self._started:
             raise RuntimeError("the games have not started yet: call reset() first")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(
-                f"actions must be an integer array of shape ({self.num_envs},), got dtype "
-                f"{a.dtype} and shape {a.shape}"
-            )
-        a = a.astype(np.int64, copy=False)
+        a = action_batch(actions, self.num_envs).astype(np.int64, copy=False)
         # One comparison tests the range (a negative id wraps to a huge unsigned one), then
         # one take reads every game's mask at its action.
         if (
@@ -1133,12 +1172,14 @@ __all__ = [
     "NUM_EPISODE_WORDS",
     "OPPONENTS",
     "OPPONENT_RANDOM",
+    "SHOWN_MASKED",
     "TEMPLATES",
     "Batch",
     "BatchedGames",
     "GameVectorEnv",
     "LearnerGames",
     "VectorGames",
+    "action_batch",
     "check_batch_seed",
     "end_info",
     "episode_setup_seed",

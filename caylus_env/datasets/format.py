@@ -61,6 +61,9 @@ LEGACY_FORMATS = ("caylus-dataset/1",)
 docstring)."""
 LEGACY_COLUMNS = {"prestige": "scores"}
 """Games table columns renamed since a legacy format: old name -> current name."""
+RUN_FORMATS = {DATASET_FORMAT: "caylus-dataset-run/2", "caylus-dataset/1": "caylus-dataset-run/1"}
+"""The format of the generator's run (``run.json``, the manifest's ``run``) that goes with each
+dataset format: a run of one version never finishes into a dataset of another."""
 MANIFEST_FILE = "manifest.json"
 GAMES_DIR = "games"
 DECISIONS_DIR = "decisions"
@@ -215,10 +218,7 @@ def games_rows(table: pa.Table) -> list[dict[str, Any]]:
 def stored_games_columns(manifest: Mapping[str, Any], columns: Sequence[str]) -> list[str]:
     """The stored names of games ``columns`` (current names) in a dataset of ``manifest``'s
     format: what to ask a Parquet reader for before `games_columns` renames them back."""
-    if manifest.get("format") == DATASET_FORMAT:
-        return list(columns)
-    old = {new: old for old, new in LEGACY_COLUMNS.items()}
-    return [old.get(c, c) for c in columns]
+    return stored_names(columns, str(manifest.get("format")))
 
 
 def returns_of(ranks: Sequence[float]) -> list[float]:
@@ -655,8 +655,9 @@ def _count(value: Any) -> bool:
 
 
 def check_manifest(manifest: Mapping[str, Any], path: Any = MANIFEST_FILE) -> None:
-    """Refuse a manifest whose fields the tools rely on are missing or malformed: ``game``
-    (when present) a string, ``counts`` games and decisions counts, ``shards`` a list of
+    """Refuse a manifest whose fields the tools rely on are missing or malformed: ``game`` a
+    string (present in every `DATASET_FORMAT` manifest; older ones without it hold
+    `DEFAULT_GAME`), ``counts`` games and decisions counts, ``shards`` a list of
     shards each with its number, first game, games and decisions counts and exactly its two
     files (``games/part-NNNNN.parquet`` and ``decisions/part-NNNNN.parquet`` of its number,
     each with ``bytes`` and ``sha256``): no path leads out of the dataset.
@@ -672,6 +673,11 @@ def check_manifest(manifest: Mapping[str, Any], path: Any = MANIFEST_FILE) -> No
 
     if "game" in manifest and not isinstance(manifest["game"], str):
         raise bad("game", manifest["game"], "a game's name (caylus games lists them)")
+    if "game" not in manifest and manifest.get("format") == DATASET_FORMAT:
+        raise DatasetError(
+            f"{path}: game is missing; allowed: a game's name (caylus games lists them), which "
+            f"a {DATASET_FORMAT} manifest always has"
+        )
     counts = manifest.get("counts")
     if not isinstance(counts, dict) or not all(
         _count(counts.get(k)) for k in ("games", "decisions")
@@ -776,10 +782,23 @@ def shard_files(manifest: Mapping[str, Any], root: Path, table: str) -> list[str
     return out
 
 
-def check_schema(path: str | os.PathLike[str], expected: pa.Schema) -> pa.Schema:
-    """The schema of the Parquet file at ``path``, which must be ``expected``'s: the same
-    columns, in order, of the same types (a widened type, an extra or a missing column is
-    refused). Read from the file's footer only.
+def stored_names(names: Sequence[str], dataset_format: str = DATASET_FORMAT) -> list[str]:
+    """The column ``names`` (current names) as a file of ``dataset_format`` stores them (a
+    legacy format's old names, `LEGACY_COLUMNS`)."""
+    if dataset_format == DATASET_FORMAT:
+        return list(names)
+    old = {new: old for old, new in LEGACY_COLUMNS.items()}
+    return [old.get(n, n) for n in names]
+
+
+def check_schema(
+    path: str | os.PathLike[str], expected: pa.Schema, dataset_format: str = DATASET_FORMAT
+) -> pa.Schema:
+    """The schema of the Parquet file at ``path``, which must be ``expected``'s as a file of
+    ``dataset_format`` stores it (`stored_names`): the same columns under that format's
+    names, in order, of the same types (a widened type, an extra or a missing column is
+    refused, and so is a column under another format's name: a manifest whose format was
+    changed does not describe its files). Read from the file's footer only.
 
     Raises:
         DatasetError: naming the file and the first column that differs.
@@ -788,25 +807,28 @@ def check_schema(path: str | os.PathLike[str], expected: pa.Schema) -> pa.Schema
         found = pq.read_schema(path)
     except (pa.ArrowException, OSError) as err:
         raise DatasetError(f"{path} is not a readable Parquet file: {err}") from None
-    names = [LEGACY_COLUMNS.get(n, n) for n in found.names]
-    if names != expected.names:
-        extra = [n for n in names if n not in expected.names]
-        missing = [n for n in expected.names if n not in names]
+    names, wanted = list(found.names), stored_names(expected.names, dataset_format)
+    if names != wanted:
+        extra = [n for n in names if n not in wanted]
+        missing = [n for n in wanted if n not in names]
         raise DatasetError(
-            f"{path} has columns {names}; expected {expected.names}"
+            f"{path} has columns {names}; a {dataset_format} file has {wanted}"
             + (f" (extra: {extra})" if extra else "")
             + (f" (missing: {missing})" if missing else "")
         )
-    for name, have in zip(names, found, strict=True):
+    for name, have in zip(expected.names, found, strict=True):
         want = expected.field(name).type
         if have.type != want:
-            raise DatasetError(f"{path}: column {name} is of type {have.type}; expected {want}")
+            raise DatasetError(
+                f"{path}: column {have.name} is of type {have.type}; expected {want}"
+            )
     return found
 
 
 def dataset_schemas(manifest: Mapping[str, Any], root: Path, game: str) -> dict[str, pa.Schema]:
     """The expected schema of each table of a dataset of ``game``, every shard file checked
-    against it (`check_schema`; the decisions' policy columns when the manifest lists them).
+    against it as the manifest's format stores it (`check_schema`; the decisions' policy
+    columns when the manifest lists them).
 
     Raises:
         DatasetError: naming a file that is missing, special, outside the dataset, not
@@ -818,7 +840,7 @@ def dataset_schemas(manifest: Mapping[str, Any], root: Path, game: str) -> dict[
     schemas = {GAMES_DIR: GAMES_SCHEMA, DECISIONS_DIR: decisions_schema(policy, game)}
     for table, schema in schemas.items():
         for path in shard_files(manifest, root, table):
-            check_schema(path, schema)
+            check_schema(path, schema, str(manifest["format"]))
     return schemas
 
 
@@ -916,6 +938,7 @@ __all__ = [
     "POLICY_FIELDS",
     "PROGRAM",
     "ROW_GROUP_DECISIONS",
+    "RUN_FORMATS",
     "TRANSFER_CODEC",
     "DatasetError",
     "GameRows",
@@ -952,6 +975,7 @@ __all__ = [
     "state_size",
     "state_version",
     "stored_games_columns",
+    "stored_names",
     "stored_states",
     "totals",
     "unpack_masks",

@@ -80,6 +80,9 @@ OUTCOMES = ("win", "loss")
 """``outcome="win"``: decisions of seats that finished first alone (rank 1); ``"loss"``: last
 alone (rank = number of players)."""
 _BASE_COLUMNS = ["game_id", "ply", "seat", "num_players", "kind_id", "action", "ret", "agent"]
+GAMES_FLOAT_COLUMNS = ("ranks", "returns")
+"""The games table's float columns, whose values `read_games` checks are finite."""
+ALTERED = "the dataset was altered (caylus dataset verify locates every difference)"
 
 
 def open_dataset(
@@ -115,10 +118,25 @@ def open_dataset(
 
 def read_games(root: str | os.PathLike[str], *, game: str | None = None) -> pa.Table:
     """The games table, one row per game, in game id order, under the current column names
-    (``scores``, also for a ``caylus-dataset/1`` dataset, which stored them as ``prestige``)."""
+    (``scores``, also for a ``caylus-dataset/1`` dataset, which stored them as ``prestige``).
+
+    Raises:
+        DatasetError: as `open_dataset`, and for a game whose ranks or returns are not all
+            finite numbers (`GAMES_FLOAT_COLUMNS`).
+    """
     dataset = open_dataset(root, GAMES_DIR, game=game)
     with reading(root):
-        return games_columns(dataset.to_table())
+        table = games_columns(dataset.to_table())
+    for name in GAMES_FLOAT_COLUMNS:
+        values = table[name].combine_chunks()
+        if not np.isfinite(pc.list_flatten(values).to_numpy(zero_copy_only=False)).all():
+            lists = values.to_pylist()
+            row = next(i for i, v in enumerate(lists) if not np.isfinite(v).all())
+            raise DatasetError(
+                f"game {table['game_id'][row].as_py()}: {name} {lists[row]} are not all finite "
+                f"numbers; {ALTERED}"
+            )
+    return table
 
 
 def _values(name: str, value: Any, kind: type) -> list[Any]:
@@ -161,7 +179,11 @@ def decision_filter(
         else:
             parts.append(pc.field("rank") == pc.cast(pc.field("num_players"), pa.float32()))
     if min_return is not None:
-        if isinstance(min_return, bool) or not isinstance(min_return, (int, float)):
+        if (
+            isinstance(min_return, bool)
+            or not isinstance(min_return, (int, float))
+            or not np.isfinite(min_return)
+        ):
             raise ValueError(f"min_return={min_return!r}; allowed: a number from -1 to 1")
         parts.append(pc.field("ret") >= float(min_return))
     if not parts:
@@ -399,9 +421,11 @@ def _convert(
     except RowError as err:
         raise DatasetError(
             f"game {int(out['game_id'][err.row])} ply {int(out['ply'][err.row])}: {err.reason}; "
-            "the dataset was altered (caylus dataset verify locates every difference)"
+            f"{ALTERED}"
         ) from None
     for name in columns:
+        if name == "rank":
+            _check_ranks(table["rank"].to_numpy(), out)
         if name in ("state", "legal"):
             width = s_bytes if name == "state" else m_bytes
             out[name] = np.array(_fixed_bytes(table[name], width))
@@ -412,7 +436,9 @@ def _convert(
 
 def _check_rows(out: dict[str, np.ndarray], spec: Any) -> None:
     """Refuse decision rows whose player count, seat, decision kind or action is outside the
-    game's ranges (before any of them indexes an array), naming the first row."""
+    game's ranges (before any of them indexes an array), or whose return is not a finite
+    number from -1 to 1 (what ``returns_of`` gives: a NaN would reach a value loss), naming
+    the first row."""
     n = out["num_players"]
     checks = (
         ("player count", n, (n < spec.min_players) | (n > spec.max_players)),
@@ -424,6 +450,23 @@ def _check_rows(out: dict[str, np.ndarray], spec: Any) -> None:
         if wrong.any():
             i = int(np.flatnonzero(wrong)[0])
             raise RowError(i, f"{what} {int(values[i])} is out of the game's range")
+    ret = out["ret"]
+    wrong = ~np.isfinite(ret) | (ret < -1.0) | (ret > 1.0)  # returns_of's range
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        raise RowError(i, f"return {float(ret[i])} is not a number from -1 to 1")
+
+
+def _check_ranks(rank: np.ndarray, out: dict[str, np.ndarray]) -> None:
+    """Refuse stored ranks (asked for in ``columns``) that are not a finite number from 1 to
+    the player count, naming the first row."""
+    wrong = ~np.isfinite(rank) | (rank < 1.0) | (rank > out["num_players"])
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        raise DatasetError(
+            f"game {int(out['game_id'][i])} ply {int(out['ply'][i])}: rank {float(rank[i])} is "
+            f"not a number from 1 to the player count; {ALTERED}"
+        )
 
 
 @lru_cache(maxsize=1)
@@ -514,7 +557,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ALTERED",
     "BATCH_KEYS",
+    "GAMES_FLOAT_COLUMNS",
     "OUTCOMES",
     "DecisionDataset",  # noqa: F822 (built on first access: torch is optional)
     "decision_filter",

@@ -13,6 +13,12 @@ distributions over legal actions. A difference is reported by shard, game id and
 the column (and the state field), so a tampered row is found exactly. Memory is one row group
 and one game at a time.
 
+The manifest must agree with its ``run`` (the generator's arguments): the run format that goes
+with the manifest's format, the same game, engine, state layout and action space
+(`run_problems`); and each file must have the columns of the manifest's format (a
+``caylus-dataset/2`` games table's ``scores``, a ``caylus-dataset/1`` one's ``prestige``), so
+that an edited ``format`` or ``game`` field is found.
+
 The game is the one asked for (``game=``, a name of ``caylus_env.core.registry``): its engine
 replays, its widths read the columns (``caylus_env.datasets.format``), and a dataset of another
 game is refused, naming both. A ``caylus-dataset/1`` dataset's ``prestige`` column is read as
@@ -41,6 +47,7 @@ from caylus_env.core.registry import game_of, game_spec
 from caylus_env.datasets.format import (
     DECISIONS_DIR,
     GAMES_DIR,
+    RUN_FORMATS,
     DatasetError,
     check_versions,
     dataset_schemas,
@@ -145,8 +152,11 @@ def verify_dataset(
         game: The game the dataset must hold (``caylus_env.core.registry``); None: the game
             its manifest names.
         schedule: ``game id -> job dict`` of the run's schedule (``GameJob.to_dict()``): the
-            seed, block, agents and agent seeds of every game are then checked against it
-            (``caylus dataset verify`` passes the generator's schedule).
+            seed, block, agents and agent seeds of every game are then checked against it.
+            Without it, which agent sat at which seat is not checked: nothing in the files
+            ties a game's agents to its seats but the schedule, which the agents' layer
+            builds from the manifest's run (``agents.selfplay.generate.verify_generated``,
+            what ``caylus dataset verify`` runs, passes it).
         on_game: Called with the number of games checked so far (a progress bar).
 
     Raises:
@@ -159,6 +169,9 @@ def verify_dataset(
     check_versions(manifest, game=game)
     spec = game_spec(game)
     report = VerifyReport()
+    report.problems += run_problems(manifest)
+    if report.problems:
+        return report
     try:
         dataset_schemas(manifest, path, game)  # every file a regular Parquet file of its schema
     except DatasetError as err:
@@ -181,6 +194,39 @@ def verify_dataset(
             f"decisions; the files hold {report.games} and {report.decisions}"
         )
     return report
+
+
+RUN_FIELDS = ("engine", "state_version", "action_space_version")
+"""The manifest's fields that its run (the generator's ``run.json``) repeats."""
+
+
+def run_problems(manifest: Mapping[str, Any]) -> list[str]:
+    """What in the manifest contradicts its ``run`` (the generator's arguments, written with
+    every dataset): the run must be an object of the run format that goes with the manifest's
+    format (`RUN_FORMATS`), of the same game (`game_of`: a manifest or run without the field
+    is a `DEFAULT_GAME` one) and with the same engine, state layout and action space, so that a
+    manifest whose format or game field was edited is found out."""
+    run = manifest.get("run")
+    if not isinstance(run, dict):
+        text = repr(run)[:80]
+        return [f"the manifest's run is {text}; allowed: the generator's run object"]
+    problems = []
+    wanted = RUN_FORMATS[manifest["format"]]
+    if run.get("format") != wanted:
+        problems.append(
+            f"the manifest has format {manifest['format']!r} but its run has format "
+            f"{run.get('format')!r}; a {manifest['format']} dataset is made by a {wanted} run"
+        )
+    if game_of(run) != game_of(manifest):
+        problems.append(
+            f"the manifest names game {game_of(manifest)!r} but its run played {game_of(run)!r}"
+        )
+    for key in RUN_FIELDS:
+        if run.get(key) != manifest.get(key):
+            problems.append(
+                f"the manifest has {key} {manifest.get(key)!r} but its run has {run.get(key)!r}"
+            )
+    return problems
 
 
 def _problem(report: VerifyReport, text: str) -> None:
@@ -473,4 +519,4 @@ def _check_end(
         _problem(report, f"game {gid}: returns {row['returns']} do not follow from the ranks")
 
 
-__all__ = ["MAX_PROBLEMS", "VerifyReport", "verify_dataset"]
+__all__ = ["MAX_PROBLEMS", "RUN_FIELDS", "VerifyReport", "run_problems", "verify_dataset"]

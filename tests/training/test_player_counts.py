@@ -125,6 +125,11 @@ def test_match_plays_a_checkpoint_at_each_count_against_each_opponent():
         (["ppo-2p", "--games", "0"], "--games must be >= 1"),
         (["ppo-2p", "--game", "puerto_rico"], "use it with --game caylus"),
         (["no-such-dir"], "is not a directory"),
+        (["ppo-2p", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["ppo-2p", "--games", "99999999999"], "--games must be >= 1 and at most 100000"),
+        (["ppo-2p", "--opponents", "random,,economy"], "--opponents must be a comma-separated"),
+        (["ppo-2p", "--opponents", "nobody"], "invalid value for --opponents: unknown"),
+        (["ppo-2p", "--players", "9"], "invalid value for --players: players='9'"),
     ],
 )
 def test_match_refuses_bad_arguments_before_any_game(args, message):
@@ -136,3 +141,4 @@ def test_match_refuses_bad_arguments_before_any_game(args, message):
     assert r.exit_code == 2, r.output
     assert message in " ".join(r.output.split())
     assert "| " not in r.output  # no row was played
+    assert not r.stdout and len(r.stderr.splitlines()) == 1  # nothing printed but the error

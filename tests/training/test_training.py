@@ -494,6 +494,22 @@ def test_train_ppo_refuses_bad_arguments_before_any_work(tmp_path, args, message
     assert not out.exists()
 
 
+def test_train_ppo_refuses_an_out_under_a_regular_file_before_any_work(tmp_path):
+    from typer.testing import CliRunner
+
+    from caylus_cli.app import app
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    out = afile / "sub"
+    r = CliRunner().invoke(app, ["train", "ppo", "--out", str(out), "--no-progress"])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines() == [
+        f"Error: --out {afile} is not a directory, so {out} cannot be created"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 @games
 def test_the_defaults_come_from_the_games_facts(game):
     from agents.policy import DEFAULT_ARCH
