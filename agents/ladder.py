@@ -13,11 +13,19 @@ seeds, ``games.jsonl`` ledger, resume, statistics and reports, in its own direct
 ladder's output directory. This module chooses the tournaments, keeps their wall times
 (`STATE_FILE`, so a resumed ladder reports the time of all its calls), picks each game's
 reference agent, and writes the page and the plot, atomically.
+
+The output directory is untrusted (anybody can edit it), and a ladder checks every file of
+it before it plays a game or writes a file: `STATE_FILE` by its strict schema
+(`check_state`), each tournament's ``run.json`` and every line of its ``games.jsonl`` as
+resuming it would (``agents.tournament.runner.verify_games``), each read only as a regular
+file inside the directory, of a bounded size (``caylus_env.core.fileio.read_regular_file``).
+A refusal is one line naming the file and what is allowed, and changes nothing.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import platform
 import shlex
@@ -41,6 +49,16 @@ LADDER_FORMAT = "caylus-ladder/1"
 STATE_FILE = "ladder.json"
 """In the ladder's output directory: each tournament's accumulated play time and worker counts
 (the page's wall times: a resumed tournament adds the time of every call that played games)."""
+STATE_KEYS = ("format", "tournaments")
+"""The keys of `STATE_FILE`, exactly (`check_state`)."""
+TIMING_KEYS = ("play_s", "workers")
+"""The keys of each tournament's record in `STATE_FILE`, exactly (`check_state`)."""
+MAX_STATE_BYTES = 1 << 20
+"""Largest `STATE_FILE` read (1 MiB): its records, one per game and player count, take a
+few kilobytes; a bigger file is refused unread."""
+MAX_PLAY_S = 366 * 24 * 3600.0
+"""Largest play time `STATE_FILE` may hold for one tournament (a year, in seconds): the
+ladder's costliest tournament plays in under an hour, so a larger time is an edited file."""
 DEFAULT_OUT = "runs/public-ladder"
 """Not ``runs/ladder``: the README's first tournament plays there, and a ladder's directory holds
 one tournament directory per game and player count, never a tournament itself."""
@@ -291,7 +309,11 @@ def plan_ladder(
     out: str | os.PathLike[str] = DEFAULT_OUT,
     workers: int | None = None,
 ) -> LadderPlan:
-    """Check every argument and prepare every tournament, touching no file.
+    """Check every argument and every file of ``out`` and prepare every tournament, touching
+    no file: ``out`` a directory (or absent) holding no tournament itself, its `STATE_FILE`
+    (`check_state`), each tournament's directory (inside ``out``), its ``run.json`` and every
+    line of its ledger (``agents.tournament.runner.verify_games``), so that a damaged
+    directory is refused before any game is played or any file written.
 
     Args:
         move_time_limit: Seconds per move before a forfeit; None or 0: no limit (the
@@ -305,12 +327,18 @@ def plan_ladder(
         workers: Parallel games (default: the machine's cores).
 
     Raises:
-        LadderError: for a bad ladder argument; TournamentError (its ``field`` naming the
-            argument) for one a tournament refuses, a directory started with other arguments
-            among them.
+        LadderError: for a bad ladder argument or a damaged `STATE_FILE` or tournament
+            directory (field ``out``); TournamentError (its ``field`` naming the argument) for
+            one a tournament refuses, a directory started with other arguments or a ledger
+            line changed after it was written among them.
     """
     from agents.tournament.rundir import GAMES_FILE, RUN_FILE
-    from agents.tournament.runner import RunMismatchError, TournamentSpec, prepare_tournament
+    from agents.tournament.runner import (
+        RunMismatchError,
+        TournamentSpec,
+        prepare_tournament,
+        verify_games,
+    )
 
     if isinstance(sims, bool) or not isinstance(sims, int) or sims < 1:
         raise LadderError("sims", f"{sims!r} is not allowed; allowed: an int >= 1")
@@ -319,12 +347,13 @@ def plan_ladder(
     if isinstance(out, str) and not out.strip():
         raise LadderError("out", f"{out!r} is empty; allowed: a directory path")
     root = Path(out)
-    held = [name for name in (RUN_FILE, GAMES_FILE) if (root / name).exists()]
+    if os.path.lexists(root) and not root.is_dir():
+        raise LadderError("out", f"{root} is not a directory; allowed: {_OUT_ALLOWED}")
+    held = [name for name in (RUN_FILE, GAMES_FILE) if os.path.lexists(root / name)]
     if held:
         raise LadderError(
             "out",
-            f"{root} holds a tournament ({', '.join(held)}); allowed: a new directory or a "
-            "ladder's own (it holds one tournament directory per game and player count)",
+            f"{root} holds a tournament ({', '.join(held)}); allowed: {_OUT_ALLOWED}",
         )
     state = _read_state(root)
     rosters = {g: roster(g, sims) for g in chosen}
@@ -335,6 +364,7 @@ def plan_ladder(
                 "game", f"{g} has fewer than two agents to rate: {', '.join(rosters[g].agents)}"
             )
         for n in counts[g]:
+            _check_tournament_dir(root, tournament_name(g, n))
             spec = TournamentSpec(
                 agents=rosters[g].agents,
                 players=n,
@@ -353,6 +383,7 @@ def plan_ladder(
                     f"{err} (a ladder's agents are the registry's built-in agents at --sims: "
                     "another --sims, or a checkpoint shipped or removed since, changes them)",
                 ) from None
+            verify_games(prepared)  # every line of every ledger, before any game is played
             entries.append(Entry(g, n, spec, prepared))
     return LadderPlan(
         rosters=rosters,
@@ -396,24 +427,125 @@ def check_outputs(page: str | os.PathLike[str], plot: str | os.PathLike[str]) ->
 # --------------------------------------------------------------------------------------------------
 
 
+#: What ``--out`` may be, for its refusals.
+_OUT_ALLOWED = (
+    "a new directory or a ladder's own (it holds one tournament directory per game and player "
+    "count)"
+)
+
+
+def _check_tournament_dir(root: Path, name: str) -> None:
+    """A tournament's directory ``root/name``, where it exists, must be a directory inside the
+    ladder's (a link to one elsewhere would make the ladder read and write files outside it).
+
+    Raises:
+        LadderError: (``out``) naming the path and what is allowed.
+    """
+    path = root / name
+    if not os.path.lexists(path):
+        return
+    allowed = f"allowed: a tournament directory inside {root}"
+    if not path.is_dir():
+        raise LadderError("out", f"{path} is not a directory; {allowed}")
+    real, top = path.resolve(), root.resolve()
+    if top not in real.parents:
+        raise LadderError("out", f"{path} leads to {real}, outside {top}; {allowed}")
+
+
 def _read_state(out: Path) -> dict[str, Any]:
-    import json
+    """The ladder's `STATE_FILE` (an empty one for a new ladder), read by the bounded reader
+    and checked by `check_state`.
+
+    Raises:
+        LadderError: (``out``) naming the file and what is wrong.
+    """
+    from caylus_env.core.fileio import FileRefusedError, read_json_file
 
     path = out / STATE_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {"format": LADDER_FORMAT, "tournaments": {}}
     try:
-        state = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise LadderError("out", f"cannot read {path}: {err}") from None
-    if (
-        not isinstance(state, dict)
-        or state.get("format") != LADDER_FORMAT
-        or not isinstance(state.get("tournaments"), dict)
-    ):
+        state = read_json_file(path, root=out, limit=MAX_STATE_BYTES)
+    except FileRefusedError as err:
+        raise LadderError("out", str(err)) from None
+    return check_state(state, path)
+
+
+def _shown(value: Any) -> str:
+    """A value of `STATE_FILE` as JSON, cut short (an edited file's value can be huge)."""
+    import json
+
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = f"a {type(value).__name__} nested too deeply to show"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_state(state: Any, path: str | os.PathLike[str] = STATE_FILE) -> dict[str, Any]:
+    """``state``, the content of a `STATE_FILE`, if it is what `run_ladder` writes: exactly
+    the keys `STATE_KEYS`, ``format`` `LADDER_FORMAT`, and ``tournaments`` mapping names of
+    the ladder's tournaments (`tournament_name` of a registered game and one of its player
+    counts) to exactly the keys `TIMING_KEYS`: ``play_s`` a finite number of seconds from 0
+    to `MAX_PLAY_S`, ``workers`` the distinct worker counts of the calls that played it
+    (each from 1 to ``agents.tournament.specs.MAX_WORKERS``), in increasing order, at least
+    one. The page prints these values, so nothing else is allowed.
+
+    Raises:
+        LadderError: (``out``) naming the file, the field, its value and what is allowed.
+    """
+    from agents.tournament.specs import MAX_WORKERS
+
+    def bad(where: str, value: Any, allowed: str) -> LadderError:
+        return LadderError("out", f"{path}: {where} is {_shown(value)}; allowed: {allowed}")
+
+    def keys(where: str, held: Mapping[str, Any], wanted: Sequence[str]) -> None:
+        if sorted(held) != sorted(wanted):
+            raise LadderError(
+                "out",
+                f"{path}: {where} has the keys {_shown(sorted(held))}; allowed: exactly "
+                f"{', '.join(wanted)}",
+            )
+
+    if not isinstance(state, dict) or state.get("format") != LADDER_FORMAT:
         raise LadderError(
             "out", f"{path} is not a {LADDER_FORMAT} file; allowed: a ladder's own directory"
         )
+    keys("the file", state, STATE_KEYS)
+    tournaments = state["tournaments"]
+    if not isinstance(tournaments, dict):
+        raise bad("tournaments", tournaments, "an object of each tournament's timings")
+    names = [tournament_name(g, n) for g in GAME_NAMES for n in game_spec(g).player_counts]
+    for name, record in tournaments.items():
+        if name not in names:
+            raise bad("a tournament's name", name, f"one of {', '.join(names)}")
+        where = f"tournaments.{name}"
+        if not isinstance(record, dict):
+            raise bad(where, record, f"an object with exactly {', '.join(TIMING_KEYS)}")
+        keys(where, record, TIMING_KEYS)
+        play_s = record["play_s"]
+        if (
+            isinstance(play_s, bool)
+            or not isinstance(play_s, (int, float))
+            or not 0 <= play_s <= MAX_PLAY_S  # NaN compares false
+        ):
+            raise bad(
+                f"{where}.play_s", play_s, f"seconds, a number from 0 to {MAX_PLAY_S:.0f} (a year)"
+            )
+        workers = record["workers"]
+        if (
+            not isinstance(workers, list)
+            or not workers
+            or any(isinstance(w, bool) or not isinstance(w, int) for w in workers)
+            or not all(1 <= w <= MAX_WORKERS for w in workers)
+            or any(a >= b for a, b in itertools.pairwise(workers))
+        ):
+            raise bad(
+                f"{where}.workers",
+                workers,
+                f"a list of distinct worker counts from 1 to {MAX_WORKERS}, in increasing "
+                "order, at least one",
+            )
     return state
 
 
@@ -483,7 +615,7 @@ def run_ladder(
 
     from agents.progress import console as default_console
     from agents.tournament.reports import write_reports
-    from agents.tournament.runner import run_tournament
+    from agents.tournament.runner import TournamentError, run_tournament
 
     check_outputs(page, plot)
     console = console or default_console()
@@ -496,18 +628,25 @@ def run_ladder(
         record = dict(record or {"play_s": 0.0, "workers": []})
         start = time.perf_counter()
         result = None
+        refused = False
         try:
             result = run_tournament(
                 entry.prepared, progress=progress, console=console, report=False
             )
+        except TournamentError:
+            # Refused before any game (its directory locked or changed since the plan): it
+            # played nothing, so its timings are not touched.
+            refused = True
+            raise
         finally:
             # A call that found every game played adds nothing: the page times the games.
-            if result is None or result.played or entry.name not in timings:
+            if not refused and (result is None or result.played or entry.name not in timings):
                 record["play_s"] = float(record["play_s"]) + time.perf_counter() - start
                 record["workers"] = sorted({*record["workers"], plan.workers})
-            timings[entry.name] = record
-            plan.out.mkdir(parents=True, exist_ok=True)
-            _write_state(plan.out, state)
+            if not refused and timings.get(entry.name) != record:
+                timings[entry.name] = record
+                plan.out.mkdir(parents=True, exist_ok=True)
+                _write_state(plan.out, state)
         played[entry.name] = (result.results, result.played)
     outcomes = []
     quiet = Console(quiet=True)
@@ -826,13 +965,18 @@ __all__ = [
     "DEFAULT_PLOT",
     "DEFAULT_SEED",
     "DEFAULT_SIMS",
+    "MAX_PLAY_S",
+    "MAX_STATE_BYTES",
     "STATE_FILE",
+    "STATE_KEYS",
+    "TIMING_KEYS",
     "Entry",
     "LadderError",
     "LadderPlan",
     "Roster",
     "TournamentOutcome",
     "check_outputs",
+    "check_state",
     "ladder_figure",
     "parse_games",
     "parse_players",

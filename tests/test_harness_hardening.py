@@ -213,6 +213,24 @@ def test_resume_refuses_an_edited_score_a_flipped_digit_and_lines_of_another_run
     _resume(tmp_path / "good", game)  # the untouched ledger resumes
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_an_extension_refused_for_an_edited_line_leaves_run_json_as_it_was(game, tmp_path):
+    """The ledger is checked before ``run.json`` is rewritten for more games: a refused
+    extension changes no file, so the original command still resumes."""
+    out = tmp_path / "run"
+    lines = _small_run(out, game)
+    lines[1] = _tamper_score(lines[1])
+    (out / "games.jsonl").write_bytes(b"".join(lines))
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    spec = TournamentSpec(("random", "test-first"), 2, 8, seed=3, plugins=(PLUGIN,), game=game)
+    with (
+        pytest.raises(TournamentError, match="line 2 was changed after it was written"),
+        cf.ThreadPoolExecutor(1) as pool,
+    ):
+        run_tournament(spec, out, executor=pool, progress=False, console=quiet(), report=False)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
 # --------------------------------------------------------------------------------------------------
 # 2. The watchdog ends moves that no alarm can interrupt
 # --------------------------------------------------------------------------------------------------

@@ -1,10 +1,15 @@
 """The generic ledger (``caylus_env.core.ledger``): run-info checks, torn-line repair after a real
-SIGKILL of a writer, corrupt lines, the directory lock, and atomic line replacement."""
+SIGKILL of a writer, corrupt lines, the directory lock, atomic line replacement, and its files
+read only as bounded regular files of the directory (a FIFO, ``/dev/zero``, a link out of it
+refused unread: those cases run in a subprocess whose timeout only detects a hang)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import resource
 import signal
 import subprocess
 import sys
@@ -14,7 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from caylus_env.core.ledger import InfoMismatchError, Ledger, LedgerError
+from caylus_env.core.ledger import (
+    MAX_INFO_BYTES,
+    MAX_LEDGER_BYTES,
+    InfoMismatchError,
+    Ledger,
+    LedgerError,
+)
 
 INFO = {"format": "test-run/1", "seed": 1, "games": 10, "hash": "abc"}
 
@@ -33,6 +44,41 @@ WRITER = textwrap.dedent(
             i += 1
     """
 )
+
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    from caylus_env.core.ledger import Ledger, LedgerError
+
+    ledger = Ledger(sys.argv[1], info_format="test-run/1")
+    calls = {
+        "read_info": ledger.read_info,
+        "read": ledger.read,
+        "replace_lines": lambda: ledger.replace_lines({1: sys.argv[2]}),
+        "appender": lambda: ledger.appender().__enter__(),
+    }
+    out = {}
+    for name in sys.argv[3:]:
+        try:
+            calls[name]()
+            out[name] = None
+        except LedgerError as err:
+            out[name] = str(err)
+    print(json.dumps(out))
+    """
+)
+PROBE_TIMEOUT_S = 60
+"""Seconds the probe may take before it counts as hung (it takes a fraction of one; a reader
+that opens a FIFO blocks for ever)."""
+PROBE_MEMORY_BYTES = 1 << 30
+"""Address space of the probe (it needs a few megabytes): a reader that reads ``/dev/zero``
+without end fails there with a MemoryError instead of exhausting the machine."""
+
+
+def _guard_memory() -> None:
+    with contextlib.suppress(ValueError, OSError):  # not enforced everywhere: then unguarded
+        resource.setrlimit(resource.RLIMIT_AS, (PROBE_MEMORY_BYTES, PROBE_MEMORY_BYTES))
 
 
 def line(i: int, size: int = 10) -> str:
@@ -223,3 +269,92 @@ def test_json_nested_too_deeply_is_a_corrupt_line_not_a_recursion_error(tmp_path
     ledger.records_path.write_bytes(b"[" * 100_000 + b"\n" + line(1).encode())
     with pytest.raises(LedgerError, match=r"line 1 is corrupt \(JSON nested too deeply"):
         ledger.read()
+
+
+def _outside(path: Path, directory: Path) -> None:
+    outside = directory.parent / f"outside-{path.name}"
+    outside.write_text(line(0))
+    path.symlink_to(outside)
+
+
+def _sparse(path: Path, size: int) -> None:
+    with open(path, "wb") as handle:
+        handle.truncate(size)  # a hole: no disk used
+
+
+#: ``{case: (make(path, directory, limit), refusal pattern)}``.
+UNREADABLE = {
+    "fifo": (lambda p, d, n: os.mkfifo(p), r"is a FIFO; allowed: a regular file inside "),
+    "dev-zero": (
+        lambda p, d, n: p.symlink_to("/dev/zero"),
+        r"leads to /dev/zero, outside \S+; allowed: a regular file inside ",
+    ),
+    "directory": (lambda p, d, n: p.mkdir(), r"is a directory; allowed: a regular file inside "),
+    "link-outside": (
+        lambda p, d, n: _outside(p, d),
+        r"leads to \S+outside-\S+, outside \S+; allowed: a regular file inside ",
+    ),
+    "dangling-link": (
+        lambda p, d, n: p.symlink_to(d / "missing"),
+        r"is a link to \S+missing, which does not exist; allowed: a regular file inside ",
+    ),
+    "over-the-bound": (
+        lambda p, d, n: _sparse(p, n + 1),
+        r"is (\d+) bytes; allowed: a file of at most (\d+) bytes",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE))
+@pytest.mark.parametrize(
+    ("which", "limit", "calls"),
+    [
+        ("records", MAX_LEDGER_BYTES, ("read", "replace_lines", "appender")),
+        ("info", MAX_INFO_BYTES, ("read_info",)),
+    ],
+)
+def test_a_ledger_file_that_is_not_a_bounded_regular_file_of_its_directory_is_refused_unread(
+    tmp_path, which, limit, calls, case
+):
+    directory = tmp_path / "run"
+    ledger = Ledger(directory, info_format="test-run/1")
+    ledger.write_info(INFO)
+    path = ledger.records_path if which == "records" else ledger.info_path
+    path.unlink(missing_ok=True)
+    make, pattern = UNREADABLE[case]
+    make(path, directory, limit)
+    before = os.lstat(path)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(directory), line(9), *calls],
+        capture_output=True,
+        text=True,
+        timeout=PROBE_TIMEOUT_S,
+        preexec_fn=_guard_memory,
+    )
+    assert proc.returncode == 0, proc.stderr
+    refusals = json.loads(proc.stdout)
+    for call in calls:
+        message = refusals[call]
+        assert message is not None, f"{call} read {path}"
+        assert message.startswith(str(path)) and "\n" not in message, message
+        found = re.search(pattern, message)
+        assert found, message
+        if case == "over-the-bound":
+            assert found.groups() == (str(limit + 1), str(limit)), message
+    after = os.lstat(path)
+    assert (after.st_mode, after.st_size, after.st_ino) == (
+        before.st_mode,
+        before.st_size,
+        before.st_ino,
+    )
+
+
+def test_a_link_to_a_file_inside_the_directory_is_read_and_run_info_is_strict_json(tmp_path):
+    ledger = Ledger(tmp_path / "run", info_format="test-run/1")
+    ledger.write_info(INFO)
+    (tmp_path / "run" / "kept.jsonl").write_text(line(0) + line(1))
+    ledger.records_path.symlink_to("kept.jsonl")
+    assert [r["i"] for _, r in ledger.read()[0]] == [0, 1]
+    ledger.info_path.write_text('{"format": "test-run/1", "seed": NaN}')
+    with pytest.raises(LedgerError, match=r"run\.json is not strict JSON \(NaN is not a JSON"):
+        ledger.read_info()

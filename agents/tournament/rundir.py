@@ -245,10 +245,15 @@ class RunDir:
         self.ledger.write_info(info)
 
     def load_games(
-        self, jobs: Mapping[int, GameJob], info: Mapping[str, Any] | None = None
+        self,
+        jobs: Mapping[int, GameJob],
+        info: Mapping[str, Any] | None = None,
+        *,
+        repair: bool = True,
     ) -> tuple[dict[int, tuple[int, dict[str, Any]]], bool]:
         """The finished games as ``{game_id: (ledger line, result_of)}``, and whether a torn
-        last line was dropped.
+        last line was dropped (with ``repair``, by rewriting the ledger without it; hold
+        `locked` meanwhile) or, without ``repair``, skipped (no file is changed).
 
         Every line is verified (`verify_record`: the scheduled game, the run's engine and game
         options from ``info``, an exact replay) before it is trusted. Replaying costs about
@@ -261,6 +266,7 @@ class RunDir:
         try:
             lines, torn = self.ledger.read(
                 _finished(self.game),
+                repair=repair,
                 check=lambda _, record: verify_record(record, jobs, info),
             )
         except LedgerError as err:

@@ -102,6 +102,25 @@ def prepare_tournament(
     )
 
 
+def verify_games(run: PreparedRun) -> int:
+    """Check every finished game of a prepared run's ledger as resuming it would
+    (``RunDir.load_games``: the scheduled games, the run's engine and options, an exact
+    replay), changing no file: a torn last line is left for the run to drop. A caller that
+    prepares several runs (``caylus ladder``) refuses a damaged one before any is played.
+
+    Returns:
+        The number of games already played.
+
+    Raises:
+        TournamentError: (field ``out``) naming the line refused, as resuming would.
+    """
+    if not run.resumes:
+        return 0
+    jobs = {job.game_id: job for job in run.schedule.jobs}
+    done, _ = RunDir(run.out_dir, game_of(run.info)).load_games(jobs, run.info, repair=False)
+    return len(done)
+
+
 def run_tournament(
     spec: TournamentSpec | PreparedRun,
     out_dir: str | os.PathLike[str] | None = None,
@@ -159,9 +178,9 @@ def run_tournament(
     replaced: dict[int, bytes] = {}
     with run_dir.locked():
         resumes, extends = run_dir.extends(info, schedule)  # under the lock this time
+        done, repaired = run_dir.load_games(jobs, info)  # a refused line leaves run.json as is
         if not resumes or extends is not None:
             run_dir.write_info(info)
-        done, repaired = run_dir.load_games(jobs, info)
         results = {gid: result for gid, (_, result) in done.items()}
         console.print(schedule.describe())
         if repaired:
@@ -237,5 +256,6 @@ __all__ = [
     "prepare_tournament",
     "read_records",
     "run_tournament",
+    "verify_games",
     "write_reports",
 ]

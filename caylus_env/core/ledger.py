@@ -14,6 +14,11 @@ generation next), and nothing about what the records mean:
   rather than guessed at. `Ledger.replace_lines` swaps chosen lines for new ones atomically.
 - an exclusive ``flock`` on the directory (`Ledger.locked`), released by the kernel when the
   holder dies, so two writers never interleave their lines.
+
+Both files are untrusted (anybody can edit a directory): each is read only as a regular file
+inside the directory, of at most `MAX_INFO_BYTES` or `MAX_LEDGER_BYTES`
+(``caylus_env.core.fileio.read_regular_file``), so a FIFO, ``/dev/zero`` or a link out of the
+directory in their place is refused before it is read, never waited on or read without end.
 """
 
 from __future__ import annotations
@@ -25,7 +30,15 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from caylus_env.core.fileio import atomic_write_bytes, atomic_write_json, directory_problem
+from caylus_env.core.fileio import (
+    FileRefusedError,
+    atomic_write_bytes,
+    atomic_write_json,
+    check_regular_file,
+    directory_problem,
+    read_json_file,
+    read_regular_file,
+)
 
 try:
     import fcntl
@@ -36,6 +49,12 @@ T = TypeVar("T")
 
 RECORDS_FILE = "records.jsonl"
 INFO_FILE = "run.json"
+MAX_INFO_BYTES = 1 << 20
+"""Largest run-info file read (1 MiB): a run's arguments (agents, options, a hash) take a few
+kilobytes."""
+MAX_LEDGER_BYTES = 4 << 30
+"""Largest ledger read (4 GiB, read whole into memory: about 400,000 tournament games at 5 to
+10 KB a record); a bigger file is refused unread. Split a bigger run into several."""
 
 
 class LedgerError(ValueError):
@@ -100,23 +119,24 @@ class Ledger:
         """The stored run info, or None for a fresh directory.
 
         Raises:
-            LedgerError: if the path is a file, the info is unreadable or of another format, or
+            LedgerError: if the path is a file, the info is unreadable (not a regular file of
+                the directory, over `MAX_INFO_BYTES`, not strict JSON) or of another format, or
                 there are records without an info file (they could not be matched to arguments).
         """
         problem = directory_problem(self.path)
         if problem is not None:
             raise LedgerError(problem)
-        if not self.info_path.exists():
-            if self.records_path.exists():
+        if not os.path.lexists(self.info_path):
+            if os.path.lexists(self.records_path):
                 raise LedgerError(
                     f"{self.path} has a {self.records_path.name} but no {self.info_path.name}, "
                     "so its records cannot be matched to arguments; choose another directory"
                 )
             return None
         try:
-            info = _parse_json(self.info_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise LedgerError(f"cannot read {self.info_path}: {err}") from None
+            info = read_json_file(self.info_path, root=self.path, limit=MAX_INFO_BYTES)
+        except FileRefusedError as err:
+            raise LedgerError(str(err)) from None
         if not isinstance(info, dict) or (
             self.info_format is not None and info.get("format") != self.info_format
         ):
@@ -221,11 +241,12 @@ class Ledger:
 
         Raises:
             LedgerError: for a malformed line before the last one, or a line ``check`` refuses,
-                naming it.
+                naming it; for a ledger that is not a regular file of the directory of at most
+                `MAX_LEDGER_BYTES` (nothing read).
         """
-        if not self.records_path.exists():
+        if not os.path.lexists(self.records_path):
             return [], False
-        data = self.records_path.read_bytes()
+        data = self._read_records()
         lines = data.split(b"\n")
         body, tail = lines[:-1], lines[-1]
         keep_bytes = len(data) - len(tail)
@@ -264,6 +285,11 @@ class Ledger:
         """A function that appends newline-terminated lines: written, flushed and fsynced once
         per call, so a call's lines are on disk before it returns."""
         self.path.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(self.records_path):  # never an append to a FIFO or a device
+            try:
+                check_regular_file(self.records_path, root=self.path, limit=MAX_LEDGER_BYTES)
+            except FileRefusedError as err:
+                raise LedgerError(str(err)) from None
         with open(self.records_path, "ab") as handle:
 
             def append(lines: Sequence[bytes | str]) -> None:
@@ -287,7 +313,7 @@ class Ledger:
         """
         if not new_lines:
             return
-        lines = self.records_path.read_bytes().split(b"\n")
+        lines = self._read_records().split(b"\n")
         count = len(lines) - 1  # the file ends with a newline: the last piece is empty
         for lineno, line in new_lines.items():
             if not 1 <= lineno <= count:
@@ -298,5 +324,25 @@ class Ledger:
             lines[lineno - 1] = raw[:-1]
         atomic_write_bytes(self.records_path, b"\n".join(lines))
 
+    def _read_records(self) -> bytes:
+        """The ledger's bytes, by the bounded reader.
 
-__all__ = ["INFO_FILE", "RECORDS_FILE", "InfoMismatchError", "Ledger", "LedgerError"]
+        Raises:
+            LedgerError: for a ledger that is not a regular file of the directory of at most
+                `MAX_LEDGER_BYTES`.
+        """
+        try:
+            return read_regular_file(self.records_path, root=self.path, limit=MAX_LEDGER_BYTES)
+        except FileRefusedError as err:
+            raise LedgerError(str(err)) from None
+
+
+__all__ = [
+    "INFO_FILE",
+    "MAX_INFO_BYTES",
+    "MAX_LEDGER_BYTES",
+    "RECORDS_FILE",
+    "InfoMismatchError",
+    "Ledger",
+    "LedgerError",
+]
