@@ -12,15 +12,12 @@ import pytest
 from agents import registry
 
 
-@pytest.fixture(autouse=True)
-def private_registry() -> Iterator[None]:
-    """Keep the agents a test registers (plugins, test agents, for any game) out of the
-    registry that other tests see: the plugins registered during the test are removed after
-    it, and the registry is checked to be as it was. Every test uses it (an in-process
-    tournament or dataset with ``--plugin`` registers agents too), so no test's outcome
-    depends on which tests ran before it."""
-    before = copy.copy({game: dict(heads) for game, heads in registry._PLUGINS.items()})
-    yield
+def _registry_snapshot() -> dict[str, dict]:
+    return copy.copy({game: dict(heads) for game, heads in registry._PLUGINS.items()})
+
+
+def _restore_registry(before: dict[str, dict]) -> None:
+    """Remove the plugins registered since ``before`` was taken, and check the rest is as it was."""
     for game, heads in list(registry._PLUGINS.items()):
         for head in list(heads):
             if head not in before.get(game, {}):
@@ -28,6 +25,28 @@ def private_registry() -> Iterator[None]:
     assert {g: set(h) for g, h in registry._PLUGINS.items() if h} == {
         g: set(h) for g, h in before.items() if h
     }
+
+
+@pytest.fixture(autouse=True, scope="module")
+def private_module_registry() -> Iterator[None]:
+    """`private_registry` for what a module-scoped fixture registers (a tournament of test
+    agents run once for a whole module): removed when the module ends, so the tests of the next
+    module, in whatever order a worker runs them, see the registry as it was."""
+    before = _registry_snapshot()
+    yield
+    _restore_registry(before)
+
+
+@pytest.fixture(autouse=True)
+def private_registry() -> Iterator[None]:
+    """Keep the agents a test registers (plugins, test agents, for any game) out of the
+    registry that other tests see: the plugins registered during the test are removed after
+    it, and the registry is checked to be as it was. Every test uses it (an in-process
+    tournament or dataset with ``--plugin`` registers agents too), so no test's outcome
+    depends on which tests ran before it."""
+    before = _registry_snapshot()
+    yield
+    _restore_registry(before)
 
 
 LEGACY = Path(__file__).parent / "legacy"
