@@ -517,7 +517,11 @@ def resolve_checkpoint(spec: str, value: str | None, game: str) -> Path:
     if is_shipped_name(value):
         return SHIPPED_DIR / value  # another game's is refused on load, naming both
     path = Path(value)
-    if not path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError:  # a name too long, a path the system refuses (is_dir raises those)
+        is_dir = False
+    if not is_dir:
         raise ValueError(
             f"puct spec {spec!r}: ckpt={value!r} is neither a shipped checkpoint nor a "
             f"directory; allowed: {forms}"

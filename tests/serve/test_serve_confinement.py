@@ -138,3 +138,15 @@ def test_the_page_lists_the_checkpoints_inside_the_directories_and_no_link_out(c
     caylus = next(g for g in catalog["games"] if g["name"] == "caylus")
     listed = [a["spec"] for a in caylus["agents"] if a["spec"].startswith("policy:/")]
     assert listed == [f"policy:{mine.resolve()}"]
+
+
+@pytest.mark.parametrize("form", PATH_SPECS)
+def test_a_path_inside_the_directories_that_the_system_refuses_is_a_400_naming_it(
+    client, tmp_path, form
+):
+    """A name over the system's limit inside a directory: ``Path.is_dir`` raises for it (not
+    False), which the checkpoint readers turn into their refusal, not an internal error."""
+    spec = form.format(tmp_path / "checkpoints" / ("x" * 300))
+    status, answer = _create(client, spec)
+    assert status == 400, answer
+    assert "seat 1:" in answer["error"] and "x" * 50 in answer["error"]
