@@ -519,7 +519,11 @@ def read_config(path: str | Path, game: str | None = None, exact: bool = False) 
             build (naming both), or a field of the wrong type.
     """
     directory = Path(path)
-    if not directory.is_dir():
+    try:
+        is_dir = directory.is_dir()
+    except OSError as err:  # a name too long, a path the system refuses (is_dir raises those)
+        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read ({err.strerror})") from None
+    if not is_dir:
         raise CheckpointError(f"checkpoint {str(path)!r} is not a directory")
     cfg_path = directory / CONFIG_FILE
     cfg = parse_json(read_file(directory, CONFIG_FILE, MAX_CONFIG_BYTES), cfg_path)

@@ -482,6 +482,14 @@ def _shipped_of(game: str) -> dict[str, str]:
     return {n: g for n, g in shipped_checkpoints().items() if g == game}
 
 
+def is_shipped_name(value: str) -> bool:
+    """Whether a ``ckpt=`` value names a checkpoint shipped in the package (of any game): such a
+    name wins over a directory of the same name, and is no path of the user's."""
+    from agents.policy import shipped_checkpoints
+
+    return value in shipped_checkpoints()
+
+
 def resolve_checkpoint(spec: str, value: str | None, game: str) -> Path:
     """The checkpoint directory of a spec's ``ckpt=`` (None: the game's default).
 
@@ -490,7 +498,7 @@ def resolve_checkpoint(spec: str, value: str | None, game: str) -> Path:
             value that is neither a shipped checkpoint's name nor a directory, naming the
             allowed forms.
     """
-    from agents.policy import SHIPPED_DIR, shipped_checkpoints
+    from agents.policy import SHIPPED_DIR
 
     ours = _shipped_of(game)
     names = ", ".join(ours) or "none"
@@ -506,10 +514,14 @@ def resolve_checkpoint(spec: str, value: str | None, game: str) -> Path:
                 f"named {DEFAULT_PREFIX}*; give one: {forms}"
             )
         return SHIPPED_DIR / default[0]
-    if value in shipped_checkpoints():
+    if is_shipped_name(value):
         return SHIPPED_DIR / value  # another game's is refused on load, naming both
     path = Path(value)
-    if not path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError:  # a name too long, a path the system refuses (is_dir raises those)
+        is_dir = False
+    if not is_dir:
         raise ValueError(
             f"puct spec {spec!r}: ckpt={value!r} is neither a shipped checkpoint nor a "
             f"directory; allowed: {forms}"
@@ -549,6 +561,18 @@ def parse_spec(spec: str, arg: str | None) -> tuple[int, str | None, dict[str, f
     return sims, ckpt, options
 
 
+def checkpoint_paths(spec: str, arg: str | None) -> tuple[str, ...]:
+    """The checkpoint directory a puct spec names as a path of the user's (its ``ckpt=PATH``,
+    as written), none for the default or a shipped checkpoint's name; nothing is read (the
+    agent registry's ``spec_paths``, confined by ``caylus serve`` before `make_puct` runs).
+
+    Raises:
+        ValueError: for a bad spec, as `parse_spec`.
+    """
+    _, ckpt, _ = parse_spec(spec, arg)
+    return () if ckpt is None or is_shipped_name(ckpt) else (ckpt,)
+
+
 def make_puct(spec: str, arg: str | None, game: str) -> PUCTAgent:
     """Factory of the ``puct`` spec head (``agents.registry`` gives the game): the spec is
     checked whole before the checkpoint is read, and the checkpoint before any search.
@@ -567,6 +591,8 @@ __all__ = [
     "MAX_SIMS",
     "OPTIONS",
     "PUCTAgent",
+    "checkpoint_paths",
+    "is_shipped_name",
     "make_puct",
     "parse_spec",
     "resolve_checkpoint",

@@ -16,19 +16,31 @@ A spec is ``head[:argument]``. The heads of a game are:
 ``make_agent(spec, game)`` validates the spec and names what is allowed when it is not; a spec
 whose head belongs to one game only may leave the game out. ``describe(game)`` gives every
 head's syntax and a line on what it plays and costs (``caylus agents --game GAME`` prints it).
+
+Every head declares which parts of its argument name files or directories of the user's
+(``policy:PATH``, a puct spec's ``ckpt=PATH``, a plugin's or a bot's declared ``paths``, e.g.
+`key_paths`): ``spec_paths(spec, game)`` lists them without reading anything, so that a
+caller that must confine what an agent reads (``caylus serve``, whose requests name specs)
+checks every one before ``make_agent`` touches it. The checkpoints shipped in the package,
+named by name (``ppo-2p``, ``ckpt=ppo-caylus``), are no path of the user's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 from agents.base import Agent
 from caylus_env.core.contract import LADDER_SIMS, Bot
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
 Factory = Callable[[str, str | None], Agent]
+#: ``paths(argument or None)`` -> the files or directories a spec's argument names, as written.
+PathsOf = Callable[[str | None], Sequence[str | os.PathLike[str]]]
 
 
 @dataclass(frozen=True)
@@ -58,10 +70,44 @@ class AgentInfo:
     ladder_spec: str | None = None
 
 
+def _no_paths(spec: str, arg: str | None, game: str) -> tuple[str, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class _Entry:
+    """One head: what ``caylus agents`` shows, its factory ``(spec, arg, game)`` and the paths
+    its argument names ``(spec, arg, game)`` -> paths as written (read by nothing)."""
+
     info: AgentInfo
     factory: Callable[[str, str | None, str], Agent]
+    paths: Callable[[str, str | None, str], Sequence[str | os.PathLike[str]]] = _no_paths
+
+
+def _declared(paths: PathsOf | None) -> Callable[[str, str | None, str], Sequence[Any]]:
+    """A plugin's or bot's ``paths(argument)`` as an entry's ``(spec, arg, game)`` one."""
+    if paths is None:
+        return _no_paths
+    return lambda spec, arg, game, f=paths: f(arg)
+
+
+def key_paths(*keys: str) -> PathsOf:
+    """The ``paths`` of a head whose argument is ``:``-separated parts, the ``key=VALUE`` parts
+    of these keys naming paths (``register("mine", f, True, paths=key_paths("model"))`` for
+    ``mine:3:model=PATH``): the values of those keys, as written.
+
+    Raises:
+        ValueError: for a key that is not a word (empty, or holding ``=`` or ``:``).
+    """
+    for key in keys:
+        if not isinstance(key, str) or not key or any(c in key for c in "=:"):
+            raise ValueError(f"a path key must be a word without '=' or ':', got {key!r}")
+
+    def paths(arg: str | None) -> tuple[str, ...]:
+        parts = (part.partition("=") for part in (arg or "").split(":"))
+        return tuple(value for key, eq, value in parts if eq and key in keys)
+
+    return paths
 
 
 def _random(spec: str, arg: str | None, game: str) -> Agent:
@@ -80,6 +126,18 @@ def _puct(spec: str, arg: str | None, game: str) -> Agent:
     from agents.puct import make_puct
 
     return make_puct(spec, arg, game)
+
+
+def _policy_paths(spec: str, arg: str | None, game: str) -> tuple[Path, ...]:
+    from agents.policy import resolve_path
+
+    return (resolve_path(arg or "")[0],)
+
+
+def _puct_paths(spec: str, arg: str | None, game: str) -> tuple[str, ...]:
+    from agents.puct import checkpoint_paths
+
+    return checkpoint_paths(spec, arg)
 
 
 def _platform() -> dict[str, _Entry]:
@@ -105,6 +163,7 @@ def _platform() -> dict[str, _Entry]:
                 needs_arg=True,
             ),
             _policy,
+            _policy_paths,
         ),
         "puct": _Entry(
             AgentInfo(
@@ -121,6 +180,7 @@ def _platform() -> dict[str, _Entry]:
                 ladder_spec=f"puct:{LADDER_SIMS}",
             ),
             _puct,
+            _puct_paths,
         ),
     }
 
@@ -151,7 +211,7 @@ def _bot_entry(bot: Bot) -> _Entry:
     info = AgentInfo(
         bot.head, syntax, bot.description, bot.options, bot.needs_arg, ladder_spec=ladder
     )
-    return _Entry(info, lambda spec, arg, game, f=bot.factory: f(spec, arg))
+    return _Entry(info, lambda spec, arg, game, f=bot.factory: f(spec, arg), _declared(bot.paths))
 
 
 #: Plugins by game (None: every game), head -> entry; ``register`` fills it.
@@ -187,6 +247,7 @@ def register(
     syntax: str | None = None,
     description: str = "",
     options: str = "",
+    paths: PathsOf | None = None,
 ) -> None:
     """Register (or replace) the factory for specs starting with ``head``.
 
@@ -199,10 +260,16 @@ def register(
         syntax: the spec's grammar for ``caylus agents`` (default ``head`` or ``head:ARG``).
         description: one line on what the agent plays and what a move costs.
         options: the allowed arguments and options, for agents that take some.
+        paths: for an agent whose argument names files or directories it reads,
+            ``paths(argument or None)`` -> those paths as written, without reading them
+            (`key_paths` for ``key=PATH`` parts); `spec_paths` lists them, and ``caylus
+            serve`` loads such an agent only when every one lies inside its
+            ``--checkpoints`` directories. An agent that reads a file of the user's must
+            declare it.
 
     Raises:
-        ValueError: for a head that could not be written in a spec list, a factory that is
-            not callable, or an unknown game.
+        ValueError: for a head that could not be written in a spec list, a factory or
+            ``paths`` that is not callable, or an unknown game.
     """
     if not isinstance(head, str) or not head or any(c in head for c in ":, \t\n"):
         raise ValueError(
@@ -210,11 +277,15 @@ def register(
         )
     if not callable(factory):
         raise ValueError(f"agent {head!r}: factory must be callable, got {factory!r}")
+    if paths is not None and not callable(paths):
+        raise ValueError(f"agent {head!r}: paths must be callable or None, got {paths!r}")
     key = None if game is None else game_spec(game).name
     info = AgentInfo(
         head, syntax or (f"{head}:ARG" if needs_arg else head), description, options, needs_arg
     )
-    _PLUGINS.setdefault(key, {})[head] = _Entry(info, lambda spec, arg, g, f=factory: f(spec, arg))
+    _PLUGINS.setdefault(key, {})[head] = _Entry(
+        info, lambda spec, arg, g, f=factory: f(spec, arg), _declared(paths)
+    )
 
 
 def unregister(head: str, game: str | None = None) -> None:
@@ -306,16 +377,12 @@ def _unknown_hint(head: str, game: str) -> str:
     return f" (did you mean {' or '.join(others)}?)" if others else ""
 
 
-def make_agent(spec: str, game: str | None = None) -> Agent:
-    """Create an agent of ``game`` from its spec string.
-
-    Args:
-        spec: ``head[:argument]``.
-        game: the game it plays; may be left out when only one game has the head.
+def _lookup(spec: str, game: str | None) -> tuple[_Entry, str, str | None, str]:
+    """``(entry, spec stripped, argument or None, game)`` of a spec whose head exists and
+    whose argument is given when needed and only when allowed.
 
     Raises:
-        ValueError: naming the bad spec and the specs that exist for the game (and, for a
-            head another game has, that game).
+        ValueError: as `make_agent`.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
@@ -332,7 +399,45 @@ def make_agent(spec: str, game: str | None = None) -> Agent:
         raise ValueError(f"agent {head!r} needs an argument: {info.syntax}")
     if not info.needs_arg and not info.optional_arg and arg:
         raise ValueError(f"agent {head!r} takes no argument, got {spec!r}")
-    return entries[head].factory(spec.strip(), arg or None, name)
+    return entries[head], spec.strip(), arg or None, name
+
+
+def make_agent(spec: str, game: str | None = None) -> Agent:
+    """Create an agent of ``game`` from its spec string.
+
+    Args:
+        spec: ``head[:argument]``.
+        game: the game it plays; may be left out when only one game has the head.
+
+    Raises:
+        ValueError: naming the bad spec and the specs that exist for the game (and, for a
+            head another game has, that game).
+    """
+    entry, spec, arg, name = _lookup(spec, game)
+    return entry.factory(spec, arg, name)
+
+
+def spec_paths(spec: str, game: str | None = None) -> tuple[Path, ...]:
+    """The files and directories of the user's that ``make_agent(spec, game)`` would read, as
+    written (a relative one is relative to the working directory): ``policy:PATH``'s
+    checkpoint, a puct spec's ``ckpt=PATH``, what a plugin's or a bot's ``paths`` declares.
+    Nothing is read or checked on disk: a caller that confines what agents read checks each
+    (after resolving its links) before it calls `make_agent`. A shipped checkpoint named by
+    name is none.
+
+    Raises:
+        ValueError: as `make_agent` for a spec it would refuse without reading a file (an
+            unknown head, a missing or bad argument), or a ``paths`` that gives something
+            other than paths.
+    """
+    entry, spec, arg, name = _lookup(spec, game)
+    out = []
+    for path in entry.paths(spec, arg, name):
+        text = os.fspath(path) if isinstance(path, str | os.PathLike) else None
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"agent {spec!r}: its paths must be non-empty paths, got {path!r}")
+        out.append(Path(text))
+    return tuple(out)
 
 
 __all__ = [
@@ -341,8 +446,10 @@ __all__ = [
     "describe",
     "game_of_spec",
     "games_of",
+    "key_paths",
     "make_agent",
     "register",
+    "spec_paths",
     "specs",
     "unregister",
 ]

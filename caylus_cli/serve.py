@@ -3,15 +3,17 @@
 Starts the local web server of ``caylus_env.core.serve`` on 127.0.0.1 (another address only
 with ``--host``, with a warning), prints its address, and stops on Ctrl-C (exit 0). The agents
 are the agent registry's (``caylus agents --game NAME``): the game's bots, ``random``, the
-shipped checkpoints (``ppo-2p``) and plugins; ``policy:PATH`` loads only checkpoints inside the
-directories given with ``--checkpoints`` (a page must not make the server read any path it
-names), and the page lists the checkpoints found there. Saved records go under ``--save-dir``
-with names the server chooses. ``docs/serve.md`` describes the page and its HTTP API.
+shipped checkpoints (``ppo-2p``) and plugins; an agent whose spec names a file or directory
+(``policy:PATH``, ``puct:SIMS:ckpt=PATH``, a plugin's declared paths) is made only when every
+one, its links followed, lies inside the directories given with ``--checkpoints`` (a page must
+not make the server read any path it names), and the page lists the checkpoints found there.
+Saved records go under ``--save-dir`` with names the server chooses. ``docs/serve.md``
+describes the page and its HTTP API.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -30,6 +32,8 @@ from caylus_env.core.serve import (
 
 #: The head of the agent registry's trained-checkpoint specs (``policy:PATH``).
 POLICY_HEAD = "policy"
+#: What a refusal says is allowed when no ``--checkpoints`` was given.
+NO_ROOTS = "none: start caylus serve --checkpoints DIR"
 #: How deep under a ``--checkpoints`` directory checkpoints are looked for, and how many listed.
 SCAN_DEPTH = 4
 MAX_LISTED = 100
@@ -40,53 +44,71 @@ MAX_GAMES = 1000
 
 class RegistryAgents:
     """The agent registry as the server's `caylus_env.core.serve.AgentSource`: every spec of a
-    game, ``policy:PATH`` only inside ``roots``.
+    game, an agent that names files only when every one lies inside ``roots``.
+
+    The paths are the registry's ``spec_paths`` (``policy:PATH``, a puct spec's
+    ``ckpt=PATH``, a plugin's or a game bot's declared ``paths``; not the checkpoints shipped
+    in the package, named by name). Each is resolved (links followed, ``..`` taken) before
+    anything else touches it, and one outside every root is refused with the same line
+    whether it exists, is a file, a directory or a link: a page learns nothing of the disk
+    outside the roots.
 
     Args:
-        roots: the directories ``policy:PATH`` may load checkpoints from.
+        roots: the directories agents may read checkpoints from (``--checkpoints``).
     """
 
     def __init__(self, roots: list[Path]) -> None:
         self.roots = [r.resolve() for r in roots]
 
-    def _allowed(self, arg: str) -> None:
-        from agents.policy import resolve_path
+    def inside(self, path: Path) -> bool:
+        """Whether ``path``, its links followed, lies inside a root (nothing is opened)."""
+        try:
+            real = Path(os.path.realpath(path))
+        except (OSError, ValueError):  # a NUL byte, a path the system cannot resolve
+            return False
+        return any(real.is_relative_to(root) for root in self.roots)
 
-        path, _ = resolve_path(arg)
-        resolved = path.resolve()
-        if not any(resolved == r or resolved.is_relative_to(r) for r in self.roots):
-            where = ", ".join(map(str, self.roots)) or "none: start caylus serve --checkpoints DIR"
-            raise ValueError(
-                f"policy:{arg} is outside the checkpoint directories this server was given; "
-                f"allowed: checkpoints under {where}"
-            )
+    def _confine(self, spec: str, game: str) -> None:
+        from agents.registry import spec_paths
+
+        for path in spec_paths(spec, game):
+            if not self.inside(path):
+                where = ", ".join(map(str, self.roots)) or NO_ROOTS
+                raise ValueError(
+                    f"agent {spec.strip()!r} names {str(path)!r}, outside the checkpoint "
+                    f"directories this server was given; allowed: paths under {where}"
+                )
 
     def make(self, spec: str, game: str) -> Any:
         from agents.registry import make_agent
 
         if not isinstance(spec, str):
             raise ValueError(f"agent spec must be a string, got {spec!r}")
-        head, _, arg = spec.strip().partition(":")
-        if head == POLICY_HEAD and arg:
-            self._allowed(arg)
+        self._confine(spec, game)
         return make_agent(spec, game)
 
     def checkpoints(self, game: str) -> list[Path]:
-        """The checkpoint directories of ``game`` under the roots (a ``config.json`` naming
-        the game), at most `MAX_LISTED`."""
-        from agents.policy import CONFIG_FILE, game_of_config
+        """The checkpoint directories of ``game`` under the roots that ``policy:PATH`` can load,
+        at most `MAX_LISTED`: inside a root once links are followed (a link out of the roots
+        is neither read nor listed), their ``config.json`` read by the checkpoint reader
+        (bounded, a regular file of the directory, this game and this build's versions), with
+        a weights file."""
+        from agents.policy import CONFIG_FILE, WEIGHTS_FILE, read_config
 
         found: list[Path] = []
         for root in self.roots:
             for depth in range(SCAN_DEPTH + 1):
                 for config in sorted(root.glob("/".join(["*"] * depth + [CONFIG_FILE]))):
-                    try:
-                        data = json.loads(config.read_text("utf-8"))
-                        mine = isinstance(data, dict) and game_of_config(data) == game
-                    except (OSError, ValueError, RecursionError):
+                    directory = config.parent
+                    if not self.inside(directory):
                         continue
-                    if mine and config.is_file() and (config.parent / "model.safetensors").exists():
-                        found.append(config.parent)
+                    try:
+                        read_config(directory, game)
+                        loadable = (directory / WEIGHTS_FILE).is_file()
+                    except (OSError, ValueError):  # a CheckpointError is a ValueError
+                        continue
+                    if loadable:
+                        found.append(directory)
                     if len(found) >= MAX_LISTED:
                         return found
         return found
@@ -134,8 +156,9 @@ def serve(
         list[Path] | None,
         typer.Option(
             "--checkpoints",
-            help="Directory whose trained checkpoints policy:PATH may load (and the page "
-            "lists); repeatable. Without it, only the shipped ones (ppo-2p).",
+            help="Directory whose trained checkpoints agents may load (policy:PATH, "
+            "puct:SIMS:ckpt=PATH; the page lists them); repeatable. Without it, only the "
+            "shipped ones (ppo-2p).",
         ),
     ] = None,
     plugin: PluginsOption = None,

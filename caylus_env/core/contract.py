@@ -111,8 +111,9 @@ for every game of the registry.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from types import ModuleType
 from typing import Any
 
@@ -232,6 +233,10 @@ class Bot:
             `LADDER_SIMS` stands for the ladder's simulations per move (``mcts:{sims}``);
             None: the head itself for a bot that takes no argument, left out of the ladder
             for one that needs an argument.
+        paths: for a bot whose argument names files or directories to read,
+            ``paths(argument or None)`` -> those paths as written, without reading them (the
+            agent registry's ``spec_paths``: a server confines them before the factory runs);
+            None for a bot that reads no file of the user's.
     """
 
     head: str
@@ -242,6 +247,9 @@ class Bot:
     needs_arg: bool = False
     scripted: int | None = None
     ladder_spec: str | None = None
+    paths: Callable[[str | None], Sequence[str | PathLike[str]]] | None = field(
+        default=None, repr=False
+    )
 
 
 @dataclass(frozen=True)

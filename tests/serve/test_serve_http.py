@@ -18,7 +18,7 @@ from caylus_cli.serve import RegistryAgents
 from caylus_env.core.record import load_records, replay
 from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.core.serve import MAX_BODY_BYTES, PlayServer
-from tests.serve.conftest import Client, make_server
+from tests.serve.conftest import HANG_S, Client, make_server
 
 
 def _open_games(client: Client) -> int:
@@ -334,7 +334,18 @@ def test_closing_a_server_that_never_served_returns_at_once(tmp_path):
     assert not closer.is_alive(), "close() waited for a serving loop that never ran"
 
 
+def _first_line(proc: subprocess.Popen, seconds: float) -> str:
+    """The first line ``proc`` prints, or "" when none came within ``seconds`` (a hang)."""
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    return lines[0] if lines else ""
+
+
 def test_caylus_serve_prints_its_address_and_stops_cleanly_on_sigint(tmp_path):
+    """The command compiles nothing before it listens, and the kernels are warm anyway
+    (``warm_kernels``): the waits for its first line and its exit detect hangs only."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "caylus_cli", "serve", "--port", "0", "--save-dir", str(tmp_path)],
@@ -344,13 +355,14 @@ def test_caylus_serve_prints_its_address_and_stops_cleanly_on_sigint(tmp_path):
         env=env,
     )
     try:
-        line = proc.stdout.readline()
+        line = _first_line(proc, HANG_S)
         assert line.startswith("caylus serve: open http://127.0.0.1:"), line
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.communicate()
     assert proc.returncode == 0, err
     assert "Traceback" not in err and "stopped" in out
 
@@ -366,7 +378,7 @@ def test_caylus_serve_refuses_bad_arguments_in_one_line(tmp_path):
             [sys.executable, "-m", "caylus_cli", "serve", *args],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG_S,
         )
         assert proc.returncode == 2, proc.stderr
         assert words in proc.stderr and "Traceback" not in proc.stderr

@@ -28,19 +28,34 @@ The API (``docs/serve.md`` says it in full):
 ``GET /replays/NAME``                      the replay page of a record this server saved
 =========================================  ===============================================
 
-Refusals are ``4xx`` with ``{"error": "..."}`` (one line naming what was wrong and what is
-allowed) and change nothing: malformed JSON, a body over `MAX_BODY_BYTES`, an unknown field,
-game, id, agent spec, player count, option, or an illegal action. Nothing a request sends is
-executed or used as a path: saved files are named by the server, replay pages are served only
-for names it gave out, and agent specs go to the server's `AgentSource` (the command line's
-refuses checkpoints outside the directories it was given).
+Refusals are ``4xx`` (``503`` when busy) with ``{"error": "..."}`` (one line naming what was
+wrong and what is allowed) and change nothing: malformed JSON, a body over `MAX_BODY_BYTES`, an
+unknown field, game, id, agent spec, player count, option, a step that is not an integer, an
+illegal action, a method an address does not serve (405 with ``Allow``), a request that does
+not arrive whole within the request timeout (408), and the standard library's own refusals of
+a malformed request line or headers. Nothing a request sends is executed or used as a path:
+saved files are named by the server, replay pages are served only for names it gave out, and
+agent specs go to the server's `AgentSource` (the command line's refuses every path outside
+the directories it was given).
+
+Connections: at most ``request_threads`` threads serve them, the others wait in a queue of
+``request_queue``; a connection that finds the queue full is answered ``503`` by one of
+`REFUSE_THREADS` threads (the system's listen queue, `LISTEN_BACKLOG`, holds the ones not yet
+accepted), so a burst gets an answer for every request, and never an unbounded number of
+threads. A request has ``request_timeout`` seconds to arrive whole (its line, headers and body,
+against one deadline: a half-sent one is answered 408 or closed, and frees its thread), a
+kept-alive connection as long for its next request, and a client as long to take each answer.
+A client that goes away (a reset, a broken pipe) is forgotten in silence.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import queue
 import re
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -70,6 +85,21 @@ DEFAULT_MAX_GAMES = 32
 DEFAULT_IDLE_MINUTES = 30.0
 #: Threads the agents think in.
 DEFAULT_WORKERS = 2
+#: Connections served at once, each in a thread (a page's long poll holds one for up to
+#: `MAX_WAIT_S`; a browser keeps about six connections to a server for all its tabs).
+DEFAULT_REQUEST_THREADS = 64
+#: Connections that wait for a request thread; more are answered 503.
+DEFAULT_REQUEST_QUEUE = 256
+#: Seconds a request has to arrive whole (line, headers, body), a kept-alive connection waits
+#: for its next request, and a client has to take each answer.
+DEFAULT_REQUEST_TIMEOUT_S = 10.0
+#: Threads that answer 503 while every request thread is busy, and the seconds each gives its
+#: request to arrive (the server accepts no connection while all of them are refusing).
+REFUSE_THREADS = 4
+REFUSE_TIMEOUT_S = 2.0
+#: Connections the system queues before the server accepts them (it caps this at its own
+#: ``somaxconn``); the standard library's 5 made a burst lose connections unanswered.
+LISTEN_BACKLOG = 1024
 #: Where saved records go (relative to the directory the server starts in).
 DEFAULT_SAVE_DIR = Path("runs") / "serve"
 TEMPLATE = "page.html"
@@ -78,12 +108,20 @@ _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class RequestError(Exception):
-    """A refused request: its HTTP status and one line saying why."""
+    """A refused request: its HTTP status, one line saying why and headers of the answer."""
 
-    def __init__(self, status: HTTPStatus, message: str) -> None:
+    def __init__(
+        self, status: HTTPStatus, message: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = dict(headers or {})
+
+
+class _ClientGone(Exception):
+    """The client went away (a reset, a broken pipe) or took no answer in time: nothing to
+    answer, nothing to print."""
 
 
 def _bad(message: str) -> RequestError:
@@ -121,6 +159,11 @@ class PlayServer:
         max_games: games open at once.
         workers: threads the agents think in.
         default_game: the game the page selects first.
+        request_threads: connections served at once.
+        request_queue: connections that wait for one of those threads (more are answered
+            503).
+        request_timeout: seconds a request has to arrive whole, a kept-alive connection waits
+            for the next one, and a client has to take an answer.
     """
 
     def __init__(
@@ -134,11 +177,19 @@ class PlayServer:
         max_games: int = DEFAULT_MAX_GAMES,
         workers: int = DEFAULT_WORKERS,
         default_game: str | None = None,
+        request_threads: int = DEFAULT_REQUEST_THREADS,
+        request_queue: int = DEFAULT_REQUEST_QUEUE,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S,
     ) -> None:
         if not idle_seconds > 0:
             raise ValueError(f"idle_seconds must be > 0, got {idle_seconds!r}")
-        if max_games < 1 or workers < 1:
-            raise ValueError(f"max_games and workers must be >= 1, got {max_games}, {workers}")
+        if min(max_games, workers, request_threads, request_queue) < 1:
+            raise ValueError(
+                f"max_games, workers, request_threads and request_queue must be >= 1, got "
+                f"{max_games}, {workers}, {request_threads}, {request_queue}"
+            )
+        if not request_timeout > 0:  # NaN too
+            raise ValueError(f"request_timeout must be > 0, got {request_timeout!r}")
         self.agents = agents
         self.save_dir = Path(save_dir)
         self.idle_seconds = float(idle_seconds)
@@ -151,13 +202,24 @@ class PlayServer:
         self._workers = Workers(workers)
         self._stop = threading.Event()
         self._serving = False
-        self.httpd = ThreadingHTTPServer((host, port), _Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.app = self  # type: ignore[attr-defined]
+        self.request_threads = request_threads
+        self.request_queue = request_queue
+        self.request_timeout = float(request_timeout)
+        self.httpd = _HTTPServer((host, port), self)
         self.host = host
         self.port = int(self.httpd.server_address[1])
         self._reaper = threading.Thread(target=self._reap, name="serve-reaper", daemon=True)
         self._reaper.start()
+
+    @property
+    def busy(self) -> int:
+        """Threads serving or refusing connections now."""
+        return self.httpd.busy
+
+    @property
+    def queued(self) -> int:
+        """Connections accepted and waiting for a request thread now."""
+        return self.httpd.queued()
 
     @property
     def url(self) -> str:
@@ -190,6 +252,7 @@ class PlayServer:
         if self._serving:
             self.httpd.shutdown()
         self.httpd.server_close()
+        self.httpd.close_queued()
         with self._lock:
             sessions = list(self.sessions.values())
             self.sessions.clear()
@@ -324,10 +387,15 @@ class PlayServer:
 
     def move(self, session: Session, body: Any) -> None:
         body = _fields(body, ("action",), ("step",))
+        step = body.get("step", 0)
+        if isinstance(step, bool) or not isinstance(step, int):  # 0.0 == 0 and True == 1
+            raise _bad(
+                f"step must be an integer, the view's step the move is for, got {step!r}"[:200]
+            )
         engine = session.engine
         with session.cond:
             game = session.game
-            if "step" in body and body["step"] != len(game.history):
+            if "step" in body and step != len(game.history):
                 raise RequestError(
                     HTTPStatus.CONFLICT,
                     f"the move was for step {body['step']!r} but the game is at step "
@@ -419,6 +487,9 @@ class PlayServer:
                 "max_games": self.max_games,
                 "idle_seconds": self.idle_seconds,
                 "max_wait_s": MAX_WAIT_S,
+                "request_threads": self.request_threads,
+                "request_queue": self.request_queue,
+                "request_timeout_s": self.request_timeout,
             },
         }
 
@@ -449,34 +520,258 @@ class PlayServer:
             return session.view()
 
 
+#: The actions of a game, ``POST /api/games/ID/ACTION``.
+ACTIONS = ("move", "undo", "save")
+
+
+def _methods(parts: list[str]) -> tuple[str, ...]:
+    """The methods an address serves; none for an address the server does not have."""
+    if parts in ([], ["favicon.ico"], ["api", "catalog"]) or (
+        len(parts) == 2 and parts[0] == "replays"
+    ):
+        return ("GET",)
+    if parts in (["api", "games"], ["api", "resume"]):
+        return ("POST",)
+    if len(parts) == 3 and parts[:2] == ["api", "games"]:
+        return ("GET", "DELETE")
+    if len(parts) == 4 and parts[:2] == ["api", "games"] and parts[3] in ACTIONS:
+        return ("POST",)
+    return ()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A request socket read against one deadline: every read waits only for what is left of
+    it, so a request sent a byte at a time still ends when its time is up (a socket timeout
+    alone waits that long for each byte)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__()
+        self._sock = sock
+        self.deadline = time.monotonic()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self._sock.settimeout(left)
+        return self._sock.recv_into(buffer)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """The standard library's threading server with a bounded pool of threads and a bounded
+    queue of connections.
+
+    An accepted connection joins the queue, and at most ``request_threads`` threads serve the
+    queue's connections one after the other (a thread ends when the queue is empty). When the
+    queue is full, one of `REFUSE_THREADS` threads reads the connection's request (so that
+    the answer is not lost to a reset) and answers it 503; while those are all busy too, the
+    accepting loop waits for one (each ends within `REFUSE_TIMEOUT_S` and a write timeout),
+    the system's listen queue (`LISTEN_BACKLOG`) holding the connections not yet accepted.
+    """
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address: tuple[str, int], app: PlayServer) -> None:
+        self.app = app
+        self._slots = threading.BoundedSemaphore(app.request_threads)
+        self._refusers = threading.BoundedSemaphore(REFUSE_THREADS)
+        self._queue: queue.Queue[tuple[Any, Any]] = queue.Queue(app.request_queue)
+        self._count = threading.Lock()
+        self.busy = 0
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        try:
+            self._queue.put_nowait((request, client_address))
+        except queue.Full:
+            self._refusers.acquire()
+            self._start(self._refuse, self._refusers, request, client_address)
+            return
+        while not self._queue.empty() and self._slots.acquire(blocking=False):
+            self._start(self._drain, self._slots)
+
+    def _start(self, target: Any, slot: threading.Semaphore, *args: Any) -> None:
+        with self._count:
+            self.busy += 1
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        try:
+            thread.start()
+        except BaseException:
+            self._done(slot)
+            raise
+
+    def _done(self, slot: threading.Semaphore) -> None:
+        with self._count:
+            self.busy -= 1
+        slot.release()
+
+    def _serve(self, handler: type, request: Any, client_address: Any) -> None:
+        try:
+            handler(request, client_address, self)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+
+    def _drain(self) -> None:
+        """Serve queued connections until none is left (a connection queued while this thread
+        gives its slot back is taken by it again, or by the thread the accepting loop starts)."""
+        while True:
+            try:
+                request, client_address = self._queue.get_nowait()
+            except queue.Empty:
+                self._done(self._slots)
+                if self._queue.empty() or not self._slots.acquire(blocking=False):
+                    return
+                with self._count:
+                    self.busy += 1
+                continue
+            self._serve(_Handler, request, client_address)
+
+    def _refuse(self, request: Any, client_address: Any) -> None:
+        try:
+            self._serve(_Refuser, request, client_address)
+        finally:
+            self._done(self._refusers)
+
+    def queued(self) -> int:
+        return self._queue.qsize()
+
+    def close_queued(self) -> None:
+        """Close the connections still queued (the server stops)."""
+        while True:
+            try:
+                request, _ = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            self.shutdown_request(request)
+
+
 class _Handler(BaseHTTPRequestHandler):
+    """One connection: its requests, each answered in JSON (but the pages).
+
+    Every method reaches `_route` (``do_HEAD``, ``do_OPTIONS``, any word: `__getattr__`), so
+    one an address does not serve is answered 405 with its ``Allow`` header, and the standard
+    library's own refusals (`send_error`) are JSON too. The connection's reads share one
+    deadline per request (`_DeadlineReader`).
+    """
+
     server_version = "caylus-serve"
     protocol_version = "HTTP/1.1"
+    #: Whether this handler answers 503 to its request (every request thread was busy).
+    refusing = False
 
     @property
     def app(self) -> PlayServer:
         return self.server.app  # type: ignore[attr-defined]
 
+    def _timeout(self) -> float:
+        return REFUSE_TIMEOUT_S if self.refusing else self.app.request_timeout
+
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the command prints its own lines."""
 
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("do_"):
+            method = name[3:]
+            return lambda: self._handle(method)
+        raise AttributeError(name)
+
+    # -- the connection ----------------------------------------------------------------------
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the standard library's reader, replaced by one with a deadline
+        self._reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ConnectionError, _ClientGone):  # a reset while the request line or headers
+            self.close_connection = True  # were read, or an answer that could not be sent
+
+    def handle_one_request(self) -> None:
+        self._reader.deadline = time.monotonic() + self._timeout()
+        self._body_read = False
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """The standard library's parsing, a request whose headers did not arrive in time
+        answered 408 (the request line did arrive), and an HTTP/0.9 request (no version, or
+        that one) refused 505: its answers would have no status line and no headers."""
+        try:
+            parsed = super().parse_request()
+        except TimeoutError:
+            self.close_connection = True
+            self._body_read = True  # nothing more is read from this connection
+            self.request_version = self.protocol_version  # a status line, whatever it said
+            self._error(self._late())
+            return False
+        if parsed and self.request_version == "HTTP/0.9":
+            self.send_error(
+                HTTPStatus.HTTP_VERSION_NOT_SUPPORTED,
+                "HTTP/0.9 is not supported; allowed: HTTP/1.0, HTTP/1.1",
+            )
+            return False
+        return parsed
+
+    def _late(self) -> RequestError:
+        return RequestError(
+            HTTPStatus.REQUEST_TIMEOUT,
+            f"the request did not arrive whole within {self._timeout():g} seconds; allowed: "
+            "a request line, headers and body sent at once",
+        )
+
     # -- answers -----------------------------------------------------------------------------
-    def _send(self, status: int, body: bytes, kind: str) -> None:
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self.connection.settimeout(self._timeout())  # the client's time to take the answer
+        super().send_response(code, message)
+
+    def _send(
+        self, status: int, body: bytes, kind: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self._write(body)
 
-    def _json(self, status: int, data: Any) -> None:
+    def _write(self, body: bytes) -> None:
+        """The answer's headers and body (none to a HEAD), sent; a client that went away or
+        took them too slowly is `_ClientGone`."""
+        try:
+            self.end_headers()
+            if body and self.command != "HEAD":
+                self.wfile.write(body)
+        except (ConnectionError, TimeoutError) as err:
+            raise _ClientGone from err
+
+    def _json(self, status: int, data: Any, headers: Mapping[str, str] | None = None) -> None:
         text = json.dumps(data, separators=(",", ":"), allow_nan=False)
-        self._send(status, text.encode("utf-8"), "application/json; charset=utf-8")
+        self._send(status, text.encode("utf-8"), "application/json; charset=utf-8", headers)
 
     def _error(self, err: RequestError) -> None:
-        self._json(err.status, {"error": err.message})
+        self._discard_body()
+        self._json(err.status, {"error": err.message}, err.headers)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The standard library's refusals (a malformed request line, too long a line or too
+        many headers, an HTTP version it does not speak) in JSON like every other, with a status
+        line and headers even when the request line was too broken to say its version."""
+        self.close_connection = True
+        self.request_version = self.protocol_version
+        text = message or self.responses.get(code, ("refused",))[0]
+        self._json(code, {"error": " ".join(str(text).split())[:300]})
 
     # -- requests ----------------------------------------------------------------------------
     def _check_host(self) -> None:
@@ -492,7 +787,29 @@ class _Handler(BaseHTTPRequestHandler):
                 f"Host {host[:100]!r} refused; allowed: this server's loopback address",
             )
 
+    def _discard_body(self) -> None:
+        """Read and drop the body of a request refused before its body was read, so that the
+        connection can carry the next request and the refusal is not lost to a reset; a body
+        that cannot be (chunked, over `MAX_BODY_BYTES`, late) closes the connection."""
+        if self._body_read or getattr(self, "headers", None) is None:
+            return
+        self._body_read = True
+        length_text = self.headers.get("Content-Length") or "0"
+        if self.headers.get("Transfer-Encoding") or not length_text.isdigit():
+            self.close_connection = True
+            return
+        length = int(length_text)
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True
+            return
+        try:
+            if len(self.rfile.read(length)) < length:
+                self.close_connection = True
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+
     def _body(self) -> Any:
+        self._body_read = True
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
@@ -516,7 +833,16 @@ class _Handler(BaseHTTPRequestHandler):
                 f"the body is {length} bytes; allowed: up to {MAX_BODY_BYTES} bytes "
                 f"({MAX_BODY_BYTES // 2**20} MiB)",
             )
-        raw = self.rfile.read(length)
+        try:
+            raw = self.rfile.read(length)
+        except TimeoutError:
+            self.close_connection = True
+            raise self._late() from None
+        except ConnectionError as err:
+            raise _ClientGone from err
+        if len(raw) < length:
+            self.close_connection = True
+            raise _bad(f"the body ended after {len(raw)} of its {length} bytes (Content-Length)")
         if kind != "application/json":
             raise RequestError(
                 HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
@@ -535,7 +861,29 @@ class _Handler(BaseHTTPRequestHandler):
         parts = [p for p in url.path.split("/") if p]
         app = self.app
         self._check_host()
-        body = self._body() if method in ("POST",) else None
+        allowed = _methods(parts)
+        if not allowed:
+            raise RequestError(
+                HTTPStatus.NOT_FOUND,
+                f"no such address {url.path[:200]!r}; the API is under /api (docs/serve.md)",
+            )
+        if method not in allowed:
+            methods = ", ".join(allowed)
+            raise RequestError(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                f"{method[:20]} is not allowed on {url.path[:200]}; allowed: {methods}",
+                {"Allow": methods},
+            )
+        body = self._body() if method == "POST" else None
+        if self.refusing:
+            self.close_connection = True
+            raise RequestError(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                f"the server is busy: its {app.request_threads} request threads are serving and "
+                f"{app.request_queue} connections wait for them; allowed: the same request "
+                "again in a moment",
+                {"Retry-After": "1"},
+            )
         if method == "GET" and parts == []:
             html = app.page().encode("utf-8")
             self._send(HTTPStatus.OK, html, "text/html; charset=utf-8")
@@ -543,71 +891,54 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "GET" and parts == ["favicon.ico"]:  # asked by every page: none
             self.send_response(HTTPStatus.NO_CONTENT)
             self.send_header("Content-Length", "0")
-            self.end_headers()
+            self._write(b"")
             return
         if method == "GET" and parts == ["api", "catalog"]:
             self._json(HTTPStatus.OK, app.catalog())
             return
-        if method == "GET" and len(parts) == 2 and parts[0] == "replays":
+        if method == "GET" and parts[0] == "replays":
             page = app.replay_page(parts[1]).encode("utf-8")
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
             return
-        if parts == ["api", "games"] and method == "POST":
+        if parts == ["api", "games"]:
             session = app.create(body)
             with session.cond:
                 self._json(HTTPStatus.CREATED, session.view())
             return
-        if parts == ["api", "resume"] and method == "POST":
+        if parts == ["api", "resume"]:
             session = app.resume(body)
             with session.cond:
                 self._json(HTTPStatus.CREATED, session.view())
             return
-        if len(parts) in (3, 4) and parts[:2] == ["api", "games"]:
-            session = app.session(parts[2])
-            action = parts[3] if len(parts) == 4 else None
-            if action is None and method == "GET":
-                self._json(HTTPStatus.OK, app.wait_view(session, parse_qs(url.query)))
-                return
-            if action is None and method == "DELETE":
-                app.drop(session.id)
-                self._json(HTTPStatus.OK, {"dropped": session.id})
-                return
-            if method == "POST" and action in ("move", "undo", "save"):
-                if action == "save":
-                    _fields(body, ())
-                    self._json(HTTPStatus.OK, app.save(session))
-                    return
-                if action == "move":
-                    app.move(session, body)
-                else:
-                    _fields(body, ())
-                    app.undo(session)
-                with session.cond:
-                    self._json(HTTPStatus.OK, session.view())
-                return
-        known = any(
-            (
-                parts == [],
-                parts == ["api", "catalog"],
-                parts in (["api", "games"], ["api", "resume"]),
-                len(parts) == 2 and parts[0] == "replays",
-                len(parts) in (3, 4) and parts[:2] == ["api", "games"],
-            )
-        )
-        if known:
-            raise RequestError(
-                HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not allowed on {url.path[:200]}"
-            )
-        raise RequestError(
-            HTTPStatus.NOT_FOUND,
-            f"no such address {url.path[:200]!r}; the API is under /api (docs/serve.md)",
-        )
+        session = app.session(parts[2])
+        action = parts[3] if len(parts) == 4 else None
+        if action is None and method == "GET":
+            self._json(HTTPStatus.OK, app.wait_view(session, parse_qs(url.query)))
+            return
+        if action is None:  # DELETE
+            app.drop(session.id)
+            self._json(HTTPStatus.OK, {"dropped": session.id})
+            return
+        if action == "save":
+            _fields(body, ())
+            self._json(HTTPStatus.OK, app.save(session))
+            return
+        if action == "move":
+            app.move(session, body)
+        else:
+            _fields(body, ())
+            app.undo(session)
+        with session.cond:
+            self._json(HTTPStatus.OK, session.view())
 
     def _handle(self, method: str) -> None:
         try:
-            self._route(method)
-        except RequestError as err:
-            self._error(err)
+            try:
+                self._route(method)
+            except RequestError as err:
+                self._error(err)
+        except _ClientGone:
+            self.close_connection = True
         except Exception as err:  # a bug: answer it, keep serving
             self.close_connection = True
             self._json(
@@ -624,20 +955,27 @@ class _Handler(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self._handle("DELETE")
 
-    def do_PUT(self) -> None:
-        self._handle("PUT")
 
-    def do_PATCH(self) -> None:
-        self._handle("PATCH")
+class _Refuser(_Handler):
+    """A connection that came while every request thread was busy: its request is read (in
+    `REFUSE_TIMEOUT_S`) and answered 503 (or its own refusal), and the connection closed."""
+
+    refusing = True
 
 
 __all__ = [
     "DEFAULT_IDLE_MINUTES",
     "DEFAULT_MAX_GAMES",
+    "DEFAULT_REQUEST_QUEUE",
+    "DEFAULT_REQUEST_THREADS",
+    "DEFAULT_REQUEST_TIMEOUT_S",
     "DEFAULT_SAVE_DIR",
     "DEFAULT_WORKERS",
+    "LISTEN_BACKLOG",
     "MAX_BODY_BYTES",
     "MAX_WAIT_S",
+    "REFUSE_THREADS",
+    "REFUSE_TIMEOUT_S",
     "PlayServer",
     "RequestError",
 ]
