@@ -103,7 +103,8 @@ from caylus_env.puerto_rico.engine.state import (
 FORMAT = "puerto-rico-state/1"
 PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
 WORKABLE_NAMES = TILE_NAMES[:NUM_WORKABLE_TILES]
-BM_KINDS = ("colonist", "good", "vp")  # black-market return bits 1, 2, 4
+#: Black-market return bits 1, 2, 4: each kind once, a doubloon each (rules 7.2).
+BM_KINDS = ("colonist", "good", "vp")
 _INT16_MAX = 32767
 #: Rounds a game can reach: a round takes at least 3 decisions (its role picks, each with a
 #: choice) and a game at most ``MAX_DECISIONS_LIMIT``.
@@ -193,7 +194,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         "library_used": bool(s[L.LIBRARY_USED]),
         "produced": _bits(int(s[L.PRODUCED])),
         "black_market": {
-            "returned": [k for i, k in enumerate(BM_KINDS) if int(s[L.BM_RETURNED]) & (1 << i)],
+            "returned": _bits_of(int(s[L.BM_RETURNED])),
             "short": int(s[L.BM_SHORT]),
         },
         "guest_step": int(s[L.GUEST_STEP]),
@@ -370,7 +371,7 @@ def _decode(d: Any) -> np.ndarray:
     ):
         raise _fail("black_market.returned", f"must be a list of distinct {list(BM_KINDS)}")
     s[L.BM_RETURNED] = sum(1 << _name(k, "black_market.returned", BM_KINDS) for k in bm["returned"])
-    s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, 3)
+    s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, len(BM_KINDS))
     s[L.GUEST_STEP] = _int(d["guest_step"], "guest_step", 0, n + 1)
     _keys(d["roles"], "roles", set(ROLE_NAMES))
     for r, name in enumerate(ROLE_NAMES):
@@ -535,15 +536,12 @@ def _check_clock(s: np.ndarray, n: int) -> None:
                 raise _fail(f"players[{p}].singles.{name}", "more than the barrels he holds")
         if p not in storing and (singles or int(s[pf(p, L.P_KEPT)])):
             raise _fail(f"players[{p}]", "kept and singles must be empty outside his storage")
+    kinds = {int(entry(s, i)[0]) for i in range(size)}
+    _check_black_market(s, DecisionKind.BLACK_MARKET in kinds)
     if size == 0:
-        if int(s[L.BM_SHORT]) or int(s[L.BM_RETURNED]):
-            raise _fail("black_market", "must be empty while no return is asked")
         return
     if phase == Phase.GAME_OVER:
         raise _fail("pending", "a finished game asks nothing")
-    kinds = {int(entry(s, i)[0]) for i in range(size)}
-    if (DecisionKind.BLACK_MARKET in kinds) != (int(s[L.BM_SHORT]) > 0):
-        raise _fail("black_market.short", "must be above 0 exactly while a return is asked")
     allowed = _KINDS_OF_PHASE[phase]
     if not kinds <= allowed:
         names = sorted(SCHEMA[k].name for k in kinds - allowed)
@@ -555,6 +553,29 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     out = np.empty(NUM_ACTIONS, np.int64)
     if legal_actions(probe, out) == 0:
         raise _fail("pending", "the pending decision has no legal answer")
+
+
+def _check_black_market(s: np.ndarray, asked: bool) -> None:
+    """The black market's bookkeeping exists only while its return is asked (rules 7.2): the
+    build that falls short sets ``short`` and clears ``returned`` as it asks
+    (``roles.builder.apply_build``), and the last return clears both as it builds. A return
+    pending anywhere else would stay until the game's end, whose state dict is then refused."""
+    short = int(s[L.BM_SHORT])
+    returned = int(s[L.BM_RETURNED])
+    if not asked and (short or returned):
+        raise _fail(
+            "black_market",
+            f"short {short}, returned {_bits_of(returned)} while no black_market decision is "
+            "pending; allowed: short 0 and returned [] (a return is asked only during a build)",
+        )
+    if asked and short == 0:
+        raise _fail(
+            "black_market.short", f"0 while a return is asked; allowed: 1 to {len(BM_KINDS)}"
+        )
+
+
+def _bits_of(returned: int) -> list[str]:
+    return [k for i, k in enumerate(BM_KINDS) if returned & (1 << i)]
 
 
 def _check_run(s: np.ndarray) -> None:
