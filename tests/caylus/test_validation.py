@@ -16,8 +16,9 @@ import pytest
 from caylus_env import caylus_v0
 from caylus_env.caylus.engine import Game, GameConfig, IllegalActionError
 from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.headroom import STATE_MAX
 from caylus_env.caylus.engine.invariants import Broken, check_invariants
-from caylus_env.caylus.engine.validate import MAX_AMOUNT, InvalidStateError
+from caylus_env.caylus.engine.validate import InvalidStateError
 
 
 def base(n=2, seed=1):
@@ -137,12 +138,16 @@ def test_a_decision_for_nobody_is_refused():
     refused(d, "pending[0].player", "None")
 
 
-def test_money_is_capped_well_inside_int16():
+def test_money_leaves_room_in_its_int16_entry_for_the_rest_of_the_game():
     d = base()
-    d["players"][0]["money"] = MAX_AMOUNT
-    assert Game.from_state_dict(d).state_dict()["players"][0]["money"] == MAX_AMOUNT
-    d["players"][0]["money"] = MAX_AMOUNT + 1
-    refused(d, "money", str(MAX_AMOUNT))
+    d["players"][0]["money"] = STATE_MAX
+    message = refused(d, "players[0].money=32767 is not allowed at this point; allowed: 0..")
+    cap = int(message.split("allowed: 0..")[1].split()[0])
+    assert 10_000 < cap < STATE_MAX  # far more than a game holds, less what it can add
+    d["players"][0]["money"] = cap
+    assert Game.from_state_dict(d).state_dict()["players"][0]["money"] == cap
+    d["players"][0]["money"] = cap + 1
+    refused(d, "money", f"0..{cap}")
 
 
 # -- pending-decision context ----------------------------------------------------------------------
