@@ -162,6 +162,17 @@ def test_pay_any_for_a_building_the_player_cannot_afford_is_refused():
     assert min(g.state_dict()["players"][0]["cubes"].values()) >= 0
 
 
+def test_two_payments_pending_at_once_are_refused():
+    # Found by the state fuzzer's list mutation: each pay_any was judged affordable on its
+    # own, and the second paid from cubes the first had taken (a negative cube count).
+    d = activation(food=2, wood=1, cloth=1)  # one marketplace: 1 wood and 1 "any" cube
+    pay = {"kind": "pay_any", "player": 0, "building": "marketplace", "source": "carpenter"}
+    d["pending"] = [pay, copy.deepcopy(pay)]
+    refused(d, "two payments", "allowed: one payment")
+    d["pending"] = [pay]
+    assert min(Game.from_state_dict(d).state_dict()["players"][0]["cubes"].values()) >= 0
+
+
 def test_alchemist_pay_beyond_the_players_cubes_is_refused():
     d = activation(food=1, wood=0, stone=0, cloth=0)
     d["pending"] = [{"kind": "alchemist_pay", "player": 0, "remaining": 4}]

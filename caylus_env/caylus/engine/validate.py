@@ -206,6 +206,9 @@ _DRIVER_DECISIONS = {
     Phase.CASTLE: frozenset({DecisionKind.CASTLE}),
 }
 _PHASES_WITH_FAVORS = (Phase.SPECIAL, Phase.ACTIVATION, Phase.CASTLE, Phase.END_OF_TURN)
+#: Decisions that pay what an answer just bought: each is judged affordable on its own, so
+#: one at a time, asked at once (a second would pay from cubes the first already took).
+_PAYMENTS = frozenset({DecisionKind.PAY_ANY, DecisionKind.RESIDENCE, DecisionKind.ALCHEMIST_PAY})
 
 
 # ---------------------------------------------------------------------------------------
@@ -671,6 +674,13 @@ def _check_chain(s: np.ndarray, entries: list[Entry], base: int, phase: int) -> 
     else:
         allowed = sorted(ENTRY_OF_KIND[k].name for k in driver)
         return f"pending kinds {names} are not allowed in phase {PHASE_NAMES[phase]}: {allowed}"
+    payments = [j for j, e in enumerate(decisions) if e[0] in _PAYMENTS]
+    if payments and payments != [len(decisions) - 1]:
+        return (
+            f"pending kinds {names} hold a payment below another decision or two payments; "
+            "allowed: one payment (pay_any, residence, alchemist_pay), on top (the engine "
+            "asks it at once: rules 5a, 5b, 8.12)"
+        )
     rows = [e for e in decisions if e[0] == DecisionKind.FAVOR_ROW]
     if len(rows) > 2 or (
         len(rows) == 2 and not s[_pf(rows[0][1], L.P_ROWS_USED)] >> FavorRow.BUILDINGS & 1
