@@ -19,6 +19,7 @@ from caylus_env.caylus.engine.constants import NUM_RESOURCES, RESOURCE_NAMES, Ph
 from caylus_env.caylus.engine.decisions import pop, read_top
 from caylus_env.caylus.engine.dispatch import PROCEDURE_BASE
 from caylus_env.caylus.engine.headroom import STATE_MAX, room
+from tests.fuzz_states import fuzz
 
 #: The position each player count is capped at: the top decision's kind.
 CAPPED_AT = {2: "place_worker", 3: "castle", 4: "favor_row", 5: "peddler"}
@@ -160,3 +161,12 @@ def test_gold_whose_final_scoring_would_wrap_prestige_is_refused():
     while not game.is_over():
         game.apply(game.legal_actions()[0])
     assert 3 * 5000 <= game.state_dict()["players"][0]["prestige"] <= STATE_MAX
+
+
+def test_fuzzed_positions_raised_to_the_loaders_cap_play_on_through_positions_it_accepts():
+    # The state fuzzer's caps mode (tests/fuzz_states.py): positions of random games, mutated
+    # or not, with one int raised to the largest value the loader accepts, played to the end.
+    counts, examples = fuzz("caylus", 30, seed=3, jobs=2, caps=True)
+    assert sum(counts.values()) == 30
+    assert all(counts[o] == 0 for o in ("other", "corrupt", "crash", "hang")), examples
+    assert counts["accepted"] > 0, counts
