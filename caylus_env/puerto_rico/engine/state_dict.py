@@ -106,9 +106,12 @@ WORKABLE_NAMES = TILE_NAMES[:NUM_WORKABLE_TILES]
 #: Black-market return bits 1, 2, 4: each kind once, a doubloon each (rules 7.2).
 BM_KINDS = ("colonist", "good", "vp")
 _INT16_MAX = 32767
-#: Rounds a game can reach: a round takes at least 3 decisions (its role picks, each with a
-#: choice) and a game at most ``MAX_DECISIONS_LIMIT``.
-MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // int(ROLES_PER_ROUND[2:].min())
+#: Decisions every round takes at least: its role picks, each with a choice (3 players pick
+#: 3 of 6 cards; with 2 players the sixth pick has one card left and is taken for him, the
+#: other five are decisions).
+MIN_ROUND_DECISIONS = int(ROLES_PER_ROUND[2:].min())
+#: Rounds a game can reach: a game takes at most ``MAX_DECISIONS_LIMIT`` decisions.
+MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // MIN_ROUND_DECISIONS
 #: Cap of a player's doubloons and VP chips, a card's doubloons and the bank's payouts. The
 #: state is int16 (at most 32767). Play itself goes far: players who never pick the mayor or
 #: the builder leave about one doubloon a decision on the role cards, about 10,000 at the
@@ -501,6 +504,7 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     picked = int((s[L.ROLE_STATE : L.ROLE_STATE + len(ROLE_NAMES)] == 1).sum())
     if picked != int(s[L.PICKS]) or picked > ROLES_PER_ROUND[n]:
         raise _fail("picks", f"{int(s[L.PICKS])} picks but {picked} role cards picked")
+    _check_rounds_ahead(s)
     in_role = phase in _ROLE_PHASES
     if in_role != (picker >= 0):
         raise _fail("picker", f"{picker} does not fit phase {PHASE_NAMES[phase]!r}")
@@ -553,6 +557,38 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     out = np.empty(NUM_ACTIONS, np.int64)
     if legal_actions(probe, out) == 0:
         raise _fail("pending", "the pending decision has no legal answer")
+
+
+def rounds_ahead(s: np.ndarray) -> int:
+    """The most rounds the decisions left before the cap can still start: each round takes
+    ``MIN_ROUND_DECISIONS`` (its picks), and the picks of this round count towards it."""
+    left = int(s[L.MAX_DECISIONS]) - int(s[L.DECISIONS])
+    done = min(int(s[L.PICKS]), MIN_ROUND_DECISIONS)
+    return (left + done) // MIN_ROUND_DECISIONS
+
+
+def _check_rounds_ahead(s: np.ndarray) -> None:
+    """The round, and the doubloons a card gains each round nobody picks it (rules 3.2),
+    leave room for the rounds still ahead: play from here never takes them past
+    ``MAX_ROUND``, so every position it reaches is accepted again (and observed within its
+    bounds). Every position of a game from its start fits: a round takes its picks."""
+    ahead = rounds_ahead(s)
+    r = int(s[L.ROUND])
+    if r + ahead > MAX_ROUND:
+        raise _fail(
+            "round",
+            f"{r} is out of range at this point; allowed: 1 to {MAX_ROUND - ahead} (the "
+            f"{int(s[L.MAX_DECISIONS]) - int(s[L.DECISIONS])} decisions left before the cap "
+            f"can start {ahead} more rounds, and a game reaches round {MAX_ROUND} at most)",
+        )
+    for i, name in enumerate(ROLE_NAMES):
+        money = int(s[L.ROLE_MONEY + i])
+        if money + ahead > MAX_ROUND - 1:
+            raise _fail(
+                f"roles.{name}.doubloons",
+                f"{money} is out of range at this point; allowed: 0 to "
+                f"{MAX_ROUND - 1 - ahead} (a doubloon each of the {ahead} rounds still ahead)",
+            )
 
 
 def _check_black_market(s: np.ndarray, asked: bool) -> None:
