@@ -58,8 +58,8 @@ from caylus_env.caylus_1303.engine.constants import (
     WOOD_SPACE,
     WORKERS_PER_COLOUR,
 )
+from caylus_env.caylus_1303.engine.headroom import STATE_MAX
 from caylus_env.caylus_1303.engine.phases import activation, delivery, planning, stewardship
-from caylus_env.caylus_1303.engine.state_dict import MAX_PP, MAX_RESOURCE
 from caylus_env.caylus_1303.engine.tiles import (
     KIND_NAMES,
     MONUMENT_KINDS,
@@ -495,12 +495,12 @@ def _player(d: dict[str, Any], p: int, entry: dict[str, Any]) -> None:
     if "resources" in entry:
         pd["resources"] = dict.fromkeys(RESOURCE_NAMES, 0)
         pd["resources"].update(
-            core.counts(entry["resources"], f"{where}.resources", RESOURCE_NAMES, MAX_RESOURCE)
+            core.counts(entry["resources"], f"{where}.resources", RESOURCE_NAMES, STATE_MAX)
         )
     if "pp" in entry:
-        pd["pp"] = core.count(entry["pp"], f"{where}.pp", 0, MAX_PP)
+        pd["pp"] = core.count(entry["pp"], f"{where}.pp", 0, STATE_MAX)
     if "bundles" in entry:
-        pd["bundles"] = core.count(entry["bundles"], f"{where}.bundles", 0, MAX_RESOURCE)
+        pd["bundles"] = core.count(entry["bundles"], f"{where}.bundles", 0, STATE_MAX)
     homes = _names_list(entry.get("residences", []), f"{where}.residences", LAWYER_SPACES)
     monuments = _names_list(entry.get("monuments", []), f"{where}.monuments", MONUMENT_NAMES)
     if len(monuments) > len(homes):

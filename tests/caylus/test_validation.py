@@ -16,8 +16,9 @@ import pytest
 from caylus_env import caylus_v0
 from caylus_env.caylus.engine import Game, GameConfig, IllegalActionError
 from caylus_env.caylus.engine import layout as L
+from caylus_env.caylus.engine.headroom import STATE_MAX
 from caylus_env.caylus.engine.invariants import Broken, check_invariants
-from caylus_env.caylus.engine.validate import MAX_AMOUNT, InvalidStateError
+from caylus_env.caylus.engine.validate import InvalidStateError
 
 
 def base(n=2, seed=1):
@@ -137,12 +138,16 @@ def test_a_decision_for_nobody_is_refused():
     refused(d, "pending[0].player", "None")
 
 
-def test_money_is_capped_well_inside_int16():
+def test_money_leaves_room_in_its_int16_entry_for_the_rest_of_the_game():
     d = base()
-    d["players"][0]["money"] = MAX_AMOUNT
-    assert Game.from_state_dict(d).state_dict()["players"][0]["money"] == MAX_AMOUNT
-    d["players"][0]["money"] = MAX_AMOUNT + 1
-    refused(d, "money", str(MAX_AMOUNT))
+    d["players"][0]["money"] = STATE_MAX
+    message = refused(d, "players[0].money=32767 is not allowed at this point; allowed: 0..")
+    cap = int(message.split("allowed: 0..")[1].split()[0])
+    assert 10_000 < cap < STATE_MAX  # far more than a game holds, less what it can add
+    d["players"][0]["money"] = cap
+    assert Game.from_state_dict(d).state_dict()["players"][0]["money"] == cap
+    d["players"][0]["money"] = cap + 1
+    refused(d, "money", f"0..{cap}")
 
 
 # -- pending-decision context ----------------------------------------------------------------------
@@ -155,6 +160,17 @@ def test_pay_any_for_a_building_the_player_cannot_afford_is_refused():
     d["players"][0]["cubes"].update(wood=1, food=1)
     g = Game.from_state_dict(d)  # affordable: accepted, and the payment keeps cubes >= 0
     assert min(g.state_dict()["players"][0]["cubes"].values()) >= 0
+
+
+def test_two_payments_pending_at_once_are_refused():
+    # Found by the state fuzzer's list mutation: each pay_any was judged affordable on its
+    # own, and the second paid from cubes the first had taken (a negative cube count).
+    d = activation(food=2, wood=1, cloth=1)  # one marketplace: 1 wood and 1 "any" cube
+    pay = {"kind": "pay_any", "player": 0, "building": "marketplace", "source": "carpenter"}
+    d["pending"] = [pay, copy.deepcopy(pay)]
+    refused(d, "two payments", "allowed: one payment")
+    d["pending"] = [pay]
+    assert min(Game.from_state_dict(d).state_dict()["players"][0]["cubes"].values()) >= 0
 
 
 def test_alchemist_pay_beyond_the_players_cubes_is_refused():

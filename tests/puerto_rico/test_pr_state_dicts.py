@@ -12,7 +12,7 @@ import pytest
 
 from caylus_env.puerto_rico.engine import Game, GameConfig, InvalidStateError
 from caylus_env.puerto_rico.engine.constants import MAX_DECISIONS_LIMIT
-from caylus_env.puerto_rico.engine.state_dict import MAX_AMOUNT
+from caylus_env.puerto_rico.engine.state_dict import MAX_AMOUNT, MAX_ROUND, MIN_ROUND_DECISIONS
 from caylus_env.puerto_rico.positions import act, building, fresh, game, start_role
 
 
@@ -175,3 +175,71 @@ def test_guest_turn_before_storage_is_a_position_that_reloads():
     act(g, "decline", "decline")  # captain phase start, storage start
     assert g.decision().kind == "guest_house" and g.state_dict()["guest_step"] == 4
     assert Game.from_state_dict(g.state_dict()).state_dict() == g.state_dict()
+
+
+@pytest.mark.parametrize(
+    ("returned", "short"), [(["vp"], 0), (["colonist", "good"], 0), ([], 1), (["good"], 2)]
+)
+def test_black_market_return_pending_while_no_return_is_asked_is_refused(returned, short):
+    # Rules 7.2: the return is asked only during a build that falls short; a return left
+    # pending at a role pick would stay to the end, whose state dict the loader refuses.
+    d = fresh(3, expansion=True)
+    assert [e["kind"] for e in d["pending"]] == ["role"]
+    d["black_market"] = {"returned": returned, "short": short}
+    _refused(d, r"black_market: .* no black_market decision is pending; allowed: short 0")
+
+
+def _black_market_game(n, seed):
+    """A random expansion game whose players draft, build and use the black market."""
+    g = Game(GameConfig(num_players=n, expansion=True), seed=seed)
+    rng = np.random.default_rng(seed)
+    while not g.is_over():
+        yield g
+        legal = g.legal_actions()
+        prefer = [a for a in legal if "black_market" in g.action_to_string(a)]
+        pick = prefer if prefer and rng.random() < 0.9 else legal
+        g.apply(pick[int(rng.integers(len(pick)))])
+    yield g
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_every_position_of_black_market_games_round_trips_exactly(n):
+    returns = 0
+    for seed in range(2):
+        for g in _black_market_game(n, seed):
+            d = g.state_dict()
+            returns += d["black_market"]["short"] > 0
+            assert Game.from_state_dict(d).state_dict() == d
+    assert returns > 0  # the black market's returns were asked and reloaded
+
+
+def _reloads_to_the_end(d):
+    g = game(d)
+    rng = np.random.default_rng(0)
+    while not g.is_over():
+        legal = g.legal_actions()
+        g.apply(legal[int(rng.integers(len(legal)))])
+        assert Game.from_state_dict(g.state_dict()).state_dict() == g.state_dict()
+    return g
+
+
+def test_round_and_role_doubloons_leave_room_for_the_rounds_still_ahead():
+    # Rules 3.2: each round an unpicked card gains a doubloon, and every round takes its
+    # picks. A round at the loader's fixed cap (MAX_ROUND) played on past it, to a position
+    # the loader refused and an observation outside its space.
+    d = fresh(3)
+    d["options"]["max_decisions"] = 60
+    ahead = 60 // MIN_ROUND_DECISIONS  # no decision taken, no pick yet
+    d["round"] = MAX_ROUND - ahead + 1
+    _refused(d, rf"round: .* allowed: 1 to {MAX_ROUND - ahead} ")
+    d["round"] = MAX_ROUND - ahead
+    g = _reloads_to_the_end(copy.deepcopy(d))
+    assert g.is_truncated() and g.state_dict()["round"] <= MAX_ROUND
+    d["round"] = 1
+    unpicked = next(r for r, v in d["roles"].items() if v["in_game"] and not v["picked"])
+    d["roles"][unpicked]["doubloons"] = MAX_ROUND - ahead
+    d["bank_paid"] += MAX_ROUND - ahead
+    _refused(d, rf"roles\.{unpicked}\.doubloons: .* allowed: 0 to {MAX_ROUND - 1 - ahead} ")
+    d["roles"][unpicked]["doubloons"] -= 1
+    d["bank_paid"] -= 1
+    _reloads_to_the_end(d)

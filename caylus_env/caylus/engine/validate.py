@@ -9,7 +9,7 @@ through this module, in order, before any kernel sees it:
 1. ``check_state_dict(d)``: the readable dict (``state_dict``). Every key present and no
    other (a typo such as ``moneyy`` is an error, not a silently defaulted field), every
    value of its exact type and in its domain: seats < num_players, road spaces 1-28,
-   counts >= 0, amounts <= ``MAX_AMOUNT``, favor columns <= 5, turn <= ``TURN_CAP``,
+   counts >= 0, amounts within the int16 state, favor columns <= 5, turn <= ``TURN_CAP``,
    each pending entry's arguments in their ``decisions.SCHEMA`` domain.
 2. ``check_state(s)``: the state array. The compiled invariant checker
    (``invariants.check_invariants``: seats, orders, bookkeeping, stock, the stack's
@@ -17,8 +17,9 @@ through this module, in order, before any kernel sees it:
    procedures below decisions as the engine builds them, the cursor against the stack),
    then a checker per decision kind whose domain depends on the state (``pay_any`` only
    for a building the player can afford, ``alchemist_pay.remaining`` <= the player's
-   non-gold cubes, ...), then a bounded ``advance`` on a copy (the engine's own run to the
-   next decision must end, without error, in a consistent state).
+   non-gold cubes, ...), then the amounts' room for the rest of the game (``_check_room``),
+   then a bounded ``advance`` on a copy (the engine's own run to the next decision must
+   end, without error, in a consistent state).
 
 Any failure is an ``InvalidStateError`` (a ``ValueError``) naming the field, the value
 and what is allowed, raised before anything is built or changed.
@@ -27,9 +28,11 @@ Types are exact: an int is a Python ``int`` or a NumPy integer scalar (``np.int1
 what a state array yields), never a ``bool``, a float, a string, bytes or a ``Decimal``;
 a flag is a ``bool`` (or ``np.bool_``), never ``0``/``1`` or ``"false"``.
 
-The amount cap: money, prestige and each cube count are at most ``MAX_AMOUNT`` (9999).
-The state is int16 (at most 32767); a whole legal game adds a few hundred at most (at
-most 30 turns, rules 8.22), so no legal play from a valid state can overflow.
+The amounts: money, prestige and each cube count have no rules ceiling; each must leave room
+in its int16 entry for the most the rest of the game can add to it (``headroom.room``: the
+workers, decisions and favors still ahead, what the board has left to give, a whole turn per
+turn before the cap, the final scoring of what a player holds, rules 4.8). So no legal play
+from a valid state can overflow, and every position it reaches is valid again.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ from caylus_env.caylus.engine.decisions import (
     ENTRY_OF_NAME,
     Arg,
 )
+from caylus_env.caylus.engine.headroom import STATE_MAX, room
 from caylus_env.caylus.engine.invariants import (
     ARG_HIGH,
     INVARIANT_MESSAGES,
@@ -116,8 +120,6 @@ from caylus_env.core.errors import InvalidStateError
 
 #: The readable state dict's format tag (``state_dict.FORMAT``).
 STATE_FORMAT = "caylus-state/1"
-#: Cap of money, prestige and each cube count in a loaded state (see the module docstring).
-MAX_AMOUNT = 9999
 #: Houses a player can have on the board: one per road space and per castle place.
 MAX_HOUSES = ROAD_LEN + int(SECTION_SIZE.sum())
 #: Batches one player can give in a turn: one per castle place.
@@ -204,6 +206,9 @@ _DRIVER_DECISIONS = {
     Phase.CASTLE: frozenset({DecisionKind.CASTLE}),
 }
 _PHASES_WITH_FAVORS = (Phase.SPECIAL, Phase.ACTIVATION, Phase.CASTLE, Phase.END_OF_TURN)
+#: Decisions that pay what an answer just bought: each is judged affordable on its own, so
+#: one at a time, asked at once (a second would pay from cubes the first already took).
+_PAYMENTS = frozenset({DecisionKind.PAY_ANY, DecisionKind.RESIDENCE, DecisionKind.ALCHEMIST_PAY})
 
 
 # ---------------------------------------------------------------------------------------
@@ -435,11 +440,11 @@ def check_state_dict(d: Any) -> GameConfig:
 def _check_player(pd: Any, p: int) -> None:
     what = f"players[{p}]"
     pd = check_dict(pd, what, _PLAYER_KEYS)
-    check_int(pd["money"], f"{what}.money", 0, MAX_AMOUNT)
+    check_int(pd["money"], f"{what}.money", 0, STATE_MAX)
     cubes = check_dict(pd["cubes"], f"{what}.cubes", RESOURCE_NAMES)
     for r in RESOURCE_NAMES:
-        check_int(cubes[r], f"{what}.cubes.{r}", 0, MAX_AMOUNT)
-    check_int(pd["prestige"], f"{what}.prestige", 0, MAX_AMOUNT)
+        check_int(cubes[r], f"{what}.cubes.{r}", 0, STATE_MAX)
+    check_int(pd["prestige"], f"{what}.prestige", 0, STATE_MAX)
     check_int(pd["workers_out"], f"{what}.workers_out", 0, NUM_WORKERS)
     favors = check_dict(pd["favor_columns"], f"{what}.favor_columns", FAVOR_ROW_NAMES)
     for row in FAVOR_ROW_NAMES:
@@ -669,6 +674,13 @@ def _check_chain(s: np.ndarray, entries: list[Entry], base: int, phase: int) -> 
     else:
         allowed = sorted(ENTRY_OF_KIND[k].name for k in driver)
         return f"pending kinds {names} are not allowed in phase {PHASE_NAMES[phase]}: {allowed}"
+    payments = [j for j, e in enumerate(decisions) if e[0] in _PAYMENTS]
+    if payments and payments != [len(decisions) - 1]:
+        return (
+            f"pending kinds {names} hold a payment below another decision or two payments; "
+            "allowed: one payment (pay_any, residence, alchemist_pay), on top (the engine "
+            "asks it at once: rules 5a, 5b, 8.12)"
+        )
     rows = [e for e in decisions if e[0] == DecisionKind.FAVOR_ROW]
     if len(rows) > 2 or (
         len(rows) == 2 and not s[_pf(rows[0][1], L.P_ROWS_USED)] >> FavorRow.BUILDINGS & 1
@@ -920,12 +932,12 @@ def check_state(s: Any) -> None:
         raise InvalidStateError(
             f"pending holds {int(s[L.STACK_SIZE])} entries; allowed: at most {MAX_LOADED_DEPTH}"
         )
-    for what, value, high in _amounts(s):
-        if value > high:
-            raise InvalidStateError(f"{what}={value} is not allowed; allowed: 0..{high}")
+    if s[L.TURN] > TURN_CAP:
+        raise InvalidStateError(f"turn={int(s[L.TURN])} is not allowed; allowed: 1..{TURN_CAP}")
     message = _check_phase(s)
     if message:
         raise InvalidStateError(f"inconsistent state: {message}")
+    _check_room(s)
     copy = s.copy()
     out = np.empty(NUM_ACTIONS, np.int64)
     try:
@@ -935,16 +947,27 @@ def check_state(s: Any) -> None:
     _invariants(copy, "after running to the next decision, ")
 
 
-def _amounts(s: np.ndarray) -> list[tuple[str, int, int]]:
-    out = []
+def _check_room(s: np.ndarray) -> None:
+    """Each amount leaves room in its int16 entry for what the rest of the game can add
+    (``headroom``): legal play from here never wraps it, and every position it reaches is
+    accepted here again. Cubes and money first: the final scoring turns them into prestige
+    (rules 4.8)."""
+    r = room(s)
     for p in range(int(s[L.NUM_PLAYERS])):
-        out.append((f"players[{p}].money", int(s[_pf(p, L.P_MONEY)]), MAX_AMOUNT))
-        out.append((f"players[{p}].prestige", int(s[_pf(p, L.P_PRESTIGE)]), MAX_AMOUNT))
-        for r in range(NUM_RESOURCES):
-            v = int(s[_pf(p, L.P_CUBES + r)])
-            out.append((f"players[{p}].cubes.{RESOURCE_NAMES[r]}", v, MAX_AMOUNT))
-    out.append(("turn", int(s[L.TURN]), TURN_CAP))
-    return out
+        amounts = [
+            (f"cubes.{name}", int(s[_pf(p, L.P_CUBES + i)]), r.cubes[p], "")
+            for i, name in enumerate(RESOURCE_NAMES)
+        ]
+        amounts.append(("money", int(s[_pf(p, L.P_MONEY)]), r.money[p], ""))
+        why = f", {r.final[p]} of it by the final scoring of his gold, cubes and deniers"
+        amounts.append(("prestige", int(s[_pf(p, L.P_PRESTIGE)]), r.prestige[p], why))
+        for what, value, more, why in amounts:
+            if value + more > STATE_MAX:
+                raise InvalidStateError(
+                    f"players[{p}].{what}={value} is not allowed at this point; allowed: "
+                    f"0..{max(STATE_MAX - more, 0)} (legal play from here can still add "
+                    f"{more}{why}; the state holds {STATE_MAX})"
+                )
 
 
 def _invariants(s: np.ndarray, when: str) -> None:
@@ -956,7 +979,6 @@ def _invariants(s: np.ndarray, when: str) -> None:
 
 
 __all__ = [
-    "MAX_AMOUNT",
     "STATE_FORMAT",
     "InvalidStateError",
     "check_bool",

@@ -7,7 +7,10 @@ by name); ``dict_to_state(d)`` rebuilds the array bit for bit. Tests and the pos
 (files from users): ``dict_to_state`` checks every key, type, range and name, then the
 invariants (``invariants.check_invariants``), then the phase pointers and the pending stack
 against the drivers of ``phases/*`` (``_check_clock``, ``_check_stack``: exactly the stacks
-the engine itself builds, so no kernel can index outside its arrays), and raises
+the engine itself builds, so no kernel can index outside its arrays), then the room each
+count without a rules ceiling (prestige, resources, bundles, decisions) leaves for the rest
+of the game in its int16 entry (``_check_room``, ``headroom``: every position legal play
+reaches from an accepted one is accepted again, and none wraps), and raises
 ``InvalidStateError`` naming the first thing wrong before anything is built.
 
 Keys::
@@ -52,6 +55,7 @@ from caylus_env.caylus_1303.engine.config import GameConfig
 from caylus_env.caylus_1303.engine.constants import (
     CHARACTER_NAMES,
     FAVOR_SITES,
+    HOUSES_FOR_BUILDINGS,
     MAX_PLAYERS,
     MAX_WORKERS_ON_BUILDING,
     NUM_PRINTED,
@@ -64,6 +68,7 @@ from caylus_env.caylus_1303.engine.constants import (
     ROAD_SPACES,
     SITE0,
     SPACE_NAMES,
+    WORKERS_PER_COLOUR,
     Character,
     DecisionKind,
     Phase,
@@ -76,6 +81,7 @@ from caylus_env.caylus_1303.engine.decisions import (
     entry,
     push,
 )
+from caylus_env.caylus_1303.engine.headroom import STATE_MAX, room
 from caylus_env.caylus_1303.engine.invariants import (
     INVARIANT_MESSAGES,
     Invariant,
@@ -98,15 +104,6 @@ from caylus_env.core.errors import InvalidStateError
 FORMAT = "caylus-1303-state/1"
 ON_BOARD_NAME = "board"
 OUT_NAME = "out"
-#: Caps of the counts a state dict may hold. The state is int16 (at most 32767), and the rest
-#: of a game adds to these: each delivered bundle is a decision worth at most 11 prestige, and
-#: with at most ``MAX_RESOURCE`` of each resource a player delivers at most 1,665 bundles. The
-#: caps leave that headroom, so a loaded game can never wrap; real games stay far below them
-#: (tens of resources, a few hundred prestige, about two thousand decisions).
-MAX_DECISIONS = 20000
-MAX_RESOURCE = 999
-MAX_PP = 5000
-MAX_BUNDLES = MAX_RESOURCE * len(RESOURCE_NAMES)
 MAX_STACK = 3  # the deepest stack the engine builds: a monument, a Favor's character, a payment
 WOOD_NAMES = tuple(KIND_NAMES[k] for k in WOOD_KINDS)
 STONE_NAMES = tuple(KIND_NAMES[k] for k in STONE_KINDS)
@@ -295,10 +292,12 @@ _PLAYER_KEYS = {"hand", "camp", "resources", "pp", "houses", "passed", "bundles"
 def dict_to_state(d: Any) -> np.ndarray:
     """The state array of a dict written by ``state_to_dict`` (or by hand).
 
-    Checked in order: every key and type, every value in its domain (the caps above), the
-    invariants (``check_invariants``), then the phase pointers (``_check_clock``: the ranges
-    the drivers of ``phases/*`` use) and the pending decisions against the position
-    (``_check_stack``: exactly the stacks the engine builds at that point of the phase).
+    Checked in order: every key and type, every value in its domain (an int16 entry; the 15
+    workers of a colour, D15; the 9 houses, D14), the invariants (``check_invariants``), then
+    the phase pointers (``_check_clock``: the ranges the drivers of ``phases/*`` use), the
+    pending decisions against the position (``_check_stack``: exactly the stacks the engine
+    builds at that point of the phase) and the room left for the rest of the game
+    (``_check_room``).
 
     Raises:
         InvalidStateError: naming the first key or value that is wrong and what is allowed,
@@ -325,7 +324,7 @@ def _decode(d: Any) -> np.ndarray:
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
     s[L.OPT_HIDE_PP] = int(config.hide_opponent_pp)
-    s[L.DECISIONS] = _int(d["decisions"], "decisions", 0, MAX_DECISIONS)
+    s[L.DECISIONS] = _int(d["decisions"], "decisions", 0, STATE_MAX)
     s[L.ROUND] = _int(d["round"], "round", 1, NUM_ROUNDS)
     s[L.PHASE] = _name(d["phase"], "phase", PHASE_NAMES)
     s[L.FIRST_PLAYER] = _int(d["first_player"], "first_player", 0, n - 1)
@@ -368,17 +367,17 @@ def _decode(d: Any) -> np.ndarray:
     for p, pl in enumerate(players):
         w = f"players[{p}]"
         _keys(pl, w, _PLAYER_KEYS)
-        s[pf(p, L.P_HAND)] = _int(pl["hand"], f"{w}.hand", 0, MAX_RESOURCE)
-        s[pf(p, L.P_CAMP)] = _int(pl["camp"], f"{w}.camp", 0, MAX_RESOURCE)
+        s[pf(p, L.P_HAND)] = _int(pl["hand"], f"{w}.hand", 0, WORKERS_PER_COLOUR)
+        s[pf(p, L.P_CAMP)] = _int(pl["camp"], f"{w}.camp", 0, WORKERS_PER_COLOUR)
         _keys(pl["resources"], f"{w}.resources", set(RESOURCE_NAMES))
         for i, r in enumerate(RESOURCE_NAMES):
             s[pf(p, L.P_RESOURCES + i)] = _int(
-                pl["resources"][r], f"{w}.resources.{r}", 0, MAX_RESOURCE
+                pl["resources"][r], f"{w}.resources.{r}", 0, STATE_MAX
             )
-        s[pf(p, L.P_PP)] = _int(pl["pp"], f"{w}.pp", 0, MAX_PP)
-        s[pf(p, L.P_HOUSES)] = _int(pl["houses"], f"{w}.houses", 0, MAX_RESOURCE)
+        s[pf(p, L.P_PP)] = _int(pl["pp"], f"{w}.pp", 0, STATE_MAX)
+        s[pf(p, L.P_HOUSES)] = _int(pl["houses"], f"{w}.houses", 0, HOUSES_FOR_BUILDINGS)
         s[pf(p, L.P_PASSED)] = _bool(pl["passed"], f"{w}.passed")
-        s[pf(p, L.P_BUNDLES)] = _int(pl["bundles"], f"{w}.bundles", 0, MAX_BUNDLES)
+        s[pf(p, L.P_BUNDLES)] = _int(pl["bundles"], f"{w}.bundles", 0, STATE_MAX)
     _decode_pending(s, d["pending"], n)
     code = int(check_invariants(s))
     if code:
@@ -387,7 +386,35 @@ def _decode(d: Any) -> np.ndarray:
         )
     _check_clock(s, n)
     _check_stack(s, n)
+    _check_room(s, n)
     return s
+
+
+def _check_room(s: np.ndarray, n: int) -> None:
+    """Every count without a rules ceiling leaves room for the rest of the game in its int16
+    entry (``headroom``): legal play from here never wraps it, and every position it reaches
+    is accepted here again. Resources come first: the bundles they make count in the room of
+    prestige and of decisions (rules 4.3, D30)."""
+    r = room(s)
+    counts = []
+    for p in range(n):
+        w = f"players[{p}]"
+        for i, name in enumerate(RESOURCE_NAMES):
+            value = int(s[pf(p, L.P_RESOURCES + i)])
+            counts.append((f"{w}.resources.{name}", value, r.resources[p], ""))
+        mine = ": the bundles his resources can make"
+        counts.append((f"{w}.bundles", int(s[pf(p, L.P_BUNDLES)]), r.bundles[p], mine))
+        mine = f", {r.bundle_pp[p]} of it by the bundles his resources can make"
+        counts.append((f"{w}.pp", int(s[pf(p, L.P_PP)]), r.pp[p], mine))
+    made = f", {sum(r.bundles)} of it bundles of the players' resources"
+    counts.append(("decisions", int(s[L.DECISIONS]), r.decisions, made))
+    for where, value, more, why in counts:
+        if value + more > STATE_MAX:
+            raise _fail(
+                where,
+                f"{value} is out of range at this point; allowed: 0 to {max(STATE_MAX - more, 0)} "
+                f"(legal play from here can still add {more}{why}; the state holds {STATE_MAX})",
+            )
 
 
 def _decode_spaces(s: np.ndarray, spaces: Any, n: int) -> None:

@@ -103,11 +103,15 @@ from caylus_env.puerto_rico.engine.state import (
 FORMAT = "puerto-rico-state/1"
 PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
 WORKABLE_NAMES = TILE_NAMES[:NUM_WORKABLE_TILES]
-BM_KINDS = ("colonist", "good", "vp")  # black-market return bits 1, 2, 4
+#: Black-market return bits 1, 2, 4: each kind once, a doubloon each (rules 7.2).
+BM_KINDS = ("colonist", "good", "vp")
 _INT16_MAX = 32767
-#: Rounds a game can reach: a round takes at least 3 decisions (its role picks, each with a
-#: choice) and a game at most ``MAX_DECISIONS_LIMIT``.
-MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // int(ROLES_PER_ROUND[2:].min())
+#: Decisions every round takes at least: its role picks, each with a choice (3 players pick
+#: 3 of 6 cards; with 2 players the sixth pick has one card left and is taken for him, the
+#: other five are decisions).
+MIN_ROUND_DECISIONS = int(ROLES_PER_ROUND[2:].min())
+#: Rounds a game can reach: a game takes at most ``MAX_DECISIONS_LIMIT`` decisions.
+MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // MIN_ROUND_DECISIONS
 #: Cap of a player's doubloons and VP chips, a card's doubloons and the bank's payouts. The
 #: state is int16 (at most 32767). Play itself goes far: players who never pick the mayor or
 #: the builder leave about one doubloon a decision on the role cards, about 10,000 at the
@@ -193,7 +197,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         "library_used": bool(s[L.LIBRARY_USED]),
         "produced": _bits(int(s[L.PRODUCED])),
         "black_market": {
-            "returned": [k for i, k in enumerate(BM_KINDS) if int(s[L.BM_RETURNED]) & (1 << i)],
+            "returned": _bits_of(int(s[L.BM_RETURNED])),
             "short": int(s[L.BM_SHORT]),
         },
         "guest_step": int(s[L.GUEST_STEP]),
@@ -370,7 +374,7 @@ def _decode(d: Any) -> np.ndarray:
     ):
         raise _fail("black_market.returned", f"must be a list of distinct {list(BM_KINDS)}")
     s[L.BM_RETURNED] = sum(1 << _name(k, "black_market.returned", BM_KINDS) for k in bm["returned"])
-    s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, 3)
+    s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, len(BM_KINDS))
     s[L.GUEST_STEP] = _int(d["guest_step"], "guest_step", 0, n + 1)
     _keys(d["roles"], "roles", set(ROLE_NAMES))
     for r, name in enumerate(ROLE_NAMES):
@@ -500,6 +504,7 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     picked = int((s[L.ROLE_STATE : L.ROLE_STATE + len(ROLE_NAMES)] == 1).sum())
     if picked != int(s[L.PICKS]) or picked > ROLES_PER_ROUND[n]:
         raise _fail("picks", f"{int(s[L.PICKS])} picks but {picked} role cards picked")
+    _check_rounds_ahead(s)
     in_role = phase in _ROLE_PHASES
     if in_role != (picker >= 0):
         raise _fail("picker", f"{picker} does not fit phase {PHASE_NAMES[phase]!r}")
@@ -535,15 +540,12 @@ def _check_clock(s: np.ndarray, n: int) -> None:
                 raise _fail(f"players[{p}].singles.{name}", "more than the barrels he holds")
         if p not in storing and (singles or int(s[pf(p, L.P_KEPT)])):
             raise _fail(f"players[{p}]", "kept and singles must be empty outside his storage")
+    kinds = {int(entry(s, i)[0]) for i in range(size)}
+    _check_black_market(s, DecisionKind.BLACK_MARKET in kinds)
     if size == 0:
-        if int(s[L.BM_SHORT]) or int(s[L.BM_RETURNED]):
-            raise _fail("black_market", "must be empty while no return is asked")
         return
     if phase == Phase.GAME_OVER:
         raise _fail("pending", "a finished game asks nothing")
-    kinds = {int(entry(s, i)[0]) for i in range(size)}
-    if (DecisionKind.BLACK_MARKET in kinds) != (int(s[L.BM_SHORT]) > 0):
-        raise _fail("black_market.short", "must be above 0 exactly while a return is asked")
     allowed = _KINDS_OF_PHASE[phase]
     if not kinds <= allowed:
         names = sorted(SCHEMA[k].name for k in kinds - allowed)
@@ -555,6 +557,61 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     out = np.empty(NUM_ACTIONS, np.int64)
     if legal_actions(probe, out) == 0:
         raise _fail("pending", "the pending decision has no legal answer")
+
+
+def rounds_ahead(s: np.ndarray) -> int:
+    """The most rounds the decisions left before the cap can still start: each round takes
+    ``MIN_ROUND_DECISIONS`` (its picks), and the picks of this round count towards it."""
+    left = int(s[L.MAX_DECISIONS]) - int(s[L.DECISIONS])
+    done = min(int(s[L.PICKS]), MIN_ROUND_DECISIONS)
+    return (left + done) // MIN_ROUND_DECISIONS
+
+
+def _check_rounds_ahead(s: np.ndarray) -> None:
+    """The round, and the doubloons a card gains each round nobody picks it (rules 3.2),
+    leave room for the rounds still ahead: play from here never takes them past
+    ``MAX_ROUND``, so every position it reaches is accepted again (and observed within its
+    bounds). Every position of a game from its start fits: a round takes its picks."""
+    ahead = rounds_ahead(s)
+    r = int(s[L.ROUND])
+    if r + ahead > MAX_ROUND:
+        raise _fail(
+            "round",
+            f"{r} is out of range at this point; allowed: 1 to {MAX_ROUND - ahead} (the "
+            f"{int(s[L.MAX_DECISIONS]) - int(s[L.DECISIONS])} decisions left before the cap "
+            f"can start {ahead} more rounds, and a game reaches round {MAX_ROUND} at most)",
+        )
+    for i, name in enumerate(ROLE_NAMES):
+        money = int(s[L.ROLE_MONEY + i])
+        if money + ahead > MAX_ROUND - 1:
+            raise _fail(
+                f"roles.{name}.doubloons",
+                f"{money} is out of range at this point; allowed: 0 to "
+                f"{MAX_ROUND - 1 - ahead} (a doubloon each of the {ahead} rounds still ahead)",
+            )
+
+
+def _check_black_market(s: np.ndarray, asked: bool) -> None:
+    """The black market's bookkeeping exists only while its return is asked (rules 7.2): the
+    build that falls short sets ``short`` and clears ``returned`` as it asks
+    (``roles.builder.apply_build``), and the last return clears both as it builds. A return
+    pending anywhere else would stay until the game's end, whose state dict is then refused."""
+    short = int(s[L.BM_SHORT])
+    returned = int(s[L.BM_RETURNED])
+    if not asked and (short or returned):
+        raise _fail(
+            "black_market",
+            f"short {short}, returned {_bits_of(returned)} while no black_market decision is "
+            "pending; allowed: short 0 and returned [] (a return is asked only during a build)",
+        )
+    if asked and short == 0:
+        raise _fail(
+            "black_market.short", f"0 while a return is asked; allowed: 1 to {len(BM_KINDS)}"
+        )
+
+
+def _bits_of(returned: int) -> list[str]:
+    return [k for i, k in enumerate(BM_KINDS) if returned & (1 << i)]
 
 
 def _check_run(s: np.ndarray) -> None:
