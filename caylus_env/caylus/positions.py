@@ -46,7 +46,6 @@ from caylus_env.caylus import GAME
 from caylus_env.caylus.engine import Game, GameConfig
 from caylus_env.caylus.engine.board import FIXED_BUILDINGS, SECTION_SIZE
 from caylus_env.caylus.engine.buildings import (
-    B_COPIES,
     B_KIND,
     BUILDING_NAMES,
     BUILDINGS,
@@ -278,11 +277,9 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
             _place(d, free, name, p)
     for b in STOCKED:
         on_road = sum(r["building"] == b for r in d["road"])
-        copies = (
-            0
-            if b == "jeweller" and not d["options"]["jeweller"]
-            else int(B_COPIES[BUILDING_NAMES.index(b)])
-        )
+        # The start's stock holds every copy of the game (rules 3.2), the optional
+        # Jeweller's with its option (8.1).
+        copies = d["stock"][b]
         if on_road > copies:
             raise core.too_many(f"{b} tiles", on_road, copies, "on the road")
         d["stock"][b] = copies - on_road
