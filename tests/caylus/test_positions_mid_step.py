@@ -2,7 +2,8 @@
 worker's effect already asked on a road building (``activating``), a section scoring waiting on
 a player's favors (``scoring``), a castle turn after batches given, a lawyer's transformation
 waiting on its space's worker (``lawyers``); ``describe`` reads any position back as such a
-description."""
+description; and a stack or cursor the engine could not have built is refused, naming the
+field (the engine's validation, ``caylus_env.caylus.engine.validate``)."""
 
 from __future__ import annotations
 
@@ -223,3 +224,194 @@ BAD_DESCRIPTIONS = {
 def test_mid_step_description_fields_are_checked_naming_the_field(description, message):
     with pytest.raises(B.PositionError, match=re.escape(message)):
         B.build_dict(3, **description)
+
+
+# -- stacks and cursors the engine could not have built ----------------------------------------
+CASTLE = {"phase": "castle", "passed": ALL_PASSED}
+IMPOSSIBLE = {
+    "an activation decision asked of another player": (
+        {
+            **ACTIVATION,
+            "road": {12: ("alchemist", 2)},
+            "workers": {12: 0},
+            "players": {1: {"stone": 3}},
+            "activating": 12,
+            "pending": [{"kind": "option", "player": 1, "building": "alchemist"}],
+        },
+        "pending[1] 'option'.player=1 is not allowed; allowed: 0",
+    ),
+    "an activation decision about another building": (
+        {
+            **ACTIVATION,
+            "road": {12: ("alchemist", 2)},
+            "workers": {12: 0},
+            "activating": 12,
+            "pending": [{"kind": "option", "player": 0, "building": "tailor"}],
+        },
+        "pending[1] 'option'.building='tailor' is not allowed; allowed: the 'alchemist' on",
+    ),
+    "a construction asked by a sawmill": (
+        {
+            **ACTIVATION,
+            "road": {12: ("sawmill", 2)},
+            "workers": {12: 0},
+            "activating": 12,
+            "pending": [{"kind": "build", "player": 0, "source": "carpenter"}],
+        },
+        "pending[1] 'build': the 'sawmill' on space 12 does not ask it",
+    ),
+    "a stone construction asked by a carpenter": (
+        {
+            **ACTIVATION,
+            "road": {12: "carpenter_neutral"},
+            "workers": {12: 0},
+            "activating": 12,
+            "pending": [{"kind": "build", "player": 0, "source": "mason"}],
+        },
+        "pending[1] 'build': the 'carpenter_neutral' on space 12 does not ask it",
+    ),
+    "a lawyer's transformation asked by a sawmill": (
+        {
+            **ACTIVATION,
+            "road": {12: ("sawmill", 2)},
+            "workers": {12: 0},
+            "players": {0: {"cloth": 1}},
+            "activating": 12,
+            "pending": [{"kind": "lawyer", "player": 0, "source": "lawyer_tile"}],
+        },
+        "pending[1] 'lawyer': the 'sawmill' on space 12 does not ask it",
+    ),
+    "an alchemist's payment asked by a tailor": (
+        {
+            **ACTIVATION,
+            "road": {12: ("tailor", 2)},
+            "workers": {12: 0},
+            "activating": 12,
+            "pending": [{"kind": "alchemist_pay", "player": 0, "remaining": 1}],
+        },
+        "the 'tailor' on space 12 takes no cubes of any kind",
+    ),
+    "a royal favor granted by a marketplace": (
+        {
+            **ACTIVATION,
+            "workers": {6: 0},
+            "activating": 6,
+            "pending": [{"kind": "favor_row", "player": 0, "favors": 1}],
+        },
+        "pending[1] 'favor_row': the 'marketplace_neutral' on space 6 grants no royal favor",
+    ),
+    "a favor of phase 3 after the joust field's step": (
+        {
+            "phase": "special_buildings",
+            "passed": ALL_PASSED,
+            "cursor": 5,
+            "players": {0: {"favors": {"resources": 1}, "rows_used": ["resources"]}},
+            "pending": [{"kind": "favor_column", "player": 0, "row": "resources"}],
+        },
+        "'favor_column' is asked at special step 4; cursor=5",
+    ),
+    "a castle favor to a worker who is not the best builder": (
+        {
+            **CASTLE,
+            "cursor": 6,
+            "workers": {"castle": [0, 1]},
+            "castle": {"dungeon": [1, 0, 0]},
+            "players": {0: {"batches": 1}},
+            "pending": [{"kind": "favor_row", "player": 1, "favors": 1}],
+        },
+        "a favor for player 1 in phase castle is not allowed; allowed: the best builder, 0",
+    ),
+    "a favor chain of two players": (
+        {
+            **ACTIVATION,
+            "cursor": 29,
+            "provost": 28,
+            "players": {
+                0: {"favors": {"resources": 1}, "rows_used": ["resources"]},
+                1: {"favors": {"resources": 1}, "rows_used": ["resources"]},
+            },
+            "pending": [
+                {"kind": "favor_row", "player": 0, "favors": 1},
+                {"kind": "favor_column", "player": 1, "row": "resources"},
+            ],
+        },
+        "pending[1].player=1 is not allowed; allowed: 0, the player of the favors below it",
+    ),
+    "a favor column of a row not used": (
+        {
+            **ACTIVATION,
+            "cursor": 29,
+            "provost": 28,
+            "players": {0: {"favors": {"resources": 1}}},
+            "pending": [{"kind": "favor_column", "player": 0, "row": "resources"}],
+        },
+        "players[0].rows_used does not list it",
+    ),
+    "batches before phase 6": (
+        {"players": {0: {"batches": 2}}, "castle": {"dungeon": [2, 0, 0]}},
+        "players[0].batches=2 is not allowed in phase placement; allowed: 0",
+    ),
+    "batches of a castle worker not asked yet": (
+        {
+            **CASTLE,
+            "cursor": 1,
+            "workers": {"castle": [0, 1]},
+            "castle": {"dungeon": [0, 2, 0]},
+            "players": {1: {"batches": 2}},
+            "pending": [{"kind": "castle", "player": 0, "batches_given": 0}],
+        },
+        "players[1].batches=2 is not allowed in phase castle, cursor 1; allowed: 0",
+    ),
+    "more batches than houses in the castle": (
+        {
+            **CASTLE,
+            "cursor": 1,
+            "workers": {"castle": [0]},
+            "players": {0: {"batches": 2}},
+            "pending": [{"kind": "castle", "player": 0, "batches_given": 2}],
+        },
+        "players[0].batches=2 is not allowed; allowed: 0..0",
+    ),
+    "a favor row used in phase 2": (
+        {"players": {0: {"rows_used": ["deniers"]}}},
+        "players[0].rows_used=['deniers'] is not allowed in phase placement",
+    ),
+    "a favor row used in phase 3 before the joust field": (
+        {
+            "phase": "special_buildings",
+            "passed": ALL_PASSED,
+            "cursor": 1,
+            "workers": {"gate": 0},
+            "players": {1: {"rows_used": ["deniers"]}},
+            "pending": [{"kind": "gate", "player": 0}],
+        },
+        "players[1].rows_used=['deniers'] is not allowed in phase special_buildings, cursor 1",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("description", "message"), list(IMPOSSIBLE.values()), ids=list(IMPOSSIBLE)
+)
+def test_a_stack_or_cursor_the_engine_could_not_build_is_refused_naming_the_field(
+    description, message
+):
+    with pytest.raises(InvalidStateError) as info:
+        B.build(3, **description)
+    assert message in str(info.value)
+
+
+def test_a_gap_between_the_stable_workers_is_refused():
+    """Rules 4 phase 2: a worker takes the first free spot of the stables."""
+    d = B.build_dict(3, workers={"stables": [1]})
+    d["stables"] = [None, 1, None]
+    with pytest.raises(InvalidStateError, match=r"stables=\[None, 1, None\] is not allowed"):
+        B.start(d)
+
+
+def test_an_empty_neutral_space_is_refused():
+    """Rules 1.2: spaces 1-6 hold the neutral tiles, or what replaced them."""
+    d = B.build_dict(3)
+    d["road"][2]["building"] = None
+    with pytest.raises(InvalidStateError, match=r"road\[2\] \(space 3\).building=None"):
+        B.start(d)
