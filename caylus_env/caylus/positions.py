@@ -50,7 +50,7 @@ from typing import Any
 
 from caylus_env.caylus import GAME
 from caylus_env.caylus.engine import Game, GameConfig, dict_to_state, state_to_dict
-from caylus_env.caylus.engine.board import FIXED_BUILDINGS, SECTION_SIZE
+from caylus_env.caylus.engine.board import FIXED_BUILDINGS, ROAD_LEN, SECTION_SIZE
 from caylus_env.caylus.engine.buildings import (
     B_KIND,
     BUILDING_NAMES,
@@ -67,6 +67,7 @@ from caylus_env.caylus.engine.constants import (
     TURN_CAP,
 )
 from caylus_env.caylus.engine.decisions import SCHEMA
+from caylus_env.caylus.engine.invariants import MAX_CURSOR
 from caylus_env.caylus.engine.phases.end_of_turn import STEP_FIRST_SECTION
 from caylus_env.caylus.engine.validate import MAX_BATCHES
 from caylus_env.core import positions as core
@@ -493,7 +494,7 @@ def _lawyers(d: dict[str, Any], lawyers: Any, n: int) -> None:
         raise PositionError(f"lawyers must be a dict {{space: seat}}, got {lawyers!r}")
     for k, who in lawyers.items():
         where = f"lawyers[{k!r}]"
-        k = core.count(k, "lawyers road space", 1, 28)
+        k = core.count(k, "lawyers road space", 1, ROAD_LEN)
         p = core.seat(who, where, n)
         name = space(d, k)["building"]
         if name is None:
@@ -519,7 +520,7 @@ def _pending(d: dict[str, Any], description: dict[str, Any], phase: str) -> None
     if "activating" in description:
         if phase != "activation":
             raise PositionError(f"activating is a road space of phase activation, not {phase}")
-        k = core.count(description["activating"], "activating", 1, 28)
+        k = core.count(description["activating"], "activating", 1, ROAD_LEN)
         w = space(d, k)["worker"]
         if w is None:
             raise PositionError(f"activating={k}: no worker on road space {k} (see workers)")
@@ -555,7 +556,7 @@ def _pending(d: dict[str, Any], description: dict[str, Any], phase: str) -> None
                     "or scoring sets; pending lists the decisions only"
                 )
     if "cursor" in description:
-        given = core.count(description["cursor"], "cursor", 0, 29)
+        given = core.count(description["cursor"], "cursor", 0, MAX_CURSOR)
         if cursor is not None and given != cursor:
             why = "activating" if "activating" in description else "scoring"
             raise PositionError(
