@@ -2,9 +2,10 @@
 imported, whichever of ``caylus_env`` and ``gymnasium`` is imported first.
 
 Every registered game gets one id in Gymnasium's ``namespace/Name-vN`` convention: the
-namespace is this package's name, the name is the game's in CamelCase and the version is its
-PettingZoo env's (``caylus_v0``): ``caylus_env/Caylus-v0``, ``caylus_env/PuertoRico-v0``,
-``caylus_env/Caylus1303-v0`` (`env_ids`). Each makes the single-seat env
+namespace is this package's name, the name is the game's registered name in CamelCase and the
+version is `VERSION`: ``caylus_env/Caylus-v0``, ``caylus_env/PuertoRico-v0``,
+``caylus_env/Caylus1303-v0`` (`env_ids`). The ids come from the registry's names alone, so
+registering them imports no game's folder (using one game never loads another's modules). Each makes the single-seat env
 (``agents.seat_env.SeatEnv``: one learner seat, agents in the other seats) of its game, so
 ``gymnasium.make(ID, **kwargs)``, ``gymnasium.make_vec(ID, n)`` and every trainer that takes
 an id work with no glue. The entry point is named as a string (`ENTRY_POINT`): the
@@ -30,8 +31,9 @@ from typing import Any
 NAMESPACE = __name__.partition(".")[0]
 #: What every id makes (``module:attribute``, imported by Gymnasium when an env is made).
 ENTRY_POINT = "agents.seat_env:SeatEnv"
-#: The separator of a PettingZoo env name's version (``caylus_v0``).
-VERSION_MARK = "_v"
+#: The ids' version: the single-seat env's interface (its spaces, rewards and infos), the same
+#: for every game; raised when that interface changes.
+VERSION = 0
 
 
 def env_id(game: str) -> str:
@@ -40,12 +42,12 @@ def env_id(game: str) -> str:
     Raises:
         ValueError: for a game that is not registered, listing the registered ones.
     """
-    from caylus_env.core.registry import game_spec
+    from caylus_env.core.registry import GAME_NAMES, game_spec
 
-    spec = game_spec(game)
-    name = "".join(part.capitalize() for part in spec.name.split("_"))
-    version = spec.env_name.rpartition(VERSION_MARK)[2]
-    return f"{NAMESPACE}/{name}-v{version}"
+    if game not in GAME_NAMES:
+        game_spec(game)  # raises, naming the registered games (and imports nothing)
+    name = "".join(part.capitalize() for part in game.split("_"))
+    return f"{NAMESPACE}/{name}-v{VERSION}"
 
 
 def env_ids() -> dict[str, str]:
@@ -119,4 +121,12 @@ def install() -> None:
         sys.meta_path.insert(0, _GymnasiumFinder())
 
 
-__all__ = ["ENTRY_POINT", "NAMESPACE", "env_id", "env_ids", "install", "register_envs"]
+__all__ = [
+    "ENTRY_POINT",
+    "NAMESPACE",
+    "VERSION",
+    "env_id",
+    "env_ids",
+    "install",
+    "register_envs",
+]

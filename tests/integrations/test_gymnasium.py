@@ -76,13 +76,18 @@ def test_every_game_has_one_id_in_gymnasiums_namespace_convention():
         env_id("chess")
 
 
+#: Registering reads the registry's names only: no game's folder is imported by it.
+NO_GAME_LOADED = (
+    "from caylus_env.core.registry import GAME_PACKAGES\n"
+    "assert not [m for m in sys.modules if m.startswith(GAME_PACKAGES)], 'a game was loaded'\n"
+)
 IMPORT_ORDERS = {
     "caylus_env first": (
         "import sys\nimport caylus_env\n"
         "assert 'gymnasium' not in sys.modules, 'import caylus_env imported gymnasium'\n"
-        "import gymnasium\n"
+        "import gymnasium\n" + NO_GAME_LOADED
     ),
-    "gymnasium first": "import gymnasium\nimport caylus_env\n",
+    "gymnasium first": "import sys\nimport gymnasium\nimport caylus_env\n" + NO_GAME_LOADED,
     "module prefix only": (
         "import gymnasium\n"
         "gymnasium.make('caylus_env:caylus_env/PuertoRico-v0', num_players=2, opponents='random')\n"
