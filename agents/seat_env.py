@@ -178,6 +178,7 @@ class SeatEnv(gymnasium.Env):
                 f"reset() takes no options (the game's options are the env's arguments), "
                 f"got {sorted(options)}"
             )
+        seed = None if seed is None else int(seed)  # a NumPy integer too, as the AEC env's
         super().reset(seed=seed)
         self.aec.reset(seed=seed)
         players = len(self.aec.possible_agents)

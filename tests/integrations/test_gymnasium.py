@@ -359,6 +359,16 @@ def test_two_runs_seeded_once_play_the_same_episodes(game):
     assert len(first) == len(second) and all(map(np.array_equal, first, second))
 
 
+def test_a_numpy_integer_seed_is_the_same_seed(game):
+    """As the AEC env's: ``reset(seed=numpy.int64(s))`` is ``reset(seed=s)`` (Gymnasium's own
+    ``np_random`` takes Python ints only)."""
+    plain = SeatEnv(game, num_players=3, opponents="random")
+    numpy_seeded = SeatEnv(game, num_players=3, opponents="random")
+    obs, info = plain.reset(seed=7)
+    obs2, info2 = numpy_seeded.reset(seed=np.int64(7))
+    assert np.array_equal(obs, obs2) and info["learner_seat"] == info2["learner_seat"]
+
+
 # -- vector envs and trainers ------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_gymnasium_make_vec_plays_the_registered_env(game, mode):
