@@ -1202,6 +1202,58 @@ def shipped_checkpoints() -> dict[str, str]:
     return out
 
 
+#: The ``config.json`` field that ranks a game's shipped checkpoints for `best_shipped`: an
+#: int, 0 when absent; a stronger network that should become the default declares a higher one.
+PRIORITY_FIELD = "priority"
+
+
+def best_shipped(game: str, directory: str | Path | None = None) -> str | None:
+    """The game's best shipped network: the name (a built-in agent spec) of the checkpoint
+    shipped for ``game`` that the tools play by default (the single-seat Gymnasium env's
+    opponents, ``agents.seat_env``).
+
+    The rule, read from the checkpoints themselves (no table of games): among the shipped
+    checkpoints of ``game`` (their ``config.json``'s ``game``) whose ``num_players`` lists
+    every player count of the game, the one with the highest `PRIORITY_FIELD` (an int, 0
+    when absent); among equals, the first by name. A network trained for some counts only
+    (``ppo-2p``) is never the default, and a stronger network shipped later (an ``az-``
+    checkpoint) becomes it by covering every count and declaring a higher priority.
+
+    Args:
+        game: a registered game's name.
+        directory: where the checkpoints lie (default `SHIPPED_DIR`, the package's).
+
+    Returns:
+        The checkpoint's directory name, or None when no shipped checkpoint of the game
+        covers every player count.
+
+    Raises:
+        CheckpointError: for a checkpoint of the game that cannot be read (``read_config``)
+            or whose priority is not an int, naming the file.
+    """
+    spec = game_spec(game)
+    root = SHIPPED_DIR if directory is None else Path(directory)
+    if not root.is_dir():
+        return None
+    ranked = []
+    for path in sorted(root.iterdir()):
+        if not (path / CONFIG_FILE).is_file():
+            continue
+        head = parse_json(read_file(path, CONFIG_FILE, MAX_CONFIG_BYTES), path / CONFIG_FILE)
+        if not isinstance(head, dict) or game_of_config(head) != spec.name:
+            continue
+        cfg = read_config(path, spec.name)
+        if not set(spec.player_counts) <= set(cfg.get("num_players", [])):
+            continue
+        priority = cfg.get(PRIORITY_FIELD, 0)
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            raise CheckpointError(
+                f"{path / CONFIG_FILE}: {PRIORITY_FIELD} must be an int, got {short_repr(priority)}"
+            )
+        ranked.append((-priority, path.name))
+    return min(ranked)[1] if ranked else None
+
+
 def make_shipped(name: str) -> Any:
     """Factory of a shipped checkpoint's spec (``ppo-2p`` or ``ppo-2p:sample``)."""
 
@@ -1216,6 +1268,7 @@ __all__ = [
     "CHECKPOINT_FORMAT",
     "CONFIG_FILE",
     "DEFAULT_ARCH",
+    "PRIORITY_FIELD",
     "SHIPPED_DIR",
     "WEIGHTS_FILE",
     "Arch",
@@ -1225,6 +1278,7 @@ __all__ = [
     "PolicyAgent",
     "PolicyNet",
     "arch_from_json",
+    "best_shipped",
     "check_outputs",
     "choose",
     "game_of_config",

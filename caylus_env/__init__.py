@@ -11,11 +11,16 @@ Every game is a peer behind one game contract (``caylus_env.core.contract``), re
 - ``caylus_env.<env_name>`` (``caylus_v0``, ``puerto_rico_v0``, ...): each game's versioned
   PettingZoo entry point (its one shim module), as in PettingZoo's own classic environments;
 - ``GameRecord``, ``load_records``, ``replay``: the one record of every game, its reader and
-  its verifier; ``IllegalActionError``, ``InvalidStateError``: the errors of every engine.
+  its verifier; ``IllegalActionError``, ``InvalidStateError``: the errors of every engine;
+- the Gymnasium ids ``caylus_env/Caylus-v0``, ``caylus_env/PuertoRico-v0``, ... (one per game,
+  `caylus_env.gym_registration`): ``gymnasium.make(ID)`` gives the game's single-seat env, one
+  learner seat against agents (``agents.seat_env``). Importing this package registers them,
+  before or after Gymnasium is imported.
 
 A game's engine is ``caylus_env.<game>.engine`` (NumPy and numba only). The names are loaded on
 first use (PEP 562): ``import caylus_env`` and ``caylus_env.__version__`` cost nothing, and
-code that needs only an engine never imports gymnasium or PettingZoo.
+code that needs only an engine never imports gymnasium or PettingZoo (the ids are registered
+when Gymnasium's own import completes).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from caylus_env import gym_registration as _gym_registration
 from caylus_env._version import __version__
 
 if TYPE_CHECKING:
@@ -118,3 +124,6 @@ def __dir__() -> list[str]:
     from caylus_env.core.registry import games
 
     return sorted(set(globals()) | set(__all__) | {spec.env_name for spec in games()})
+
+
+_gym_registration.install()

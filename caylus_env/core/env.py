@@ -63,6 +63,11 @@ from caylus_env.core.registry import game_spec
 
 RENDER_MODES = ["ansi", "human"]
 
+#: The reward of the seat whose illegal action ends the game under ``env()``'s
+#: ``TerminateIllegalWrapper`` (every other seat gets 0), and under the single-seat Gymnasium
+#: env's ``illegal="end"`` (``agents.seat_env``), which follows it.
+ILLEGAL_REWARD = -1.0
+
 
 def setup_seed(seed: Any) -> int:
     """The engine's setup seed (``0 <= setup < 2**63``) of ``reset(seed=seed)``.
@@ -85,6 +90,34 @@ def setup_seed(seed: Any) -> int:
         return value
     word = np.random.SeedSequence(value).generate_state(1, np.uint64)[0]
     return check_seed(int(word) >> 1)
+
+
+def normalize_observation(obs: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """An observation (or a batch: the last axis is the vector) mapped into ``[0, 1]``, each
+    entry by its own bound (``bounds``: the game's ``observation.BOUNDS``, the ``Box``'s high).
+
+    An entry whose bound is 1 (a one-hot, a flag, a fraction) is kept as it is. An entry
+    ``x`` of bound ``b > 1`` is a count over its scale (``caylus_env.core.observation``,
+    `scaled_high`); where the rules set no ceiling its bound is the largest count the state
+    array holds (32767 over the scale: up to 10,922), so dividing by it, as SuperSuit's
+    ``normalize_obs_v0`` does, leaves every count of a real game within a thousandth of 0.
+    Here it becomes ``x (b + 1) / (b (x + 1))``: 0 at 0, exactly 1 at ``b``, increasing, and
+    about ``x / (x + 1)`` for a large ``b``, so a count of one scale unit reads about 0.5,
+    three units 0.75, and counts keep their resolution where games put them. The map is
+    computed in float64 and returned as float32, never above 1.
+
+    Raises:
+        ValueError: if the last axis of ``obs`` is not the size of ``bounds``.
+    """
+    x = np.asarray(obs, np.float64)
+    b = np.asarray(bounds, np.float64)
+    if x.ndim == 0 or x.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"an observation of this game has {b.shape[-1]} entries, got shape {x.shape}"
+        )
+    counts = b > 1.0
+    mapped = np.where(counts, x * (b + 1.0) / (b * (x + 1.0)), x)
+    return np.minimum(mapped, 1.0).astype(np.float32)
 
 
 def _as_action(action: Any, num_actions: int) -> Any:
@@ -112,7 +145,7 @@ def make_env(raw: type[GameEnv]) -> Any:
 
     def env(**kwargs: Any) -> AECEnv:
         e: AECEnv = raw(**kwargs)
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
         e = wrappers.AssertOutOfBoundsWrapper(e)
         e = wrappers.OrderEnforcingWrapper(e)
         return e
@@ -453,4 +486,11 @@ class GameEnv(AECEnv, EzPickle):
         self._accumulate_rewards()
 
 
-__all__ = ["RENDER_MODES", "GameEnv", "make_env", "setup_seed"]
+__all__ = [
+    "ILLEGAL_REWARD",
+    "RENDER_MODES",
+    "GameEnv",
+    "make_env",
+    "normalize_observation",
+    "setup_seed",
+]
