@@ -151,10 +151,10 @@ def _captain_first_turn(s, p):
     goes back to 0 only with a loading, whose shipper is then marked ``shipped``."""
     if p != s[L.PICKER] or s[L.IDLE] != 0:
         return False
+    shipped = 0
     for q in range(s[L.NUM_PLAYERS]):
-        if s[pf(q, L.P_SHIPPED)]:
-            return False
-    return True
+        shipped += s[pf(q, L.P_SHIPPED)]
+    return shipped == 0
 
 
 @njit(cache=True)
