@@ -808,8 +808,6 @@ def _check_cursors(s: np.ndarray, n: int) -> None:
                 f"players[{p}].small_wharf_used",
                 "true but he has not shipped and is not shipping through it (rules 7.2)",
             )
-        if p in wharfing and not small:
-            raise _fail(f"players[{p}].small_wharf_used", "false while he ships through it")
     if wharfing and idle:
         raise _fail("idle", f"{idle} during a small-wharf shipment; allowed: 0 (a loading)")
     if captain and not shippers and not wharfing:
