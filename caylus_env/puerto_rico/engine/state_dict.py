@@ -312,8 +312,9 @@ def dict_to_state(d: Any) -> np.ndarray:
     Checked in order: every key and type, every value in its domain (the caps above), the
     ships and role cards of the player count, the invariants (``check_invariants``), the
     clock and the pending decisions against the position (``_check_clock``, ``_check_stack``:
-    exactly the stacks the engine itself builds), then the engine's own run to its next
-    decision on a copy, which must end without error in a consistent state.
+    exactly the stacks the engine itself builds), the phase's cursors (``_check_cursors``),
+    then the engine's own run to its next decision on a copy, which must end without error
+    in a consistent state.
 
     Raises:
         InvalidStateError: naming the first key or value that is wrong and what is allowed,
@@ -447,7 +448,8 @@ def _decode(d: Any) -> np.ndarray:
         s[pf(p, L.P_KEPT)] = _goods_list(pl["kept"], f"{w}.kept")
         _keys(pl["singles"], f"{w}.singles", set(GOOD_NAMES))
         s[pf(p, L.P_SINGLES)] = sum(
-            _int(pl["singles"][g], f"{w}.singles.{g}", 0, 4) << (SINGLE_BITS * i)
+            _int(pl["singles"][g], f"{w}.singles.{g}", 0, WINDROSE_BARRELS + STOREHOUSE_BARRELS)
+            << (SINGLE_BITS * i)
             for i, g in enumerate(GOOD_NAMES)
         )
     pending = d["pending"]
@@ -482,6 +484,7 @@ def _decode(d: Any) -> np.ndarray:
         )
     _check_clock(s, n)
     _check_stack(s, n)
+    _check_cursors(s, n)
     _check_run(s)
     return s
 
@@ -731,6 +734,95 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     elif phase == Phase.CAPTAIN_STORAGE:
         want(step <= n, "the storage of the seat in turn")
         _check_storage(s, es, kinds, t, want)
+
+
+def _check_cursors(s: np.ndarray, n: int) -> None:
+    """The phase's cursors agree with each other and with the pending decision as the drivers
+    keep them (rules 4.6, 7.4).
+
+    - A phase's guest-house turns come at its start, before its first turn (``step`` 0, no
+      privilege used yet); once its turns have begun, every seat has had his (``guest_step``
+      ``num_players``; in the storage ``num_players + 1`` while a guest turn before a
+      player's storage is asked).
+    - ``idle`` counts the captain phase's turns without a loading: 0 outside it,
+      ``num_players`` in the storage (which starts after a whole round of them); while nobody
+      has shipped yet, exactly the turns taken so far (each of them passed without one).
+    - The shipping marks exist only in the captain phase and its storage; the wharf is used
+      only with a shipment, the small wharf too once its barrels are no longer asked; a
+      small-wharf shipment starts with a loading (``idle`` 0)."""
+    phase, step, guest, idle = (int(s[f]) for f in (L.PHASE, L.STEP, L.GUEST_STEP, L.IDLE))
+    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    kinds = [e[0] for e in es]
+    captain = phase == Phase.CAPTAIN
+    wharfing = {e[1] for e in es if e[0] == _D.SMALL_WHARF}
+    shippers = [p for p in range(n) if int(s[pf(p, L.P_SHIPPED)])]
+    if phase in _GUEST_PHASES:
+        opening = kinds == [_D.GUEST_HOUSE] and guest <= n
+        before = opening or guest < n
+        if opening and step:
+            raise _fail(
+                "step",
+                f"{step} during the guest-house turns at the start of the phase; allowed: 0 "
+                "(they come before its first turn, rules 7.4)",
+            )
+        if guest < n and (step > 0 or (es and not opening)):
+            raise _fail(
+                "guest_step",
+                f"{guest} once the phase's turns have begun; allowed: {n} (each seat's "
+                "guest-house turn at the start of the phase comes first, rules 7.4)",
+            )
+        if before and int(s[L.DOUBLED]):
+            raise _fail(
+                "doubled", "a privilege is used in the phase's turns, after its guest turns"
+            )
+        if before and captain and shippers:
+            raise _fail(
+                f"players[{shippers[0]}].shipped",
+                "true before the captain phase's first turn; allowed: false",
+            )
+    if phase == Phase.CAPTAIN_STORAGE and idle != n:
+        raise _fail(
+            "idle",
+            f"{idle} in the storage; allowed: {n} (it starts after a whole round of turns "
+            "without a loading, rules 4.6)",
+        )
+    if not captain and phase != Phase.CAPTAIN_STORAGE and idle:
+        raise _fail("idle", f"{idle} outside the captain phase; allowed: 0")
+    for p in range(n):
+        marks = [
+            (key, int(s[pf(p, f)]))
+            for key, f in (
+                ("shipped", L.P_SHIPPED),
+                ("wharf_used", L.P_WHARF_USED),
+                ("small_wharf_used", L.P_SMALL_WHARF_USED),
+            )
+        ]
+        for key, v in marks:
+            if v and not captain and phase != Phase.CAPTAIN_STORAGE:
+                raise _fail(f"players[{p}].{key}", "true outside the captain phase; allowed: false")
+        shipped, wharf, small = (v for _, v in marks)
+        if wharf and not shipped:
+            raise _fail(f"players[{p}].wharf_used", "true but he has not shipped (rules 2.4)")
+        if small and not shipped and p not in wharfing:
+            raise _fail(
+                f"players[{p}].small_wharf_used",
+                "true but he has not shipped and is not shipping through it (rules 7.2)",
+            )
+    if wharfing and idle:
+        raise _fail("idle", f"{idle} during a small-wharf shipment; allowed: 0 (a loading)")
+    if captain and not shippers and not wharfing:
+        if kinds[:1] == [_D.LOAD]:
+            turns = (step - 1) % n
+        elif es or guest < n:
+            turns = 0
+        else:
+            turns = n if idle == n and step == 0 else step
+        if idle != turns:
+            raise _fail(
+                "idle",
+                f"{idle} but nobody has shipped yet this phase, so each of its {turns} turns "
+                f"so far passed without a loading; allowed: {turns} (rules 4.6)",
+            )
 
 
 def _check_settler(s, es, kinds, t, extra, want) -> None:

@@ -65,7 +65,8 @@ def apply_role(s, p, a):
     """Take the card and its doubloons, then start its phase (rules 3.1, 3.2); the
     prospector's doubloon is its whole phase (rules 4.8). Nothing of the picker's buildings
     is judged here: the library's doubling and the lighthouse's captain doubloon are judged
-    when they are used, after the phase's guest-house turns (rules 7.2, 7.4)."""
+    when they are used, after the phase's guest-house turns (rules 7.2, 7.4): the doubling
+    with the privilege, the doubloon on the captain's first loading turn."""
     pop(s)
     r = a - ACT_ROLE
     s[L.ROLE_STATE + r] = 1
