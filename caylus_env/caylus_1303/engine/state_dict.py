@@ -41,7 +41,9 @@ Keys::
     players            per seat: hand, camp, resources{food..gold}, pp, houses, passed,
                        bundles
     pending            the decision stack, bottom first: {"kind", "player", <argument>}
-                       (``decisions.SCHEMA``; an effect's space by its name)
+                       (``decisions.SCHEMA``; an effect's space by its name; a monument's
+                       "placing", the monument whose residence is asked, by its name, and
+                       left out while he chooses which monument, D4)
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ from caylus_env.caylus_1303.engine.constants import (
     Phase,
 )
 from caylus_env.caylus_1303.engine.decisions import (
+    CODEC_MONUMENT,
     CODEC_NONE,
     CODEC_SPACE,
     ENTRY_OF_NAME,
@@ -88,7 +91,7 @@ from caylus_env.caylus_1303.engine.invariants import (
     check_invariants,
 )
 from caylus_env.caylus_1303.engine.phases import activation, delivery, planning, stewardship
-from caylus_env.caylus_1303.engine.state import pf
+from caylus_env.caylus_1303.engine.state import pf, residences
 from caylus_env.caylus_1303.engine.tiles import (
     KIND_NAMES,
     MONUMENT_KINDS,
@@ -169,6 +172,9 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         item: dict[str, Any] = {"kind": spec.name, "player": int(player)}
         if spec.arg.codec == CODEC_SPACE:
             item[spec.arg.name] = SPACE_NAMES[arg]
+        elif spec.arg.codec == CODEC_MONUMENT:
+            if arg > 0:
+                item[spec.arg.name] = MONUMENT_NAMES[arg - 1]
         elif spec.arg.codec != CODEC_NONE:
             item[spec.arg.name] = int(arg)
         pending.append(item)
@@ -451,12 +457,19 @@ def _decode_pending(s: np.ndarray, pending: Any, n: int) -> None:
         if item["kind"] not in ENTRY_OF_NAME:
             raise _fail(f"{w}.kind", f"{_show(item['kind'])} is not one of {kinds}")
         spec = ENTRY_OF_NAME[item["kind"]]
-        keys = {"kind", "player"} | ({spec.arg.name} if spec.arg.codec != CODEC_NONE else set())
+        # a monument's "placing" is there only while its residence is asked (D4)
+        given = spec.arg.codec != CODEC_MONUMENT or spec.arg.name in item
+        keys = {"kind", "player"} | (
+            {spec.arg.name} if spec.arg.codec != CODEC_NONE and given else set()
+        )
         _keys(item, w, keys)
         player = _int(item["player"], f"{w}.player", 0, n - 1)
         arg = 0
         if spec.arg.codec == CODEC_SPACE:
             arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", SPACE_NAMES)
+        elif spec.arg.codec == CODEC_MONUMENT:
+            if given:
+                arg = 1 + _name(item[spec.arg.name], f"{w}.{spec.arg.name}", MONUMENT_NAMES)
         elif spec.arg.codec != CODEC_NONE:
             arg = _int(item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high)
         if not spec.arg.low <= arg <= spec.arg.high:
@@ -684,6 +697,13 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     elif phase == Phase.STEWARDSHIP:
         want(stage == stewardship.STAGE_MONUMENTS and cursor >= 1, "the monuments' turns")
         want(p == (first + cursor - 1) % n, f"the seat in turn, {(first + cursor - 1) % n}")
+        if kind0 == _D.MONUMENT and es[0][2] > 0:
+            want(len(es) == 1, "the residence a monument replaces is asked alone (D4)")
+            want(
+                int(residences(s, p)) >= 2,
+                f"the residence a monument replaces is asked only of a player with two or "
+                f"more (D4); seat {p} has {int(residences(s, p))}",
+            )
 
 
 def _check_effect(s: np.ndarray, es: list, i: int, space: int, want: Any) -> None:
