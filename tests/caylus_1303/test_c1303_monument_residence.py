@@ -20,12 +20,15 @@ from caylus_env.caylus_1303.engine import (
     RULES,
     Game,
     IllegalActionError,
+    InvalidStateError,
     action_to_string,
+    kernels,
 )
 from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.constants import ARCHITECT_BONUS, BASE_INCOME, RESIDENCE_INCOME
 from caylus_env.caylus_1303.engine.headroom import STATE_MAX, room
 from caylus_env.caylus_1303.engine.state import pf
+from caylus_env.caylus_1303.engine.state_dict import dict_to_state
 from caylus_env.caylus_1303.engine.tiles import KIND_OF, TILES
 
 RICH = {"food": 5, "wood": 6, "stone": 6, "cloth": 5, "gold": 6}
@@ -80,11 +83,11 @@ def test_d4_the_residences_offered_are_exactly_his_own():
     """Another player's residence, a starting building with no house and a monument of his
     own already built are not offered."""
     g = _stewardship(
-        p0={"residences": ["R2", "R5", "R8"], "monuments": ["statue"], "resources": RICH},
+        p0={"residences": ["R2", "R5", "R8"], "monuments": {"R5": "statue"}, "resources": RICH},
         p1={"residences": ["R4"]},
     )
     P.play(g, "monument:granary")
-    assert P.legal_names(g) == ["residence:R5", "residence:R8"]
+    assert P.legal_names(g) == ["residence:R2", "residence:R8"]
     assert P.legal_names(g) == [
         g.action_to_string(a) for a in Game.legal_actions_at(g.state_dict())
     ]
@@ -134,6 +137,76 @@ def test_d4_an_illegal_residence_is_refused_and_changes_nothing(name):
     with pytest.raises(IllegalActionError, match=re.escape(name)):
         P.play(g, name)
     assert np.array_equal(g.state, before) and g.history == history
+
+
+def test_the_builder_puts_a_monument_on_the_residence_named():
+    """``monuments`` as ``{space: monument}``: a residence on R3 and the Garden on R4 (the
+    position the issue's scenario needed a state-dict swap for)."""
+    d = P.build_dict(3, players={1: {"residences": ["R3", "R4"], "monuments": {"R4": "garden"}}})
+    s = d["spaces"]
+    assert (s["R4"]["tile"], s["R4"]["owner"], s["R4"]["side"]) == ("garden", 1, "construction")
+    assert (s["R3"]["owner"], s["R3"]["side"]) == (1, "residence")
+    assert "garden" not in d["monument_supply"] and d["players"][1]["houses"] == 9 - 2
+    g = P.start(d)
+    assert int(kernels.check_invariants(g.state)) == 0
+    assert np.array_equal(dict_to_state(g.state_dict()), g.state)
+    with pytest.raises(P.PositionError, match=re.escape("players[1].monuments.R5: not one of")):
+        P.build_dict(3, players={1: {"residences": ["R3"], "monuments": {"R5": "garden"}}})
+
+
+def test_the_builder_sets_up_the_residence_question_pending():
+    """The seed-0 setup of 2 players has seat 1 first: his monument turn is the first (D4)."""
+    g = P.build(
+        2,
+        phase="stewardship",
+        players={1: {"residences": ["R1", "R8"]}},
+        pending=[{"kind": "monument", "player": 1, "placing": "mansion"}],
+    )
+    d = g.state_dict()
+    assert d["first_player"] == 1 and (d["stage"], d["cursor"]) == (1, 1)
+    assert "mansion" not in d["monument_supply"]
+    assert P.legal_names(g) == ["residence:R1", "residence:R8"]
+    assert P.describe(g) == {
+        "phase": "stewardship",
+        "players": {1: {"residences": ["R1", "R8"]}},
+        "pending": [{"kind": "monument", "player": 1, "placing": "mansion"}],
+    }
+
+
+def _placing(**changes) -> dict:
+    d = P.build_dict(
+        2,
+        phase="stewardship",
+        players={1: {"residences": ["R1", "R8"]}},
+        pending=[{"kind": "monument", "player": 1, "placing": "mansion"}],
+    )
+    d.update(changes)
+    return d
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"monument_supply": list(P.MONUMENT_NAMES)}, "a tile is missing, doubled"),
+        (
+            {"pending": [{"kind": "monument", "player": 1, "placing": "mansion"},
+                         {"kind": "favor", "player": 1}]},
+            "the residence a monument replaces is asked alone",
+        ),
+        ({"pending": [{"kind": "monument", "player": 1, "placing": "gem"}]}, "placing: 'gem'"),
+    ],
+)  # fmt: skip
+def test_a_residence_question_the_engine_could_not_ask_is_refused(edit, message):
+    with pytest.raises(InvalidStateError, match=re.escape(message)):
+        dict_to_state(_placing(**edit))
+
+
+def test_the_residence_question_of_a_player_with_one_residence_is_refused():
+    d = _placing()
+    d["spaces"]["R8"].update(side="setup", owner=None)
+    d["players"][1]["houses"] += 1
+    with pytest.raises(InvalidStateError, match=r"pending: .* two or more \(D4\); seat 1 has 1"):
+        dict_to_state(d)
 
 
 def test_the_room_left_counts_the_monument_whose_residence_is_asked():

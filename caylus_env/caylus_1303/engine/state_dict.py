@@ -392,6 +392,7 @@ def _decode(d: Any) -> np.ndarray:
         )
     _check_clock(s, n)
     _check_stack(s, n)
+    _check_draft(s, n)
     _check_room(s, n)
     return s
 
@@ -545,6 +546,16 @@ def _check_clock(s: np.ndarray, n: int) -> None:
             "allowed only while Activation resolves a building's workers: 0 / false",
         )
     passes = int(s[L.PASSES])
+    if phase == Phase.PLANNING and stage == planning.STAGE_EARLY_RISER:
+        # Planning's first step asks the Early Riser, before the first player's turn (D25)
+        if passes:
+            raise _fail("passes", f"{passes}; allowed before the Early Riser's step: 0 (D25)")
+        if int(s[L.TURN]) != int(s[L.FIRST_PLAYER]):
+            raise _fail(
+                "turn",
+                f"{int(s[L.TURN])}; allowed before the Early Riser's step: the first player, "
+                f"{int(s[L.FIRST_PLAYER])} (rules 4.1)",
+            )
     if phase in _ALL_PASSED and passes != n:
         raise _fail("passes", f"{passes}; in {pname} every player has passed ({n})")
     if phase in (Phase.DRAFT, Phase.GAME_OVER) and passes:
@@ -665,6 +676,7 @@ def _check_stack(s: np.ndarray, n: int) -> None:
         if kind0 == _D.EARLY_RISER:
             want(int(s[L.PASSES]) == 0, "the Early Riser before anybody passed (D25)")
             want(p == int(holder[Character.EARLY_RISER]), "the Early Riser's holder")
+            want(int(s[L.TURN]) == first, "the first player's turn comes next (turn)")
         else:
             want(not s[pf(p, L.P_PASSED)], f"a player who has not passed, not seat {p}")
             want(int(s[L.TURN]) == (p + 1) % n, "the seat in turn (turn is the next seat)")
@@ -703,6 +715,38 @@ def _check_stack(s: np.ndarray, n: int) -> None:
                 int(residences(s, p)) >= 2,
                 f"the residence a monument replaces is asked only of a player with two or "
                 f"more (D4); seat {p} has {int(residences(s, p))}",
+            )
+
+
+def _check_draft(s: np.ndarray, n: int) -> None:
+    """The draft's pointers against the picks made (rules 3.3): it is played once, before the
+    first round's Planning; ``turn`` stays on the seat before the first player's, who picks
+    first; the cursor counts the picks asked, the one pending included (``_check_stack``
+    checks whose it is), and each seat asked before it holds exactly the character it took,
+    the others none."""
+    if int(s[L.PHASE]) != Phase.DRAFT:
+        return
+    first = int(s[L.FIRST_PLAYER])
+    if int(s[L.ROUND]) != 1:
+        raise _fail("round", f"{int(s[L.ROUND])}; the draft comes before round 1 only (rules 3.3)")
+    if int(s[L.TURN]) != (first - 1) % n:
+        raise _fail(
+            "turn",
+            f"{int(s[L.TURN])}; allowed in the draft: {(first - 1) % n}, the seat before the "
+            "first player's (the draft runs counter-clockwise from it, rules 3.3)",
+        )
+    cursor = int(s[L.CURSOR])
+    picks = cursor - int(s[L.STACK_SIZE] > 0)  # the pick pending is asked, not yet made
+    holder = s[L.CHARACTER_HOLDER : L.CHARACTER_HOLDER + len(CHARACTER_NAMES)]
+    for j in range(n):
+        seat = (first - 1 - j) % n
+        held = int((holder == seat).sum())
+        if held != int(j < picks):
+            raise _fail(
+                "cursor",
+                f"{cursor} does not match the picks made: it counts {picks} made (the draft "
+                f"order from seat {(first - 1) % n}, rules 3.3), and seat {seat} holds {held} "
+                "characters",
             )
 
 
