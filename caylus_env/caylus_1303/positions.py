@@ -6,7 +6,11 @@ not place is where the setup of ``seed`` put it or in its supply, every worker n
 on the board is in the Camp (D15), every house not on a building is in reserve (D14), and the
 characters not held or on the board are out of play (rules 3.2 step 9), so the position keeps
 the invariants the loader checks; the engine then validates it in full and runs it to its first
-decision. ``build_dict`` gives the same position as a state dict.
+decision. ``build_dict`` gives the same position as a state dict. Any decision the engine
+asks can be described, mid-step included: ``pending`` names it, and the builder sets the
+engine's pointers (cursors, turn, the worker asked) where the phase's driver leaves them when
+it asks. ``describe(game_or_state_dict)`` is the inverse: the description whose
+``build_dict`` is that very state dict.
 
 For finer edits, start from ``position(...)`` (a new game, at the draft) or ``build_dict``,
 edit it with the helpers below (each moves a component from where it was), then ``start(d)``:
