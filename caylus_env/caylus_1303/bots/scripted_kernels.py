@@ -31,7 +31,9 @@ The rules of thumb per decision (``DecisionKind``, D39):
 - Favor (rules 4.5, D23): the best of stealing a character and using a site building (its
   Setup side) plus the available character that follows;
 - pay "any" (D12): the least useful resource; deliver (rules 4.3, D30): a bundle when its
-  prestige beats what its resources are worth; monument (rules 4.4): the best affordable.
+  prestige beats what its resources are worth; monument (rules 4.4): the best affordable,
+  on any of his residences (the same value wherever it goes: a residence and a monument are
+  both out of the workers' way, D3, D4), so the first, the lowest-numbered.
 
 The bots never read an opponent's prestige, so they play the same with
 ``hide_opponent_pp`` (D37). ``playout`` runs whole games with one strategy per seat (MCTS's
@@ -645,6 +647,8 @@ def score_action(s, p, kind, arg, a, strategy):
     if kind == DecisionKind.DELIVER:
         return _deliver_score(s, p, a, strategy)
     if kind == DecisionKind.MONUMENT:
+        if arg > 0:
+            return 0.0  # the residence it replaces: all alike (the module docstring)
         return _monument_score(s, p, a, strategy)
     if kind == DecisionKind.BRIDGE:
         if a == ACT_DECLINE:

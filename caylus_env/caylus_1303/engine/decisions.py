@@ -27,7 +27,7 @@ from caylus_env.caylus_1303.engine.layout import (
     STACK_ENTRY,
     STACK_SIZE,
 )
-from caylus_env.caylus_1303.engine.tiles import C_ANY, T_COST, T_OPTION_COST
+from caylus_env.caylus_1303.engine.tiles import C_ANY, NUM_MONUMENTS, T_COST, T_OPTION_COST
 
 E_KIND = 0
 assert E_KIND == KIND_OFFSET
@@ -38,6 +38,8 @@ assert STACK_ENTRY == 3
 CODEC_NONE = "none"  # the entry has no argument (stored as 0)
 CODEC_INT = "int"  # a count
 CODEC_SPACE = "space"  # a building space, spelled by its name (constants.SPACE_NAMES)
+#: 0: none (the key is left out); 1 + i: the monument ``tiles.MONUMENT_KINDS[i]``, by its name.
+CODEC_MONUMENT = "monument"
 #: The most "any" resources one payment can owe (D12): the largest ``any`` of the tables.
 MAX_ANY_OWED = int(max(T_COST[:, C_ANY].max(), T_OPTION_COST[..., C_ANY].max()))
 
@@ -94,7 +96,19 @@ SCHEMA: tuple[EntryKind, ...] = (
         Arg("deliveryman_turn", CODEC_INT, 0, 1, "1: the Deliveryman's turn after all slots"),
         "deliver one bundle or stop (rules 4.3)",
     ),
-    EntryKind(DecisionKind.MONUMENT, "monument", _NONE, "build a monument or stop (rules 4.4)"),
+    EntryKind(
+        DecisionKind.MONUMENT,
+        "monument",
+        Arg(
+            "placing",
+            CODEC_MONUMENT,
+            0,
+            NUM_MONUMENTS,
+            "0: which monument, or done; 1 + i: on which of his residences monument i goes, "
+            "asked when he has two or more (D4, rules 4.4 b)",
+        ),
+        "build a monument or stop, then choose the residence it replaces (rules 4.4 b, D4)",
+    ),
 )
 assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
 ENTRY_OF_NAME = {e.name: e for e in SCHEMA}

@@ -102,7 +102,7 @@ def legal_actions(s, out):
     if kind == DecisionKind.FAVOR:
         return legal_favor(s, p, out)
     if kind == DecisionKind.MONUMENT:
-        return legal_monument(s, p, out)
+        return legal_monument(s, p, arg, out)
     if kind == DecisionKind.EARLY_RISER:
         return legal_early_riser(s, p, out)
     # DRAFT, BOARD_CHARACTER: an available character
@@ -139,7 +139,7 @@ def apply_action(s, a):
     elif kind == DecisionKind.FAVOR:
         apply_favor(s, p, a)
     elif kind == DecisionKind.MONUMENT:
-        apply_monument(s, p, a)
+        apply_monument(s, p, arg, a)
     elif kind == DecisionKind.EARLY_RISER:
         apply_early_riser(s, p, a)
     elif kind == DecisionKind.DRAFT:
