@@ -439,12 +439,13 @@ def test_a_resume_removes_the_partial_shard_and_writes_only_the_missing_ones(gam
     (out / LEDGER_FILE).write_bytes(lines[0] + lines[1][:20])  # a torn second line
     for name in ("part-00001.parquet", "part-00002.parquet"):
         (out / DATA_DIR / name).unlink()
-    (out / DATA_DIR / ".part-00001.parquet.tmp").write_bytes(b"half a shard")
+    (out / DATA_DIR / ".part-00001.parquet.tmp").write_bytes(b"half a shard")  # in flight
+    (out / DATA_DIR / ".part-00000.parquet.tmp").write_bytes(b"stale")  # of a finished one
     (out / METADATA_FILE).unlink()
     (out / CARD_FILE).unlink()
     first = (out / DATA_DIR / "part-00000.parquet").stat().st_mtime_ns
     result = export_dataset(prepare_export(root, out))
-    assert (result.resumed, result.shards_written, result.removed_partial) == (1, 2, 1)
+    assert (result.resumed, result.shards_written, result.removed_partial) == (1, 2, 2)
     assert (out / DATA_DIR / "part-00000.parquet").stat().st_mtime_ns == first
     assert tree(out) == reference
 
