@@ -574,6 +574,7 @@ def test_tournament_command_replays_forfeits_and_extends_a_run(tmp_path, monkeyp
         ["dataset", "verify", "never"],
         ["dataset", "stats", "never"],
         ["dataset", "inspect", "never"],
+        ["dataset", "export", "never", "--out", "never-out"],
     ],
 )  # fmt: skip
 def test_an_unknown_game_is_refused_by_every_command(command):
