@@ -592,6 +592,7 @@ ARGUMENTS = {
     ("dataset", "verify"): [OUT],
     ("dataset", "stats"): [OUT],
     ("dataset", "inspect"): [OUT],
+    ("dataset", "export"): [OUT, "--out", OUT],
     ("train", "ppo"): ["--out", OUT],
     ("train", "bc"): [OUT, "--out", OUT],
     ("train", "match"): [OUT],
