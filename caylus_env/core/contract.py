@@ -152,7 +152,16 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
     "viewer": ("Drawing", "position_svg", "board_targets"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),
-    "positions": ("build", "build_dict", "FIELDS", "position", "start", "play", "legal_names"),
+    "positions": (
+        "build",
+        "build_dict",
+        "describe",
+        "FIELDS",
+        "position",
+        "start",
+        "play",
+        "legal_names",
+    ),
 }
 #: The compiled kernels every engine provides (see the module docstring).
 KERNELS = (

@@ -12,7 +12,13 @@ import pytest
 
 from caylus_env.puerto_rico.engine import Game, GameConfig, InvalidStateError
 from caylus_env.puerto_rico.engine.constants import MAX_DECISIONS_LIMIT
-from caylus_env.puerto_rico.engine.state_dict import MAX_AMOUNT, MAX_ROUND, MIN_ROUND_DECISIONS
+from caylus_env.puerto_rico.engine.state import MAX_MONEY
+from caylus_env.puerto_rico.engine.state_dict import (
+    BANK_PAID_LIMIT,
+    MAX_AMOUNT,
+    MAX_ROUND,
+    MIN_ROUND_DECISIONS,
+)
 from caylus_env.puerto_rico.positions import act, build_dict, building, fresh, game, start_role
 
 
@@ -246,6 +252,39 @@ def test_round_and_role_doubloons_leave_room_for_the_rounds_still_ahead():
     d["roles"][unpicked]["doubloons"] -= 1
     d["bank_paid"] -= 1
     _reloads_to_the_end(d)
+
+
+def test_a_player_holding_the_most_doubloons_takes_no_more_and_the_bank_keeps_count():
+    # The bank is unlimited (rules 6.7), but a player's hand holds MAX_MONEY at most: past it
+    # the int16 entry would wrap in a game nobody ends. The card's doubloons he cannot hold go
+    # back to the bank; every payout then counts only what he took.
+    d = fresh(3)
+    d["players"][0]["money"] = MAX_MONEY - 1
+    d["bank_paid"] += MAX_MONEY - 1 - fresh(3)["players"][0]["money"]
+    card = next(r for r, v in d["roles"].items() if v["in_game"] and not v["picked"])
+    d["roles"][card]["doubloons"] = 3
+    d["bank_paid"] += 3
+    g = game(d)
+    act(g, f"role:{card}")
+    after = g.state_dict()
+    assert after["players"][0]["money"] == MAX_MONEY
+    held = sum(p["money"] for p in after["players"])
+    on_cards = sum(v["doubloons"] for v in after["roles"].values())
+    assert after["bank_paid"] == held + on_cards  # the doubloons that did not fit went back
+    assert int(g.KERNELS.check_invariants(g.state)) == 0
+
+
+def test_every_seat_at_the_most_doubloons_plays_to_the_end_through_positions_it_accepts():
+    d = fresh(4)
+    start = fresh(4)
+    for p, entry in enumerate(d["players"]):
+        entry["money"] = MAX_MONEY - p
+        d["bank_paid"] += MAX_MONEY - p - start["players"][p]["money"]
+    _reloads_to_the_end(d)
+    d["players"][0]["money"] = MAX_MONEY + 1
+    d["bank_paid"] += MAX_MONEY + 1
+    _refused(d, rf"players\[0\]\.money: .*allowed: 0 to {MAX_MONEY}")
+    assert BANK_PAID_LIMIT <= 32767  # every payout of any game fits the int16 entry
 
 
 # -- the phase's cursors (state_dict._check_cursors): only those the drivers keep -------------

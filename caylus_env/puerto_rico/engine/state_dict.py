@@ -93,6 +93,7 @@ from caylus_env.puerto_rico.engine.roles.captain import (
 from caylus_env.puerto_rico.engine.roles.guest_house import wants_guest_turn
 from caylus_env.puerto_rico.engine.roles.settler import _plantation_left
 from caylus_env.puerto_rico.engine.state import (
+    MAX_MONEY,
     empty_circles,
     occupied,
     owns,
@@ -112,13 +113,14 @@ _INT16_MAX = 32767
 MIN_ROUND_DECISIONS = int(ROLES_PER_ROUND[2:].min())
 #: Rounds a game can reach: a game takes at most ``MAX_DECISIONS_LIMIT`` decisions.
 MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // MIN_ROUND_DECISIONS
-#: Cap of a player's doubloons and VP chips, a card's doubloons and the bank's payouts. The
-#: state is int16 (at most 32767). Play itself goes far: players who never pick the mayor or
-#: the builder leave about one doubloon a decision on the role cards, about 10,000 at the
-#: highest decision cap (``MAX_DECISIONS_LIMIT``), and such a game's positions must reload.
-#: The cap leaves 2,767 of headroom, more than a hundred rounds of the largest payouts, so a
-#: loaded game cannot wrap within any realistic horizon.
+#: Cap of a player's VP chips: the chips in play and on paper (at most a few hundred: the
+#: supply's conservation is checked) stay far below it under any play.
 MAX_AMOUNT = 30000
+#: The bank's payouts at most: every player's doubloons (`state.MAX_MONEY` each, which play
+#: never passes) and every role card's (one a round it stays unpicked, rules 3.2, and no game
+#: goes past `MAX_ROUND`): what play can reach, inside the int16 entry.
+BANK_PAID_LIMIT = MAX_PLAYERS * MAX_MONEY + len(ROLE_NAMES) * (MAX_ROUND - 1)
+assert BANK_PAID_LIMIT <= _INT16_MAX
 #: VP owed on paper at most: the chips run out at most one round before the game ends.
 MAX_PAPER_VP = 999
 
@@ -390,7 +392,7 @@ def _decode(d: Any) -> np.ndarray:
         s[L.ROLE_STATE + r] = (1 if picked else 0) if in_game else -1
         high = MAX_ROUND - 1 if in_game and not picked else 0
         s[L.ROLE_MONEY + r] = _int(role["doubloons"], f"roles.{name}.doubloons", 0, high)
-    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0, MAX_AMOUNT)
+    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0, BANK_PAID_LIMIT)
     s[L.COLONIST_SUPPLY] = _int(d["colonist_supply"], "colonist_supply", 0)
     s[L.COLONIST_SHIP] = _int(d["colonist_ship"], "colonist_ship", 0)
     s[L.VP_SUPPLY] = _int(d["vp_supply"], "vp_supply", -MAX_PAPER_VP)
@@ -429,7 +431,7 @@ def _decode(d: Any) -> np.ndarray:
     for p, pl in enumerate(players):
         w = f"players[{p}]"
         _keys(pl, w, _PLAYER_KEYS)
-        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0, MAX_AMOUNT)
+        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0, MAX_MONEY)
         s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0, MAX_AMOUNT)
         _counts(s, pl["goods"], f"{w}.goods", pf(p, L.P_GOODS), GOOD_NAMES)
         _counts(s, pl["island"], f"{w}.island", pf(p, L.P_ISLAND), TILE_NAMES)

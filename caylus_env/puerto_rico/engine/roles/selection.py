@@ -15,7 +15,7 @@ from caylus_env.puerto_rico.engine.constants import (
     Phase,
 )
 from caylus_env.puerto_rico.engine.decisions import pop, push
-from caylus_env.puerto_rico.engine.state import gain_money, pf, use_privilege
+from caylus_env.puerto_rico.engine.state import gain_money, money_room, pf, use_privilege
 
 PROSPECTOR_DOUBLOONS = 1  # rules 4.8
 
@@ -71,7 +71,10 @@ def apply_role(s, p, a):
     r = a - ACT_ROLE
     s[L.ROLE_STATE + r] = 1
     s[L.PICKS] += 1
-    s[pf(p, L.P_MONEY)] += s[L.ROLE_MONEY + r]  # already paid out by the bank
+    on_card = np.int64(s[L.ROLE_MONEY + r])  # already paid out by the bank
+    taken = min(on_card, money_room(s, p))
+    s[pf(p, L.P_MONEY)] += taken
+    s[L.BANK_PAID] -= on_card - taken  # what his hand cannot hold goes back (MAX_MONEY)
     s[L.ROLE_MONEY + r] = 0
     ph = PHASE_OF_ROLE[r]
     if ph < 0:
