@@ -34,23 +34,23 @@ decision: ``decision_kind``, ``decision_player``, ``decision_arg``; checks:
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.decisions import (
     decision_arg,
     decision_kind,
     decision_player,
     depth,
 )
-from caylus_env.puerto_rico.engine.dispatch import (
+from caylus_env.puerto_rico.engine.hooks import resample_hidden, setup_game
+from caylus_env.puerto_rico.engine.invariants import check_invariants
+from caylus_env.puerto_rico.engine.loop import (
     ILLEGAL,
+    accepted_actions,
     advance,
     answer,
     apply,
     clock,
     current_player,
+    determinize,
     is_terminal,
     is_truncated,
     legal_actions,
@@ -59,15 +59,12 @@ from caylus_env.puerto_rico.engine.dispatch import (
     next_decision,
     play_random_games,
     random_playout,
-    resample_hidden,
     returns,
     scores,
     setup,
-    setup_game,
     step,
     tie_breaks,
 )
-from caylus_env.puerto_rico.engine.invariants import accepted_actions, check_invariants
 from caylus_env.puerto_rico.engine.state import (
     building_workers,
     city_spaces_used,
@@ -84,25 +81,6 @@ from caylus_env.puerto_rico.engine.state import (
     total_goods,
     vp_chips,
 )
-
-
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """The game contract's determinization (``caylus_env.core.contract``): replace, in
-    place, the hidden information of ``s`` by a draw that depends only on what the players
-    see and on ``seed`` (in [0, 2**63)). Puerto Rico hides one thing, from every seat alike
-    (so ``seat`` changes nothing): the order of the face-down plantations (rules 6.8) and the
-    state of the generator that reshuffles the discards later. Which tiles are in the stack
-    is public, their order is not: the stack is first sorted into a canonical order, then
-    ``resample_hidden`` reseeds the generator and reshuffles it. Without the sort the shuffle
-    would permute the true order, so a search's draws (not their distribution) would still
-    follow it. What a player sees, the legal actions and the invariants are unchanged."""
-    n = np.int64(s[L.PLANTATION_STACK_SIZE_F])
-    s[L.PLANTATION_STACK : L.PLANTATION_STACK + n] = np.sort(
-        s[L.PLANTATION_STACK : L.PLANTATION_STACK + n]
-    )
-    resample_hidden(s, seed)
-
 
 __all__ = [
     "ILLEGAL",

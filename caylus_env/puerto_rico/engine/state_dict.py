@@ -75,12 +75,12 @@ from caylus_env.puerto_rico.engine.decisions import (
     CODEC_TILE,
     ENTRY_OF_NAME,
     SCHEMA,
-    STACK_DEPTH,
     entry,
     push,
 )
-from caylus_env.puerto_rico.engine.dispatch import advance, legal_actions
 from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES, Invariant, check_invariants
+from caylus_env.puerto_rico.engine.layout import STACK_DEPTH
+from caylus_env.puerto_rico.engine.loop import advance, legal_actions
 from caylus_env.puerto_rico.engine.roles.builder import price
 from caylus_env.puerto_rico.engine.roles.captain import (
     SINGLE_BITS,
@@ -175,7 +175,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         )
     pending = []
     for i in range(int(s[L.STACK_SIZE])):
-        kind, player, arg = entry(s, i)
+        kind, player, arg, _ = entry(s, i)
         spec = SCHEMA[kind]
         item: dict[str, Any] = {"kind": spec.name, "player": int(player)}
         if spec.arg.codec != CODEC_NONE:
@@ -652,7 +652,7 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     phase (the drivers and ``apply_*`` of ``roles/``): the seat whose turn it is, the
     follow-up decisions of his answer, buildings he owns and occupies, and the arguments
     the engine would have given (rules 4, 7)."""
-    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    es = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
     kinds = [e[0] for e in es]
     names = [SCHEMA[k].name for k in kinds]
     phase = int(s[L.PHASE])
