@@ -113,6 +113,21 @@ def entry(s, i):
     return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG_A]), b
 
 
+def entry_kind(s, i):
+    """Kind of entry ``i`` (0 = bottom)."""
+    return np.int64(s[STACK + i * STACK_ENTRY + E_KIND])
+
+
+def entry_player(s, i):
+    """Player of entry ``i`` (0 = bottom)."""
+    return np.int64(s[STACK + i * STACK_ENTRY + E_PLAYER])
+
+
+def entry_arg(s, i, j):
+    """Argument ``j`` (0: arg_a, 1: arg_b) of entry ``i`` (0 = bottom)."""
+    return np.int64(s[STACK + i * STACK_ENTRY + E_ARG_A + j])
+
+
 def read_top(s):
     """``(kind, player, arg_a, arg_b)`` of the top entry, read once (the stack must not be
     empty): the dispatchers' one read of the pending decision."""
@@ -151,6 +166,9 @@ STACK_TEMPLATES = (
     push,
     pop,
     entry,
+    entry_kind,
+    entry_player,
+    entry_arg,
     read_top,
     set_top_arg,
     decision_kind,

@@ -16,8 +16,7 @@ from caylus_env.caylus.engine import dispatch as D
 from caylus_env.caylus.engine import layout as L
 from caylus_env.caylus.engine.actions import NUM_ACTIONS
 from caylus_env.caylus.engine.constants import NUM_RESOURCES, RESOURCE_NAMES, Phase
-from caylus_env.caylus.engine.decisions import pop, read_top
-from caylus_env.caylus.engine.dispatch import PROCEDURE_BASE
+from caylus_env.caylus.engine.decisions import PROCEDURE_BASE, pop, read_top
 from caylus_env.caylus.engine.headroom import STATE_MAX, room
 from tests.fuzz_states import fuzz
 

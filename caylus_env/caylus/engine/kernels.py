@@ -41,8 +41,6 @@ The pending decision (``caylus_env.caylus.engine.decisions``): ``decision_kind``
 
 from __future__ import annotations
 
-from numba import njit
-
 from caylus_env.caylus.engine.decisions import (
     decision_arg,
     decision_kind,
@@ -52,13 +50,16 @@ from caylus_env.caylus.engine.decisions import (
     entry_kind,
     entry_player,
 )
-from caylus_env.caylus.engine.dispatch import (
+from caylus_env.caylus.engine.invariants import check_invariants
+from caylus_env.caylus.engine.loop import (
     ILLEGAL,
+    accepted_actions,
     advance,
     answer,
     apply,
     clock,
     current_player,
+    determinize,
     is_terminal,
     is_truncated,
     legal_actions,
@@ -74,7 +75,6 @@ from caylus_env.caylus.engine.dispatch import (
     step,
     tie_breaks,
 )
-from caylus_env.caylus.engine.invariants import accepted_actions, check_invariants
 from caylus_env.caylus.engine.setup import init_game
 from caylus_env.caylus.engine.state import (
     all_cubes,
@@ -118,16 +118,6 @@ from caylus_env.caylus.engine.state import (
     turn,
     workers_out,
 )
-
-
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """The game contract's determinization (``caylus_env.core.contract``): replace what
-    ``seat`` cannot see by a draw consistent with what it sees. Caylus has no hidden
-    information and no chance after setup (the building tiles and every count are on the
-    table), so there is nothing to redraw and ``s`` is left as it is."""
-    return None
-
 
 __all__ = [
     "ILLEGAL",

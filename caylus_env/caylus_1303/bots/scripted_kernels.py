@@ -667,7 +667,7 @@ def score_action(s, p, kind, arg, a, strategy):
 @njit(cache=True)
 def score_actions(s, out, n, strategy, scores):
     """Scores of the ``n`` legal actions ``out[:n]`` for the player to move, into ``scores``."""
-    kind, p, arg = read_top(s)
+    kind, p, arg, _ = read_top(s)
     for i in range(n):
         scores[i] = score_action(s, p, kind, arg, out[i], strategy)
 
@@ -711,7 +711,8 @@ def play_games(num_players, num_games, seed, hide_pp, strategies, scores):
     ``g`` (setup seed ``seed + g``); final scores into ``scores[g]`` (for strength checks)."""
     out = np.empty(NUM_ACTIONS, np.int64)
     for g in range(num_games):
-        s = K.new_state(num_players, hide_pp, seed + g)
+        options = np.array([num_players, hide_pp], np.int64)  # GameConfig.kernel_options()
+        s = K.new_state(options, seed + g)
         playout(s, strategies[g], 0.0, seed + g, 1 << 30)
         K.scores(s, out)
         for q in range(num_players):

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from numba import njit
-
+from caylus_env.caylus_1303.engine import layout
 from caylus_env.caylus_1303.engine.constants import (
     NUM_DECISION_KINDS,
     NUM_SPACES,
@@ -22,12 +20,10 @@ from caylus_env.caylus_1303.engine.constants import (
 )
 from caylus_env.caylus_1303.engine.layout import (
     KIND_OFFSET,
-    STACK,
-    STACK_DEPTH,
     STACK_ENTRY,
-    STACK_SIZE,
 )
 from caylus_env.caylus_1303.engine.tiles import C_ANY, NUM_MONUMENTS, T_COST, T_OPTION_COST
+from caylus_env.core.loop import stack_kernels
 
 E_KIND = 0
 assert E_KIND == KIND_OFFSET
@@ -114,65 +110,16 @@ assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
 ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
 
 
-@njit(cache=True)
-def push(s, kind, player, arg):
-    """Push a decision; a full stack is an engine error (no rule nests that deep)."""
-    n = np.int64(s[STACK_SIZE])
-    if n >= STACK_DEPTH:
-        raise RuntimeError("caylus 1303 engine: pending-decision stack overflow")
-    o = STACK + n * STACK_ENTRY
-    s[o + E_KIND] = kind
-    s[o + E_PLAYER] = player
-    s[o + E_ARG] = arg
-    s[STACK_SIZE] = n + 1
-
-
-@njit(cache=True)
-def pop(s):
-    """Remove the top entry and clear it, so equal games have equal arrays."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    for i in range(STACK_ENTRY):
-        s[o + i] = 0
-    s[STACK_SIZE] -= 1
-
-
-@njit(cache=True)
-def read_top(s):
-    """``(kind, player, arg)`` of the top entry (the stack must not be empty)."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
-
-
-@njit(cache=True)
-def depth(s):
-    return np.int64(s[STACK_SIZE])
-
-
-@njit(cache=True)
-def entry(s, i):
-    """``(kind, player, arg)`` of entry ``i`` (0 = bottom)."""
-    o = STACK + i * STACK_ENTRY
-    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
-
-
-@njit(cache=True)
-def decision_kind(s):
-    """The pending DecisionKind, or -1 when nothing is asked."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[0]
-
-
-@njit(cache=True)
-def decision_player(s):
-    """The seat asked, or -1 when nothing is asked."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[1]
-
-
-@njit(cache=True)
-def decision_arg(s):
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[2]
+# The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout.
+STACK_KERNELS = stack_kernels("caylus_1303", "caylus 1303", layout)
+push = STACK_KERNELS.push
+pop = STACK_KERNELS.pop
+read_top = STACK_KERNELS.read_top
+depth = STACK_KERNELS.depth
+entry = STACK_KERNELS.entry
+entry_kind = STACK_KERNELS.entry_kind
+entry_player = STACK_KERNELS.entry_player
+entry_arg = STACK_KERNELS.entry_arg
+decision_kind = STACK_KERNELS.decision_kind
+decision_player = STACK_KERNELS.decision_player
+decision_arg = STACK_KERNELS.decision_arg

@@ -214,7 +214,7 @@ def room(s: np.ndarray) -> Room:
     cursor = int(s[L.CURSOR])
     over = phase == Phase.GAME_OVER
     after = 0 if over else NUM_ROUNDS - int(s[L.ROUND])
-    stack = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    stack = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
 
     def pending(kind: int, p: int | None = None) -> int:
         return sum(1 for k, q, _ in stack if k == kind and (p is None or q == p))

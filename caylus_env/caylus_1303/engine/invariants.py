@@ -20,7 +20,6 @@ import numpy as np
 from numba import njit
 
 from caylus_env.caylus_1303.engine import layout as L
-from caylus_env.caylus_1303.engine.actions import NUM_ACTIONS
 from caylus_env.caylus_1303.engine.constants import (
     CHARACTERS_EXTRA,
     HOUSES_FOR_BUILDINGS,
@@ -40,7 +39,6 @@ from caylus_env.caylus_1303.engine.constants import (
     Phase,
 )
 from caylus_env.caylus_1303.engine.decisions import E_ARG, E_KIND, E_PLAYER
-from caylus_env.caylus_1303.engine.dispatch import step
 from caylus_env.caylus_1303.engine.state import pf
 from caylus_env.caylus_1303.engine.tiles import (
     MONUMENT_KINDS,
@@ -342,25 +340,3 @@ def check_invariants(s):
         if s[o + E_KIND] == DecisionKind.MONUMENT and not 0 <= s[o + E_ARG] <= NUM_MONUMENTS:
             return Invariant.STACK
     return Invariant.OK
-
-
-@njit(cache=True)
-def accepted_actions(s, out):
-    """Write into ``out`` every action id that ``step`` accepts on a copy of ``s``, in
-    increasing order (the game contract's form, ``caylus_env.core.contract``).
-
-    Returns:
-        The number of accepted actions, or -1 if a rejected action changed its copy.
-    """
-    n = 0
-    scratch = np.empty(NUM_ACTIONS, np.int64)
-    for a in range(NUM_ACTIONS):
-        c = s.copy()
-        if step(c, a, scratch) >= 0:
-            out[n] = a
-            n += 1
-        else:
-            for i in range(c.shape[0]):
-                if c[i] != s[i]:
-                    return -1
-    return n

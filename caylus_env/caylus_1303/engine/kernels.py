@@ -28,22 +28,22 @@ State accessors: ``num_players``, ``phase``, ``hand``, ``resource``, ``prestige`
 
 from __future__ import annotations
 
-from numba import njit
-
-from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.decisions import (
     decision_arg,
     decision_kind,
     decision_player,
     depth,
 )
-from caylus_env.caylus_1303.engine.dispatch import (
+from caylus_env.caylus_1303.engine.invariants import check_invariants
+from caylus_env.caylus_1303.engine.loop import (
     ILLEGAL,
+    accepted_actions,
     advance,
     answer,
     apply,
     clock,
     current_player,
+    determinize,
     is_terminal,
     is_truncated,
     legal_actions,
@@ -58,35 +58,16 @@ from caylus_env.caylus_1303.engine.dispatch import (
     step,
     tie_breaks,
 )
-from caylus_env.caylus_1303.engine.invariants import accepted_actions, check_invariants
 from caylus_env.caylus_1303.engine.state import (
     final_score,
     hand,
     holder,
     num_players,
-    pf,
     phase,
     prestige,
     residences,
     resource,
 )
-
-
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """The game contract's determinization (``caylus_env.core.contract``): replace, in
-    place, what ``seat`` cannot see by values consistent with what it sees. After setup
-    Caylus 1303 has no chance (rules 4.7); its one piece of hidden information is optional:
-    with ``hide_opponent_pp`` (D37) the prestige tokens are face down, and every opponent's
-    prestige (``P_PP``) becomes ``seat``'s own, an uninformed estimate (all started at 0 and
-    score in the same units), so the true totals never reach a search. ``seed`` is not
-    needed (the estimate is not drawn). Without the option every total is public and ``s``
-    is left as it is."""
-    if s[L.OPT_HIDE_PP]:
-        own = s[pf(seat, L.P_PP)]
-        for q in range(num_players(s)):
-            s[pf(q, L.P_PP)] = own
-
 
 __all__ = [
     "ILLEGAL",

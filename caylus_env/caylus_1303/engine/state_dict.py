@@ -167,7 +167,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         )
     pending = []
     for i in range(int(s[L.STACK_SIZE])):
-        kind, player, arg = entry(s, i)
+        kind, player, arg, _ = entry(s, i)
         spec = SCHEMA[kind]
         item: dict[str, Any] = {"kind": spec.name, "player": int(player)}
         if spec.arg.codec == CODEC_SPACE:
@@ -629,7 +629,7 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     """The pending decisions are a stack the engine builds at this point of the phase: the
     driver's question of the seat in turn (``phases/*``), then what a Favor or an "any"
     payment of the same player asks on top of it (rules 4.2, 4.5, D12, D23)."""
-    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    es = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
     phase = int(s[L.PHASE])
     pname = PHASE_NAMES[phase]
     names = [SCHEMA[k].name for k, _, _ in es]

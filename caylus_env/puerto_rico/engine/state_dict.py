@@ -753,7 +753,7 @@ def _check_cursors(s: np.ndarray, n: int) -> None:
       only with a shipment, the small wharf too once its barrels are no longer asked; a
       small-wharf shipment starts with a loading (``idle`` 0)."""
     phase, step, guest, idle = (int(s[f]) for f in (L.PHASE, L.STEP, L.GUEST_STEP, L.IDLE))
-    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    es = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
     kinds = [e[0] for e in es]
     captain = phase == Phase.CAPTAIN
     wharfing = {e[1] for e in es if e[0] == _D.SMALL_WHARF}
