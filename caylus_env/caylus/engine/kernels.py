@@ -6,10 +6,11 @@ and nothing private of the rules: they never compute stack offsets or call a
 phase's helpers. All are ``@njit(cache=True)`` and can be called from Python or
 from other compiled code.
 
-Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylus's own):
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, compiled from the
+core's loop with this game's rule hooks (``engine/loop.py``), plus Caylus's own):
 - ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
-- ``new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_cap, seed)``:
-  a set-up game advanced to its first decision;
+- ``new_state(options, seed)``: a set-up game at its first decision (options as
+  ``GameConfig.kernel_options()``);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
 - ``legal_mask(s, mask)`` -> n: the same as an int8 mask;
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
@@ -22,7 +23,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylu
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (never), ``returns(s, ret)``
   (rank returns), ``scores(s, out)`` (prestige), ``tie_breaks(s, out)`` (none: 0),
   ``clock(s)`` (the turn);
-- ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts;
+- ``random_playout(s, out, max_decisions)``, ``seed_playouts(seed)``,
+  ``play_random_games(options, num_games, seed)``: compiled random games (the core's);
 - ``check_invariants(s)`` (0, or the code of ``INVARIANT_MESSAGES``) and
   ``accepted_actions(s, out)`` (the ids ``step`` accepts): the checks of the tests;
 - ``determinize(s, seat, seed)``: what ``seat`` cannot see, redrawn for a search; Caylus

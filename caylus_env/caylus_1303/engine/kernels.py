@@ -4,9 +4,10 @@ Bots, search, batched environments and datasets use these compiled functions on 
 state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
 ``@njit(cache=True)``.
 
-Game flow (the game contract's kernels, ``caylus_env.core.contract``):
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, compiled from the core's
+loop with this game's rule hooks, ``engine/loop.py``):
 - ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
-  ``new_state(num_players, hide_pp, seed)``: a set-up game at its first decision;
+  ``new_state(options, seed)``: a set-up game at its first decision;
 - ``legal_actions(s, out)`` -> n, ``legal_mask(s, mask)`` -> n;
 - ``step(s, action, out)`` -> n or ``ILLEGAL`` (checked; a rejected action changes nothing);
 - ``apply(s, action)``: **no legality check**; call ``advance`` after it;
@@ -16,7 +17,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``):
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (always False: 9 rounds),
   ``scores(s, out)`` (prestige + 2 per gold, rules 4.6), ``tie_breaks(s, out)`` (zeros: ties
   are shared, D13), ``returns(s, ret)``, ``clock(s)`` (the round);
-- ``random_playout``, ``play_random_games``: compiled playouts;
+- ``random_playout(s, out, max_decisions)``, ``seed_playouts(seed)``,
+  ``play_random_games(options, num_games, seed)``: compiled random games (the core's);
 - ``check_invariants(s)``, ``accepted_actions(s, out)``;
 - ``determinize(s, seat, seed)`` (the game contract's): with ``hide_opponent_pp`` every
   opponent's prestige becomes ``seat``'s own; otherwise nothing is hidden and ``s`` stays.

@@ -4,11 +4,12 @@ Bots, search, batched environments and datasets use these compiled functions on 
 state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
 ``@njit(cache=True)``.
 
-Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puerto Rico's own):
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, compiled from the
+core's loop with this game's rule hooks (``engine/loop.py``), plus Puerto Rico's own):
 - ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
   ``clock(s)``: the round; ``tie_breaks(s, out)``: doubloons plus barrels (rules 5.3);
-- ``new_state(num_players, max_decisions, expansion, draft, library_limit, seed)``: a set-up
-  game at its first decision (``setup_game`` writes one into an existing array);
+- ``new_state(options, seed)``: a set-up game at its first decision (options as
+  ``GameConfig.kernel_options()``);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
 - ``legal_mask(s, mask)`` -> n: the same as an int8 mask;
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
@@ -18,7 +19,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puert
   steps up to the next decision, forced or not, and the answer it gives a forced one;
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)``, ``scores(s, out)``,
   ``returns(s, ret)`` (rank returns);
-- ``random_playout``, ``play_random_games``: compiled playouts;
+- ``random_playout(s, out, max_decisions)``, ``seed_playouts(seed)``,
+  ``play_random_games(options, num_games, seed)``: compiled random games (the core's);
 - ``resample_hidden(s, seed)``: a fresh order of the face-down plantations (the only
   hidden information), to determinize a position for search;
 - ``determinize(s, seat, seed)`` (the game contract's): the face-down plantations put in a
