@@ -56,6 +56,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from caylus_env.core.aec import aec_kernels
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.game import MAX_SEED, REWARD_KINDS, Game, check_seed
@@ -240,6 +241,10 @@ class GameEnv(AECEnv, EzPickle):
         self.state_space = spaces.Box(0.0, bounds, (size,), np.float32)
         # The hot path's lookups, once: observe runs at every decision.
         self._encode = self._observation.encode_into
+        self._step_observe = aec_kernels(self.GAME).step_observe
+        # What the last step wrote for the next mover (seat, observation, mask, and the game
+        # and its length then), handed to the observe() that follows it.
+        self._observed: tuple[int, np.ndarray, np.ndarray, Game, int] | None = None
         self._obs_size = size
         self._num_actions = num_actions
         self.game: Game | None = None
@@ -322,12 +327,19 @@ class GameEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self._require_game()
-        game.apply(_as_action(action, self._num_actions))  # raises before anything changes
+        # One compiled call: the step, the forced moves, the next mover's observation and mask
+        # (caylus_env.core.aec), into arrays that the observe() after it hands out.
+        obs = np.empty(self._obs_size, np.float32)
+        mask = np.empty(self._num_actions, np.int8)
+        player = game.apply_observed(  # raises before anything changes
+            _as_action(action, self._num_actions), self._step_observe, obs, mask
+        )
         self._cumulative_rewards[agent] = 0.0
-        player = game.current_player()
         if player >= 0:
             self.agent_selection = self.possible_agents[player]
+            self._observed = (player, obs, mask, game, len(game.history))
         else:
+            self._observed = None
             self._finish()
         if self.render_mode == "human":
             self.render()
@@ -338,8 +350,18 @@ class GameEnv(AECEnv, EzPickle):
         Both arrays are new on every call, so the caller may keep or modify them.
         """
         game = self._require_game()
+        seat = self._index[agent]
+        observed = self._observed
+        if (
+            observed is not None
+            and observed[0] == seat
+            and observed[3] is game
+            and observed[4] == len(game.history)  # nothing was played on the game since
+        ):
+            self._observed = None  # handed out once: a second observe makes new arrays
+            return {"observation": observed[1], "action_mask": observed[2]}
         obs = np.empty(self._obs_size, np.float32)
-        self._encode(game.state, self._index[agent], obs)
+        self._encode(game.state, seat, obs)
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
         ):
@@ -458,6 +480,7 @@ class GameEnv(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[0]
         self._skip_agent_selection = None
+        self._observed = None
 
     def _after_move(self) -> None:
         """Select the agent the engine asks next, or end the episode for every agent."""
