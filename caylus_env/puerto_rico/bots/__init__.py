@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from caylus_env.core.contract import LADDER_SIMS, Bot
+from caylus_env.core.contract import Bot
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
-from caylus_env.puerto_rico.bots.mcts import _OPTIONS as MCTS_OPTIONS
-from caylus_env.puerto_rico.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
-from caylus_env.puerto_rico.bots.mcts import ROLLOUTS, make_mcts
+from caylus_env.puerto_rico.bots.mcts import MCTSAgent
 from caylus_env.puerto_rico.bots.scripted import make_scripted
 
 _SCRIPTED_PLAYS = {
@@ -44,19 +42,10 @@ BOTS: dict[str, Bot] = {
         )
         for i, name in enumerate(SCRIPTED)
     },
-    "mcts": Bot(
-        "mcts",
-        make_mcts,
-        "mcts:SIMS[:ROLLOUT][:key=value...]",
+    "mcts": MCTSAgent.bot(
         "UCT over determinized positions (the face-down plantations reshuffled per "
         "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "
-        "simulation (mcts:100 about 10 ms a move, 1-2 s of moves a game)",
-        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
-        + "|".join(ROLLOUTS)
-        + " (default shipper); keys: "
-        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
-        needs_arg=True,
-        ladder_spec=f"mcts:{LADDER_SIMS}",
+        "simulation (mcts:100 about 10 ms a move, 1-2 s of moves a game)"
     ),
 }
 
