@@ -329,8 +329,9 @@ class MCTSGame:
         strategies: its scripted strategies by row of its kernels (priors, opponent models
             and its scoring name them).
         rollouts: the ROLLOUT names of its spec, in the order listed: the strategies,
-            ``random`` and its other rollout bots (``policies``); the default is
-            ``defaults["rollout"]``, else the first strategy.
+            ``random`` and its other rollout bots (``policies``); by default the strategies
+            and ``random``. The default rollout is ``defaults["rollout"]``, else the first
+            strategy.
         policies: the rollout policy code of each rollout bot that is neither a strategy
             (its row) nor ``random`` (`RANDOM`).
         scoring: the game's scripted scoring, ``choose(s, legal, n, strategy)`` and
@@ -357,7 +358,7 @@ class MCTSGame:
 
     game: str
     strategies: tuple[str, ...]
-    rollouts: tuple[str, ...]
+    rollouts: tuple[str, ...] = ()
     policies: Mapping[str, int] = field(default_factory=dict)
     scoring: ModuleType | None = None
     strategy_values: Callable[..., Any] | None = None
@@ -374,6 +375,9 @@ class MCTSGame:
     def __post_init__(self) -> None:
         def refuse(what: str) -> None:
             raise ValueError(f"MCTSGame {self.game!r}: {what}")
+
+        if not self.rollouts:
+            object.__setattr__(self, "rollouts", (*self.strategies, "random"))
 
         if self.scoring is None and (self.strategy_values is None or self.rollout_choice is None):
             refuse("give scoring, or both strategy_values and rollout_choice")

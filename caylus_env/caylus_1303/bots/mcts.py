@@ -26,20 +26,14 @@ from caylus_env.caylus_1303.bots import scripted_kernels as SK
 from caylus_env.core import mcts
 from caylus_env.core.mcts import MAX_SIMS
 
-ROLLOUTS: tuple[str, ...] = (*SK.STRATEGY_NAMES, "random")
-
 
 class MCTSAgent(mcts.MCTSAgent):
     """Caylus 1303's ``mcts:SIMS`` (see the module docstring and ``caylus_env.core.mcts``)."""
 
-    GAME = mcts.MCTSGame(
-        game="caylus_1303",
-        strategies=SK.STRATEGY_NAMES,
-        rollouts=ROLLOUTS,
-        scoring=SK,
-    )
+    GAME = mcts.MCTSGame("caylus_1303", SK.STRATEGY_NAMES, scoring=SK)
 
 
+ROLLOUTS = MCTSAgent.GAME.rollouts
 make_mcts = MCTSAgent.from_spec
 
 __all__ = ["MAX_SIMS", "ROLLOUTS", "MCTSAgent", "make_mcts"]

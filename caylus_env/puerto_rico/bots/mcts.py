@@ -27,21 +27,14 @@ from caylus_env.core import mcts
 from caylus_env.core.mcts import MAX_SIMS
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 
-ROLLOUTS: tuple[str, ...] = (*SK.STRATEGY_NAMES, "random")
-
 
 class MCTSAgent(mcts.MCTSAgent):
     """Puerto Rico's ``mcts:SIMS`` (see the module docstring and ``caylus_env.core.mcts``)."""
 
-    GAME = mcts.MCTSGame(
-        game="puerto_rico",
-        strategies=SK.STRATEGY_NAMES,
-        rollouts=ROLLOUTS,
-        scoring=SK,
-        redraw=True,
-    )
+    GAME = mcts.MCTSGame("puerto_rico", SK.STRATEGY_NAMES, scoring=SK, redraw=True)
 
 
+ROLLOUTS = MCTSAgent.GAME.rollouts
 make_mcts = MCTSAgent.from_spec
 
 __all__ = ["MAX_SIMS", "ROLLOUTS", "MCTSAgent", "make_mcts"]
