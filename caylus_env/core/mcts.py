@@ -124,8 +124,9 @@ MODEL_TOLERANCE = 1e-9
 
 # ---------------------------------------------------------------------------------------
 # Compiled templates, specialized per game (`kernels`): ``K`` is the game's engine kernels,
-# ``SCORING`` its scripted scoring (``choose``, ``score_actions``; `caylus_env.core.scripted`),
-# ``VALUES`` / ``CHOOSE`` / ``EVALUATE`` the declared kernels or the defaults below.
+# ``SCORING`` its scripted scoring (``choose``, ``score_actions``; `caylus_env.core.scripted`)
+# and ``SCORED`` whether the rollouts play it, ``VALUES`` / ``CHOOSE`` / ``EVALUATE`` the
+# declared kernels or the defaults below.
 # ---------------------------------------------------------------------------------------
 def margin_returns(s, margin, scale, strategy, ret):
     """The default scoring of a rollout's end: per seat ``(1 - margin)`` times the rank
@@ -133,13 +134,12 @@ def margin_returns(s, margin, scale, strategy, ret):
     best other score) / scale)``, the scores being ``K.scores`` plus `TIE_WEIGHT` times the
     rules' tie-break; ``strategy`` is not used."""
     K.returns(s, ret)  # noqa: F821
-    scores = np.empty(MAX_PLAYERS, np.int64)
-    ties = np.empty(MAX_PLAYERS, np.int64)
-    n = K.scores(s, scores)  # noqa: F821
+    sc = np.empty(MAX_PLAYERS)
+    ties = np.empty(MAX_PLAYERS)
+    n = K.scores(s, sc)  # noqa: F821
     K.tie_breaks(s, ties)  # noqa: F821
-    sc = np.empty(n, np.float64)
     for p in range(n):
-        sc[p] = scores[p] + TIE_WEIGHT * ties[p]
+        sc[p] += TIE_WEIGHT * ties[p]
     for p in range(n):
         best = -1e18
         for q in range(n):
@@ -154,20 +154,14 @@ def scoring_values(strategy, s, legal, n, depth, values):
     SCORING.score_actions(s, legal, n, strategy, values)  # noqa: F821
 
 
-def scoring_choice(policy, s, legal, n, depth):
-    """The default rollout choice: the index of the first best of ``legal[:n]`` for strategy
-    row ``policy`` (``depth`` is not used)."""
-    return SCORING.choose(s, legal, n, policy)  # noqa: F821
-
-
 def rollout(s, out, seat_policies, eps, depth, max_decisions, seed, margin, scale, strategy, ret):
     """Play ``s`` on in place and score where it stops (``EVALUATE``) into ``ret``.
 
     Args:
         s: the position (modified).
         out: an int buffer of ``NUM_ACTIONS`` entries.
-        seat_policies: the rollout policy code of each seat (`RANDOM`, or a code of the game's
-            ``rollout_choice``).
+        seat_policies: the rollout policy code of each seat (`RANDOM`, or a strategy row of
+            the game's scripted scoring, or a code of its ``rollout_choice``).
         eps: the probability of a uniformly random move instead.
         depth: the follow-up search depth of the game's bots that search.
         max_decisions: the decisions after which the rollout stops.
@@ -186,6 +180,8 @@ def rollout(s, out, seat_policies, eps, depth, max_decisions, seed, margin, scal
         policy = seat_policies[K.current_player(s)]  # noqa: F821
         if policy < 0 or (eps > 0.0 and np.random.random() < eps):
             i = np.random.randint(n)
+        elif SCORED:  # noqa: F821  (a constant: numba compiles only the declared branch)
+            i = SCORING.choose(s, out, n, policy)  # noqa: F821
         else:
             i = CHOOSE(policy, s, out, n, depth)  # noqa: F821
         K.apply(s, out[i])  # noqa: F821
@@ -232,7 +228,7 @@ def kernels(game: MCTSGame) -> SimpleNamespace:
         return found
     engine = game_spec(game.game).engine()
     base = specialize(
-        [margin_returns, scoring_values, scoring_choice],
+        [margin_returns, scoring_values],
         game.game,
         {"K": engine.kernels, "SCORING": game.scoring},
     )
@@ -244,7 +240,9 @@ def kernels(game: MCTSGame) -> SimpleNamespace:
         {
             "K": engine.kernels,
             "VALUES": values,
-            "CHOOSE": game.rollout_choice or base.scoring_choice,
+            "SCORED": game.rollout_choice is None,
+            "SCORING": game.scoring,
+            "CHOOSE": game.rollout_choice,
             "EVALUATE": evaluate,
         },
     )
@@ -336,7 +334,8 @@ class MCTSGame:
             (its row) nor ``random`` (`RANDOM`).
         scoring: the game's scripted scoring, ``choose(s, legal, n, strategy)`` and
             ``score_actions(s, legal, n, strategy, out)`` (`caylus_env.core.scripted`): the
-            default ``strategy_values`` and ``rollout_choice``.
+            rollouts' moves and the strategy values of a game that declares no kernels of
+            its own for them.
         strategy_values: ``(strategy, s, legal, n, depth, values)``, compiled: the one-ply
             values of ``legal[:n]`` for a strategy (for priors and opponent models).
         rollout_choice: ``(policy, s, legal, n, depth) -> index``, compiled: the move of
@@ -750,23 +749,33 @@ class MCTSAgent:
 
     def _select(self, node: _Node, actions: list[int], p: int) -> tuple[int, _Node]:
         """The child with the best UCT score for seat ``p``, the first on ties: in expansion
-        order with ``ordered_expansion``, else by action id among those legal now."""
+        order with ``ordered_expansion``, else by action id among those legal now (a score is
+        always finite: a child has been visited, and its availability is at least 1)."""
         c = self.c
-        redraw = self.GAME.redraw
-        log_n = math.log(max(node.n, 1))
-        if node.order is not None:
-            candidates = node.kids.items()
-        else:
-            candidates = ((a, node.kids[a]) for a in actions if a in node.kids)
+        kids = node.kids
         best: tuple[int, _Node] | None = None
         best_v = -math.inf
-        for a, kid in candidates:
-            log_parent = math.log(kid.available) if redraw else log_n
-            v = kid.w[p] / kid.n + c * math.sqrt(log_parent / kid.n)
-            if best is None:
-                best = (a, kid)  # the first, should no score beat -inf
-            if v > best_v:
-                best, best_v = (a, kid), v
+        if node.order is not None:
+            log_n = math.log(max(node.n, 1))
+            for a, kid in kids.items():
+                v = kid.w[p] / kid.n + c * math.sqrt(log_n / kid.n)
+                if v > best_v:
+                    best, best_v = (a, kid), v
+        elif self.GAME.redraw:
+            for a in actions:
+                kid = kids.get(a)
+                if kid is not None:
+                    v = kid.w[p] / kid.n + c * math.sqrt(math.log(kid.available) / kid.n)
+                    if v > best_v:
+                        best, best_v = (a, kid), v
+        else:
+            log_n = math.log(max(node.n, 1))
+            for a in actions:
+                kid = kids.get(a)
+                if kid is not None:
+                    v = kid.w[p] / kid.n + c * math.sqrt(log_n / kid.n)
+                    if v > best_v:
+                        best, best_v = (a, kid), v
         assert best is not None  # a node selects only once it has children
         return best
 
@@ -791,58 +800,67 @@ class MCTSAgent:
         )
         return self._ret[:seats].tolist()
 
-    def _simulate(self, root: _Node, root_state: np.ndarray, seat: int, seats: int) -> None:
-        """One simulation: determinization, selection, expansion, rollout, backpropagation."""
+    def _descend_redrawn(
+        self, root: _Node, root_state: np.ndarray, seat: int, seats: int
+    ) -> tuple[list[_Node], list[float]]:
+        """Selection, expansion and rollout of one simulation on a fresh draw of the hidden
+        information: the nodes visited and the returns."""
         K, out = self._engine, self._out
-        redraw = self.GAME.redraw
+        state = root_state.copy()
+        K.determinize(state, seat, self._rng.getrandbits(HIDDEN_SEED_BITS))
+        n = K.legal_actions(state, out)
         node, path = root, [root]
-        state = root_state
-        n = 0
-        if redraw:
-            state = root_state.copy()
-            K.determinize(state, seat, self._rng.getrandbits(HIDDEN_SEED_BITS))
-            n = K.legal_actions(state, out)
-        while True:
-            if redraw:
-                if n == 0:
-                    ret = self._evaluate(state, seats)
-                    break
-                p = int(K.current_player(state))
-                actions = out[:n].tolist()
-                for a in actions:
-                    kid = node.kids.get(a)
-                    if kid is not None:
-                        kid.available += 1
-            else:
-                if node.terminal is not None:
-                    ret = node.terminal
-                    break
-                p, actions, state = node.player, node.actions, node.state
-            untried = self._untried(node, actions)
+        while n > 0:
+            p = K.current_player(state)
+            actions = out[:n].tolist()
+            kids = node.kids
+            for a in actions:
+                kid = kids.get(a)
+                if kid is not None:
+                    kid.available += 1
+            untried = [a for a in actions if a not in kids]
             if self._may_expand(node, untried):
                 a = self._expansion(node, state, untried, p)
-                if redraw:
-                    K.apply(state, a)
-                    n = K.advance(state, out)
-                    kid = node.kids[a] = _Node(seats)
-                    kid.available = 1
-                    ret = self._rollout(state, seats) if n > 0 else self._evaluate(state, seats)
-                else:
-                    child = np.empty_like(state)
-                    kid = self._new_node(child, self._k.expand(state, a, child, out), seats)
-                    node.kids[a] = kid
-                    if kid.terminal is not None:
-                        ret = kid.terminal
-                    else:
-                        self._buf[:] = child  # type: ignore[index]
-                        ret = self._rollout(self._buf, seats)  # type: ignore[arg-type]
-                path.append(kid)
-                break
-            a, node = self._select(node, actions, p)
-            path.append(node)
-            if redraw:
                 K.apply(state, a)
                 n = K.advance(state, out)
+                kid = kids[a] = _Node(seats)
+                kid.available = 1
+                path.append(kid)
+                return path, self._rollout(state, seats) if n > 0 else self._evaluate(state, seats)
+            a, node = self._select(node, actions, p)
+            path.append(node)
+            K.apply(state, a)
+            n = K.advance(state, out)
+        return path, self._evaluate(state, seats)
+
+    def _descend_kept(self, root: _Node, seats: int) -> tuple[list[_Node], list[float]]:
+        """Selection, expansion and rollout of one simulation down the kept positions: the
+        nodes visited and the returns."""
+        node, path = root, [root]
+        while node.terminal is None:
+            actions = node.actions
+            untried = self._untried(node, actions)  # type: ignore[arg-type]
+            if self._may_expand(node, untried):
+                state = node.state
+                a = self._expansion(node, state, untried, node.player)  # type: ignore[arg-type]
+                child = np.empty_like(state)
+                kid = self._new_node(child, self._k.expand(state, a, child, self._out), seats)
+                node.kids[a] = kid
+                path.append(kid)
+                if kid.terminal is not None:
+                    return path, kid.terminal
+                self._buf[:] = child  # type: ignore[index]
+                return path, self._rollout(self._buf, seats)  # type: ignore[arg-type]
+            a, node = self._select(node, actions, node.player)  # type: ignore[arg-type]
+            path.append(node)
+        return path, node.terminal
+
+    def _simulate(self, root: _Node, root_state: np.ndarray, seat: int, seats: int) -> None:
+        """One simulation: determinization, selection, expansion, rollout, backpropagation."""
+        if self.GAME.redraw:
+            path, ret = self._descend_redrawn(root, root_state, seat, seats)
+        else:
+            path, ret = self._descend_kept(root, seats)
         for visited in path:
             visited.n += 1
             w = visited.w
