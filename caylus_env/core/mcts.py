@@ -155,23 +155,15 @@ def scoring_values(strategy, s, legal, n, depth, values):
 
 
 def rollout(s, out, seat_policies, eps, depth, max_decisions, seed, margin, scale, strategy, ret):
-    """Play ``s`` on in place and score where it stops (``EVALUATE``) into ``ret``.
+    """Play the position ``s`` on in place (``out``: an int buffer of ``NUM_ACTIONS``
+    entries) and score where it stops (``EVALUATE`` with ``margin``, ``scale`` and
+    ``strategy``) into ``ret``, one return per seat; the number of decisions taken.
 
-    Args:
-        s: the position (modified).
-        out: an int buffer of ``NUM_ACTIONS`` entries.
-        seat_policies: the rollout policy code of each seat (`RANDOM`, or a strategy row of
-            the game's scripted scoring, or a code of its ``rollout_choice``).
-        eps: the probability of a uniformly random move instead.
-        depth: the follow-up search depth of the game's bots that search.
-        max_decisions: the decisions after which the rollout stops.
-        seed: a seed of numba's generator, or -1 to go on with its stream.
-        margin, scale, strategy: what the scoring takes (`margin_returns`).
-        ret: receives one return per seat.
-
-    Returns:
-        The number of decisions taken.
-    """
+    Seat ``q`` plays rollout policy ``seat_policies[q]`` (`RANDOM`, a strategy row of the
+    game's scripted scoring, or a code of its ``rollout_choice``, whose bots that search look
+    ``depth`` levels ahead), every move uniformly random with probability ``eps``; the rollout
+    stops at the end of the game or after ``max_decisions`` decisions. ``seed`` seeds numba's
+    generator first, or is -1 to go on with its stream."""
     if seed >= 0:
         np.random.seed(seed)
     n = K.advance(s, out)  # noqa: F821
@@ -609,6 +601,8 @@ class MCTSAgent:
 
     # -- state --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> None:
+        """Start afresh (a new game): seed the agent's generator, forget the kept subtree,
+        the last search and the opponent models."""
         game = self.GAME
         self._rng = random.Random(seed)
         self._root: _Node | None = None
@@ -888,6 +882,11 @@ class MCTSAgent:
         return self._visits
 
     def act(self, game: Any) -> int:
+        """The move of one search from ``game``'s position (the only legal action, unsearched).
+
+        Raises:
+            ValueError: for a game that asks no decision.
+        """
         legal = game.legal_actions()
         if not legal:
             raise ValueError(f"agent {self.name!r}: the game asks no decision ({game!r})")
