@@ -67,7 +67,11 @@ meanings; a game may narrow a range); a bad part is refused naming what is allow
 **Determinism**: ``reset(seed)`` seeds a ``random.Random``; the search draws from it every
 seed it uses (of the determinizations, of numba's generator for the rollouts, once per move
 or once per rollout as the game declares, and the random expansion orders), and the opponent
-models depend only on the game, so the same seed and the same game give the same moves.
+models depend only on the game, so the same seed and the same game give the same moves. Two
+of a game's choices change only which draws and which ties the search makes, not what it
+searches for: ``ordered_expansion`` and ``stream_per_move``. Each game keeps those its own
+search made before there was one search, so that it plays, seed for seed, the moves it played
+then (``tests/agents/test_mcts_golden.py`` holds them).
 """
 
 from __future__ import annotations
@@ -369,12 +373,13 @@ class MCTSGame:
 
         if not self.rollouts:
             object.__setattr__(self, "rollouts", (*self.strategies, "random"))
-
         if self.scoring is None and (self.strategy_values is None or self.rollout_choice is None):
             refuse("give scoring, or both strategy_values and rollout_choice")
         for name in self.rollouts:
             if name not in (*self.strategies, "random", *self.policies):
                 refuse(f"rollout {name!r} is no strategy, 'random' or policy")
+        if self.default_rollout not in self.rollouts:
+            refuse(f"default rollout {self.default_rollout!r}; allowed: {', '.join(self.rollouts)}")
         if unknown := [k for k in (*self.options, *self.ranges) if k not in OPTIONS]:
             refuse(f"unknown option {unknown[0]!r}; allowed: {', '.join(OPTIONS)}")
         if unknown := [k for k in self.defaults if k not in (*SETTINGS, "rollout")]:

@@ -41,6 +41,7 @@ def _declare(**changes):
     [
         ({"scoring": None}, "give scoring, or both strategy_values and rollout_choice"),
         ({"rollouts": ("a", "light")}, "rollout 'light' is no strategy, 'random' or policy"),
+        ({"defaults": {"rollout": "c"}}, "default rollout 'c'; allowed: a, b, random"),
         ({"options": ("c", "depht")}, "unknown option 'depht'; allowed: c, eps"),
         ({"ranges": {"tau": (0, 1)}}, "unknown option 'tau'; allowed: c, eps"),
         ({"defaults": {"widening": 1}}, "unknown setting 'widening'; allowed: rollout, sims"),

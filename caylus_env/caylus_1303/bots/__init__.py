@@ -1,9 +1,10 @@
 """Caylus 1303's bots, as the game contract lists them (``caylus_env.core.contract``).
 
 ``BOTS``: the agents this game brings, by spec head: the scripted ``constructor`` and
-``deliverer`` (compiled rules of thumb with two tables: ``scripted``) and ``mcts:SIMS`` (UCT
-with scripted rollouts; the game has no chance after setup, and with ``hide_opponent_pp`` the
-search replaces the opponents' prestige by its own, D37: ``mcts``). The game-neutral agents
+``deliverer`` (compiled rules of thumb with two tables: ``scripted``) and ``mcts:SIMS`` (the
+platform's UCT search, ``caylus_env.core.mcts``, with scripted rollouts; the game has no chance
+after setup, and with ``hide_opponent_pp`` the search replaces the opponents' prestige by its
+own, D37: ``mcts`` declares Caylus 1303's parts). The game-neutral agents
 (``random``, trained policies) come from the platform's agent registry (``agents.registry``).
 ``choose_scripted`` is the scripted bots as one compiled kernel, which the batched training
 games play inside their compiled step.

@@ -2,8 +2,8 @@
 
 ``BOTS``: the agents this game brings, by spec head: the scripted ``shipper`` and
 ``builder`` (compiled rules of thumb with two weight sets: ``scripted``) and ``mcts:SIMS``
-(UCT over determinized positions, the face-down plantations reshuffled per simulation:
-``mcts``). The game-neutral agents (``random``, trained policies) come from the platform's
+(the platform's UCT search, ``caylus_env.core.mcts``, over determinized positions, the
+face-down plantations reshuffled per simulation: ``mcts`` declares Puerto Rico's parts). The game-neutral agents (``random``, trained policies) come from the platform's
 agent registry (``agents.registry``). ``choose_scripted`` is the scripted bots as one
 compiled kernel, which the batched training games play inside their compiled step.
 
