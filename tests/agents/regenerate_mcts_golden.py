@@ -10,8 +10,8 @@ are reached by the game's scripted bots (seat ``q`` plays scripted bot ``q`` of 
 ``SCRIPTED``, cycled), one option set per position (the game's option sets and its truncating
 options in turn); then one spec of `SPECS` (a few budgets, every rollout policy and the
 options, in turn) searches `MOVES` decisions of the seat to move while the scripted bots
-play the others (a fresh agent, ``reset`` to the position's seed). Each search is stored as its move and its root visit counts ``[[action, visits], ...]`` sorted by
-action.
+play the others (a fresh agent, ``reset`` to the position's seed). Each search is stored as
+its move and its root visit counts ``[[action, visits], ...]`` sorted by action.
 """
 
 from __future__ import annotations
