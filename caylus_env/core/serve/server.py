@@ -9,24 +9,23 @@ without a request. Agents think in `Workers`; the page long-polls for their move
 
 The API (``docs/serve.md`` says it in full):
 
-=========================================  ===============================================
-``GET /``                                  the page
-``GET /api/catalog``                       the games, their options and agents, the limits
-``POST /api/games``                        a new game: ``{"game", "players", "options",
-                                           "seats", "seed"?}`` (seats: ``human`` or an
-                                           agent spec each) -> its view (201)
-``GET /api/games/ID[?since=V&wait=S]``     its view; with ``since``, waits up to ``wait``
-                                           seconds (at most `MAX_WAIT_S`) for a version
-                                           after ``V``
-``POST /api/games/ID/move``                ``{"action": id or name, "step"?}`` -> the view
-``POST /api/games/ID/undo``                back to the person's previous decision
-``POST /api/games/ID/save``                the record, written atomically under the save
-                                           directory with a name the server chooses
-``DELETE /api/games/ID``                   drop the game
-``POST /api/resume``                       ``{"record", "seats"}``: a game from a record,
-                                           read and verified by the core record reader
-``GET /replays/NAME``                      the replay page of a record this server saved
-=========================================  ===============================================
+- ``GET /``: the page;
+- ``GET /api/catalog``: the games, their options (each with its words) and option sets (each
+  said in words), their agents and default opponent, the limits;
+- ``POST /api/games``: a new game, ``{"game", "players", "options", "seats", "seed"?}``
+  (seats: ``human`` or an agent spec each) -> its view (201);
+- ``GET /api/games/ID[?since=V&wait=S]``: its view; with ``since``, waits up to ``wait``
+  seconds (at most `MAX_WAIT_S`) for a version after ``V``;
+- ``POST /api/games/ID/move``: ``{"action": id or name, "step"?}`` -> the view;
+- ``POST /api/games/ID/undo``: back to the person's previous decision;
+- ``POST /api/games/ID/save``: the record, written atomically under the save directory with a
+  name the server chooses;
+- ``DELETE /api/games/ID``: drop the game;
+- ``POST /api/resume``: ``{"record", "seats"}``: a game from a record, read and verified by
+  the core record reader;
+- ``GET /replays/NAME``: the replay page of a record this server saved;
+- ``GET /rules/GAME``: the game's rules reference (``docs/rules/GAME.md``, shipped in the
+  package: `caylus_env.core.serve.rules`) as a page.
 
 Refusals are ``4xx`` (``503`` when busy) with ``{"error": "..."}`` (one line naming what was
 wrong and what is allowed) and change nothing: malformed JSON, a body over `MAX_BODY_BYTES`, an
