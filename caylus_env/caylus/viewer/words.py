@@ -125,6 +125,14 @@ def cubes(counts: Mapping[str, int] | tuple[int, ...], extra: str = "") -> str:
     return joined([*words, *([extra] if extra else [])]) or "nothing"
 
 
+def noted(label: str, note: str) -> str:
+    """``the Quarry (space 9)``; a label with brackets of its own keeps one pair:
+    ``the Farm (neutral, space 4)``."""
+    if label.endswith(")"):
+        return f"the {label[:-1]}, {note})"
+    return f"the {label} ({note})"
+
+
 def _who(seat: int) -> str:
     return f"player {seat}"
 
@@ -227,7 +235,7 @@ def _space_text(d: Mapping[str, Any], space: int, seat: int | None) -> str:
         return f"road space {space}"
     owner = r["owner"]
     whose = "" if owner is None else (", yours" if owner == seat else f", {_who(owner)}'s")
-    return f"the {LABEL[r['building']]} (space {space}{whose})"
+    return noted(LABEL[r["building"]], f"space {space}{whose}")
 
 
 def _price(d: Mapping[str, Any], seat: int, own: bool) -> int:
@@ -248,7 +256,7 @@ def _target(d: Mapping[str, Any], seat: int | None, target: str) -> tuple[str, s
     if target in SPECIAL_LABELS:
         return f"the {SPECIAL_LABELS[target]}", SPECIAL_EFFECTS[target], False
     if target == "castle":
-        return "the castle", "in phase 6 it gives batches of cubes for houses and prestige", False
+        return "the castle", "may give batches of cubes for houses and prestige in phase 6", False
     space = int(target.partition(":")[2])
     r = _road(d, space)
     if r["building"] is None:
@@ -261,7 +269,7 @@ def _target(d: Mapping[str, Any], seat: int | None, target: str) -> tuple[str, s
         whose = ", yours"
     else:  # rules, phase 2: the owner gains his prestige at once
         whose = f", {_who(owner)}'s, who gains {OWNER_PRESTIGE_PER_VISITOR} prestige"
-    where = f"the {LABEL[r['building']]} (space {space}{whose})"
+    where = noted(LABEL[r["building"]], f"space {space}{whose}")
     return where, building_effect(SPEC[r["building"]]), own
 
 
@@ -354,7 +362,7 @@ def _take(d: Mapping[str, Any], top: Mapping[str, Any], arg: str) -> str:
     if kind == "owner_bonus" and building is not None:
         return f"Take 1 {arg}: your bonus as the owner of the {building.label}"
     if kind == "peddler" and building is not None:
-        return f"Buy 1 {arg} for {plural(building.peddler_price, 'denier')} ({building.label})"
+        return f"Buy 1 {arg} at the {building.label} for {plural(building.peddler_price, 'denier')}"
     if kind == "favor_take":
         return f"Take 1 {arg} (royal favor)"
     return f"Take 1 {arg}"
@@ -364,7 +372,7 @@ def _pay(d: Mapping[str, Any], top: Mapping[str, Any], arg: str) -> str:
     kind = top.get("kind")
     building = SPEC.get(top.get("building") or "")
     if kind == "market" and building is not None:
-        return f"Sell 1 {arg} for {building.market_price} deniers ({building.label})"
+        return f"Sell 1 {arg} at the {building.label} for {building.market_price} deniers"
     if kind == "pay_any" and building is not None:
         return f"Pay 1 {arg} as the cube of any kind the {building.label} costs"
     if kind == "alchemist_pay":
