@@ -3,21 +3,15 @@
 A checkpoint directory written by ``training`` (``caylus train ppo --game G``, ``caylus train
 bc --game G``) holds:
 
-=====================  ===================================================================
-file                   what it is
-=====================  ===================================================================
-``config.json``        format ``caylus-policy/1``; the ``game`` it plays (a file without
-                       the field is `DEFAULT_GAME`'s: the checkpoints written before games
-                       were named, the shipped ``ppo-2p`` among them); the network
-                       (``arch``); the game's observation and action-space versions it was
-                       trained on; the player counts, training step, seed, parent
-                       checkpoint, the exact command, and the SHA-256 of
-                       ``model.safetensors``
-``model.safetensors``  the network's weights (safetensors: tensors and a JSON header, never
-                       code), under the names of the Stable-Baselines3 policy that trains it
-``sb3.zip`` and        what ``caylus train ppo --resume`` needs (training checkpoints only;
-``resume.*``           never read by this module)
-=====================  ===================================================================
+- ``config.json``: format ``caylus-policy/1``; the ``game`` it plays (a file without the
+  field is `DEFAULT_GAME`'s: the checkpoints written before games were named, the shipped
+  ``ppo-2p`` among them); the network (``arch``); the game's observation and action-space
+  versions it was trained on; the player counts, training step, seed, parent checkpoint, the
+  exact command, and the SHA-256 of ``model.safetensors``;
+- ``model.safetensors``: the network's weights (safetensors: tensors and a JSON header, never
+  code), under the names of the Stable-Baselines3 policy that trains it;
+- ``sb3.zip`` and ``resume.*``: what ``caylus train ppo --resume`` needs (training checkpoints
+  only; never read by this module).
 
 Loading reads JSON and safetensors only, so a checkpoint can never execute code. Its files
 are read only as regular files of its own directory (``read_file``: a FIFO, a device, a

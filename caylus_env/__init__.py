@@ -32,9 +32,12 @@ from caylus_env import gym_registration as _gym_registration
 from caylus_env._version import __version__
 
 if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
     from caylus_env.core.errors import IllegalActionError, InvalidStateError
     from caylus_env.core.record import GameRecord, load_records, replay
     from caylus_env.core.registry import game_spec, games
+    from caylus_env.core.vector import GameVectorEnv
 
 #: Public name -> the module that defines it (a submodule is its own entry).
 _LAZY = {
@@ -61,8 +64,10 @@ __all__ = [
 ]
 
 
-def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> Any:
-    """The PettingZoo AEC environment of ``game``, like its ``env()``.
+def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> AECEnv:
+    """The PettingZoo AEC environment of ``game``, like its ``env()``: a ``pettingzoo.AECEnv``
+    (the game's ``raw_env``, a `caylus_env.core.env.GameEnv`, inside PettingZoo's classic
+    wrappers, themselves ``AECEnv``).
 
     Args:
         game: a registered game's name (``caylus_env.games()``).
@@ -85,7 +90,7 @@ def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> Any:
     return module.env(**kwargs) if wrapped else module.raw_env(**kwargs)
 
 
-def make_vector(game: str, num_envs: int, **kwargs: Any) -> Any:
+def make_vector(game: str, num_envs: int, **kwargs: Any) -> GameVectorEnv:
     """The compiled batched Gymnasium ``VectorEnv`` of ``game``
     (``caylus_env.core.vector.GameVectorEnv``): ``num_envs`` games stepped by one compiled
     call, masks in the observations, in ``info["action_mask"]`` and from ``action_masks()``.
