@@ -38,7 +38,9 @@ the game's own code, in modules of fixed names that the shared layers import on 
   holds what, supplies filled from the component totals), ``build_dict`` (its state dict),
   ``position(num_players, **options)`` (a state dict to edit, with the game's helpers that keep
   it consistent), ``start(d)`` (the validated ``Game``), ``play(game, *names)``,
-  ``legal_names(game)`` (`caylus_env.core.positions`)
+  ``legal_names(game)`` (`caylus_env.core.positions`), and ``describe(position)``, the
+  builder's inverse (the description of any position, mid-step included:
+  ``build_dict(n, **describe(d)) == d``)
 
 The compiled kernel surface (``engine.kernels``), on the flat state ``s`` (``layout.STATE_SIZE``
 entries of ``layout.STATE_DTYPE``) and ``options`` (an ``int64`` array, ``num_players`` first,

@@ -407,4 +407,3 @@ def check_invariants(s):
         if s[STOCK + b] < 0:
             return Broken.NEGATIVE_STOCK
     return check_tiles(s)
-

@@ -36,6 +36,7 @@ from caylus_env.puerto_rico.engine.constants import (
 #: player's doubloons and every role card's, ``state_dict.BANK_PAID_LIMIT``) fit too.
 MAX_MONEY = 1000
 
+
 @njit(cache=True)
 def pf(p, field):
     """Offset of a per-player field."""
