@@ -17,7 +17,7 @@ from caylus_env.caylus.engine.actions import NUM_ACTIONS
 from caylus_env.caylus.engine.constants import NUM_RESOURCES, RESOURCE_NAMES, Phase
 from caylus_env.caylus.engine.headroom import STATE_MAX, room
 from caylus_env.caylus.engine.loop import LOOP
-from tests.fuzz_states import fuzz
+from tests.conformance.fuzz_states import fuzz
 
 #: The position each player count is capped at: the top decision's kind.
 CAPPED_AT = {2: "place_worker", 3: "castle", 4: "favor_row", 5: "peddler"}

@@ -19,7 +19,7 @@ from caylus_env.caylus_1303.engine.headroom import STATE_MAX, room
 from caylus_env.caylus_1303.engine.loop import LOOP
 from caylus_env.caylus_1303.engine.state import pf
 from caylus_env.caylus_1303.engine.state_dict import dict_to_state
-from tests.fuzz_states import fuzz
+from tests.conformance.fuzz_states import fuzz
 
 #: The position each player count is capped at: the top decision's kind.
 CAPPED_AT = {2: "plan", 3: "deliver", 4: "effect", 5: "monument"}

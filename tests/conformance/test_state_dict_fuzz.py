@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from caylus_env.core.registry import GAME_NAMES, game_spec
-from tests.fuzz_states import fuzz, sample_positions
+from tests.conformance.fuzz_states import fuzz, sample_positions
 
 FAILURES = ("other", "corrupt", "crash", "hang")
 
