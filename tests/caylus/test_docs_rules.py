@@ -426,7 +426,7 @@ def _split_by_game(text: str) -> tuple[str, str]:
 def _cited_in_code(game: str = "caylus") -> list[tuple[str, tuple[str, str]]]:
     """Every citation of ``game``'s document in the platform's code outside the Puerto Rico and
     Caylus 1303 packages (which cite only their own documents:
-    tests/puerto_rico/test_pr_docs_rules.py, tests/caylus_1303/test_c1303_docs_rules.py)."""
+    tests/puerto_rico/test_docs_rules.py, tests/caylus_1303/test_docs_rules.py)."""
     here = Path(__file__).resolve()
     out = []
     for folder in CITING_DIRS:

@@ -20,7 +20,7 @@ through typer's ``CliRunner`` and classifies it:
 - ``other``: a traceback (an exception other than ``SystemExit``);
 - ``crash`` / ``hang``: the worker died / the watchdog fired (a FIFO read blocks forever).
 
-Run ``python tests/fuzz_cli.py`` from the repository root for the counts table.
+Run ``python tests/cli/fuzz_cli.py`` from the repository root for the counts table.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bad command lines for every command (the table of tests/fuzz_cli.py), each in a watched
+"""Bad command lines for every command (the table of tests/cli/fuzz_cli.py), each in a watched
 worker: a one-line error naming the argument, exit code 1 or 2, no traceback, no hang; and
 ``--help`` still rendered in full."""
 

@@ -32,7 +32,7 @@ indices crosses the pipe. ``NUMBA_BOUNDSCHECK=1`` in a worker's environment make
 out-of-bounds access an ``IndexError`` (counted as ``other`` or ``corrupt``); its kernels
 are compiled into their own cache folder (``watched.BOUNDSCHECK_CACHE``).
 
-Run ``python -m tests.fuzz_states --game puerto_rico --cases 4000`` from the repository
+Run ``python -m tests.conformance.fuzz_states --game puerto_rico --cases 4000`` from the repository
 root (or the file by path, to fuzz another checkout on ``PYTHONPATH``) for the counts table.
 """
 

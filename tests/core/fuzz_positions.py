@@ -1,7 +1,7 @@
 """Fuzz the public position builders (``caylus_env.core.positions.build``) of every game.
 
 Each case is a description built from the seed and its index: a valid control (the start,
-mid-game and endgame descriptions of ``tests/test_positions.py``, which must build and play to
+mid-game and endgame descriptions of ``tests/core/test_positions.py``, which must build and play to
 the end) or one of them with one field mutated (an unknown field, a hostile value in place of
 any leaf: negative, huge, a float, NaN, a string, None, a bool, a list, a dict, an unknown
 name, a seat out of range). A case's outcome:
@@ -20,7 +20,7 @@ Every case runs in a worker subprocess under a watchdog (``fuzz``, through ``tes
 its case clock starts once the worker has compiled its kernels); ``boundscheck=True`` runs the
 workers under ``NUMBA_BOUNDSCHECK=1`` with their kernels in their own cache folder.
 
-Usage: ``python tests/fuzz_positions.py [--cases N] [--seed S] [--boundscheck]``.
+Usage: ``python tests/core/fuzz_positions.py [--cases N] [--seed S] [--boundscheck]``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ typer's ``CliRunner``). A case is classified:
 - ``other``: a traceback (another exception, or a multi-line error from ``caylus replay``);
 - ``crash`` / ``hang``: the worker died / the watchdog fired.
 
-Run ``python tests/fuzz_records.py --cases 635`` from the repository root for the counts table.
+Run ``python tests/core/fuzz_records.py --cases 635`` from the repository root for the counts table.
 """
 
 from __future__ import annotations

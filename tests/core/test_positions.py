@@ -356,7 +356,7 @@ def test_docs_positions_examples_run(index):
     exec(compile(_doc_blocks()[index], f"docs/positions.md block {index}", "exec"), {})
 
 
-# -- fuzz: every case in a watched worker (tests/fuzz_positions.py) ------------------------------
+# -- fuzz: every case in a watched worker (tests/core/fuzz_positions.py) -------------------------
 
 
 def _fuzz(cases: int, seed: int, boundscheck: bool = False) -> None:

@@ -84,7 +84,7 @@ def test_replay_checks_forfeit_ranks_and_the_setup_a_seed_draws(game):
             replay(dataclasses.replace(finished, seed=finished.seed + 1))
 
 
-# -- tampered records (tests/fuzz_records.py), each case in a watched worker --------------------
+# -- tampered records (tests/core/fuzz_records.py), each case in a watched worker ---------------
 def _fuzz_records(cases: int, seed: int, boundscheck: bool = False) -> None:
     from tests.core import fuzz_records
 

@@ -33,7 +33,7 @@ A case is classified by its worst tool:
 - ``crash``: the worker died without a Python error (a signal);
 - ``hang``: the watchdog fired.
 
-Run ``python tests/fuzz_datasets.py --cases 460`` from the repository root for the counts
+Run ``python tests/datasets/fuzz_datasets.py --cases 460`` from the repository root for the counts
 table (``PYTHONPATH=OTHER_CHECKOUT`` fuzzes another checkout).
 """
 

@@ -1,5 +1,5 @@
-"""Tampered datasets (tests/fuzz_datasets.py) through every dataset tool, each case in a watched
-worker: every tampered case refused by a one-line DatasetError or reported by verify, every
+"""Tampered datasets (tests/datasets/fuzz_datasets.py) through every dataset tool, each case in a
+watched worker: every tampered case refused by a one-line DatasetError or reported by verify, every
 control accepted; no crash, no hang, no traceback. A smoke run by default; long runs, also under
 NUMBA_BOUNDSCHECK=1, behind ``slow``."""
 

@@ -1,6 +1,6 @@
 """The README's two commands and CI stay in sync; the installed package matches the source.
 
-The import boundaries between the layers are checked in ``tests/test_layers.py``.
+The import boundaries between the layers are checked in ``tests/conformance/test_layers.py``.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ DOCS = ROOT / "docs"
 SCRIPT_TIMEOUT_S = 300
 """A hang backstop: the engine and env kernels are compiled before (`_warm`)."""
 
-#: The pages whose Python blocks run here (docs/positions.md's run in tests/test_positions.py;
+#: The pages whose Python blocks run here (docs/positions.md's run in tests/core/test_positions.py;
 #: the training and dataset pages' blocks are minutes of work and run in their own tests).
 PAGES = (
     "README.md",

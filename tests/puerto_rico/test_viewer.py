@@ -1,7 +1,7 @@
 """Puerto Rico's drawing (caylus_env.puerto_rico.viewer): its golden picture and its hidden
 information.
 
-The golden position (drawn byte for byte in ``tests/viewer/test_viewer_golden.py``) is a real
+The golden position (drawn byte for byte in ``tests/viewer/test_golden.py``) is a real
 one and its picture shows its numbers, buildings, ships and role takers; the face-down plantation order (hidden,
 docs/rules/puerto_rico.md 6.8) changes nothing in the drawing and is nowhere in the replay page;
 a picked role names its taker until the round ends; VP counted on paper show as such. What every

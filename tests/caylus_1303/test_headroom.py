@@ -163,8 +163,9 @@ def test_resources_whose_bundles_could_wrap_prestige_are_refused():
 
 
 def test_fuzzed_positions_raised_to_the_loaders_cap_play_on_through_positions_it_accepts():
-    # The state fuzzer's caps mode (tests/fuzz_states.py): positions of random games, mutated
-    # or not, with one int raised to the largest value the loader accepts, played to the end.
+    # The state fuzzer's caps mode (tests/conformance/fuzz_states.py): positions of random
+    # games, mutated or not, with one int raised to the largest value the loader accepts, played
+    # to the end.
     counts, examples = fuzz("caylus_1303", 30, seed=3, jobs=2, caps=True)
     assert sum(counts.values()) == 30
     assert all(counts[o] == 0 for o in ("other", "corrupt", "crash", "hang")), examples

@@ -1,4 +1,4 @@
-"""Caylus state dicts found by the fuzzer (``tests/fuzz_states``, run for every game by
+"""Caylus state dicts found by the fuzzer (``tests/conformance/fuzz_states``, run for every game by
 ``tests/conformance/test_state_dict_fuzz.py``): each class it found, as a scenario."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Puerto Rico's text table: every part of it is drawn from the state, without side effects,
 and nothing hidden is shown (docs/rules/puerto_rico.md 6.8). The frame every game shares
-(heading, decision, end) is tested for all games in ``tests/test_rendering.py``."""
+(heading, decision, end) is tested for all games in ``tests/core/test_rendering.py``."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Run after an intended change in the drawing, then review the diff of
 ``tests/puerto_rico/golden/``:
 
-    python tests/puerto_rico/golden/regenerate_pr_golden.py
+    python tests/puerto_rico/golden/regenerate_golden.py
 
 Each ``<name>.json`` here holds a position (``Game.state_dict()`` format), the agents of its
 seats and the seat that picked each role taken this round; ``<name>.svg`` is what

@@ -4,7 +4,7 @@ An accidental change in a drawing (a colour, a size, a label, a slot that moved)
 shows in review as a diff of the golden ``*.svg`` files, one slot a line. After an intended
 change: ``python tests/viewer/regenerate_golden.py``, then review and commit the diff. What
 each game's picture must show of its position is checked in its own tests (Caylus's below,
-Puerto Rico's in ``tests/puerto_rico/test_pr_viewer.py``).
+Puerto Rico's in ``tests/puerto_rico/test_viewer.py``).
 """
 
 from __future__ import annotations

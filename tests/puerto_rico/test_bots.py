@@ -4,7 +4,7 @@ against ``random``, the two scripted strategies' different play, MCTS's chance h
 
 The strength checks play the seeded series of ``agents.strength`` (a first
 place shared by k seats counts 1/k), the games behind the figures of
-``docs/puerto_rico_agents.md``.
+``docs/games/puerto_rico_agents.md``.
 """
 
 from __future__ import annotations

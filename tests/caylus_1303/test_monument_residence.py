@@ -3,7 +3,7 @@
 two or more residences is asked ``residence:R<k>`` (the MONUMENT decision's ``placing``
 argument, ``decisions.SCHEMA``); with one, the monument goes there and nothing more is asked.
 The engine used to take the lowest-numbered residence by itself (``ADDED_CHOICES`` replays the
-records of that engine with it, tests/test_records.py)."""
+records of that engine with it, tests/core/test_records.py)."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ def test_round_trip_is_bit_for_bit_over_many_random_games():
         checked += 1
     assert checked > ROUND_TRIP_GAMES * 50
     # a monument needs a residence and gold, rare in random play: stewardship positions are
-    # round-tripped by the position builder's tests (test_c1303_positions.py)
+    # round-tripped by the position builder's tests (test_positions.py)
     assert phases >= {"draft", "planning", "activation", "delivery", "game_over"}
     assert {"draft", "early_riser", "plan", "effect", "pay", "bridge", "bailiff", "favor",
             "board_character", "deliver"} <= kinds  # fmt: skip
