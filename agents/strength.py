@@ -1,8 +1,8 @@
 """Seeded strength measurements of any game's agents: one agent against a field.
 
-The win-rate figures of the agent docs (``docs/puerto_rico_agents.md`` for Puerto Rico) come
-from here, through ``bench/agents_bench.py --game NAME``, and the strength tests of each game's
-agents play the same games, so a figure and its test cannot drift apart.
+The win-rate figures of the agent docs (``docs/games/puerto_rico_agents.md`` for Puerto Rico)
+come from here, through ``bench/agents_bench.py --game NAME``, and the strength tests of each
+game's agents play the same games, so a figure and its test cannot drift apart.
 
 A game ``i`` of a series of game ``game`` (a name of ``caylus_env.core.registry``) puts the
 measured agent in seat ``i % players`` (seats rotated) and the opponent spec in every other

@@ -27,8 +27,8 @@ Figures:
 
 The games are those of ``agents.strength`` (seeded: game ``i`` has seed ``FIRST_SEED + i``), the
 same as the strength tests', so the win rates are exactly reproducible (Puerto Rico's figures
-of ``docs/puerto_rico_agents.md``: ``--game puerto_rico --sets rules,expansion``); the timings
-are not. Run it alone on the machine: a second job on the same cores skews every time.
+of ``docs/games/puerto_rico_agents.md``: ``--game puerto_rico --sets rules,expansion``); the
+timings are not. Run it alone on the machine: a second job on the same cores skews every time.
 """
 
 from __future__ import annotations

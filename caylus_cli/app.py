@@ -465,7 +465,7 @@ with every command on it, and nothing else has to import them.
 
 A new command joins by its own module ``caylus_cli/<command>.py`` registering on ``app``, and
 its name here, where ``caylus --help`` should list it; then a row in ``docs/cli.md``.
-``tests/test_cli.py`` reads the commands from the app itself, so the new one is checked at once
+``tests/cli/test_cli.py`` reads the commands from the app itself, so the new one is checked at once
 (its ``--help``, and the refusal of an unknown ``--game`` before any work).
 """
 

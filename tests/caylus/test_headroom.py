@@ -17,7 +17,7 @@ from caylus_env.caylus.engine.actions import NUM_ACTIONS
 from caylus_env.caylus.engine.constants import NUM_RESOURCES, RESOURCE_NAMES, Phase
 from caylus_env.caylus.engine.headroom import STATE_MAX, room
 from caylus_env.caylus.engine.loop import LOOP
-from tests.fuzz_states import fuzz
+from tests.conformance.fuzz_states import fuzz
 
 #: The position each player count is capped at: the top decision's kind.
 CAPPED_AT = {2: "place_worker", 3: "castle", 4: "favor_row", 5: "peddler"}
@@ -158,8 +158,9 @@ def test_gold_whose_final_scoring_would_wrap_prestige_is_refused():
 
 
 def test_fuzzed_positions_raised_to_the_loaders_cap_play_on_through_positions_it_accepts():
-    # The state fuzzer's caps mode (tests/fuzz_states.py): positions of random games, mutated
-    # or not, with one int raised to the largest value the loader accepts, played to the end.
+    # The state fuzzer's caps mode (tests/conformance/fuzz_states.py): positions of random
+    # games, mutated or not, with one int raised to the largest value the loader accepts, played
+    # to the end.
     counts, examples = fuzz("caylus", 30, seed=3, jobs=2, caps=True)
     assert sum(counts.values()) == 30
     assert all(counts[o] == 0 for o in ("other", "corrupt", "crash", "hang")), examples

@@ -2,8 +2,8 @@
 one-line ValueError, or played on safely (never a crash, a hang, an out-of-bounds access, a
 corrupted game, an observation outside its space, or a position its own loader refuses).
 
-The fuzzer is ``tests/fuzz_states`` (written once over the game contract); each case runs in
-a watched worker process. The smoke runs 120 cases per game; the long runs, with and without
+The fuzzer is ``tests/conformance/fuzz_states`` (written once over the game contract); each case
+runs in a watched worker process. The smoke runs 120 cases per game; the long runs, with and without
 ``NUMBA_BOUNDSCHECK=1`` (whose kernels compile in a cache of their own, a minute per game), are
 behind ``slow``.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from caylus_env.core.registry import GAME_NAMES, game_spec
-from tests.fuzz_states import fuzz, sample_positions
+from tests.conformance.fuzz_states import fuzz, sample_positions
 
 FAILURES = ("other", "corrupt", "crash", "hang")
 

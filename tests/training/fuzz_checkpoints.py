@@ -63,9 +63,9 @@ import numpy as np
 OUTCOMES = ("clear", "other", "accepted", "invalid", "control_refused", "crash", "hang")
 FAILURES = ("other", "invalid", "control_refused", "crash", "hang")
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-import watched  # noqa: E402  (the suite's one runner of watched workers)
-from watched import run_watched  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tests import watched  # noqa: E402  (the suite's one runner of watched workers)
+from tests.watched import run_watched  # noqa: E402
 
 SHIPPED = ROOT / "agents" / "checkpoints" / "ppo-2p"
 GAME = "caylus"

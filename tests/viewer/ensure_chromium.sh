@@ -1,5 +1,5 @@
 #!/bin/sh
-# The viewer's browser tests (tests/viewer/test_viewer_browser.py) drive a headless Chromium:
+# The viewer's browser tests (tests/viewer/test_browser.py) drive a headless Chromium:
 # Debian's `chromium` package, found on PATH, or the executable named by CAYLUS_CHROMIUM.
 # Install the package when it is missing, the same way on a fresh machine and in CI (no stdin:
 # apt-get runs non-interactively; as root directly, otherwise through passwordless sudo).

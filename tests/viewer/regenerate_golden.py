@@ -8,7 +8,7 @@ Each ``<folder>/<name>.json`` holds a position (``Game.state_dict()`` format), t
 seats and, for a game whose drawing keeps what the state forgets, the extra arguments of its
 ``position_svg`` (Puerto Rico's role ``takers``); ``<name>.svg`` is what the game's
 ``viewer.position_svg`` draws for it. Puerto Rico's positions are made by
-``tests/puerto_rico/golden/regenerate_pr_golden.py``.
+``tests/puerto_rico/golden/regenerate_golden.py``.
 """
 
 from __future__ import annotations

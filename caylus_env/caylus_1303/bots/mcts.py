@@ -8,7 +8,7 @@ replaces every opponent's prestige by the searcher's own, an uninformed estimate
 started at 0 and score in the same units) that draws nothing, so the search determinizes the
 root **once per move** and its nodes keep their positions; a leaf's value is the rank of the
 final scores in it. The true totals never reach the search: its move is the same whatever the
-opponents' prestige is (``tests/caylus_1303/test_c1303_bots.py`` checks it). Without the option
+opponents' prestige is (``tests/caylus_1303/test_bots.py`` checks it). Without the option
 every total is public (anyone can count the public gains, D37) and the root is the real state.
 
 Caylus 1303's own parts are its rollout bots, the scripted ``constructor`` (default) and

@@ -6,7 +6,7 @@ section 7. Each one is a row of ``RULES`` (key, number, value, what it fills, co
 the engine reads its numbers from here and from the tile tables of ``tiles`` (D11), never
 from a literal in a kernel: a corrected rulebook changes this data, not the code. Procedures
 (the order of the Stewardship steps, D2) are data too: their kernels follow the order this
-table names, and ``tests/caylus_1303/test_c1303_decisions.py`` checks that they do.
+table names, and ``tests/caylus_1303/test_decisions.py`` checks that they do.
 
 This module is imported by the compiled kernels (through ``constants``), so it is part of
 the code whose sources key the kernel cache (``caylus_env.core._cache``).

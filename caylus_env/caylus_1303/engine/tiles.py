@@ -6,7 +6,7 @@ each side does as data: an `Effect` is a type (options, a resource of choice, a 
 a Provost move, the Lawyer's mark) with up to two `Option` rows of cost and gain. The
 kernels read the compiled arrays below as globals and interpret them; no kernel names a
 tile's numbers. The rows keep the numbers of ``docs/rules/caylus_1303.md`` 5.1-5.5, whose
-test (``tests/caylus_1303/test_c1303_docs_rules.py``) compares them with this table.
+test (``tests/caylus_1303/test_docs_rules.py``) compares them with this table.
 
 Cost keys: ``food``, ``wood``, ``stone``, ``cloth``, ``gold``, ``any`` (one of food, wood,
 stone, cloth, the payer's choice, D12) and ``workers`` (returned from hand to the Camp).

@@ -26,7 +26,7 @@ _SCRIPTED_PLAYS = {
 }
 _SCRIPTED_COST = (
     "about 0.001 ms a move, its moves of a whole game under 1 ms; wins >= 99% vs random "
-    "at 2-5 players (docs/puerto_rico_agents.md)"
+    "at 2-5 players (docs/games/puerto_rico_agents.md)"
 )
 #: The scripted strategies in the order of ``choose_scripted``'s rows.
 SCRIPTED = SK.STRATEGY_NAMES
