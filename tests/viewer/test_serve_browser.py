@@ -234,7 +234,7 @@ def test_the_option_sets_and_options_are_explained_in_words(game, browser, tmp_p
 
 def test_puerto_ricos_supplies_stay_inside_their_box_off_the_face_up_plantations(browser):
     """The supplies box (VP chips left, quarries, face-down tiles) at every count the game
-    reaches, chips on paper included (rules 6.7): each line ends inside the box, left of the
+    reaches, chips on paper included (Puerto Rico rules 6.7): each line ends inside the box, left of the
     face-up plantations beside it, and the lines do not overlap."""
     spec = game_spec("puerto_rico")
     d = spec.new_game(spec.config(5), 1).state_dict()
