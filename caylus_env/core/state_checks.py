@@ -11,13 +11,15 @@ invariants) stays in the game's reader, which builds on these.
 
 ``read_state_dict(decode, d)`` runs a game's decoder so that a value nested past Python's
 recursion limit is refused like any other bad value, instead of escaping as a
-``RecursionError``.
+``RecursionError``. Every reader opens the same way (``opening``: the top-level keys and the
+format tag, then ``options_field``: the game's options) and ends on the game's invariants
+(``consistent``); every writer (``state_to_dict``) starts its dict with ``dict_header``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -25,6 +27,8 @@ from caylus_env.core.errors import InvalidStateError
 
 #: The longest value an error message shows (``show``); longer ones are cut with ``...``.
 SHOWN_CHARS = 80
+Config = TypeVar("Config")
+
 #: What ``read_state_dict`` says of a value nested too deeply to read.
 TOO_DEEP = "a value is nested too deeply to read (a state dict nests 4 levels)"
 
@@ -79,6 +83,37 @@ def name_field(v: Any, where: str, names: tuple[str, ...]) -> int:
     return names.index(v)
 
 
+def dict_header(fmt: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The first keys of every game's state dict: its format tag ``fmt`` (the game and the
+    version of its dict, what ``opening`` checks first) and the game's options."""
+    return {"format": fmt, "options": dict(options)}
+
+
+def opening(d: Any, fmt: str, keys: set[str]) -> dict[str, Any]:
+    """``d`` as a state dict of format ``fmt`` with exactly the top-level ``keys``: a dict of
+    another game, or of another version of this one, is refused before any field is read."""
+    exact_keys(d, "", keys)
+    if d["format"] != fmt:
+        raise fail("format", f"{show(d['format'])} is not {fmt!r}")
+    return d
+
+
+def options_field(read: Callable[[Any], Config], options: Any) -> Config:
+    """The game's options of a state dict's ``options``, read by ``read`` (its
+    ``GameConfig.from_dict``), whose refusal names the ``options`` field."""
+    try:
+        return read(options)
+    except (ValueError, TypeError) as e:
+        raise fail("options", str(e)) from None
+
+
+def consistent(code: int, messages: Mapping[int, str]) -> None:
+    """Refuses a decoded state whose invariant check (the game's ``check_invariants``) returned
+    ``code``, in that invariant's words (``messages``); 0, every invariant holds, passes."""
+    if code:
+        raise InvalidStateError(f"state dict is inconsistent: {messages[code]}")
+
+
 def read_state_dict(decode: Callable[[Any], np.ndarray], d: Any) -> np.ndarray:
     """``decode(d)``, a game's checked reader of the state dict ``d``, with a value nested too
     deeply to read refused as an ``InvalidStateError`` (``TOO_DEEP``) like any other bad value."""
@@ -92,10 +127,14 @@ __all__ = [
     "SHOWN_CHARS",
     "TOO_DEEP",
     "bool_field",
+    "consistent",
+    "dict_header",
     "exact_keys",
     "fail",
     "int_field",
     "name_field",
+    "opening",
+    "options_field",
     "read_state_dict",
     "show",
 ]

@@ -87,7 +87,6 @@ from caylus_env.caylus_1303.engine.decisions import (
 from caylus_env.caylus_1303.engine.headroom import STATE_MAX, room
 from caylus_env.caylus_1303.engine.invariants import (
     INVARIANT_MESSAGES,
-    Invariant,
     check_invariants,
 )
 from caylus_env.caylus_1303.engine.phases import activation, delivery, planning, stewardship
@@ -102,13 +101,16 @@ from caylus_env.caylus_1303.engine.tiles import (
     WOOD_KINDS,
     EffectType,
 )
-from caylus_env.core.errors import InvalidStateError
 from caylus_env.core.state_checks import (
     bool_field,
+    consistent,
+    dict_header,
     exact_keys,
     fail,
     int_field,
     name_field,
+    opening,
+    options_field,
     read_state_dict,
     show,
 )
@@ -189,8 +191,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         pending.append(item)
     passes = int(s[L.PASSES])
     return {
-        "format": FORMAT,
-        "options": GameConfig.from_state(s).to_dict(),
+        **dict_header(FORMAT, GameConfig.from_state(s).to_dict()),
         "decisions": int(s[L.DECISIONS]),
         "round": int(s[L.ROUND]),
         "phase": PHASE_NAMES[int(s[L.PHASE])],
@@ -279,14 +280,9 @@ def dict_to_state(d: Any) -> np.ndarray:
 
 
 def _decode(d: Any) -> np.ndarray:
-    exact_keys(d, "", _TOP_KEYS)
-    if d["format"] != FORMAT:
-        raise fail("format", f"{show(d['format'])} is not {FORMAT!r}")
+    opening(d, FORMAT, _TOP_KEYS)
     options = exact_keys(d["options"], "options", {"num_players", "hide_opponent_pp"})
-    try:
-        config = GameConfig.from_dict(options)
-    except (ValueError, TypeError) as e:
-        raise fail("options", str(e)) from None
+    config = options_field(GameConfig.from_dict, options)
     n = config.num_players
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
@@ -346,11 +342,7 @@ def _decode(d: Any) -> np.ndarray:
         s[pf(p, L.P_PASSED)] = bool_field(pl["passed"], f"{w}.passed")
         s[pf(p, L.P_BUNDLES)] = int_field(pl["bundles"], f"{w}.bundles", 0, STATE_MAX)
     _decode_pending(s, d["pending"], n)
-    code = int(check_invariants(s))
-    if code:
-        raise InvalidStateError(
-            f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
-        )
+    consistent(int(check_invariants(s)), INVARIANT_MESSAGES)
     _check_clock(s, n)
     _check_stack(s, n)
     _check_draft(s, n)

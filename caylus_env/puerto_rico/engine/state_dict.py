@@ -40,10 +40,14 @@ import numpy as np
 from caylus_env.core.errors import InvalidStateError
 from caylus_env.core.state_checks import (
     bool_field,
+    consistent,
+    dict_header,
     exact_keys,
     fail,
     int_field,
     name_field,
+    opening,
+    options_field,
     read_state_dict,
     show,
 )
@@ -192,8 +196,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         pending.append(item)
     size = int(s[L.PLANTATION_STACK_SIZE_F])
     return {
-        "format": FORMAT,
-        "options": GameConfig.from_state(s).to_dict(),
+        **dict_header(FORMAT, GameConfig.from_state(s).to_dict()),
         "decisions": int(s[L.DECISIONS]),
         "round": int(s[L.ROUND]),
         "phase": PHASE_NAMES[int(s[L.PHASE])],
@@ -293,15 +296,10 @@ def dict_to_state(d: Any) -> np.ndarray:
 
 
 def _decode(d: Any) -> np.ndarray:
-    exact_keys(d, "", _TOP_KEYS)
-    if d["format"] != FORMAT:
-        raise fail("format", f"{show(d['format'])} is not {FORMAT!r}")
+    opening(d, FORMAT, _TOP_KEYS)
     if not isinstance(d["options"], dict):
         raise fail("options", f"must be a dict, got {type(d['options']).__name__}")
-    try:
-        config = GameConfig.from_dict(d["options"])
-    except (ValueError, TypeError) as e:
-        raise fail("options", str(e)) from None
+    config = options_field(GameConfig.from_dict, d["options"])
     n = config.num_players
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
@@ -447,11 +445,7 @@ def _decode(d: Any) -> np.ndarray:
         if not spec.arg.low <= arg <= spec.arg.high:
             raise fail(f"{w}.{spec.arg.name}", f"allowed: {spec.arg.low} to {spec.arg.high}")
         push(s, spec.kind, player, arg)
-    code = int(check_invariants(s))
-    if code:
-        raise InvalidStateError(
-            f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
-        )
+    consistent(int(check_invariants(s)), INVARIANT_MESSAGES)
     _check_clock(s, n)
     _check_stack(s, n)
     _check_cursors(s, n)
