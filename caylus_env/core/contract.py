@@ -260,6 +260,25 @@ class Bot:
     )
 
 
+def scripted_bots(
+    factory: Callable[[str, str | None], Any], descriptions: Mapping[str, str]
+) -> dict[str, Bot]:
+    """The ``Bot`` of each of a game's scripted strategies, by head: ``descriptions`` maps each
+    strategy's name to its line for ``caylus agents``, in the order of the rows of the game's
+    compiled ``choose_scripted`` (``Bot.scripted``); ``factory`` makes the agent (the spec is
+    the strategy's name, and it takes no argument).
+
+    Example:
+        >>> bots = scripted_bots(lambda spec, arg: spec, {"a": "plays a", "b": "plays b"})
+        >>> [(b.head, b.syntax, b.scripted) for b in bots.values()]
+        [('a', 'a', 0), ('b', 'b', 1)]
+    """
+    return {
+        name: Bot(name, factory, name, description, scripted=row)
+        for row, (name, description) in enumerate(descriptions.items())
+    }
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """One game of the platform: the facts the shared layers need, and its modules.
@@ -367,4 +386,5 @@ __all__ = [
     "AddedChoice",
     "Bot",
     "GameSpec",
+    "scripted_bots",
 ]

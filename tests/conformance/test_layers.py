@@ -62,6 +62,7 @@ ENGINE_CORE = {
     "caylus_env.core.ranks",
     "caylus_env.core.record",
     "caylus_env.core.registry",
+    "caylus_env.core.state_checks",
     "caylus_env._version",
 }
 #: Where a game's name may be written as code: the registry and the games' own folders.

@@ -21,7 +21,7 @@ from numba import njit
 from caylus_env.caylus.bots import scripted_kernels as SK
 from caylus_env.caylus.bots.mcts import MCTSAgent
 from caylus_env.caylus.bots.scripted import STRATEGIES, make_scripted
-from caylus_env.core.contract import Bot
+from caylus_env.core.contract import Bot, scripted_bots
 
 _SCRIPTED_COST = "about 0.03 ms a move, a whole 2-player game in about 0.01 s"
 _SCRIPTED_PLAYS = {
@@ -34,16 +34,13 @@ SCRIPTED = tuple(STRATEGIES)
 _WEIGHTS = np.stack([STRATEGIES[name].to_array() for name in SCRIPTED])
 
 BOTS: dict[str, Bot] = {
-    **{
-        name: Bot(
-            name,
-            make_scripted,
-            name,
-            f"scripted one-ply search valuing {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}",
-            scripted=i,
-        )
-        for i, name in enumerate(SCRIPTED)
-    },
+    **scripted_bots(
+        make_scripted,
+        {
+            name: f"scripted one-ply search valuing {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}"
+            for name in SCRIPTED
+        },
+    ),
     "mcts": MCTSAgent.bot(
         "UCT search with scripted rollouts and opponent models, beats economy about 3 games "
         "in 4 at mcts:60; cost grows about linearly with SIMS: mcts:50 about 0.16 s a move "

@@ -60,7 +60,7 @@ from caylus_env.caylus.engine.decisions import (
     push,
 )
 from caylus_env.caylus.engine.validate import STATE_FORMAT, check_state, check_state_dict
-from caylus_env.core.errors import InvalidStateError
+from caylus_env.core.state_checks import dict_header, read_state_dict
 
 FORMAT = STATE_FORMAT
 _SOURCE_NAMES = tuple(s.name.lower() for s in BuildSource)
@@ -114,14 +114,16 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
             entry[arg.name] = _encode_arg(arg.codec, int(entry_arg(s, i, j)))
         pending.append(entry)
     return {
-        "format": FORMAT,
-        "options": {
-            "num_players": n,
-            "simplified_favors": bool(s[L.OPT_SIMPLIFIED_FAVORS]),
-            "lawyer_prestige": int(s[L.OPT_LAWYER_PRESTIGE]),
-            "jeweller": bool(s[L.OPT_JEWELLER]),
-            "house_cap": bool(s[L.OPT_HOUSE_CAP]),
-        },
+        **dict_header(
+            FORMAT,
+            {
+                "num_players": n,
+                "simplified_favors": bool(s[L.OPT_SIMPLIFIED_FAVORS]),
+                "lawyer_prestige": int(s[L.OPT_LAWYER_PRESTIGE]),
+                "jeweller": bool(s[L.OPT_JEWELLER]),
+                "house_cap": bool(s[L.OPT_HOUSE_CAP]),
+            },
+        ),
         "turn": int(s[L.TURN]),
         "phase": PHASE_NAMES[int(s[L.PHASE])],
         "cursor": int(s[L.CURSOR]),
@@ -188,12 +190,12 @@ def dict_to_state(d: dict[str, Any]) -> np.ndarray:
         InvalidStateError: (a ``ValueError``) naming the first field that is wrong and what
             is allowed. Nothing is returned for a bad dict, so no half-built game escapes.
     """
-    try:
-        check_state_dict(d)
-    except RecursionError:  # a value nested past Python's limit, met while naming it
-        raise InvalidStateError(
-            "state dict: a value is nested too deeply to read (a state dict nests 4 levels)"
-        ) from None
+    return read_state_dict(_read, d)
+
+
+def _read(d: Any) -> np.ndarray:
+    """The checked array of ``d``: the dict's keys, types and domains, then the state's own."""
+    check_state_dict(d)
     s = _decode(d)
     check_state(s)
     return s

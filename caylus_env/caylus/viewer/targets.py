@@ -19,7 +19,7 @@ from typing import Any
 
 from caylus_env.caylus.engine.actions import action_to_string
 from caylus_env.caylus.engine.constants import RESOURCE_NAMES, SPECIAL_NAMES
-from caylus_env.core.viewer.targets import one_action_per_slot
+from caylus_env.core.viewer.targets import one_action_per_slot, panel_slot
 
 
 def _target_slot(target: str) -> str:
@@ -41,14 +41,15 @@ def _slot(d: dict[str, Any], name: str) -> str | None:
         return f"road:{d['provost'] + int(arg)}"
     if head == "favor":
         return f"favors:{arg}"
-    if head in ("take", "pay") and arg in RESOURCE_NAMES and d["pending"]:
-        return f"player:{d['pending'][-1]['player']}:{arg}"
+    if head in ("take", "pay") and arg in RESOURCE_NAMES:
+        return panel_slot(d, arg)
     return None
 
 
 def board_targets(d: dict[str, Any], legal: Sequence[int]) -> dict[int, str]:
-    """``{action id: slot}`` for the legal actions of position ``d`` (a ``state_dict``) that
-    have a place on the board (see the module docstring).
+    """Caylus's ``board_targets`` (the game contract): ``{action id: slot}`` for the legal
+    actions of position ``d`` (a ``state_dict``) that have a place on its board, the slots of
+    the module docstring.
 
     Example:
         >>> from caylus_env.caylus.engine import Game, GameConfig

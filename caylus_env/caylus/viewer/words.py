@@ -13,7 +13,7 @@ the action does in general).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from caylus_env.caylus.engine.actions import BATCH_PAIRS, action_to_string
@@ -57,6 +57,8 @@ from caylus_env.caylus.engine.constants import (
     ResourcesColumn,
 )
 from caylus_env.caylus.viewer.theme import SECTION_LABELS, SPECIAL_LABELS
+from caylus_env.core.viewer import words as core_words
+from caylus_env.core.viewer.words import joined
 
 SPEC = {b.name: b for b in BUILDINGS}
 LABEL = {b.name: b.label for b in BUILDINGS}
@@ -102,18 +104,16 @@ SOURCE_WORD = {s.name.lower(): s for s in BuildSource}
 BATCH_OF_NAME = {f"food+{RESOURCE_NAMES[a]}+{RESOURCE_NAMES[b]}": (a, b) for a, b in BATCH_PAIRS}
 
 
+#: Words without a plural in Caylus's rulebook: the cube names and prestige.
+INVARIABLE = (*RESOURCE_NAMES, "prestige")
+
+
 def plural(count: int, word: str) -> str:
-    """``1 denier``, ``3 deniers`` (cube names and ``prestige`` stay as they are)."""
-    if count == 1 or word in (*RESOURCE_NAMES, "prestige") or word.endswith("s"):
+    """``1 denier``, ``3 deniers`` (cube names, ``prestige`` and a word that is already plural,
+    ``royal favors``, stay as they are)."""
+    if word.endswith("s"):
         return f"{count} {word}"
-    return f"{count} {word}s"
-
-
-def joined(words: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(words) < 2:
-        return "".join(words)
-    return f"{', '.join(words[:-1])} and {words[-1]}"
+    return core_words.plural(count, word, INVARIABLE)
 
 
 def cubes(counts: Mapping[str, int] | tuple[int, ...], extra: str = "") -> str:
@@ -135,10 +135,6 @@ def noted(label: str, note: str) -> str:
 
 def _who(seat: int) -> str:
     return f"player {seat}"
-
-
-def _top(d: Mapping[str, Any]) -> Mapping[str, Any]:
-    return d["pending"][-1] if d.get("pending") else {}
 
 
 def building_effect(b: BuildingSpec) -> str:
@@ -492,7 +488,7 @@ def _column(d: Mapping[str, Any], top: Mapping[str, Any], arg: str) -> str:
 
 
 #: Every block's words, by the head of its action names.
-WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], str], str]] = {
+WORDS: dict[str, core_words.Phrase] = {
     "pass": _pass,
     "decline": _decline,
     "place": _place,
@@ -513,8 +509,8 @@ WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], str], str]] = {
 
 
 def action_words(d: Mapping[str, Any], action: int) -> str:
-    """What ``action`` does in the position ``d`` (a state dict), in words: the action, its
-    cost and its effect (see the module docstring); any id of the action space.
+    """What ``action`` does in the position ``d`` (a state dict) in Caylus's words: the action,
+    its cost and its effect (the module docstring); any id of the action space.
 
     Example:
         >>> from caylus_env.caylus.engine import Game, GameConfig
@@ -525,8 +521,7 @@ def action_words(d: Mapping[str, Any], action: int) -> str:
     Raises:
         ValueError: for an id outside the action space.
     """
-    head, _, arg = action_to_string(action).partition(":")
-    return WORDS[head](d, _top(d), arg)
+    return core_words.say(WORDS, d, action_to_string(action))
 
 
 __all__ = ["action_words", "building_effect"]

@@ -87,7 +87,6 @@ from caylus_env.caylus_1303.engine.decisions import (
 from caylus_env.caylus_1303.engine.headroom import STATE_MAX, room
 from caylus_env.caylus_1303.engine.invariants import (
     INVARIANT_MESSAGES,
-    Invariant,
     check_invariants,
 )
 from caylus_env.caylus_1303.engine.phases import activation, delivery, planning, stewardship
@@ -102,7 +101,19 @@ from caylus_env.caylus_1303.engine.tiles import (
     WOOD_KINDS,
     EffectType,
 )
-from caylus_env.core.errors import InvalidStateError
+from caylus_env.core.state_checks import (
+    bool_field,
+    consistent,
+    dict_header,
+    exact_keys,
+    fail,
+    int_field,
+    name_field,
+    opening,
+    options_field,
+    read_state_dict,
+    show,
+)
 
 FORMAT = "caylus-1303-state/1"
 ON_BOARD_NAME = "board"
@@ -180,8 +191,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         pending.append(item)
     passes = int(s[L.PASSES])
     return {
-        "format": FORMAT,
-        "options": GameConfig.from_state(s).to_dict(),
+        **dict_header(FORMAT, GameConfig.from_state(s).to_dict()),
         "decisions": int(s[L.DECISIONS]),
         "round": int(s[L.ROUND]),
         "phase": PHASE_NAMES[int(s[L.PHASE])],
@@ -211,59 +221,16 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The reader: every value is checked before it is written.
+# The reader: every value is checked before it is written (the checks every game shares:
+# caylus_env.core.state_checks).
 # ---------------------------------------------------------------------------------------------
-def _fail(where: str, what: str) -> InvalidStateError:
-    return InvalidStateError(f"state dict {where}: {what}" if where else f"state dict: {what}")
-
-
-def _show(v: Any) -> str:
-    """``repr(v)`` for an error message: one line, short, and safe for any nesting."""
-    try:
-        text = repr(v)
-    except RecursionError:
-        return f"a {type(v).__name__} nested too deeply to show"
-    text = " ".join(text.split())
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _keys(d: Any, where: str, expected: set[str]) -> dict[str, Any]:
-    if not isinstance(d, dict):
-        raise _fail(where, f"must be a dict, got {type(d).__name__}")
-    if set(d) != expected:
-        missing = sorted(expected - set(d))
-        extra = ", ".join(sorted(_show(k) for k in set(d) - expected))
-        raise _fail(where, f"missing keys {missing}, unknown keys [{extra}]")
-    return d
-
-
-def _int(v: Any, where: str, low: int, high: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise _fail(where, f"must be an int, got {_show(v)}")
-    if not low <= v <= high:
-        raise _fail(where, f"{v} is out of range; allowed: {low} to {high}")
-    return v
-
-
-def _bool(v: Any, where: str) -> bool:
-    if not isinstance(v, bool):
-        raise _fail(where, f"must be true or false, got {_show(v)}")
-    return v
-
-
-def _name(v: Any, where: str, names: tuple[str, ...]) -> int:
-    if not isinstance(v, str) or v not in names:
-        raise _fail(where, f"{_show(v)} is not one of {list(names)}")
-    return names.index(v)
-
-
 def _seat_or_none(v: Any, where: str, n: int) -> int:
-    return -1 if v is None else _int(v, where, 0, n - 1)
+    return -1 if v is None else int_field(v, where, 0, n - 1)
 
 
 def _list(v: Any, where: str, most: int) -> list:
     if not isinstance(v, list) or len(v) > most:
-        raise _fail(where, f"must be a list of at most {most} entries, got {_show(v)}")
+        raise fail(where, f"must be a list of at most {most} entries, got {show(v)}")
     return v
 
 
@@ -271,18 +238,18 @@ def _names(s: np.ndarray, v: Any, where: str, offset: int, names: tuple[str, ...
     """A list of distinct names: a 1 for each in the flag field at ``offset``."""
     _list(v, where, len(names))
     for i, x in enumerate(v):
-        k = _name(x, f"{where}[{i}]", names)
+        k = name_field(x, f"{where}[{i}]", names)
         if s[offset + k]:
-            raise _fail(where, f"{x!r} is listed twice")
+            raise fail(where, f"{x!r} is listed twice")
         s[offset + k] = 1
 
 
 def _seats(v: Any, where: str, n: int) -> list[int]:
     """A list of distinct seats."""
     _list(v, where, n)
-    seats = [_int(x, f"{where}[{i}]", 0, n - 1) for i, x in enumerate(v)]
+    seats = [int_field(x, f"{where}[{i}]", 0, n - 1) for i, x in enumerate(v)]
     if len(set(seats)) != len(seats):
-        raise _fail(where, f"a seat is listed twice in {seats}")
+        raise fail(where, f"a seat is listed twice in {seats}")
     return seats
 
 
@@ -309,38 +276,28 @@ def dict_to_state(d: Any) -> np.ndarray:
         InvalidStateError: naming the first key or value that is wrong and what is allowed,
             or the first broken invariant; also for a value nested too deeply to read.
     """
-    try:
-        return _decode(d)
-    except RecursionError:
-        raise _fail(
-            "", "a value is nested too deeply to read (a state dict nests 4 levels)"
-        ) from None
+    return read_state_dict(_decode, d)
 
 
 def _decode(d: Any) -> np.ndarray:
-    _keys(d, "", _TOP_KEYS)
-    if d["format"] != FORMAT:
-        raise _fail("format", f"{_show(d['format'])} is not {FORMAT!r}")
-    options = _keys(d["options"], "options", {"num_players", "hide_opponent_pp"})
-    try:
-        config = GameConfig.from_dict(options)
-    except (ValueError, TypeError) as e:
-        raise _fail("options", str(e)) from None
+    opening(d, FORMAT, _TOP_KEYS)
+    options = exact_keys(d["options"], "options", {"num_players", "hide_opponent_pp"})
+    config = options_field(GameConfig.from_dict, options)
     n = config.num_players
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
     s[L.OPT_HIDE_PP] = int(config.hide_opponent_pp)
-    s[L.DECISIONS] = _int(d["decisions"], "decisions", 0, STATE_MAX)
-    s[L.ROUND] = _int(d["round"], "round", 1, NUM_ROUNDS)
-    s[L.PHASE] = _name(d["phase"], "phase", PHASE_NAMES)
-    s[L.FIRST_PLAYER] = _int(d["first_player"], "first_player", 0, n - 1)
-    s[L.TURN] = _int(d["turn"], "turn", 0, n - 1)
-    s[L.STAGE] = _int(d["stage"], "stage", 0, activation.STAGE_ROAD)
-    s[L.CURSOR] = _int(d["cursor"], "cursor", 0, ROAD_SPACES + 1)
-    s[L.WORKER_INDEX] = _int(d["worker_index"], "worker_index", 0, MAX_WORKERS_ON_BUILDING)
-    s[L.ASKED] = _bool(d["asked"], "asked")
-    s[L.PASSES] = _int(d["passes"], "passes", 0, n)
-    s[L.PROVOST] = _int(d["provost"], "provost", 0, PROVOST_MAX)
+    s[L.DECISIONS] = int_field(d["decisions"], "decisions", 0, STATE_MAX)
+    s[L.ROUND] = int_field(d["round"], "round", 1, NUM_ROUNDS)
+    s[L.PHASE] = name_field(d["phase"], "phase", PHASE_NAMES)
+    s[L.FIRST_PLAYER] = int_field(d["first_player"], "first_player", 0, n - 1)
+    s[L.TURN] = int_field(d["turn"], "turn", 0, n - 1)
+    s[L.STAGE] = int_field(d["stage"], "stage", 0, activation.STAGE_ROAD)
+    s[L.CURSOR] = int_field(d["cursor"], "cursor", 0, ROAD_SPACES + 1)
+    s[L.WORKER_INDEX] = int_field(d["worker_index"], "worker_index", 0, MAX_WORKERS_ON_BUILDING)
+    s[L.ASKED] = bool_field(d["asked"], "asked")
+    s[L.PASSES] = int_field(d["passes"], "passes", 0, n)
+    s[L.PROVOST] = int_field(d["provost"], "provost", 0, PROVOST_MAX)
     _decode_spaces(s, d["spaces"], n)
     bridge = _seats(d["bridge"], "bridge", n)
     site = _seats(d["site"], "site", n)
@@ -348,11 +305,11 @@ def _decode(d: Any) -> np.ndarray:
         s[L.BRIDGE + i] = bridge[i] if i < len(bridge) else -1
         s[L.SITE + i] = site[i] if i < len(site) else -1
     if len(bridge) != s[L.PASSES]:
-        raise _fail("bridge", f"{len(bridge)} pass houses but passes is {int(s[L.PASSES])}")
+        raise fail("bridge", f"{len(bridge)} pass houses but passes is {int(s[L.PASSES])}")
     _names(s, d["wood_supply"], "wood_supply", L.WOOD_SUPPLY, WOOD_NAMES)
     _names(s, d["stone_supply"], "stone_supply", L.STONE_SUPPLY, STONE_NAMES)
     _names(s, d["monument_supply"], "monument_supply", L.MONUMENT_SUPPLY, MONUMENT_NAMES)
-    chars = _keys(d["characters"], "characters", set(CHARACTER_NAMES))
+    chars = exact_keys(d["characters"], "characters", set(CHARACTER_NAMES))
     for c, name in enumerate(CHARACTER_NAMES):
         h = chars[name]
         if h == OUT_NAME and isinstance(h, str):
@@ -362,34 +319,30 @@ def _decode(d: Any) -> np.ndarray:
         elif isinstance(h, int) and not isinstance(h, bool) and 0 <= h < n:
             s[L.CHARACTER_HOLDER + c] = h
         else:
-            raise _fail(
+            raise fail(
                 f"characters.{name}",
-                f"{_show(h)} is not {ON_BOARD_NAME!r}, {OUT_NAME!r} or a seat 0 to {n - 1}",
+                f"{show(h)} is not {ON_BOARD_NAME!r}, {OUT_NAME!r} or a seat 0 to {n - 1}",
             )
     _names(s, d["characters_used"], "characters_used", L.CHARACTER_USED, CHARACTER_NAMES)
     players = d["players"]
     if not isinstance(players, list) or len(players) != n:
-        raise _fail("players", f"must be a list of {n} players (options.num_players)")
+        raise fail("players", f"must be a list of {n} players (options.num_players)")
     for p, pl in enumerate(players):
         w = f"players[{p}]"
-        _keys(pl, w, _PLAYER_KEYS)
-        s[pf(p, L.P_HAND)] = _int(pl["hand"], f"{w}.hand", 0, WORKERS_PER_COLOUR)
-        s[pf(p, L.P_CAMP)] = _int(pl["camp"], f"{w}.camp", 0, WORKERS_PER_COLOUR)
-        _keys(pl["resources"], f"{w}.resources", set(RESOURCE_NAMES))
+        exact_keys(pl, w, _PLAYER_KEYS)
+        s[pf(p, L.P_HAND)] = int_field(pl["hand"], f"{w}.hand", 0, WORKERS_PER_COLOUR)
+        s[pf(p, L.P_CAMP)] = int_field(pl["camp"], f"{w}.camp", 0, WORKERS_PER_COLOUR)
+        exact_keys(pl["resources"], f"{w}.resources", set(RESOURCE_NAMES))
         for i, r in enumerate(RESOURCE_NAMES):
-            s[pf(p, L.P_RESOURCES + i)] = _int(
+            s[pf(p, L.P_RESOURCES + i)] = int_field(
                 pl["resources"][r], f"{w}.resources.{r}", 0, STATE_MAX
             )
-        s[pf(p, L.P_PP)] = _int(pl["pp"], f"{w}.pp", 0, STATE_MAX)
-        s[pf(p, L.P_HOUSES)] = _int(pl["houses"], f"{w}.houses", 0, HOUSES_FOR_BUILDINGS)
-        s[pf(p, L.P_PASSED)] = _bool(pl["passed"], f"{w}.passed")
-        s[pf(p, L.P_BUNDLES)] = _int(pl["bundles"], f"{w}.bundles", 0, STATE_MAX)
+        s[pf(p, L.P_PP)] = int_field(pl["pp"], f"{w}.pp", 0, STATE_MAX)
+        s[pf(p, L.P_HOUSES)] = int_field(pl["houses"], f"{w}.houses", 0, HOUSES_FOR_BUILDINGS)
+        s[pf(p, L.P_PASSED)] = bool_field(pl["passed"], f"{w}.passed")
+        s[pf(p, L.P_BUNDLES)] = int_field(pl["bundles"], f"{w}.bundles", 0, STATE_MAX)
     _decode_pending(s, d["pending"], n)
-    code = int(check_invariants(s))
-    if code:
-        raise InvalidStateError(
-            f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
-        )
+    consistent(int(check_invariants(s)), INVARIANT_MESSAGES)
     _check_clock(s, n)
     _check_stack(s, n)
     _check_draft(s, n)
@@ -417,7 +370,7 @@ def _check_room(s: np.ndarray, n: int) -> None:
     counts.append(("decisions", int(s[L.DECISIONS]), r.decisions, made))
     for where, value, more, why in counts:
         if value + more > STATE_MAX:
-            raise _fail(
+            raise fail(
                 where,
                 f"{value} is out of range at this point; allowed: 0 to {max(STATE_MAX - more, 0)} "
                 f"(legal play from here can still add {more}{why}; the state holds {STATE_MAX})",
@@ -425,22 +378,22 @@ def _check_room(s: np.ndarray, n: int) -> None:
 
 
 def _decode_spaces(s: np.ndarray, spaces: Any, n: int) -> None:
-    _keys(spaces, "spaces", set(SPACE_NAMES))
+    exact_keys(spaces, "spaces", set(SPACE_NAMES))
     for sp, name in enumerate(SPACE_NAMES):
         w = f"spaces.{name}"
-        v = _keys(spaces[name], w, set(SPACE_KEYS))
+        v = exact_keys(spaces[name], w, set(SPACE_KEYS))
         if v["tile"] is None:
             if v["side"] is not None:
-                raise _fail(f"{w}.side", "must be None on an empty space (tile None)")
+                raise fail(f"{w}.side", "must be None on an empty space (tile None)")
             s[L.SPACE_KIND + sp] = -1
         else:
-            s[L.SPACE_KIND + sp] = _name(v["tile"], f"{w}.tile", KIND_NAMES)
-            s[L.SPACE_SIDE + sp] = _name(v["side"], f"{w}.side", SIDE_NAMES)
+            s[L.SPACE_KIND + sp] = name_field(v["tile"], f"{w}.tile", KIND_NAMES)
+            s[L.SPACE_SIDE + sp] = name_field(v["side"], f"{w}.side", SIDE_NAMES)
         s[L.SPACE_OWNER + sp] = _seat_or_none(v["owner"], f"{w}.owner", n)
         s[L.SPACE_MARK + sp] = _seat_or_none(v["mark"], f"{w}.mark", n)
         workers = _list(v["workers"], f"{w}.workers", MAX_WORKERS_ON_BUILDING)
         if workers and workers[-1] is None:
-            raise _fail(f"{w}.workers", "must not end in None (list the workers on it)")
+            raise fail(f"{w}.workers", "must not end in None (list the workers on it)")
         for i in range(MAX_WORKERS_ON_BUILDING):
             seat = workers[i] if i < len(workers) else None
             s[L.SPACE_WORKER + sp * MAX_WORKERS_ON_BUILDING + i] = _seat_or_none(
@@ -454,27 +407,29 @@ def _decode_pending(s: np.ndarray, pending: Any, n: int) -> None:
     for i, item in enumerate(pending):
         w = f"pending[{i}]"
         if not isinstance(item, dict) or not isinstance(item.get("kind"), str):
-            raise _fail(w, f"must be a dict with a kind among {kinds}")
+            raise fail(w, f"must be a dict with a kind among {kinds}")
         if item["kind"] not in ENTRY_OF_NAME:
-            raise _fail(f"{w}.kind", f"{_show(item['kind'])} is not one of {kinds}")
+            raise fail(f"{w}.kind", f"{show(item['kind'])} is not one of {kinds}")
         spec = ENTRY_OF_NAME[item["kind"]]
         # a monument's "placing" is there only while its residence is asked (D4)
         given = spec.arg.codec != CODEC_MONUMENT or spec.arg.name in item
         keys = {"kind", "player"} | (
             {spec.arg.name} if spec.arg.codec != CODEC_NONE and given else set()
         )
-        _keys(item, w, keys)
-        player = _int(item["player"], f"{w}.player", 0, n - 1)
+        exact_keys(item, w, keys)
+        player = int_field(item["player"], f"{w}.player", 0, n - 1)
         arg = 0
         if spec.arg.codec == CODEC_SPACE:
-            arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", SPACE_NAMES)
+            arg = name_field(item[spec.arg.name], f"{w}.{spec.arg.name}", SPACE_NAMES)
         elif spec.arg.codec == CODEC_MONUMENT:
             if given:
-                arg = 1 + _name(item[spec.arg.name], f"{w}.{spec.arg.name}", MONUMENT_NAMES)
+                arg = 1 + name_field(item[spec.arg.name], f"{w}.{spec.arg.name}", MONUMENT_NAMES)
         elif spec.arg.codec != CODEC_NONE:
-            arg = _int(item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high)
+            arg = int_field(
+                item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high
+            )
         if not spec.arg.low <= arg <= spec.arg.high:
-            raise _fail(f"{w}.{spec.arg.name}", f"allowed: {spec.arg.low} to {spec.arg.high}")
+            raise fail(f"{w}.{spec.arg.name}", f"allowed: {spec.arg.low} to {spec.arg.high}")
         push(s, spec.kind, player, arg)
 
 
@@ -527,13 +482,13 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     pname = PHASE_NAMES[phase]
     stage = int(s[L.STAGE])
     if stage > _STAGES[Phase(phase)]:
-        raise _fail("stage", f"{stage}; allowed in {pname}: 0 to {_STAGES[Phase(phase)]}")
+        raise fail("stage", f"{stage}; allowed in {pname}: 0 to {_STAGES[Phase(phase)]}")
     low, high = _cursor_range(s, n, phase, stage)
     cursor = int(s[L.CURSOR])
     if not low <= cursor <= high:
-        raise _fail("cursor", f"{cursor}; allowed in {pname} stage {stage}: {low} to {high}")
+        raise fail("cursor", f"{cursor}; allowed in {pname} stage {stage}: {low} to {high}")
     if phase not in (Phase.DRAFT, Phase.PLANNING) and int(s[L.TURN]) != 0:
-        raise _fail("turn", f"{int(s[L.TURN])}; allowed in {pname}: 0 (no turn order)")
+        raise fail("turn", f"{int(s[L.TURN])}; allowed in {pname}: 0 (no turn order)")
     asked = int(s[L.ASKED])
     wi = int(s[L.WORKER_INDEX])
     resolving = phase == Phase.ACTIVATION and stage in (
@@ -541,7 +496,7 @@ def _check_clock(s: np.ndarray, n: int) -> None:
         activation.STAGE_ROAD,
     )
     if not resolving and (asked or wi):
-        raise _fail(
+        raise fail(
             "worker_index" if wi else "asked",
             "allowed only while Activation resolves a building's workers: 0 / false",
         )
@@ -549,27 +504,27 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     if phase == Phase.PLANNING and stage == planning.STAGE_EARLY_RISER:
         # Planning's first step asks the Early Riser, before the first player's turn (D25)
         if passes:
-            raise _fail("passes", f"{passes}; allowed before the Early Riser's step: 0 (D25)")
+            raise fail("passes", f"{passes}; allowed before the Early Riser's step: 0 (D25)")
         if int(s[L.TURN]) != int(s[L.FIRST_PLAYER]):
-            raise _fail(
+            raise fail(
                 "turn",
                 f"{int(s[L.TURN])}; allowed before the Early Riser's step: the first player, "
                 f"{int(s[L.FIRST_PLAYER])} (rules 4.1)",
             )
     if phase in _ALL_PASSED and passes != n:
-        raise _fail("passes", f"{passes}; in {pname} every player has passed ({n})")
+        raise fail("passes", f"{passes}; in {pname} every player has passed ({n})")
     if phase in (Phase.DRAFT, Phase.GAME_OVER) and passes:
-        raise _fail("passes", f"{passes}; allowed in {pname}: 0")
+        raise fail("passes", f"{passes}; allowed in {pname}: 0")
     if phase != Phase.DELIVERY and any(s[pf(p, L.P_BUNDLES)] for p in range(n)):
-        raise _fail("players", "bundles are counted only during Delivery (rules 4.3)")
+        raise fail("players", "bundles are counted only during Delivery (rules 4.3)")
     marks = phase in (Phase.ACTIVATION, Phase.DELIVERY) or (
         phase == Phase.STEWARDSHIP and stage == stewardship.STAGE_RESIDENCES
     )
     if not marks and (s[L.SPACE_MARK : L.SPACE_MARK + len(SPACE_NAMES)] >= 0).any():
-        raise _fail("spaces", f"no Lawyer mark stands in {pname} (D21: marks turn in Stewardship)")
+        raise fail("spaces", f"no Lawyer mark stands in {pname} (D21: marks turn in Stewardship)")
     site_workers = phase in (Phase.PLANNING, Phase.ACTIVATION, Phase.DELIVERY)
     if not site_workers and s[L.SITE] >= 0:
-        raise _fail("site", f"no worker stands on the Construction Site in {pname}")
+        raise fail("site", f"no worker stands on the Construction Site in {pname}")
     # Workers on buildings: only from Planning until their building's Activation (rules 4.2).
     for sp in range(len(SPACE_NAMES)):
         for i in range(MAX_WORKERS_ON_BUILDING):
@@ -587,7 +542,7 @@ def _check_clock(s: np.ndarray, n: int) -> None:
             else:
                 ok = sp >= NUM_PRINTED
             if not ok:
-                raise _fail(
+                raise fail(
                     f"spaces.{SPACE_NAMES[sp]}.workers",
                     f"no worker stands there in {pname} stage {stage} cursor {cursor} "
                     "(activated workers went to the Camp, rules 4.2)",
@@ -595,9 +550,9 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     if asked:
         space = cursor if stage == activation.STAGE_PRINTED else ROAD0 + cursor
         if wi >= MAX_WORKERS_ON_BUILDING or _worker(s, space, wi) < 0:
-            raise _fail("asked", f"no worker {wi} on {SPACE_NAMES[space]} was asked")
+            raise fail("asked", f"no worker {wi} on {SPACE_NAMES[space]} was asked")
         if stage == activation.STAGE_ROAD and cursor > int(s[L.PROVOST]):
-            raise _fail("asked", "a worker past the Provost is asked nothing (rules 4.2)")
+            raise fail("asked", "a worker past the Provost is asked nothing (rules 4.2)")
 
 
 #: Kinds that start a stack (the drivers' questions), and the follow-ups of a Favor or of a
@@ -638,12 +593,12 @@ def _check_stack(s: np.ndarray, n: int) -> None:
 
     def want(ok: bool, what: str) -> None:
         if not ok:
-            raise _fail("pending", f"{names} does not fit the position: {what}")
+            raise fail("pending", f"{names} does not fit the position: {what}")
 
     allowed = _BASE[Phase(phase)] | (_FOLLOW if phase in _FAVOR_PHASES else set())
     bad = sorted({SCHEMA[k].name for k, _, _ in es if k not in allowed})
     if bad:
-        raise _fail("pending", f"decisions {bad} are not asked in phase {pname!r}")
+        raise fail("pending", f"decisions {bad} are not asked in phase {pname!r}")
     p = es[0][1]
     want(all(e[1] == p for e in es), "every pending decision is one player's")
     for i, (kind, _, arg) in enumerate(es):
@@ -728,9 +683,9 @@ def _check_draft(s: np.ndarray, n: int) -> None:
         return
     first = int(s[L.FIRST_PLAYER])
     if int(s[L.ROUND]) != 1:
-        raise _fail("round", f"{int(s[L.ROUND])}; the draft comes before round 1 only (rules 3.3)")
+        raise fail("round", f"{int(s[L.ROUND])}; the draft comes before round 1 only (rules 3.3)")
     if int(s[L.TURN]) != (first - 1) % n:
-        raise _fail(
+        raise fail(
             "turn",
             f"{int(s[L.TURN])}; allowed in the draft: {(first - 1) % n}, the seat before the "
             "first player's (the draft runs counter-clockwise from it, rules 3.3)",
@@ -742,7 +697,7 @@ def _check_draft(s: np.ndarray, n: int) -> None:
         seat = (first - 1 - j) % n
         held = int((holder == seat).sum())
         if held != int(j < picks):
-            raise _fail(
+            raise fail(
                 "cursor",
                 f"{cursor} does not match the picks made: it counts {picks} made (the draft "
                 f"order from seat {(first - 1) % n}, rules 3.3), and seat {seat} holds {held} "

@@ -26,7 +26,7 @@ from typing import Any
 from caylus_env.caylus_1303.engine.actions import action_to_string
 from caylus_env.caylus_1303.engine.constants import PROVOST_MAX, RESOURCE_NAMES
 from caylus_env.caylus_1303.engine.tiles import KIND_OF, TILES, Group
-from caylus_env.core.viewer.targets import one_action_per_slot
+from caylus_env.core.viewer.targets import one_action_per_slot, panel_slot
 
 #: The supply slot prefix of each constructible group (``supply.SUPPLIES``).
 SUPPLY_OF = {Group.WOOD: "wood", Group.STONE: "stone", Group.MONUMENT: "monument"}
@@ -49,14 +49,15 @@ def _slot(d: dict[str, Any], name: str) -> str | None:
     if head == "provost":
         p = int(d["provost"]) + int(arg)
         return f"space:R{p}" if 1 <= p <= PROVOST_MAX else None
-    if head in ("take", "pay") and arg in RESOURCE_NAMES and d["pending"]:
-        return f"player:{d['pending'][-1]['player']}:{arg}"
+    if head in ("take", "pay") and arg in RESOURCE_NAMES:
+        return panel_slot(d, arg)
     return None
 
 
 def board_targets(d: dict[str, Any], legal: Sequence[int]) -> dict[int, str]:
-    """``{action id: slot}`` for the legal actions of position ``d`` (a ``state_dict``) that
-    have a place on the board (see the module docstring).
+    """Caylus 1303's ``board_targets`` (the game contract): ``{action id: slot}`` for the legal
+    actions of position ``d`` (a ``state_dict``) that have a place on its board, the slots of
+    the module docstring.
 
     Example:
         >>> from caylus_env.caylus_1303.engine import Game, GameConfig

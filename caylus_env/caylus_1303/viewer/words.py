@@ -16,7 +16,7 @@ every id of the space gets words, legal in ``d`` or not. The rules are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from caylus_env.caylus_1303.engine.actions import BUNDLES, action_to_string
@@ -51,6 +51,8 @@ from caylus_env.caylus_1303.engine.tiles import (
     Option,
     Tile,
 )
+from caylus_env.core.viewer import words as core_words
+from caylus_env.core.viewer.words import joined
 
 TILE = {t.name: t for t in TILES}
 CHARACTER_TITLE = dict(zip(CHARACTER_NAMES, CHARACTER_TITLES, strict=True))
@@ -81,18 +83,13 @@ DECLINE = {
 GROUP_WORD = {Group.WOOD: "wood", Group.STONE: "stone"}
 
 
+#: Words without a plural in Caylus 1303's rulebook: the resources and prestige points.
+INVARIABLE = (*RESOURCE_NAMES, "PP")
+
+
 def plural(count: int, word: str) -> str:
     """``1 worker``, ``3 workers`` (resources and ``PP`` stay as they are)."""
-    if count == 1 or word in (*RESOURCE_NAMES, "PP"):
-        return f"{count} {word}"
-    return f"{count} {word}s"
-
-
-def joined(words: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(words) < 2:
-        return "".join(words)
-    return f"{', '.join(words[:-1])} and {words[-1]}"
+    return core_words.plural(count, word, INVARIABLE)
 
 
 #: The words of the tile table's cost and gain keys that are not a resource's name.
@@ -144,10 +141,6 @@ def effect_text(e: Effect) -> str:
             f"mark a starting building to become your residence, for {amounts(e.options[0].cost)}"
         )
     return "no effect"
-
-
-def _top(d: Mapping[str, Any]) -> Mapping[str, Any]:
-    return d["pending"][-1] if d.get("pending") else {}
 
 
 def _space(d: Mapping[str, Any], space: str) -> Mapping[str, Any]:
@@ -393,7 +386,7 @@ def _argument(d: Mapping[str, Any], arg: str, seat: int | None) -> str:
     return " ".join(arg.replace("_", " ").replace("+", " and ").split())
 
 
-def _generic(head: str) -> Callable[[Mapping[str, Any], Mapping[str, Any], str], str]:
+def _generic(head: str) -> core_words.Phrase:
     def words(d: Mapping[str, Any], top: Mapping[str, Any], arg: str) -> str:
         name = head.replace("_", " ").capitalize()
         return f"{name}: {_argument(d, arg, top.get('player'))}" if arg else name
@@ -406,7 +399,7 @@ BUNDLE_NAMES = [
     for b in BUNDLES
 ]
 #: Every block's words, by the head of its action names.
-WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], str], str]] = {
+WORDS: dict[str, core_words.Phrase] = {
     "character": _character,
     "steal": _steal,
     "use_site": _use_site,
@@ -427,8 +420,9 @@ assert set(KIND_OF) == set(TILE)
 
 
 def action_words(d: Mapping[str, Any], action: int) -> str:
-    """What ``action`` does in the position ``d`` (a state dict), in words: the action, its
-    cost and its effect (see the module docstring); any id of the action space.
+    """What ``action`` does in the position ``d`` (a state dict) in Caylus 1303's words: the
+    action, its cost and its effect (the module docstring); any id of the action space, a head
+    without words of its own named as it is (``_generic``).
 
     Example:
         >>> from caylus_env.caylus_1303.engine import Game, GameConfig
@@ -439,8 +433,7 @@ def action_words(d: Mapping[str, Any], action: int) -> str:
     Raises:
         ValueError: for an id outside the action space.
     """
-    head, _, arg = action_to_string(action).partition(":")
-    return WORDS.get(head, _generic(head))(d, _top(d), arg)
+    return core_words.say(WORDS, d, action_to_string(action), _generic)
 
 
 __all__ = ["action_words", "effect_text"]

@@ -6,7 +6,8 @@ its drawing (``Drawing.slots``) that stands for each action that has a place on 
 road space a worker goes to, the role card picked, the building bought. Actions without one
 (``pass``, ``decline``, a choice between effects) are played from the list of legal actions by
 name. A slot stands for at most one action of a decision, so a click is never ambiguous:
-`one_action_per_slot` drops a slot two actions would claim (both stay list-only).
+`one_action_per_slot` drops a slot two actions would claim (both stay list-only); `panel_slot`
+names a slot of the asked player's panel.
 
 The browser never computes a rule: the server asks the game's function and sends the pairs.
 """
@@ -30,6 +31,18 @@ def one_action_per_slot(pairs: Iterable[tuple[int, str | None]]) -> dict[int, st
         if slot is not None:
             claims.setdefault(slot, []).append(int(action))
     return {a[0]: slot for slot, a in claims.items() if len(a) == 1}
+
+
+def panel_slot(d: Mapping[str, Any], field: str) -> str | None:
+    """``player:<seat>:<field>``: the slot ``field`` (a resource, a count) on the panel of the
+    player the decision on top of ``d``'s pending stack asks, as every game's drawing names its
+    panels' slots; ``None`` when nothing is asked (between decisions, at the end).
+
+    Example:
+        >>> panel_slot({"pending": [{"kind": "pay", "player": 2}]}, "wood")
+        'player:2:wood'
+    """
+    return f"player:{d['pending'][-1]['player']}:{field}" if d.get("pending") else None
 
 
 def target_problems(
@@ -57,4 +70,4 @@ def target_problems(
     return problems
 
 
-__all__ = ["one_action_per_slot", "target_problems"]
+__all__ = ["one_action_per_slot", "panel_slot", "target_problems"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from caylus_env.core.contract import Bot
+from caylus_env.core.contract import Bot, scripted_bots
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import MCTSAgent
 from caylus_env.puerto_rico.bots.scripted import make_scripted
@@ -32,16 +32,13 @@ _SCRIPTED_COST = (
 SCRIPTED = SK.STRATEGY_NAMES
 
 BOTS: dict[str, Bot] = {
-    **{
-        name: Bot(
-            name,
-            make_scripted,
-            name,
-            f"scripted rules of thumb: {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}",
-            scripted=i,
-        )
-        for i, name in enumerate(SCRIPTED)
-    },
+    **scripted_bots(
+        make_scripted,
+        {
+            name: f"scripted rules of thumb: {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}"
+            for name in SCRIPTED
+        },
+    ),
     "mcts": MCTSAgent.bot(
         "UCT over determinized positions (the face-down plantations reshuffled per "
         "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "

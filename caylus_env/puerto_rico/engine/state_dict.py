@@ -38,6 +38,19 @@ from typing import Any
 import numpy as np
 
 from caylus_env.core.errors import InvalidStateError
+from caylus_env.core.state_checks import (
+    bool_field,
+    consistent,
+    dict_header,
+    exact_keys,
+    fail,
+    int_field,
+    name_field,
+    opening,
+    options_field,
+    read_state_dict,
+    show,
+)
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.buildings import (
@@ -183,8 +196,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         pending.append(item)
     size = int(s[L.PLANTATION_STACK_SIZE_F])
     return {
-        "format": FORMAT,
-        "options": GameConfig.from_state(s).to_dict(),
+        **dict_header(FORMAT, GameConfig.from_state(s).to_dict()),
         "decisions": int(s[L.DECISIONS]),
         "round": int(s[L.ROUND]),
         "phase": PHASE_NAMES[int(s[L.PHASE])],
@@ -238,61 +250,19 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The reader: every value is checked before it is written.
+# The reader: every value is checked before it is written (the checks every game shares:
+# caylus_env.core.state_checks).
 # ---------------------------------------------------------------------------------------------
-def _fail(where: str, what: str) -> InvalidStateError:
-    return InvalidStateError(f"state dict {where}: {what}")
-
-
-def _show(v: Any) -> str:
-    """``repr(v)`` for an error message: one line, short, and safe for any nesting."""
-    try:
-        text = repr(v)
-    except RecursionError:
-        return f"a {type(v).__name__} nested too deeply to show"
-    text = " ".join(text.split())
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _keys(d: Any, where: str, expected: set[str]) -> dict[str, Any]:
-    if not isinstance(d, dict):
-        raise _fail(where, f"must be a dict, got {type(d).__name__}")
-    if set(d) != expected:
-        missing, extra = sorted(expected - set(d)), sorted(set(d) - expected)
-        raise _fail(where, f"missing keys {missing}, unknown keys {extra}")
-    return d
-
-
-def _int(v: Any, where: str, low: int, high: int = _INT16_MAX) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise _fail(where, f"must be an int, got {_show(v)}")
-    if not low <= v <= high:
-        raise _fail(where, f"{v} is out of range; allowed: {low} to {high}")
-    return v
-
-
-def _bool(v: Any, where: str) -> bool:
-    if not isinstance(v, bool):
-        raise _fail(where, f"must be true or false, got {_show(v)}")
-    return v
-
-
-def _name(v: Any, where: str, names: tuple[str, ...]) -> int:
-    if not isinstance(v, str) or v not in names:
-        raise _fail(where, f"{_show(v)} is not one of {list(names)}")
-    return names.index(v)
-
-
 def _counts(s: np.ndarray, d: Any, where: str, offset: int, names: tuple[str, ...]) -> None:
-    _keys(d, where, set(names))
+    exact_keys(d, where, set(names))
     for i, name in enumerate(names):
-        s[offset + i] = _int(d[name], f"{where}.{name}", 0)
+        s[offset + i] = int_field(d[name], f"{where}.{name}", 0, _INT16_MAX)
 
 
 def _goods_list(v: Any, where: str) -> int:
     if not isinstance(v, list) or not all(isinstance(g, str) for g in v) or len(set(v)) != len(v):
-        raise _fail(where, f"must be a list of distinct goods, got {_show(v)}")
-    return sum(1 << _name(g, where, GOOD_NAMES) for g in v)
+        raise fail(where, f"must be a list of distinct goods, got {show(v)}")
+    return sum(1 << name_field(g, where, GOOD_NAMES) for g in v)
 
 
 _TOP_KEYS = {
@@ -322,24 +292,14 @@ def dict_to_state(d: Any) -> np.ndarray:
         InvalidStateError: naming the first key or value that is wrong and what is allowed,
             or the first broken invariant; also for a value nested too deeply to read.
     """
-    try:
-        return _decode(d)
-    except RecursionError:
-        raise _fail(
-            "", "a value is nested too deeply to read (a state dict nests 4 levels)"
-        ) from None
+    return read_state_dict(_decode, d)
 
 
 def _decode(d: Any) -> np.ndarray:
-    _keys(d, "", _TOP_KEYS)
-    if d["format"] != FORMAT:
-        raise _fail("format", f"{_show(d['format'])} is not {FORMAT!r}")
+    opening(d, FORMAT, _TOP_KEYS)
     if not isinstance(d["options"], dict):
-        raise _fail("options", f"must be a dict, got {type(d['options']).__name__}")
-    try:
-        config = GameConfig.from_dict(d["options"])
-    except (ValueError, TypeError) as e:
-        raise _fail("options", str(e)) from None
+        raise fail("options", f"must be a dict, got {type(d['options']).__name__}")
+    config = options_field(GameConfig.from_dict, d["options"])
     n = config.num_players
     s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
     s[L.NUM_PLAYERS] = n
@@ -347,56 +307,58 @@ def _decode(d: Any) -> np.ndarray:
     s[L.OPT_EXPANSION] = config.expansion
     s[L.OPT_DRAFT] = DRAFT_MODES.index(config.draft)
     s[L.OPT_LIBRARY_LIMIT] = config.library_limit
-    s[L.DECISIONS] = _int(
+    s[L.DECISIONS] = int_field(
         d["decisions"], "decisions (at most options.max_decisions)", 0, config.max_decisions
     )
-    s[L.ROUND] = _int(d["round"], "round", 1, MAX_ROUND)
-    s[L.PHASE] = _name(d["phase"], "phase", PHASE_NAMES)
-    s[L.STEP] = _int(d["step"], "step", 0, max(2 + n, DRAFT_PICKS))
-    s[L.IDLE] = _int(d["idle"], "idle", 0, n)
-    s[L.GOVERNOR] = _int(d["governor"], "governor", 0, n - 1)
-    s[L.PICKS] = _int(d["picks"], "picks", 0, 6)
-    s[L.PICKER] = -1 if d["picker"] is None else _int(d["picker"], "picker", 0, n - 1)
-    s[L.END_TRIGGERED] = _bool(d["end_triggered"], "end_triggered")
+    s[L.ROUND] = int_field(d["round"], "round", 1, MAX_ROUND)
+    s[L.PHASE] = name_field(d["phase"], "phase", PHASE_NAMES)
+    s[L.STEP] = int_field(d["step"], "step", 0, max(2 + n, DRAFT_PICKS))
+    s[L.IDLE] = int_field(d["idle"], "idle", 0, n)
+    s[L.GOVERNOR] = int_field(d["governor"], "governor", 0, n - 1)
+    s[L.PICKS] = int_field(d["picks"], "picks", 0, 6)
+    s[L.PICKER] = -1 if d["picker"] is None else int_field(d["picker"], "picker", 0, n - 1)
+    s[L.END_TRIGGERED] = bool_field(d["end_triggered"], "end_triggered")
     rng = d["rng"]
     if not isinstance(rng, list) or len(rng) != 2:
-        raise _fail("rng", f"must be a list of 2 ints, got {_show(rng)}")
-    s[L.RNG] = _int(rng[0], "rng[0]", 0, 32767)
-    s[L.RNG + 1] = _int(rng[1], "rng[1]", -32768, 32767)
+        raise fail("rng", f"must be a list of 2 ints, got {show(rng)}")
+    s[L.RNG] = int_field(rng[0], "rng[0]", 0, 32767)
+    s[L.RNG + 1] = int_field(rng[1], "rng[1]", -32768, 32767)
     if int(s[L.RNG]) * 65536 + int(s[L.RNG + 1]) + 32768 in (0, 2147483647):
-        raise _fail("rng", "the generator state must be in 1..2**31-2")
-    s[L.DOUBLED] = _bool(d["doubled"], "doubled")
-    s[L.LIBRARY_USED] = _bool(d["library_used"], "library_used")
+        raise fail("rng", "the generator state must be in 1..2**31-2")
+    s[L.DOUBLED] = bool_field(d["doubled"], "doubled")
+    s[L.LIBRARY_USED] = bool_field(d["library_used"], "library_used")
     s[L.PRODUCED] = _goods_list(d["produced"], "produced")
-    bm = _keys(d["black_market"], "black_market", {"returned", "short"})
+    bm = exact_keys(d["black_market"], "black_market", {"returned", "short"})
     returned = bm["returned"]
     if (
         not isinstance(returned, list)
         or not all(isinstance(k, str) for k in returned)
         or len(set(returned)) != len(returned)
     ):
-        raise _fail("black_market.returned", f"must be a list of distinct {list(BM_KINDS)}")
-    s[L.BM_RETURNED] = sum(1 << _name(k, "black_market.returned", BM_KINDS) for k in bm["returned"])
-    s[L.BM_SHORT] = _int(bm["short"], "black_market.short", 0, len(BM_KINDS))
-    s[L.GUEST_STEP] = _int(d["guest_step"], "guest_step", 0, n + 1)
-    _keys(d["roles"], "roles", set(ROLE_NAMES))
+        raise fail("black_market.returned", f"must be a list of distinct {list(BM_KINDS)}")
+    s[L.BM_RETURNED] = sum(
+        1 << name_field(k, "black_market.returned", BM_KINDS) for k in bm["returned"]
+    )
+    s[L.BM_SHORT] = int_field(bm["short"], "black_market.short", 0, len(BM_KINDS))
+    s[L.GUEST_STEP] = int_field(d["guest_step"], "guest_step", 0, n + 1)
+    exact_keys(d["roles"], "roles", set(ROLE_NAMES))
     for r, name in enumerate(ROLE_NAMES):
-        role = _keys(d["roles"][name], f"roles.{name}", {"in_game", "picked", "doubloons"})
-        in_game = _bool(role["in_game"], f"roles.{name}.in_game")
-        picked = _bool(role["picked"], f"roles.{name}.picked")
+        role = exact_keys(d["roles"][name], f"roles.{name}", {"in_game", "picked", "doubloons"})
+        in_game = bool_field(role["in_game"], f"roles.{name}.in_game")
+        picked = bool_field(role["picked"], f"roles.{name}.picked")
         if picked and not in_game:
-            raise _fail(f"roles.{name}", "a card not in the game cannot be picked")
+            raise fail(f"roles.{name}", "a card not in the game cannot be picked")
         if in_game != bool(ROLES_IN_GAME[n, r]):
             allowed = [ROLE_NAMES[x] for x in range(len(ROLE_NAMES)) if ROLES_IN_GAME[n, x]]
-            raise _fail(f"roles.{name}.in_game", f"with {n} players the cards are {allowed}")
+            raise fail(f"roles.{name}.in_game", f"with {n} players the cards are {allowed}")
         s[L.ROLE_STATE + r] = (1 if picked else 0) if in_game else -1
         high = MAX_ROUND - 1 if in_game and not picked else 0
-        s[L.ROLE_MONEY + r] = _int(role["doubloons"], f"roles.{name}.doubloons", 0, high)
-    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0, BANK_PAID_LIMIT)
-    s[L.COLONIST_SUPPLY] = _int(d["colonist_supply"], "colonist_supply", 0)
-    s[L.COLONIST_SHIP] = _int(d["colonist_ship"], "colonist_ship", 0)
-    s[L.VP_SUPPLY] = _int(d["vp_supply"], "vp_supply", -MAX_PAPER_VP)
-    s[L.QUARRY_SUPPLY] = _int(d["quarry_supply"], "quarry_supply", 0)
+        s[L.ROLE_MONEY + r] = int_field(role["doubloons"], f"roles.{name}.doubloons", 0, high)
+    s[L.BANK_PAID] = int_field(d["bank_paid"], "bank_paid", 0, BANK_PAID_LIMIT)
+    s[L.COLONIST_SUPPLY] = int_field(d["colonist_supply"], "colonist_supply", 0, _INT16_MAX)
+    s[L.COLONIST_SHIP] = int_field(d["colonist_ship"], "colonist_ship", 0, _INT16_MAX)
+    s[L.VP_SUPPLY] = int_field(d["vp_supply"], "vp_supply", -MAX_PAPER_VP, _INT16_MAX)
+    s[L.QUARRY_SUPPLY] = int_field(d["quarry_supply"], "quarry_supply", 0, _INT16_MAX)
     _counts(s, d["goods_supply"], "goods_supply", L.GOODS_SUPPLY, GOOD_NAMES)
     _counts(s, d["trading_house"], "trading_house", L.TRADING_HOUSE, GOOD_NAMES)
     _counts(s, d["building_supply"], "building_supply", L.BUILDING_SUPPLY, BUILDING_NAMES)
@@ -405,85 +367,85 @@ def _decode(d: Any) -> np.ndarray:
     _counts(s, d["forested"], "forested", L.FORESTED, PLANTATION_NAMES)
     stack = d["plantation_stack"]
     if not isinstance(stack, list) or len(stack) > PLANTATION_STACK_SIZE:
-        raise _fail("plantation_stack", f"must be a list of at most {PLANTATION_STACK_SIZE}")
+        raise fail("plantation_stack", f"must be a list of at most {PLANTATION_STACK_SIZE}")
     for i, t in enumerate(stack):
-        s[L.PLANTATION_STACK + i] = _name(t, f"plantation_stack[{i}]", PLANTATION_NAMES)
+        s[L.PLANTATION_STACK + i] = name_field(t, f"plantation_stack[{i}]", PLANTATION_NAMES)
     s[L.PLANTATION_STACK_SIZE_F] = len(stack)
     ships = d["ships"]
     sizes = [int(c) for c in SHIP_CAPACITY[n] if c > 0]
     if not isinstance(ships, list) or len(ships) != len(sizes):
-        raise _fail("ships", f"must be a list of the {len(sizes)} ships of {n} players {sizes}")
+        raise fail("ships", f"must be a list of the {len(sizes)} ships of {n} players {sizes}")
     for k in range(MAX_SHIPS):
         s[L.SHIP_GOOD + k] = -1
     for k, ship in enumerate(ships):
         w = f"ships[{k}]"
-        _keys(ship, w, {"capacity", "good", "load"})
-        s[L.SHIP_CAPACITY + k] = _int(ship["capacity"], f"{w}.capacity", sizes[k], sizes[k])
+        exact_keys(ship, w, {"capacity", "good", "load"})
+        s[L.SHIP_CAPACITY + k] = int_field(ship["capacity"], f"{w}.capacity", sizes[k], sizes[k])
         if ship["good"] is not None:
-            s[L.SHIP_GOOD + k] = _name(ship["good"], f"{w}.good", GOOD_NAMES)
-        s[L.SHIP_LOAD + k] = _int(ship["load"], f"{w}.load", 0, int(s[L.SHIP_CAPACITY + k]))
+            s[L.SHIP_GOOD + k] = name_field(ship["good"], f"{w}.good", GOOD_NAMES)
+        s[L.SHIP_LOAD + k] = int_field(ship["load"], f"{w}.load", 0, int(s[L.SHIP_CAPACITY + k]))
     players = d["players"]
     if not isinstance(players, list) or len(players) != n:
-        raise _fail("players", f"must be a list of {n} players (options.num_players)")
+        raise fail("players", f"must be a list of {n} players (options.num_players)")
     for p in range(MAX_PLAYERS):
         for b in range(NUM_BUILDINGS):
             s[pf(p, L.P_BUILDINGS + b)] = -1
     for p, pl in enumerate(players):
         w = f"players[{p}]"
-        _keys(pl, w, _PLAYER_KEYS)
-        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0, MAX_MONEY)
-        s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0, MAX_AMOUNT)
+        exact_keys(pl, w, _PLAYER_KEYS)
+        s[pf(p, L.P_MONEY)] = int_field(pl["money"], f"{w}.money", 0, MAX_MONEY)
+        s[pf(p, L.P_VP)] = int_field(pl["vp"], f"{w}.vp", 0, MAX_AMOUNT)
         _counts(s, pl["goods"], f"{w}.goods", pf(p, L.P_GOODS), GOOD_NAMES)
         _counts(s, pl["island"], f"{w}.island", pf(p, L.P_ISLAND), TILE_NAMES)
         _counts(s, pl["worked"], f"{w}.worked", pf(p, L.P_WORKED), WORKABLE_NAMES)
         if not isinstance(pl["buildings"], dict):
-            raise _fail(f"{w}.buildings", "must be a dict {building: colonists}")
+            raise fail(f"{w}.buildings", "must be a dict {building: colonists}")
         for name, workers in pl["buildings"].items():
-            b = _name(name, f"{w}.buildings", BUILDING_NAMES)
-            s[pf(p, L.P_BUILDINGS + b)] = _int(
+            b = name_field(name, f"{w}.buildings", BUILDING_NAMES)
+            s[pf(p, L.P_BUILDINGS + b)] = int_field(
                 workers, f"{w}.buildings.{name}", 0, int(B_CIRCLES[b])
             )
-        s[pf(p, L.P_SAN_JUAN)] = _int(pl["san_juan"], f"{w}.san_juan", 0)
-        s[pf(p, L.P_SHIPPED)] = _bool(pl["shipped"], f"{w}.shipped")
-        s[pf(p, L.P_WHARF_USED)] = _bool(pl["wharf_used"], f"{w}.wharf_used")
-        s[pf(p, L.P_SMALL_WHARF_USED)] = _bool(pl["small_wharf_used"], f"{w}.small_wharf_used")
+        s[pf(p, L.P_SAN_JUAN)] = int_field(pl["san_juan"], f"{w}.san_juan", 0, _INT16_MAX)
+        s[pf(p, L.P_SHIPPED)] = bool_field(pl["shipped"], f"{w}.shipped")
+        s[pf(p, L.P_WHARF_USED)] = bool_field(pl["wharf_used"], f"{w}.wharf_used")
+        s[pf(p, L.P_SMALL_WHARF_USED)] = bool_field(pl["small_wharf_used"], f"{w}.small_wharf_used")
         s[pf(p, L.P_KEPT)] = _goods_list(pl["kept"], f"{w}.kept")
-        _keys(pl["singles"], f"{w}.singles", set(GOOD_NAMES))
+        exact_keys(pl["singles"], f"{w}.singles", set(GOOD_NAMES))
         s[pf(p, L.P_SINGLES)] = sum(
-            _int(pl["singles"][g], f"{w}.singles.{g}", 0, WINDROSE_BARRELS + STOREHOUSE_BARRELS)
+            int_field(
+                pl["singles"][g], f"{w}.singles.{g}", 0, WINDROSE_BARRELS + STOREHOUSE_BARRELS
+            )
             << (SINGLE_BITS * i)
             for i, g in enumerate(GOOD_NAMES)
         )
     pending = d["pending"]
     if not isinstance(pending, list) or len(pending) > STACK_DEPTH:
-        raise _fail("pending", f"must be a list of at most {STACK_DEPTH} decisions")
+        raise fail("pending", f"must be a list of at most {STACK_DEPTH} decisions")
     for i, item in enumerate(pending):
         w = f"pending[{i}]"
         if not isinstance(item, dict) or not isinstance(item.get("kind"), str):
-            raise _fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
+            raise fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
         if item["kind"] not in ENTRY_OF_NAME:
-            raise _fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
+            raise fail(w, f"must be a dict with a kind among {sorted(ENTRY_OF_NAME)}")
         spec = ENTRY_OF_NAME[item["kind"]]
         keys = {"kind", "player"} | ({spec.arg.name} if spec.arg.codec != CODEC_NONE else set())
-        _keys(item, w, keys)
-        player = _int(item["player"], f"{w}.player", 0, n - 1)
+        exact_keys(item, w, keys)
+        player = int_field(item["player"], f"{w}.player", 0, n - 1)
         arg = 0
         if spec.arg.codec == CODEC_TILE:
-            arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", TILE_NAMES)
+            arg = name_field(item[spec.arg.name], f"{w}.{spec.arg.name}", TILE_NAMES)
         elif spec.arg.codec == CODEC_BUILDING:
-            arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", BUILDING_NAMES)
+            arg = name_field(item[spec.arg.name], f"{w}.{spec.arg.name}", BUILDING_NAMES)
         elif spec.arg.codec == CODEC_GOODS:
             arg = _goods_list(item[spec.arg.name], f"{w}.{spec.arg.name}")
         elif spec.arg.codec != CODEC_NONE:
-            arg = _int(item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high)
+            arg = int_field(
+                item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high
+            )
         if not spec.arg.low <= arg <= spec.arg.high:
-            raise _fail(f"{w}.{spec.arg.name}", f"allowed: {spec.arg.low} to {spec.arg.high}")
+            raise fail(f"{w}.{spec.arg.name}", f"allowed: {spec.arg.low} to {spec.arg.high}")
         push(s, spec.kind, player, arg)
-    code = int(check_invariants(s))
-    if code:
-        raise InvalidStateError(
-            f"state dict is inconsistent: {INVARIANT_MESSAGES[Invariant(code)]}"
-        )
+    consistent(int(check_invariants(s)), INVARIANT_MESSAGES)
     _check_clock(s, n)
     _check_stack(s, n)
     _check_cursors(s, n)
@@ -508,13 +470,13 @@ def _check_clock(s: np.ndarray, n: int) -> None:
     picker = int(s[L.PICKER])
     picked = int((s[L.ROLE_STATE : L.ROLE_STATE + len(ROLE_NAMES)] == 1).sum())
     if picked != int(s[L.PICKS]) or picked > ROLES_PER_ROUND[n]:
-        raise _fail("picks", f"{int(s[L.PICKS])} picks but {picked} role cards picked")
+        raise fail("picks", f"{int(s[L.PICKS])} picks but {picked} role cards picked")
     _check_rounds_ahead(s)
     in_role = phase in _ROLE_PHASES
     if in_role != (picker >= 0):
-        raise _fail("picker", f"{picker} does not fit phase {PHASE_NAMES[phase]!r}")
+        raise fail("picker", f"{picker} does not fit phase {PHASE_NAMES[phase]!r}")
     if in_role and picked == 0:
-        raise _fail("phase", f"{PHASE_NAMES[phase]!r} while no role card is picked")
+        raise fail("phase", f"{PHASE_NAMES[phase]!r} while no role card is picked")
     limit = {
         Phase.ROLE_SELECTION: 0,
         Phase.SETTLER: n + 1,
@@ -528,40 +490,40 @@ def _check_clock(s: np.ndarray, n: int) -> None:
         Phase.GAME_OVER: 0,
     }[Phase(phase)]
     if int(s[L.STEP]) > limit:
-        raise _fail("step", f"{int(s[L.STEP])} is past the end of phase {PHASE_NAMES[phase]!r}")
+        raise fail("step", f"{int(s[L.STEP])} is past the end of phase {PHASE_NAMES[phase]!r}")
     drafted = sum(
         1 for b in range(NUM_BUILDINGS) if B_KIND[b] != 0 and int(s[L.BUILDING_SUPPLY + b]) > 0
     )
     if phase == Phase.DRAFT and drafted != int(s[L.STEP]):
-        raise _fail("step", f"{int(s[L.STEP])} draft picks but {drafted} kinds on the board")
+        raise fail("step", f"{int(s[L.STEP])} draft picks but {drafted} kinds on the board")
     if phase == Phase.DRAFT and not int(s[L.OPT_EXPANSION]):
-        raise _fail("phase", "the draft is part of the expansion only")
+        raise fail("phase", "the draft is part of the expansion only")
     size = int(s[L.STACK_SIZE])
     storing = {int(entry(s, i)[1]) for i in range(size) if int(entry(s, i)[0]) in _STORAGE}
     for p in range(n):
         singles = int(s[pf(p, L.P_SINGLES)])
         for g, name in enumerate(GOOD_NAMES):
             if (singles >> (SINGLE_BITS * g)) & SINGLE_MASK > int(s[pf(p, L.P_GOODS + g)]):
-                raise _fail(f"players[{p}].singles.{name}", "more than the barrels he holds")
+                raise fail(f"players[{p}].singles.{name}", "more than the barrels he holds")
         if p not in storing and (singles or int(s[pf(p, L.P_KEPT)])):
-            raise _fail(f"players[{p}]", "kept and singles must be empty outside his storage")
+            raise fail(f"players[{p}]", "kept and singles must be empty outside his storage")
     kinds = {int(entry(s, i)[0]) for i in range(size)}
     _check_black_market(s, DecisionKind.BLACK_MARKET in kinds)
     if size == 0:
         return
     if phase == Phase.GAME_OVER:
-        raise _fail("pending", "a finished game asks nothing")
+        raise fail("pending", "a finished game asks nothing")
     allowed = _KINDS_OF_PHASE[phase]
     if not kinds <= allowed:
         names = sorted(SCHEMA[k].name for k in kinds - allowed)
-        raise _fail("pending", f"decisions {names} are not asked in phase {PHASE_NAMES[phase]!r}")
+        raise fail("pending", f"decisions {names} are not asked in phase {PHASE_NAMES[phase]!r}")
     # Judged as if the decision cap were not reached: a game cut off by the cap keeps the
     # question it was asked (rules 6.9), and that question has an answer.
     probe = s.copy()
     probe[L.DECISIONS] = 0
     out = np.empty(NUM_ACTIONS, np.int64)
     if legal_actions(probe, out) == 0:
-        raise _fail("pending", "the pending decision has no legal answer")
+        raise fail("pending", "the pending decision has no legal answer")
 
 
 def rounds_ahead(s: np.ndarray) -> int:
@@ -580,7 +542,7 @@ def _check_rounds_ahead(s: np.ndarray) -> None:
     ahead = rounds_ahead(s)
     r = int(s[L.ROUND])
     if r + ahead > MAX_ROUND:
-        raise _fail(
+        raise fail(
             "round",
             f"{r} is out of range at this point; allowed: 1 to {MAX_ROUND - ahead} (the "
             f"{int(s[L.MAX_DECISIONS]) - int(s[L.DECISIONS])} decisions left before the cap "
@@ -589,7 +551,7 @@ def _check_rounds_ahead(s: np.ndarray) -> None:
     for i, name in enumerate(ROLE_NAMES):
         money = int(s[L.ROLE_MONEY + i])
         if money + ahead > MAX_ROUND - 1:
-            raise _fail(
+            raise fail(
                 f"roles.{name}.doubloons",
                 f"{money} is out of range at this point; allowed: 0 to "
                 f"{MAX_ROUND - 1 - ahead} (a doubloon each of the {ahead} rounds still ahead)",
@@ -604,13 +566,13 @@ def _check_black_market(s: np.ndarray, asked: bool) -> None:
     short = int(s[L.BM_SHORT])
     returned = int(s[L.BM_RETURNED])
     if not asked and (short or returned):
-        raise _fail(
+        raise fail(
             "black_market",
             f"short {short}, returned {_bits_of(returned)} while no black_market decision is "
             "pending; allowed: short 0 and returned [] (a return is asked only during a build)",
         )
     if asked and short == 0:
-        raise _fail(
+        raise fail(
             "black_market.short", f"0 while a return is asked; allowed: 1 to {len(BM_KINDS)}"
         )
 
@@ -664,16 +626,16 @@ def _check_stack(s: np.ndarray, n: int) -> None:
 
     def want(ok: bool, what: str) -> None:
         if not ok:
-            raise _fail("pending", f"{names} does not fit the position: {what}")
+            raise fail("pending", f"{names} does not fit the position: {what}")
 
     if int(s[L.DOUBLED]) and (picker < 0 or not int(s[L.LIBRARY_USED])):
-        raise _fail("doubled", "a library doubles only in a role's phase, and counts as used")
+        raise fail("doubled", "a library doubles only in a role's phase, and counts as used")
     if int(s[L.PRODUCED]) and not (phase == Phase.CRAFTSMAN and step >= 1):
-        raise _fail("produced", "goods are produced only in the craftsman phase")
+        raise fail("produced", "goods are produced only in the craftsman phase")
     if phase not in _GUEST_PHASES and guest:
-        raise _fail("guest_step", f"guest turns are asked only in the phases {_GUEST_NAMES}")
+        raise fail("guest_step", f"guest turns are asked only in the phases {_GUEST_NAMES}")
     if guest > n and phase != Phase.CAPTAIN_STORAGE:
-        raise _fail("guest_step", f"at most {n} (num_players) outside the storage")
+        raise fail("guest_step", f"at most {n} (num_players) outside the storage")
     for kind, p, _ in es:
         if kind == _D.GUEST_HOUSE:
             want(wants_guest_turn(s, p), f"player {p} has no guest colonist to move")
@@ -762,34 +724,32 @@ def _check_cursors(s: np.ndarray, n: int) -> None:
         opening = kinds == [_D.GUEST_HOUSE] and guest <= n
         before = opening or guest < n
         if opening and step:
-            raise _fail(
+            raise fail(
                 "step",
                 f"{step} during the guest-house turns at the start of the phase; allowed: 0 "
                 "(they come before its first turn, rules 7.4)",
             )
         if guest < n and (step > 0 or (es and not opening)):
-            raise _fail(
+            raise fail(
                 "guest_step",
                 f"{guest} once the phase's turns have begun; allowed: {n} (each seat's "
                 "guest-house turn at the start of the phase comes first, rules 7.4)",
             )
         if before and int(s[L.DOUBLED]):
-            raise _fail(
-                "doubled", "a privilege is used in the phase's turns, after its guest turns"
-            )
+            raise fail("doubled", "a privilege is used in the phase's turns, after its guest turns")
         if before and captain and shippers:
-            raise _fail(
+            raise fail(
                 f"players[{shippers[0]}].shipped",
                 "true before the captain phase's first turn; allowed: false",
             )
     if phase == Phase.CAPTAIN_STORAGE and idle != n:
-        raise _fail(
+        raise fail(
             "idle",
             f"{idle} in the storage; allowed: {n} (it starts after a whole round of turns "
             "without a loading, rules 4.6)",
         )
     if not captain and phase != Phase.CAPTAIN_STORAGE and idle:
-        raise _fail("idle", f"{idle} outside the captain phase; allowed: 0")
+        raise fail("idle", f"{idle} outside the captain phase; allowed: 0")
     for p in range(n):
         marks = [
             (key, int(s[pf(p, f)]))
@@ -801,17 +761,17 @@ def _check_cursors(s: np.ndarray, n: int) -> None:
         ]
         for key, v in marks:
             if v and not captain and phase != Phase.CAPTAIN_STORAGE:
-                raise _fail(f"players[{p}].{key}", "true outside the captain phase; allowed: false")
+                raise fail(f"players[{p}].{key}", "true outside the captain phase; allowed: false")
         shipped, wharf, small = (v for _, v in marks)
         if wharf and not shipped:
-            raise _fail(f"players[{p}].wharf_used", "true but he has not shipped (rules 2.4)")
+            raise fail(f"players[{p}].wharf_used", "true but he has not shipped (rules 2.4)")
         if small and not shipped and p not in wharfing:
-            raise _fail(
+            raise fail(
                 f"players[{p}].small_wharf_used",
                 "true but he has not shipped and is not shipping through it (rules 7.2)",
             )
     if wharfing and idle:
-        raise _fail("idle", f"{idle} during a small-wharf shipment; allowed: 0 (a loading)")
+        raise fail("idle", f"{idle} during a small-wharf shipment; allowed: 0 (a loading)")
     if captain and not shippers and not wharfing:
         if kinds[:1] == [_D.LOAD]:
             turns = (step - 1) % n
@@ -820,7 +780,7 @@ def _check_cursors(s: np.ndarray, n: int) -> None:
         else:
             turns = n if idle == n and step == 0 else step
         if idle != turns:
-            raise _fail(
+            raise fail(
                 "idle",
                 f"{idle} but nobody has shipped yet this phase, so each of its {turns} turns "
                 f"so far passed without a loading; allowed: {turns} (rules 4.6)",

@@ -14,9 +14,10 @@ follow the rules as the engine's ``roles.builder.price`` and ``roles.trader.sale
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from caylus_env.core.viewer import words as core_words
 from caylus_env.puerto_rico.engine.actions import action_to_string
 from caylus_env.puerto_rico.engine.buildings import BUILDINGS, BuildingKind, BuildingSpec
 from caylus_env.puerto_rico.engine.constants import (
@@ -113,11 +114,13 @@ DECLINE = {
 TILE_WORDS = {**{g: f"{g} plantation" for g in GOOD_NAMES}, "quarry": "quarry", "forest": "forest"}
 
 
+#: Words without a plural in Puerto Rico's rulebook: the goods and victory points.
+INVARIABLE = (*GOOD_NAMES, "VP")
+
+
 def plural(count: int, word: str) -> str:
     """``1 doubloon``, ``3 doubloons`` (``VP`` and goods stay as they are)."""
-    if count == 1 or word in (*GOOD_NAMES, "VP"):
-        return f"{count} {word}"
-    return f"{count} {word}s"
+    return core_words.plural(count, word, INVARIABLE)
 
 
 def article(noun: str) -> str:
@@ -132,10 +135,6 @@ def barrels(count: int, good: str) -> str:
 
 def _doubloons(count: int, nothing: str = "free") -> str:
     return nothing if count == 0 else f"for {plural(count, 'doubloon')}"
-
-
-def _top(d: Mapping[str, Any]) -> Mapping[str, Any]:
-    return d["pending"][-1] if d.get("pending") else {}
 
 
 def _player(d: Mapping[str, Any], top: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -350,7 +349,7 @@ def _return(d: Mapping[str, Any], top: Mapping[str, Any], arg: str) -> str:
 
 
 #: Every block's words, by the head of its action names.
-WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], str], str]] = {
+WORDS: dict[str, core_words.Phrase] = {
     "role": _role,
     "accept": _accept,
     "decline": _decline,
@@ -372,8 +371,8 @@ assert set(TILE_WORDS) == set(TILE_NAMES)
 
 
 def action_words(d: Mapping[str, Any], action: int) -> str:
-    """What ``action`` does in the position ``d`` (a state dict), in words: the action, its
-    cost and its effect (see the module docstring); any id of the action space.
+    """What ``action`` does in the position ``d`` (a state dict) in Puerto Rico's words: the
+    action, its cost and its effect (the module docstring); any id of the action space.
 
     Example:
         >>> from caylus_env.puerto_rico.engine import Game, GameConfig
@@ -384,8 +383,7 @@ def action_words(d: Mapping[str, Any], action: int) -> str:
     Raises:
         ValueError: for an id outside the action space.
     """
-    head, _, arg = action_to_string(action).partition(":")
-    return WORDS[head](d, _top(d), arg)
+    return core_words.say(WORDS, d, action_to_string(action))
 
 
 __all__ = ["action_words", "building_effect", "building_price", "sale_price"]
