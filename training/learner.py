@@ -8,7 +8,7 @@ two kinds:
 
 * **compiled** (``random`` and every bot of the game's ``bots.BOTS`` with a ``scripted``
   row: Caylus's ``castle``, ``town``, ``economy``; Puerto Rico's ``shipper``, ``builder``):
-  played inside the one numba call that steps the batch (the game's ``choose_scripted``,
+  played inside the one compiled call that steps the batch (the game's ``choose_scripted``,
   its ties broken by the game's own random stream);
 * **external** (the current policy ``self``, the promoted checkpoints ``pool``, a checkpoint
   ``policy:PATH``, a shipped checkpoint, MCTS or any agent spec of the game): the kernel

@@ -113,9 +113,15 @@ compiled opponent until it is the learner's turn again or the game ends. Observa
 and rewards are the learner seat's; `final_obs` is the learner's view of the finished game. The
 opponent is ``"random"`` (uniform over the legal actions), drawing from its game's own
 splitmix64 stream seeded per episode from the seed (not numba's global generator, which one
-thread shares across games, so game `k` would then depend on the others and on `N`). The
-training pool (``training.learner.PoolGames``) adds the games' scripted bots, checkpoints and
-search agents.
+thread shares across games, so game `k` would then depend on the others and on `N`).
+
+This is the platform's one learner loop: the training pool (``training.learner.PoolGames``) is
+`LearnerGames` with an opponent pool, on the same kernels. Its opponents are slots of a kind
+(`Opponents`): ``random``, one of the game's scripted bots (``bots.choose_scripted``, its ties
+broken from the same stream) or one played outside the kernels (a checkpoint, a search agent:
+the kernel stops the game, `Learners.waiting`, until ``resume_games`` gives its move); each
+episode draws its slot from the pool's weights. The kernels take their arrays in a few named
+groups (`Games`, `Outputs`, `Learners`, `Opponents`, `Scratch`), built once per batch.
 """
 
 from __future__ import annotations
