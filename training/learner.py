@@ -376,7 +376,7 @@ class PoolGames(LearnerGames):
                 ):
                     raise RuntimeError(f"opponent {name!r} returned an illegal action")
                 total += self.kernels.resume_games(
-                    idx, actions, games, self._out, learners, self.opponents, self._scratch
+                    idx, actions, games, self._out, learners, self._opponents, self._scratch
                 )
         return total
 

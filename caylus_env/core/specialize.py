@@ -23,7 +23,7 @@ reaches numba.
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from numba import njit
@@ -33,7 +33,10 @@ from caylus_env.core import bindings as declared
 
 
 def specialize(
-    templates: Sequence[Callable[..., Any]], suffix: str, bindings: Mapping[str, Any]
+    templates: Sequence[Callable[..., Any]],
+    suffix: str,
+    bindings: Mapping[str, Any],
+    inline: Collection[str] = (),
 ) -> types.SimpleNamespace:
     """Compile ``templates`` (plain functions of one module) with ``bindings`` as globals.
 
@@ -43,6 +46,9 @@ def specialize(
         suffix: what tells the copies apart (a game's name, or a game and a variant).
         bindings: global names and their values for this copy (a game's kernel module, its
             encoder, constants).
+        inline: the templates that numba inlines into the templates calling them (its
+            ``inline="always"``): a call that takes many arrays copies each one's pointer,
+            shape and strides, which a loop over the games cannot afford.
 
     Returns:
         A namespace of the compiled copies, by the templates' names.
@@ -76,7 +82,7 @@ def specialize(
         copy.__qualname__ = f"{f.__qualname__}__{suffix}"
         copy.__module__ = f.__module__
         copy.__doc__ = f.__doc__
-        kernel = njit(cache=True)(copy)
+        kernel = njit(cache=True, inline="always" if f.__name__ in inline else "never")(copy)
         namespace[f.__name__] = kernel
         out[f.__name__] = kernel
     return types.SimpleNamespace(**out)

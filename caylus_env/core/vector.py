@@ -121,7 +121,9 @@ This is the platform's one learner loop: the training pool (``training.learner.P
 broken from the same stream) or one played outside the kernels (a checkpoint, a search agent:
 the kernel stops the game, `Learners.waiting`, until ``resume_games`` gives its move); each
 episode draws its slot from the pool's weights. The kernels take their arrays in a few named
-groups (`Games`, `Outputs`, `Learners`, `Opponents`, `Scratch`), built once per batch.
+groups (`Games`, `Outputs`, `Learners`, `Opponents`, `Scratch`), built once per batch, handed
+over as plain tuples (numba reads a plain tuple's type faster than a NamedTuple's) and named
+again on entry, so every template reads its arrays by field name.
 """
 
 from __future__ import annotations
@@ -323,6 +325,8 @@ class Scratch(NamedTuple):
     noise: np.ndarray
     #: ``(MAX_PLAYERS,)`` int64: the scores a margin is taken from.
     scores: np.ndarray
+    #: ``(N,)`` int64: ``0..N-1``, the games a step of the learner view settles.
+    every: np.ndarray
 
 
 # ---------------------------------------------------------------------------------------
@@ -336,54 +340,59 @@ def write_mask(mask_row, legal_row, n):
         mask_row[legal_row[i]] = 1
 
 
-def start_episode(g, k):
-    """Set up game ``k``'s episode ``g.episodes[k]`` from its key; return its legal count."""
-    s = g.states[k]
-    seed = setup_seed_of(g.keys[k], g.episodes[k])
-    g.setup_seeds[k] = seed
+def start_episode(s, options_row, key, episode, legal_row):
+    """Set up episode ``episode`` of the game whose key is ``key`` into ``s``; returns its
+    legal count and its setup seed."""
+    seed = setup_seed_of(key, episode)
     s[:] = 0
-    K.setup(s, g.options[k], seed)
-    return K.advance(s, g.legal[k])
+    K.setup(s, options_row, seed)
+    return K.advance(s, legal_row), seed
 
 
-def finish_game(g, out, k, seat, rewards_row, ret):
-    """Game ``k`` is over: its rewards into ``rewards_row`` (zero when truncated), its end
-    flag, final scores and tie-breaks, and its last observation from ``seat``."""
-    s = g.states[k]
-    out.final_scores[k, :] = 0
-    out.final_ties[k, :] = 0
-    players = K.scores(s, out.final_scores[k])
-    K.tie_breaks(s, out.final_ties[k])
+def finish_game(s, seat, ret, rewards_row, scores_row, ties_row, final_obs_row):
+    """The game in ``s`` is over: its rewards into ``rewards_row`` (zero when truncated), its
+    final scores and tie-breaks, and its last observation from ``seat``; returns whether it
+    ended by its rules (else it was cut off by its decision cap)."""
+    scores_row[:] = 0
+    ties_row[:] = 0
+    players = K.scores(s, scores_row)
+    K.tie_breaks(s, ties_row)
     rewards_row[:] = 0.0
-    if K.is_terminal(s):
+    ended = K.is_terminal(s)
+    if ended:
         K.returns(s, ret)
         for p in range(players):
             rewards_row[p] = ret[p]
-        out.terminated[k] = True
-    else:
-        out.truncated[k] = True
-    encode(s, seat, out.final_obs[k])
+    encode(s, seat, final_obs_row)
+    return ended
 
 
-def show(g, out, k, seat, n):
-    """Game ``k`` waits on ``seat`` with ``n`` legal actions: its count, observation and
-    mask."""
-    g.num_legal[k] = n
-    encode(g.states[k], seat, out.obs[k])
-    write_mask(out.mask[k], g.legal[k], n)
-
-
-def reset_all(select, g, out):
+# The kernels below work on the batch's named groups; the helpers above, called for a game at
+# a time, take its rows: a group passed to a function that is not inlined is copied field by
+# field (every array's pointer, shape and strides), measured 20 to 50% slower per step when
+# the helpers called at every step took the groups. The kernels called from Python take the
+# groups as plain tuples and name them first thing (``Games(*games)``, free in compiled
+# code): numba reads a plain tuple's type in C but a NamedTuple's in Python, about 3 us a
+# call (a tenth of a step of 16 games).
+def reset_all(select, games, outputs):
     """Start the current episode of every selected game (``select[k]``); the self-play view."""
+    g, out = Games(*games), Outputs(*outputs)
     for k in range(g.states.shape[0]):
         if select[k]:
-            n = start_episode(g, k)
-            out.seat[k] = K.current_player(g.states[k])
-            show(g, out, k, out.seat[k], n)
+            s = g.states[k]
+            n, g.setup_seeds[k] = start_episode(
+                s, g.options[k], g.keys[k], g.episodes[k], g.legal[k]
+            )
+            g.num_legal[k] = n
+            seat = K.current_player(s)
+            out.seat[k] = seat
+            encode(s, seat, out.obs[k])
+            write_mask(out.mask[k], g.legal[k], n)
 
 
-def step_all(actions, g, out, scratch):
+def step_all(actions, games, outputs, buffers):
     """One action per game (checked legal by the caller), SAME_STEP autoreset; self-play."""
+    g, out, scratch = Games(*games), Outputs(*outputs), Scratch(*buffers)
     for k in range(g.states.shape[0]):
         s = g.states[k]
         actor = out.seat[k]
@@ -393,19 +402,27 @@ def step_all(actions, g, out, scratch):
         out.terminated[k] = False
         out.truncated[k] = False
         if n == 0:
-            finish_game(g, out, k, actor, out.rewards[k], scratch.ret)
+            ended = finish_game(
+                s, actor, scratch.ret, out.rewards[k], out.final_scores[k], out.final_ties[k],
+                out.final_obs[k],
+            )  # fmt: skip
+            out.terminated[k] = ended
+            out.truncated[k] = not ended
             out.final_seat[k] = actor
             g.episodes[k] += 1
-            n = start_episode(g, k)
-        out.seat[k] = K.current_player(s)
-        show(g, out, k, out.seat[k], n)
+            n, g.setup_seeds[k] = start_episode(
+                s, g.options[k], g.keys[k], g.episodes[k], g.legal[k]
+            )
+        g.num_legal[k] = n
+        seat = K.current_player(s)
+        out.seat[k] = seat
+        encode(s, seat, out.obs[k])
+        write_mask(out.mask[k], g.legal[k], n)
 
 
-def opponent_action(kind, s, legal_row, n, rng, k, noise):
-    """The move of compiled opponent ``kind`` (`Opponents.kind`) among ``legal_row[:n]``,
-    from game ``k``'s stream."""
-    if kind == OPPONENT_RANDOM:
-        return legal_row[random_pick(rng, k, n)]
+def scripted_action(kind, s, legal_row, n, rng, k, noise):
+    """The move of the game's scripted bot of kind ``kind`` (`Opponents.kind`) among
+    ``legal_row[:n]``, its ties broken by game ``k``'s stream."""
     for i in range(n):
         noise[i] = next_uniform(rng, k)
     return legal_row[choose_scripted(kind - FIRST_SCRIPTED, s, legal_row, n, noise)]
@@ -420,11 +437,13 @@ def margin_of(scores, learner, num_players):
     return scores[learner] - best
 
 
-def start_learner_episode(g, lv, opp, k):
+def start_learner_episode(k, g, lv, opp):
     """Set up game ``k``'s current episode: the setup, the learner seat (shifted by
     ``lv.shift[k]`` seats), the opponents' stream and, for a pool (``opp.cum``), the slot
-    drawn from it; returns the legal count."""
-    n = start_episode(g, k)
+    drawn from it; returns the legal count (once per episode: it may take the groups)."""
+    n, g.setup_seeds[k] = start_episode(
+        g.states[k], g.options[k], g.keys[k], g.episodes[k], g.legal[k]
+    )
     drawn = episode_word(g.keys[k], g.episodes[k], WORD_LEARNER) % np.uint64(g.options[k, 0])
     lv.learner[k] = (np.int64(drawn) + lv.shift[k]) % g.options[k, 0]
     lv.rng[k] = episode_word(g.keys[k], g.episodes[k], WORD_OPPONENTS)
@@ -438,75 +457,95 @@ def start_learner_episode(g, lv, opp, k):
     return n
 
 
-def settle(k, n, g, out, lv, opp, scratch):
-    """Play game ``k``'s compiled opponents (starting new episodes as games end) until the
-    learner must act (its observation and mask written) or an opponent played outside the
-    kernels must (``lv.waiting[k]``); returns the opponent decisions taken."""
-    s = g.states[k]
-    count = 0
-    while True:
-        while n > 0:
-            if K.current_player(s) == lv.learner[k]:
-                break
-            kind = opp.kind[lv.slot[k]]
-            if kind == OPPONENT_EXTERNAL:
-                lv.waiting[k] = True
-                g.num_legal[k] = n
-                return count
-            K.apply(s, opponent_action(kind, s, g.legal[k], n, lv.rng, k, scratch.noise))
-            n = K.advance(s, g.legal[k])
-            count += 1
-        if n > 0:
-            break
-        # The game ended (by its rules, or cut off by its decision cap: zero rewards): its
-        # results, then the next episode of game k (SAME_STEP autoreset).
-        seat = lv.learner[k]
-        finish_game(g, out, k, seat, scratch.seat_rewards, scratch.ret)
-        out.rewards[k] = scratch.seat_rewards[seat]
-        out.final_seat[k] = seat
-        lv.final_slot[k] = lv.slot[k]
-        if opp.margins:
-            lv.final_margin[k] = margin_of(out.final_scores[k], seat, g.options[k, 0])
-        g.episodes[k] += 1
-        n = start_learner_episode(g, lv, opp, k)
-    lv.waiting[k] = False
+def next_learner_episode(k, g, out, lv, opp, scratch):
+    """Game ``k`` ended (by its rules, or cut off by its decision cap: zero rewards): its
+    results from the learner's seat, then its next episode (SAME_STEP autoreset); returns the
+    legal count (once per episode: it may take the groups)."""
+    seat = lv.learner[k]
+    ended = finish_game(
+        g.states[k], seat, scratch.ret, scratch.seat_rewards, out.final_scores[k],
+        out.final_ties[k], out.final_obs[k],
+    )  # fmt: skip
+    out.terminated[k] = ended
+    out.truncated[k] = not ended
+    out.rewards[k] = scratch.seat_rewards[seat]
+    out.final_seat[k] = seat
+    lv.final_slot[k] = lv.slot[k]
     if opp.margins:
-        scratch.scores[:] = 0
-        K.scores(s, scratch.scores)
-        lv.margin[k] = margin_of(scratch.scores, lv.learner[k], g.options[k, 0])
-    show(g, out, k, lv.learner[k], n)
+        lv.final_margin[k] = margin_of(out.final_scores[k], seat, g.options[k, 0])
+    g.episodes[k] += 1
+    return start_learner_episode(k, g, lv, opp)
+
+
+def settle(games, g, out, lv, opp, scratch):
+    """Play the compiled opponents of each game ``games[i]`` from its decision (its legal
+    count in ``g.num_legal``, 0 for a game that just ended), starting new episodes as games
+    end, until the learner must act (its observation and mask written) or an opponent played
+    outside the kernels must (``lv.waiting[k]``); returns the opponent decisions taken."""
+    count = 0
+    for i in range(games.shape[0]):
+        k = games[i]
+        s = g.states[k]
+        n = g.num_legal[k]
+        waiting = False
+        while not waiting:
+            while n > 0 and K.current_player(s) != lv.learner[k]:
+                kind = opp.kind[lv.slot[k]]
+                if kind == OPPONENT_EXTERNAL:
+                    waiting = True
+                    break
+                if kind == OPPONENT_RANDOM:  # the common case, kept out of a call
+                    a = g.legal[k, random_pick(lv.rng, k, n)]
+                else:
+                    a = scripted_action(kind, s, g.legal[k], n, lv.rng, k, scratch.noise)
+                K.apply(s, a)
+                n = K.advance(s, g.legal[k])
+                count += 1
+            if n > 0:
+                break
+            n = next_learner_episode(k, g, out, lv, opp, scratch)
+        g.num_legal[k] = n
+        lv.waiting[k] = waiting
+        if not waiting:
+            if opp.margins:
+                scratch.scores[:] = 0
+                K.scores(s, scratch.scores)
+                lv.margin[k] = margin_of(scratch.scores, lv.learner[k], g.options[k, 0])
+            encode(s, lv.learner[k], out.obs[k])
+            write_mask(out.mask[k], g.legal[k], n)
     return count
 
 
-def reset_learner(select, g, out, lv, opp, scratch):
+def reset_learner(select, games, outputs, learners, opponents, buffers):
     """Start the current episode of every selected game; the opponents play up to the
     learner's turn (or an opponent's played outside the kernels). Returns the opponent
     decisions taken."""
-    total = 0
-    for k in range(g.states.shape[0]):
-        if select[k]:
-            n = start_learner_episode(g, lv, opp, k)
-            total += settle(k, n, g, out, lv, opp, scratch)
-    return total
+    g, out, lv = Games(*games), Outputs(*outputs), Learners(*learners)
+    opp, scratch = Opponents(*opponents), Scratch(*buffers)
+    games = np.flatnonzero(select)
+    for k in games:
+        g.num_legal[k] = start_learner_episode(k, g, lv, opp)
+    return settle(games, g, out, lv, opp, scratch)
 
 
-def step_learner(actions, g, out, lv, opp, scratch):
+def step_learner(actions, games, outputs, learners, opponents, buffers):
     """The learner's action in every game, then its compiled opponents; SAME_STEP
     autoreset. Returns the opponent decisions taken (the learner's are one per game)."""
-    total = 0
+    g, out, lv = Games(*games), Outputs(*outputs), Learners(*learners)
+    opp, scratch = Opponents(*opponents), Scratch(*buffers)
     for k in range(g.states.shape[0]):
         out.rewards[k] = 0.0
         out.terminated[k] = False
         out.truncated[k] = False
         K.apply(g.states[k], actions[k])
-        n = K.advance(g.states[k], g.legal[k])
-        total += settle(k, n, g, out, lv, opp, scratch)
-    return total
+        g.num_legal[k] = K.advance(g.states[k], g.legal[k])
+    return settle(scratch.every, g, out, lv, opp, scratch)
 
 
-def external_inputs(idx, g, lv, obs, mask, uniforms):
+def external_inputs(idx, games, learners, obs, mask, uniforms):
     """The observations, masks and uniform numbers of the games ``idx`` (each waiting on an
     opponent played outside the kernels), into rows ``0..len(idx)-1``."""
+    g, lv = Games(*games), Learners(*learners)
     for i in range(idx.shape[0]):
         k = idx[i]
         s = g.states[k]
@@ -517,20 +556,21 @@ def external_inputs(idx, g, lv, obs, mask, uniforms):
         uniforms[i] = next_uniform(lv.rng, k)
 
 
-def resume_games(idx, actions, g, out, lv, opp, scratch):
+def resume_games(idx, actions, games, outputs, learners, opponents, buffers):
     """Apply the outside opponents' ``actions`` to the games ``idx`` and go on; returns the
     opponent decisions taken (theirs included)."""
-    total = 0
+    g, out, lv = Games(*games), Outputs(*outputs), Learners(*learners)
+    opp, scratch = Opponents(*opponents), Scratch(*buffers)
     for i in range(idx.shape[0]):
         k = idx[i]
         K.apply(g.states[k], actions[i])
-        n = K.advance(g.states[k], g.legal[k])
-        total += 1 + settle(k, n, g, out, lv, opp, scratch)
-    return total
+        g.num_legal[k] = K.advance(g.states[k], g.legal[k])
+    return idx.shape[0] + settle(idx, g, out, lv, opp, scratch)
 
 
-def margins(g, lv, scratch):
+def margins(games, learners, buffers):
     """Every game's current margin (``lv.margin``), from the states (restored games)."""
+    g, lv, scratch = Games(*games), Learners(*learners), Scratch(*buffers)
     for k in range(g.states.shape[0]):
         scratch.scores[:] = 0
         K.scores(g.states[k], scratch.scores)
@@ -568,16 +608,18 @@ def random_games(options, num_games, seed, counts):
     return total
 
 
+#: The templates inlined into their callers: ``settle`` takes every group, once per step.
+INLINED = ("settle",)
 TEMPLATES = (
     write_mask,
     start_episode,
     finish_game,
-    show,
     reset_all,
     step_all,
-    opponent_action,
+    scripted_action,
     margin_of,
     start_learner_episode,
+    next_learner_episode,
     settle,
     reset_learner,
     step_learner,
@@ -603,6 +645,7 @@ def kernels(game: str) -> SimpleNamespace:
             "choose_scripted": spec.module("bots").choose_scripted,
             "engine": spec.engine(),
         },
+        inline=INLINED,
     )
 
 
@@ -630,6 +673,11 @@ class Batch:
     def done(self) -> np.ndarray:
         """Games that ended in this step, terminated or truncated."""
         return self.terminated | self.truncated
+
+
+def _plain(group: tuple) -> tuple:
+    """A kernels' argument group (`Games`, ...) as the plain tuple the kernels take."""
+    return tuple(group)
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -778,39 +826,48 @@ class BatchedGames:
         self._flat_mask = self._mask.reshape(-1)
         self._row_base = np.arange(n_envs, dtype=np.int64) * num_actions
         self._started = False
-        # The kernels' arguments, built once: they hold the buffers above, written in place.
-        self._games = Games(
-            self.states,
-            self.options,
-            self.keys,
-            self.episodes,
-            self.setup_seeds,
-            self._legal,
-            self._num_legal,
+        # The kernels' arguments, built once as plain tuples (see the templates): they hold
+        # the buffers above, written in place.
+        self._games = _plain(
+            Games(
+                self.states,
+                self.options,
+                self.keys,
+                self.episodes,
+                self.setup_seeds,
+                self._legal,
+                self._num_legal,
+            )
         )
-        self._scratch = Scratch(
-            self._ret,
-            self._seat_rewards,
-            np.zeros(num_actions, np.float64),
-            np.zeros(MAX_PLAYERS, np.int64),
+        self._scratch = _plain(
+            Scratch(
+                self._ret,
+                self._seat_rewards,
+                np.zeros(num_actions, np.float64),
+                np.zeros(MAX_PLAYERS, np.int64),
+                np.arange(n_envs, dtype=np.int64),
+            )
         )
 
-    def _outputs(self, seat: np.ndarray, rewards: np.ndarray) -> Outputs:
+    def _outputs(self, seat: np.ndarray, rewards: np.ndarray) -> tuple:
         """The view's `Outputs`: the shared buffers with its own seats and rewards."""
-        return Outputs(
-            self._obs,
-            self._mask,
-            seat,
-            rewards,
-            self._terminated,
-            self._truncated,
-            self._final_obs,
-            self._final_seat,
-            self._final_scores,
-            self._final_ties,
+        return _plain(
+            Outputs(
+                self._obs,
+                self._mask,
+                seat,
+                rewards,
+                self._terminated,
+                self._truncated,
+                self._final_obs,
+                self._final_seat,
+                self._final_scores,
+                self._final_ties,
+            )
         )
 
-    def _make_batch(self, out: Outputs) -> Batch:
+    def _make_batch(self, outputs: tuple) -> Batch:
+        out = Outputs(*outputs)
         return Batch(
             *(
                 _read_only(a)
@@ -1034,15 +1091,17 @@ class LearnerGames(BatchedGames):
         self.final_margin = np.zeros(n, np.int64)
         #: The slot each game that ended in the last step was played against.
         self.final_slot = np.zeros(n, np.int64)
-        self._learners = Learners(
-            self.learner,
-            self.rng,
-            self.slot,
-            self.shift,
-            self.waiting,
-            self.margin,
-            self.final_margin,
-            self.final_slot,
+        self._learners = _plain(
+            Learners(
+                self.learner,
+                self.rng,
+                self.slot,
+                self.shift,
+                self.waiting,
+                self.margin,
+                self.final_margin,
+                self.final_slot,
+            )
         )
         #: The opponents: one slot per ``OPPONENTS`` entry, each game keeping its own.
         self.opponents = Opponents(
@@ -1052,6 +1111,16 @@ class LearnerGames(BatchedGames):
         self.opponent_decisions = 0
         self._out = self._outputs(self.learner, self._rewards)
         self.batch = self._make_batch(self._out)
+
+    @property
+    def opponents(self) -> Opponents:
+        """Who plays the other seats (`Opponents`; the kernels get it as a plain tuple)."""
+        return self._opponents_named
+
+    @opponents.setter
+    def opponents(self, value: Opponents) -> None:
+        self._opponents_named = value
+        self._opponents = _plain(value)
 
     def _play_outside(self) -> int:
         """Play the moves of the opponents played outside the kernels (none here: every
@@ -1067,7 +1136,7 @@ class LearnerGames(BatchedGames):
         self._terminated[select] = False
         self._truncated[select] = False
         self.opponent_decisions += self.kernels.reset_learner(
-            select, self._games, self._out, self._learners, self.opponents, self._scratch
+            select, self._games, self._out, self._learners, self._opponents, self._scratch
         )
         self.opponent_decisions += self._play_outside()
         self._started = True
@@ -1082,7 +1151,7 @@ class LearnerGames(BatchedGames):
         """
         a = self._check_actions(actions)
         self.opponent_decisions += self.kernels.step_learner(
-            a, self._games, self._out, self._learners, self.opponents, self._scratch
+            a, self._games, self._out, self._learners, self._opponents, self._scratch
         )
         self.opponent_decisions += self._play_outside()
         return self.batch
