@@ -3,21 +3,15 @@
 A checkpoint directory written by ``training`` (``caylus train ppo --game G``, ``caylus train
 bc --game G``) holds:
 
-=====================  ===================================================================
-file                   what it is
-=====================  ===================================================================
-``config.json``        format ``caylus-policy/1``; the ``game`` it plays (a file without
-                       the field is `DEFAULT_GAME`'s: the checkpoints written before games
-                       were named, the shipped ``ppo-2p`` among them); the network
-                       (``arch``); the game's observation and action-space versions it was
-                       trained on; the player counts, training step, seed, parent
-                       checkpoint, the exact command, and the SHA-256 of
-                       ``model.safetensors``
-``model.safetensors``  the network's weights (safetensors: tensors and a JSON header, never
-                       code), under the names of the Stable-Baselines3 policy that trains it
-``sb3.zip`` and        what ``caylus train ppo --resume`` needs (training checkpoints only;
-``resume.*``           never read by this module)
-=====================  ===================================================================
+- ``config.json``: format ``caylus-policy/1``; the ``game`` it plays (a file without the
+  field is `DEFAULT_GAME`'s: the checkpoints written before games were named, the shipped
+  ``ppo-2p`` among them); the network (``arch``); the game's observation and action-space
+  versions it was trained on; the player counts, training step, seed, parent checkpoint, the
+  exact command, and the SHA-256 of ``model.safetensors``;
+- ``model.safetensors``: the network's weights (safetensors: tensors and a JSON header, never
+  code), under the names of the Stable-Baselines3 policy that trains it;
+- ``sb3.zip`` and ``resume.*``: what ``caylus train ppo --resume`` needs (training checkpoints
+  only; never read by this module).
 
 Loading reads JSON and safetensors only, so a checkpoint can never execute code. Its files
 are read only as regular files of its own directory (``read_file``: a FIFO, a device, a
@@ -1202,6 +1196,58 @@ def shipped_checkpoints() -> dict[str, str]:
     return out
 
 
+#: The ``config.json`` field that ranks a game's shipped checkpoints for `best_shipped`: an
+#: int, 0 when absent; a stronger network that should become the default declares a higher one.
+PRIORITY_FIELD = "priority"
+
+
+def best_shipped(game: str, directory: str | Path | None = None) -> str | None:
+    """The game's best shipped network: the name (a built-in agent spec) of the checkpoint
+    shipped for ``game`` that the tools play by default (the single-seat Gymnasium env's
+    opponents, ``agents.seat_env``).
+
+    The rule, read from the checkpoints themselves (no table of games): among the shipped
+    checkpoints of ``game`` (their ``config.json``'s ``game``) whose ``num_players`` lists
+    every player count of the game, the one with the highest `PRIORITY_FIELD` (an int, 0
+    when absent); among equals, the first by name. A network trained for some counts only
+    (``ppo-2p``) is never the default, and a stronger network shipped later (an ``az-``
+    checkpoint) becomes it by covering every count and declaring a higher priority.
+
+    Args:
+        game: a registered game's name.
+        directory: where the checkpoints lie (default `SHIPPED_DIR`, the package's).
+
+    Returns:
+        The checkpoint's directory name, or None when no shipped checkpoint of the game
+        covers every player count.
+
+    Raises:
+        CheckpointError: for a checkpoint of the game that cannot be read (``read_config``)
+            or whose priority is not an int, naming the file.
+    """
+    spec = game_spec(game)
+    root = SHIPPED_DIR if directory is None else Path(directory)
+    if not root.is_dir():
+        return None
+    ranked = []
+    for path in sorted(root.iterdir()):
+        if not (path / CONFIG_FILE).is_file():
+            continue
+        head = parse_json(read_file(path, CONFIG_FILE, MAX_CONFIG_BYTES), path / CONFIG_FILE)
+        if not isinstance(head, dict) or game_of_config(head) != spec.name:
+            continue
+        cfg = read_config(path, spec.name)
+        if not set(spec.player_counts) <= set(cfg.get("num_players", [])):
+            continue
+        priority = cfg.get(PRIORITY_FIELD, 0)
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            raise CheckpointError(
+                f"{path / CONFIG_FILE}: {PRIORITY_FIELD} must be an int, got {short_repr(priority)}"
+            )
+        ranked.append((-priority, path.name))
+    return min(ranked)[1] if ranked else None
+
+
 def make_shipped(name: str) -> Any:
     """Factory of a shipped checkpoint's spec (``ppo-2p`` or ``ppo-2p:sample``)."""
 
@@ -1216,6 +1262,7 @@ __all__ = [
     "CHECKPOINT_FORMAT",
     "CONFIG_FILE",
     "DEFAULT_ARCH",
+    "PRIORITY_FIELD",
     "SHIPPED_DIR",
     "WEIGHTS_FILE",
     "Arch",
@@ -1225,6 +1272,7 @@ __all__ = [
     "PolicyAgent",
     "PolicyNet",
     "arch_from_json",
+    "best_shipped",
     "check_outputs",
     "choose",
     "game_of_config",

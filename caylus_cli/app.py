@@ -8,9 +8,9 @@ exit with code 1.
 Heavy modules (the tournament runner and its statistics and plotting stack, the renderer, the
 benchmark) are imported inside the commands: worker processes started by ``spawn`` re-import the
 main module, and ``caylus agents`` should answer at once. The commands live in one module per
-group (:mod:`caylus_cli.tournament`, :mod:`caylus_cli.ladder`, :mod:`caylus_cli.games`,
-:mod:`caylus_cli.replay`, :mod:`caylus_cli.bench`, :mod:`caylus_cli.agents`), imported at the
-end of this module so that each registers on ``app``.
+command or command group, named after it (:mod:`caylus_cli.play` holds ``caylus play``,
+:mod:`caylus_cli.games` ``caylus games``), listed in `COMMAND_MODULES` and imported at the end of
+this module so that each registers on ``app``.
 """
 
 from __future__ import annotations
@@ -441,13 +441,11 @@ def _bad_argument(err: Exception) -> NoReturn:
     _fail(f"invalid value for {option}: {err}" if option else str(err))
 
 
-#: The command modules, in the order ``caylus --help`` lists them. Each registers its commands on
-#: ``app`` when imported and imports the helpers above, so they are imported last.
 COMMAND_MODULES = (
-    "catalog",
+    "games",
     "tournament",
     "ladder",
-    "games",
+    "play",
     "replay",
     "serve",
     "bench",
@@ -455,6 +453,21 @@ COMMAND_MODULES = (
     "dataset",
     "train",
 )
+"""The modules of ``caylus_cli`` that define the commands, in the order ``caylus --help`` lists
+them (typer lists commands in the order they were registered).
+
+Each module is named after its command (``play.py`` holds ``caylus play``; a group's module its
+group: ``dataset.py`` holds ``caylus dataset generate|verify|stats|inspect``) and registers it on
+``app`` when imported (``@app.command()``, or ``app.add_typer`` for a group). The modules import
+the shared options and helpers above, so they are imported here, at the end of this module:
+importing ``caylus_cli.app`` (the ``caylus`` entry point, ``pyproject.toml``) then yields the app
+with every command on it, and nothing else has to import them.
+
+A new command joins by its own module ``caylus_cli/<command>.py`` registering on ``app``, and
+its name here, where ``caylus --help`` should list it; then a row in ``docs/cli.md``.
+``tests/test_cli.py`` reads the commands from the app itself, so the new one is checked at once
+(its ``--help``, and the refusal of an unknown ``--game`` before any work).
+"""
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"caylus_cli.{_name}")

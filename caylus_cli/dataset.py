@@ -1,4 +1,5 @@
-"""``caylus dataset``: generate self-play datasets (Parquet), verify them by replay, summarise them."""
+"""``caylus dataset``: generate self-play datasets (Parquet), verify them by replay, summarise them,
+export them as training-ready tensors."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from caylus_cli.app import (
 
 dataset_app = typer.Typer(
     name="dataset",
-    help="Self-play datasets: generate (Parquet shards), verify (replay), stats, inspect.",
+    help="Self-play datasets: generate (Parquet shards), verify (replay), stats, inspect, "
+    "export (training-ready tensors).",
     no_args_is_help=True,
 )
 app.add_typer(dataset_app, name="dataset")
@@ -258,3 +260,68 @@ def inspect(
     except KeyError as err:
         _fail(str(err.args[0]))
     print_game(inspected, _console(), limit or None)
+
+
+@dataset_app.command()
+def export(
+    directory: Annotated[Path, typer.Argument(help="Dataset directory.")],
+    out: Annotated[
+        Path,
+        typer.Option(help="Export directory (created; an unfinished export is resumed)."),
+    ],
+    progress: ProgressOption = True,
+    game: FileGameOption = None,
+) -> None:
+    """Write the dataset's decisions as training-ready Parquet: the env's observation, action
+    mask, action, player, reward, return (and policy targets), one row per decision, with a
+    card (README.md, metadata.json) for Hugging Face datasets, Polars or PyTorch.
+
+    Every game is replayed and checked as verify checks it before its rows are written; the
+    dataset (manifest, files, digests) and --out are checked before any work. Running the
+    same command again resumes an interrupted export (a kill loses at most the shard being
+    written). The dataset's manifest names its game; --game, when given, must be that game.
+    """
+    from agents.selfplay.generate import ScheduleLookup, run_schedule
+    from agents.tournament.reports import progress_bar
+    from agents.tournament.specs import TournamentError
+    from caylus_env.datasets.export import export_dataset, prepare_export
+    from caylus_env.datasets.format import DatasetError, read_manifest
+
+    console = _console()
+    try:
+        manifest = read_manifest(directory)
+        schedule = run_schedule(manifest.get("run"))
+    except TournamentError as err:
+        _fail(
+            f"{directory}: the manifest's run gives no schedule to check the games against: {err}"
+        )
+    except DatasetError as err:
+        _fail(str(err))
+    scheduled, held = schedule.count(), manifest["counts"]["games"]
+    if scheduled != held:  # what verify finds at its end, found here before any work
+        _fail(
+            f"{directory}: the manifest's run schedules {scheduled} games; the dataset holds {held}"
+        )
+    try:
+        prepared = prepare_export(directory, out, game=game, schedule=ScheduleLookup(schedule))
+    except DatasetError as err:
+        _fail(str(err))
+    with progress_bar(console, progress) as bar:
+        task = bar.add_task("decisions", total=manifest["counts"]["decisions"])
+        try:
+            result = export_dataset(prepared, on_rows=lambda k: bar.update(task, completed=k))
+        except DatasetError as err:
+            _fail(str(err), code=1)
+        except KeyboardInterrupt:
+            _fail(f"interrupted; run the same command again to resume into {out}", code=130)
+    counts = result.metadata["counts"]
+    if result.resumed:
+        console.print(f"resumed: {result.resumed} of {counts['files']} shards already exported")
+    rate = result.rows / result.seconds if result.seconds > 0 else 0.0
+    console.print(
+        f"wrote {out}: {counts['episodes']} episodes, {counts['decisions']} decisions, "
+        f"{counts['bytes']} bytes ({counts['bytes_per_decision']} bytes a decision) in "
+        f"{counts['files']} file{'s' if counts['files'] != 1 else ''}; {result.rows} decisions "
+        f"exported in {result.seconds:.1f} s "
+        f"({rate:.0f} decisions/s)"
+    )

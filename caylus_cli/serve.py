@@ -7,8 +7,10 @@ shipped checkpoints (``ppo-2p``) and plugins; an agent whose spec names a file o
 (``policy:PATH``, ``puct:SIMS:ckpt=PATH``, a plugin's declared paths) is made only when every
 one, its links followed, lies inside the directories given with ``--checkpoints`` (a page must
 not make the server read any path it names), and the page lists the checkpoints found there.
-Saved records go under ``--save-dir`` with names the server chooses. ``docs/serve.md``
-describes the page and its HTTP API.
+Saved records go under ``--save-dir`` with names the server chooses. The page proposes the
+game's best shipped network (``agents.policy.best_shipped``) for every seat that is not a
+person's, and shows a trained agent's value estimate beside its move (`RegistryAgents.estimate`).
+``docs/serve.md`` describes the page and its HTTP API.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from caylus_env.core.serve import (
 POLICY_HEAD = "policy"
 #: What a refusal says is allowed when no ``--checkpoints`` was given.
 NO_ROOTS = "none: start caylus serve --checkpoints DIR"
+#: The seats' agent when a game ships no network for all its player counts.
+FALLBACK_AGENT = "random"
 #: How deep under a ``--checkpoints`` directory checkpoints are looked for, and how many listed.
 SCAN_DEPTH = 4
 MAX_LISTED = 100
@@ -113,6 +117,46 @@ class RegistryAgents:
                         return found
         return found
 
+    def default_agent(self, game: str) -> str:
+        """The spec the page proposes for the seats of ``game`` that are not a person's: the
+        game's best shipped network (``agents.policy.best_shipped``, the single-seat env's
+        default opponent too), or `FALLBACK_AGENT` when it ships none for all its counts."""
+        from agents.policy import best_shipped
+
+        return best_shipped(game) or FALLBACK_AGENT
+
+    def estimate(self, agent: Any, game: Any, seat: int) -> float | None:
+        """The agent's value estimate of the position ``game`` for ``seat``, the rank reward
+        it expects (+1 first .. -1 last; `caylus_env.core.serve.session.win_chance` turns it
+        into a chance), or None for an agent without one.
+
+        A search guided by a network (``puct:SIMS``, ``root_values()`` and ``visit_counts()``
+        of its last move) gives its root's value: its root children's mean values weighted by
+        their visits, less the score-margin potential its values add (``shaping`` times the
+        seat's margin over the best opponent now, in units of the game's ``score_scale``,
+        ``agents.puct``), so that it reads as the network's own value head does. A trained
+        network (an agent with a ``net`` whose ``value`` reads observations, ``policy:PATH``
+        and the shipped checkpoints) gives its value head on the seat's observation.
+        """
+        values = _called(agent, "root_values")
+        visits = _called(agent, "visit_counts")
+        if values and visits:
+            counts = dict(zip(*visits, strict=True))
+            mean = dict(zip(*values, strict=True))
+            total = sum(counts.get(a, 0) for a in mean)
+            if total > 0:
+                value = sum(v * counts.get(a, 0) for a, v in mean.items()) / total
+                return value - float(getattr(agent, "shaping", 0.0)) * _margin(game, seat)
+        net = getattr(agent, "net", None)
+        if net is None or not callable(getattr(net, "value", None)):
+            return None
+        import numpy as np
+
+        spec = game_spec(game.GAME)
+        obs = np.zeros((1, spec.observation().OBS_SIZE), np.float32)
+        spec.observation().encode_into(game.state, seat, obs[0])
+        return float(net.value(obs)[0])
+
     def catalog(self, game: str) -> list[dict[str, Any]]:
         from agents.registry import describe
 
@@ -131,6 +175,21 @@ class RegistryAgents:
                 }
             )
         return out
+
+
+def _called(agent: Any, name: str) -> Any:
+    """What the agent's method ``name`` returns, or None without one."""
+    method = getattr(agent, name, None)
+    return method() if callable(method) else None
+
+
+def _margin(game: Any, seat: int) -> float:
+    """The seat's score margin over the best opponent now, in units of the game's
+    ``score_scale`` (the potential ``agents.puct`` adds to its values)."""
+    scores = [float(x) for x in game.scores()]
+    others = [x for q, x in enumerate(scores) if q != seat]
+    spec = game_spec(game.GAME)
+    return (scores[seat] - max(others)) / spec.score_scale if others else 0.0
 
 
 @app.command()

@@ -11,11 +11,16 @@ Every game is a peer behind one game contract (``caylus_env.core.contract``), re
 - ``caylus_env.<env_name>`` (``caylus_v0``, ``puerto_rico_v0``, ...): each game's versioned
   PettingZoo entry point (its one shim module), as in PettingZoo's own classic environments;
 - ``GameRecord``, ``load_records``, ``replay``: the one record of every game, its reader and
-  its verifier; ``IllegalActionError``, ``InvalidStateError``: the errors of every engine.
+  its verifier; ``IllegalActionError``, ``InvalidStateError``: the errors of every engine;
+- the Gymnasium ids ``caylus_env/Caylus-v0``, ``caylus_env/PuertoRico-v0``, ... (one per game,
+  `caylus_env.gym_registration`): ``gymnasium.make(ID)`` gives the game's single-seat env, one
+  learner seat against agents (``agents.seat_env``). Importing this package registers them,
+  before or after Gymnasium is imported.
 
 A game's engine is ``caylus_env.<game>.engine`` (NumPy and numba only). The names are loaded on
 first use (PEP 562): ``import caylus_env`` and ``caylus_env.__version__`` cost nothing, and
-code that needs only an engine never imports gymnasium or PettingZoo.
+code that needs only an engine never imports gymnasium or PettingZoo (the ids are registered
+when Gymnasium's own import completes).
 """
 
 from __future__ import annotations
@@ -23,12 +28,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from caylus_env import gym_registration as _gym_registration
 from caylus_env._version import __version__
 
 if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
     from caylus_env.core.errors import IllegalActionError, InvalidStateError
     from caylus_env.core.record import GameRecord, load_records, replay
     from caylus_env.core.registry import game_spec, games
+    from caylus_env.core.vector import GameVectorEnv
 
 #: Public name -> the module that defines it (a submodule is its own entry).
 _LAZY = {
@@ -55,8 +64,10 @@ __all__ = [
 ]
 
 
-def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> Any:
-    """The PettingZoo AEC environment of ``game``, like its ``env()``.
+def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> AECEnv:
+    """The PettingZoo AEC environment of ``game``, like its ``env()``: a ``pettingzoo.AECEnv``
+    (the game's ``raw_env``, a `caylus_env.core.env.GameEnv`, inside PettingZoo's classic
+    wrappers, themselves ``AECEnv``).
 
     Args:
         game: a registered game's name (``caylus_env.games()``).
@@ -79,7 +90,7 @@ def make(game: str, *, wrapped: bool = True, **kwargs: Any) -> Any:
     return module.env(**kwargs) if wrapped else module.raw_env(**kwargs)
 
 
-def make_vector(game: str, num_envs: int, **kwargs: Any) -> Any:
+def make_vector(game: str, num_envs: int, **kwargs: Any) -> GameVectorEnv:
     """The compiled batched Gymnasium ``VectorEnv`` of ``game``
     (``caylus_env.core.vector.GameVectorEnv``): ``num_envs`` games stepped by one compiled
     call, masks in the observations, in ``info["action_mask"]`` and from ``action_masks()``.
@@ -118,3 +129,6 @@ def __dir__() -> list[str]:
     from caylus_env.core.registry import games
 
     return sorted(set(globals()) | set(__all__) | {spec.env_name for spec in games()})
+
+
+_gym_registration.install()

@@ -3,7 +3,8 @@
 Each case copies a small valid dataset of one game (``--base``: one directory per game, made by
 `make_bases`), tampers with it as a careless or hostile user would, and runs every dataset tool
 on it in a worker subprocess under a watchdog: ``caylus dataset verify`` (in-process, as a user
-runs it: the schedule of the manifest's run included), ``dataset_stats``, ``inspect_game``,
+runs it: the schedule of the manifest's run included), ``caylus dataset export`` (the same
+way, into a fresh directory), ``dataset_stats``, ``inspect_game``,
 ``dataset_records``, ``read_games`` and a full ``iter_batches`` pass (observations, masks,
 policy targets). Tampering (`MUTATIONS`): state bytes and other decision columns edited (int16
 extremes, random values, NaN and infinite returns and ranks), policy targets out of the action
@@ -20,10 +21,13 @@ counts, as an attacker would (a seating swap always does).
 A case is classified by its worst tool:
 
 - ``clear``: every tool refused it with a ``ValueError`` (a ``DatasetError``) with a message, or
-  ran, and ``caylus dataset verify`` exited 1 or 2 with an ``Error:`` line;
-- ``accepted``: a valid control (`CONTROLS`): every tool ran and verify found nothing;
-- ``wrong``: ``caylus dataset verify`` exited 0 on a tampered dataset, a reader handed out a
-  return, rank or probability that is not a finite number, or a control failed;
+  ran, and ``caylus dataset verify`` and ``caylus dataset export`` exited 1 or 2 with an
+  ``Error:`` line;
+- ``accepted``: a valid control (`CONTROLS`): every tool ran, verify found nothing and the
+  export wrote every decision;
+- ``wrong``: ``caylus dataset verify`` or ``caylus dataset export`` exited 0 on a tampered
+  dataset, a reader handed out a return, rank or probability that is not a finite number, or a
+  control failed;
 - ``other``: a tool raised another exception (a traceback for the user; under
   ``NUMBA_BOUNDSCHECK=1`` an out-of-bounds access in a kernel is an ``IndexError`` here);
 - ``crash``: the worker died without a Python error (a signal);
@@ -494,9 +498,40 @@ def _verify(root: Path, control: bool) -> tuple[str, str]:
     return ("wrong", lines[0]) if control else ("clear", "")
 
 
+def _export(root: Path, control: bool) -> tuple[str, str]:
+    """``caylus dataset export ROOT --out OUT`` in-process into a fresh directory: exit 0 and
+    every decision written for a sound dataset, 1 (a row fails its replay) or 2 (refused
+    before any work) with an ``Error:`` line for a tampered one, never a traceback."""
+    from typer.testing import CliRunner
+
+    from caylus_cli.app import app
+
+    out = Path(tempfile.mkdtemp(prefix="fuzz_export")) / "x"
+    try:
+        result = CliRunner().invoke(
+            app, ["dataset", "export", str(root), "--out", str(out), "--no-progress"]
+        )
+        written = None
+        if result.exit_code == 0 and (out / "metadata.json").is_file():
+            written = json.loads((out / "metadata.json").read_text())["counts"]["decisions"]
+    finally:
+        shutil.rmtree(out.parent, ignore_errors=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        return "other", f"export: {type(result.exception).__name__}: {result.exception}"
+    lines = result.stderr.strip().splitlines()
+    if result.exit_code == 0:
+        if not control:
+            return "wrong", "caylus dataset export exited 0"
+        held = json.loads((root / "manifest.json").read_text())["counts"]["decisions"]
+        return ("accepted", "") if written == held else ("wrong", f"export wrote {written} rows")
+    if result.exit_code not in (1, 2) or not lines or not lines[-1].startswith("Error: "):
+        return "other", f"export: exit {result.exit_code}: {result.stderr[-200:]}"
+    return ("wrong", lines[0]) if control else ("clear", "")
+
+
 def run_case(root: Path, control: bool) -> tuple[str, str]:
     """Every tool on the dataset at ``root``; ``(outcome, detail)``."""
-    results = [_verify(root, control)]
+    results = [_verify(root, control), _export(root, control)]
     for name, tool in _tools(root):
         try:
             with contextlib.redirect_stdout(io.StringIO()):

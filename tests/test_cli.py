@@ -18,8 +18,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from agents import registry
@@ -267,7 +269,7 @@ def test_play_html_refuses_a_bad_page_name_before_any_work(tmp_path):
 
 @per_game
 def test_play_estimates_the_kernels_its_agents_compile(game):
-    from caylus_cli.games import _kernel_groups
+    from caylus_cli.play import _kernel_groups
 
     assert set(_kernel_groups(["random", "random"], game)) == {"engine"}
     assert set(_kernel_groups(["random", bots(game)[0]], game)) == {"engine", "scripted"}
@@ -560,28 +562,82 @@ def test_tournament_command_replays_forfeits_and_extends_a_run(tmp_path, monkeyp
 
 
 # -- every command --------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["play", "--agents", "random,random"],
-        ["replay", str(REPO / "tests" / "legacy" / "v1_game_3p_seed7.json")],
-        ["agents"],
-        ["bench"],
-        ["tournament", "--agents", "random", "--players", "2", "--games", "2"],
-        ["duel", "random", "test-first"],
-        ["dataset", "generate", "--agents", "random", "--players", "2", "--games", "2",
-         "--out", "never"],
-        ["dataset", "verify", "never"],
-        ["dataset", "stats", "never"],
-        ["dataset", "inspect", "never"],
-    ],
-)  # fmt: skip
-def test_an_unknown_game_is_refused_by_every_command(command):
-    result = invoke(*command, "--game", "chess")
+def app_commands() -> dict[tuple[str, ...], Any]:
+    """Every command of the ``caylus`` app by the words that invoke it (``("dataset", "verify")``),
+    groups included: read from the app itself (click's commands, as typer builds them), so that a
+    command registered later is in every test below without being listed anywhere."""
+    found: dict[tuple[str, ...], Any] = {}
+
+    def walk(command: Any, words: tuple[str, ...]) -> None:
+        if words:
+            found[words] = command
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*words, name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+COMMANDS = app_commands()
+RUNNABLE = [words for words, command in COMMANDS.items() if not hasattr(command, "commands")]
+"""The commands that run (a group, such as ``dataset``, only holds commands)."""
+OUT = "<out>"
+"""Stands for a path in the test's own empty directory (`ARGUMENTS`)."""
+ARGUMENTS = {
+    ("play",): ["--agents", "random,random"],
+    ("replay",): [str(REPO / "tests" / "legacy" / "v1_game_3p_seed7.json")],
+    ("tournament",): ["--agents", "random", "--players", "2", "--games", "2"],
+    ("duel",): ["random", "test-first"],
+    ("dataset", "generate"): ["--agents", "random", "--players", "2", "--games", "2", "--out", OUT],
+    ("dataset", "verify"): [OUT],
+    ("dataset", "stats"): [OUT],
+    ("dataset", "inspect"): [OUT],
+    ("dataset", "export"): [OUT, "--out", OUT],
+    ("train", "ppo"): ["--out", OUT],
+    ("train", "bc"): [OUT, "--out", OUT],
+    ("train", "match"): [OUT],
+}
+"""What a command needs besides ``--game`` to reach its check of the game (none when absent)."""
+NO_GAME = {
+    ("games",): "it lists every game",
+    ("train", "export"): "the checkpoint it exports names its game",
+}
+"""The commands without a ``--game`` option, and why they need none."""
+
+
+def takes_game(words: tuple[str, ...]) -> bool:
+    return any("--game" in param.opts for param in COMMANDS[words].params)
+
+
+def test_the_command_tables_name_commands_of_the_app_and_every_one_without_game():
+    assert set(ARGUMENTS) | set(NO_GAME) <= set(RUNNABLE)
+    assert {words for words in RUNNABLE if not takes_game(words)} == set(NO_GAME)
+
+
+def flat(output: str) -> str:
+    """The words of rich's output, without its boxes and line breaks."""
+    return " ".join(output.replace("│", " ").split())
+
+
+@pytest.mark.parametrize("words", list(COMMANDS), ids="-".join)
+def test_every_command_shows_its_help(words):
+    result = invoke(*words, "--help")
+    assert result.exit_code == 0, result.output
+    assert f"Usage: caylus {' '.join(words)} [OPTIONS]" in result.output
+    summary = COMMANDS[words].help.split("\n\n")[0]  # the docstring's first paragraph
+    assert " ".join(summary.split()) in flat(result.output)
+
+
+@pytest.mark.parametrize("words", [w for w in RUNNABLE if takes_game(w)], ids="-".join)
+def test_an_unknown_game_is_refused_by_every_command(words, tmp_path):
+    out = str(tmp_path / "out")
+    arguments = [out if a == OUT else a for a in ARGUMENTS.get(words, [])]
+    result = invoke(*words, *arguments, "--game", "chess")
     assert result.exit_code == 2
-    text = " ".join(result.output.replace("│", " ").split())
+    text = flat(result.output)
     assert "unknown game 'chess'" in text
     assert f"allowed: {', '.join(GAME_NAMES)}" in text
+    assert not any(tmp_path.iterdir())  # refused before any work: nothing written
 
 
 @pytest.mark.parametrize(

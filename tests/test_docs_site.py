@@ -12,6 +12,7 @@ The README's links into ``docs/`` are checked without mkdocs: GitHub shows them 
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -21,6 +22,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT_S = 600
+#: An RST simple table's rule line (``=====  =====``): Markdown shows it as raw text.
+RST_RULE = re.compile(r"^\s*={3,}(\s+={3,})+\s*$", re.M)
+#: The widest line of the home page's code blocks, in characters: the page's code column
+#: shows about this many before it scrolls (the theme at a common laptop width).
+HOME_CODE_COLUMNS = 72
+#: Libraries a nav title or a page heading may name: a title names those its page's does.
+LIBRARIES = ("RLlib", "Tianshou", "SuperSuit", "AgileRL", "Stable-Baselines3", "Minari")
 
 
 def build(config: Path, site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -67,6 +75,8 @@ def test_site_builds_strict(tmp_path):
         "jp-OutputArea" in (site / "notebooks/quickstart/index.html").read_text()
     )  # saved outputs
     assert "make_vector" in (site / "reference/caylus_env/index.html").read_text()
+    for page in (site / "reference").rglob("index.html"):
+        assert not RST_RULE.search(page.read_text()), f"{page}: a raw RST table rule"
 
 
 def small_config(root: Path) -> str:
@@ -133,3 +143,67 @@ def test_broken_links_and_missing_docstrings_fail_the_build(small_site):
         "docsprobe.Probe.method (function) without a docstring",
     ):
         assert named in proc.stderr, f"{named} not named:\n{proc.stderr[-4000:]}"
+
+
+def _reference_modules() -> list[str]:
+    """The modules the API reference renders (its pages' ``::: name`` blocks)."""
+    names = []
+    for page in sorted((ROOT / "docs" / "reference").glob("*.md")):
+        names += re.findall(r"^::: *([\w.]+)", page.read_text(), re.M)
+    return names
+
+
+def _source(module: str) -> Path:
+    path = ROOT.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def test_the_api_reference_renders_no_rst_table():
+    """mkdocstrings renders docstrings as Markdown: an RST table's ``=====`` rules show as raw
+    lines (the contract's module table did), so the docstrings of the modules the reference
+    renders, and of their classes and functions, use Markdown tables or lists."""
+    modules = _reference_modules()
+    assert "caylus_env.core.contract" in modules
+    for module in modules:
+        tree = ast.parse(_source(module).read_text())
+        nodes = [
+            tree,
+            *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef | ast.FunctionDef)),
+        ]
+        for node in nodes:
+            doc = ast.get_docstring(node) or ""
+            assert not RST_RULE.search(doc), (
+                f"{module}: an RST table in {getattr(node, 'name', 'the module')}"
+            )
+
+
+def _nav_pages() -> list[tuple[str, str]]:
+    """``(nav title, page)`` of every titled page of ``mkdocs.yml``'s nav."""
+    nav = (ROOT / "mkdocs.yml").read_text().split("\nnav:\n", 1)[1]
+    return re.findall(r"^\s+- (.+?): ([\w./-]+\.(?:md|ipynb))$", nav, re.M)
+
+
+def test_a_nav_title_names_the_libraries_its_pages_heading_names():
+    """The integrations page was titled "RLlib, Tianshou, SuperSuit" in the nav and
+    "Tianshou, SuperSuit, AgileRL" on the page: a title and its heading name the same
+    libraries."""
+    pages = _nav_pages()
+    assert ("Tianshou, SuperSuit, AgileRL", "integrations.md") in pages
+    for title, page in pages:
+        if not page.endswith(".md"):
+            continue
+        text = (ROOT / "docs" / page).read_text()
+        heading = next(line[2:] for line in text.splitlines() if line.startswith("# "))
+        named = {lib for lib in LIBRARIES if lib in title}
+        assert named == {lib for lib in LIBRARIES if lib in heading}, (title, heading)
+
+
+def test_the_home_pages_code_fits_its_column():
+    """The home page's code blocks were cut on the right: each line fits
+    `HOME_CODE_COLUMNS` characters."""
+    text = (ROOT / "docs" / "index.md").read_text()
+    blocks = re.findall(r"```\w*\n(.+?)```", text, re.S)
+    assert blocks, "the home page shows code"
+    for block in blocks:
+        for line in block.splitlines():
+            assert len(line) <= HOME_CODE_COLUMNS, line

@@ -54,7 +54,9 @@ def test_playthrough_replays_identically(path):
     expected = path.read_text(encoding="utf-8")
     p = parse_playthrough(expected)
     assert path.name == file_name(p.game, p.config, p.seed)
-    actual, played = render_playthrough(p.game, p.config, p.seed, p.actions, p.policy_seed)
+    actual, played = render_playthrough(
+        p.game, p.config, p.seed, p.actions, p.policy_seed, version=p.version
+    )
     assert played == p.actions
     if actual != expected:
         diff = "".join(

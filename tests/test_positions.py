@@ -141,8 +141,13 @@ POSITIONS = {
                         "residences": ["R2", "R6"],
                         "monuments": ["cathedral"],
                     },
-                    {"hand": 4, "resources": {"cloth": 3, "wood": 2}, "pp": 58,
-                     "residences": ["R3"], "characters": ["architect"]},
+                    {
+                        "hand": 4,
+                        "resources": {"cloth": 3, "wood": 2},
+                        "pp": 58,
+                        "residences": ["R3"],
+                        "characters": ["architect"],
+                    },
                 ],
                 "workers": {"R10": 1, "R11": 0},
                 "site": [0],
@@ -349,6 +354,19 @@ def test_docs_positions_page_has_an_example_per_game():
     text = "\n".join(_doc_blocks())
     for name in GAME_NAMES:
         assert f'"{name}"' in text or f"caylus_env.{name} import positions" in text
+
+
+def test_docs_positions_table_names_every_function_of_the_positions_contract():
+    """The page's table of the builder's functions lists every function the contract requires
+    of a game's ``positions`` module (``describe`` joined the contract after the table)."""
+    from caylus_env.core.contract import REQUIRED
+
+    text = (ROOT / "docs/positions.md").read_text()
+    table = re.search(r"^\| function \|.*?\n\n", text, re.M | re.S).group(0)
+    for name in REQUIRED["positions"]:
+        if name.isupper():
+            continue  # a constant (FIELDS) is described beside the fields, not in the table
+        assert f"`{name}(" in table, f"docs/positions.md's table does not list {name}"
 
 
 @pytest.mark.parametrize("index", range(len(_doc_blocks())))

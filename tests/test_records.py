@@ -116,7 +116,7 @@ def test_tampered_records_under_numba_boundscheck():
 ENGINE_0_2 = sorted((LEGACY / "engine_0.2.0").glob("*.json"))
 """Records caylus-env 0.2.0 wrote, in today's format, of games in which the engine still made a
 choice that later became a player's: Caylus 1303's monuments, each on its builder's lowest
-residence, by players holding two or more (rules 4.4 b, D4)."""
+residence, by players holding two or more (Caylus 1303, decision D4)."""
 
 
 @pytest.mark.parametrize("path", ENGINE_0_2, ids=lambda p: p.name)

@@ -871,7 +871,8 @@ def test_a_run_extends_to_more_games_without_replaying_and_refuses_other_changes
 
 COLD_GAME = """
 import sys
-from agents.tournament.arena import compile_clock, play_game
+from agents.tournament.arena import play_game
+from agents.tournament.moveclock import compile_clock
 clock = compile_clock()
 record = play_game(["random", "random"], 2, 5, move_time_limit=0.05, game=sys.argv[1])
 assert clock.compiles > 0, "the cache was not cold"

@@ -1,7 +1,8 @@
 """Self-play datasets: the tournament harness's games, every decision kept (``caylus dataset``).
 
-- `worker`: what a worker process runs: ``arena.play_jobs`` with a decision hook that keeps the
-  state, legal mask and (optionally) the agent's policy target at every move;
+- `worker`: what a worker process runs: the tournament worker's ``play_jobs``
+  (``agents.tournament.worker``) with a decision hook that keeps the state, legal mask and
+  (optionally) the agent's policy target at every move;
 - `generate`: the driver: the dataset's schedule (the tournament's, per player count), shards
   written in game id order, the resumable ledger and the manifest.
 

@@ -2,8 +2,8 @@
 
 One engine for tournaments and datasets: the games are the tournament's (``schedule`` blocks,
 seat rotations, seeds), played by its backends (local process pool with the watchdog, Ray, any
-executor) through ``arena.play_jobs`` with a decision hook (``worker``). What differs is what
-the driver keeps: instead of a JSON line per game it writes shards
+executor) through ``agents.tournament.worker.play_jobs`` with a decision hook (``worker``).
+What differs is what the driver keeps: instead of a JSON line per game it writes shards
 (``caylus_env.datasets.format.ShardWriter``) and records each finished shard in a ledger.
 
 Schedule. With several player counts, each count ``n`` plays the first

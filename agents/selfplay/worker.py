@@ -1,13 +1,13 @@
 """What a dataset worker runs: the tournament's games, with every decision recorded.
 
 `play_dataset_chunk` is the backends' chunk task (``backends.open_backend(task=...)``): it
-plays its games with ``arena.play_jobs`` (so forfeits, the move clock, the watchdog's move
-slots and the warm-up are the tournament's) and a `_Collector` hooked on every accepted move
-keeps the state the agent was shown, the legal mask, the seat and, with policy targets, the
-agent's distribution (``agents.base.policy_target``). It returns, per game, the dataset rows
-(``caylus_env.datasets.format.GameRows``) and the record's ``result()`` (which the chunk sizing
-reads). Hooks cost no agent time: they run outside the move clock. The game is the settings'
-``game``; its widths come from its ``GameSpec`` (``caylus_env.datasets.format``).
+plays its games with ``agents.tournament.worker.play_jobs`` (so forfeits, the move clock, the
+watchdog's move slots and the warm-up are the tournament's) and a `_Collector` hooked on every
+accepted move keeps the state the agent was shown, the legal mask, the seat and, with policy
+targets, the agent's distribution (``agents.base.policy_target``). It returns, per game, the
+dataset rows (``caylus_env.datasets.format.GameRows``) and the record's ``result()`` (which the
+chunk sizing reads). Hooks cost no agent time: they run outside the move clock. The game is the
+settings' ``game``; its widths come from its ``GameSpec`` (``caylus_env.datasets.format``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, policy_target
-from agents.tournament.arena import DecisionHook, play_jobs
+from agents.tournament.arena import DecisionHook
+from agents.tournament.worker import play_jobs
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.game import Game
 from caylus_env.core.record import GameRecord

@@ -5,8 +5,12 @@ game, which is reached through its ``GameSpec`` (its engine's ``Game``), the age
 (``agents.registry.make_agent(spec, game)``) and the one record (``caylus_env.core.record``).
 
 - `schedule`: which agents sit where, on which seed, grouped into blocks (pure and deterministic);
-- `arena`: one game between agents with forfeits for crashes, illegal actions and timeouts,
-  returning a replayable `GameRecord` (what workers run), and the compile warm-up;
+- `arena`: the game loop: one game between agents with forfeits for crashes, illegal actions
+  and timeouts, returning a replayable `GameRecord`;
+- `moveclock`: what times a move: numba's compile time (left out), the ``SIGALRM`` deadline,
+  and the shared-memory move slots that the driver's watchdog reads;
+- `worker`: what a worker process runs: its set-up (threads, plugins), the compile warm-up,
+  chunks of games, and the record of a game whose worker the watchdog killed;
 - `specs`: the arguments of a run, validated once into a `PreparedRun`;
 - `rundir`: ``run.json`` and the crash-safe ``games.jsonl`` ledger (``caylus_env.core.ledger``);
 - `backends`: local processes, Ray or any executor; `chunks`: work cut into chunks;
@@ -15,9 +19,10 @@ game, which is reached through its ``GameSpec`` (its engine's ``Game``), the age
 - `duel`: two agents in seat-swapped pairs until an SPRT decides, on the same pieces;
 - `testing`: a weak baseline and deliberately faulty agents for checking the harness.
 
-Every module is imported on first use only: workers need just the schedule and the arena, and
-should not pay for the statistics and plotting stack at start-up, and the command line reads a
-tournament's settings (``specs``) without loading the arena and its compiler.
+Every module is imported on first use only: workers need just the schedule, the arena and the
+worker module, and should not pay for the statistics and plotting stack at start-up, and the
+command line reads a tournament's settings (``specs``) without loading the arena and its
+compiler.
 """
 
 from __future__ import annotations

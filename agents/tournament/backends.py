@@ -1,7 +1,7 @@
 """Where games run: local worker processes, Ray, or any executor; and the compile warm-up.
 
 A backend takes chunks of scheduled games (``GameJob.to_dict()`` lists) and returns futures of
-their ``arena.play_chunk`` results: ``local`` (a ``ProcessPoolExecutor`` over spawned workers with
+their ``worker.play_chunk`` results: ``local`` (a ``ProcessPoolExecutor`` over spawned workers with
 native thread pools pinned to one thread), ``ray`` (``ray.remote`` tasks on a local instance or a
 cluster; ray is an optional dependency imported only here), or any ``concurrent.futures.Executor``
 passed in (a Dask client's ``get_executor()``, for instance).
@@ -14,7 +14,7 @@ workers.
 
 Before the first timed game, the driver compiles every agent of the run once (`prewarm`), which
 fills numba's on-disk cache, so workers load kernels instead of compiling them N times at once;
-every worker then warms the agents itself (``arena.warm_up``, in its initializer or before its
+every worker then warms the agents itself (``worker.warm_up``, in its initializer or before its
 first chunk), outside the move clock. With a cold cache the driver says so, with an estimate,
 instead of showing a frozen progress bar.
 """
@@ -34,11 +34,9 @@ from typing import Any
 
 from rich.console import Console
 
-from agents.tournament.arena import (
-    HungMove,
-    MoveSlots,
+from agents.tournament.moveclock import HungMove, MoveSlots, compile_clock
+from agents.tournament.worker import (
     WarmUp,
-    compile_clock,
     hung_move_record,
     init_pool_worker,
     ledger_item,
@@ -218,7 +216,7 @@ class Backend:
 class _LocalPool:
     """The local backend: a process pool of spawned workers, their `MoveSlots`, a watchdog.
 
-    Each worker dies with the driver (``arena.die_with_parent``) and reports what it plays in
+    Each worker dies with the driver (``worker.die_with_parent``) and reports what it plays in
     its slot; `kill_hung` SIGKILLs a worker stuck in one ``act`` call past the watchdog budget,
     which breaks the ``ProcessPoolExecutor`` (it fails every pending future and stops the
     other workers), so `restart` builds a new pool (whose workers warm up again).
@@ -318,13 +316,13 @@ def open_backend(
     """Start the backend for one run and stop it afterwards.
 
     ``task(jobs, settings, token)`` plays a chunk and returns one ``(payload, result_of)``
-    pair per game (`arena.play_chunk`: the ledger line; a self-play dataset's task returns
+    pair per game (`worker.play_chunk`: the ledger line; a self-play dataset's task returns
     its decision columns instead, ``caylus_env.datasets``); ``item`` turns the record of a
     game that the watchdog ended into such a pair. Both are plain module-level functions, so
     that spawned and Ray workers import them by name.
 
     Local workers warm every agent in their initializer; Ray and executor workers before their
-    first chunk (``arena.play_jobs``). For Ray, an instance that is already initialised (a
+    first chunk (``worker.play_jobs``). For Ray, an instance that is already initialised (a
     notebook, a test, a cluster connection made by the caller) is used and left running;
     otherwise one is started from ``ray_address`` (or ``RAY_ADDRESS``, or a new local instance
     with ``workers`` CPUs) and shut down at the end.

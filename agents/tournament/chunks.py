@@ -13,8 +13,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.tournament.arena import HungMove
 from agents.tournament.backends import Backend, Watchdog
+from agents.tournament.moveclock import HungMove
 from agents.tournament.schedule import GameJob
 
 TARGET_CHUNK_SECONDS = 0.25
@@ -29,14 +29,14 @@ def run_chunks(
     on_records: Callable[[list[tuple[bytes, dict[str, Any]]]], bool],
 ) -> None:
     """Play ``jobs`` (in order of submission) and pass each returned chunk, a list of
-    ``(ledger line, result)`` pairs from ``arena.play_chunk``, to ``on_records``, which returns
+    ``(ledger line, result)`` pairs from ``worker.play_chunk``, to ``on_records``, which returns
     True to stop early (pending work is then abandoned).
 
     With a ``backend.watchdog`` the wait for chunks wakes every ``watchdog.poll`` seconds to
     look for a move that has run past the watchdog budget (an agent stuck in compiled code,
     which the workers' alarm cannot interrupt). Its worker is killed, which fails every chunk
     in flight: the hung game is recorded as a forfeit of the seat whose move was running
-    (``arena.hung_move_record``), chunks that had finished are kept, the other games of the
+    (``worker.hung_move_record``), chunks that had finished are kept, the other games of the
     failed chunks go back to the front of the queue (a game is a pure function of its job, so
     playing one again gives the same record), and the pool is rebuilt.
     """

@@ -11,14 +11,14 @@ RULES`) so that a corrected rulebook changes data, not code.
 
 | Import             | `from caylus_env import caylus_1303_v0`                 |
 |--------------------|---------------------------------------------------------|
-| Actions            | Discrete(141)                                           |
+| Actions            | Discrete(149)                                           |
 | Parallel API       | No                                                      |
 | Manual Control     | No                                                      |
 | Agents             | `agents= ['player_0', 'player_1', ...]`                 |
 | Agents             | 2-5 (`num_players`, default 4)                          |
 | Action Shape       | (1,)                                                    |
-| Action Values      | [0, 140]                                                |
-| Observation Shape  | (2172,) `observation` + (141,) `action_mask`            |
+| Action Values      | [0, 148]                                                |
+| Observation Shape  | (2172,) `observation` + (149,) `action_mask`            |
 | Observation Values | `observation` float32 >= 0; `action_mask` int8 {0, 1}   |
 
 Each of the 9 rounds, players draft nothing new but place workers (Planning) on the printed
@@ -56,7 +56,7 @@ single legal action are played automatically by the engine and never shown to an
 
 ### Action Space
 
-One flat `Discrete(141)` space serves every player count and every decision (D39). The
+One flat `Discrete(149)` space serves every player count and every decision (D39). The
 full table, with every action's stable name, is in `caylus_env.caylus_1303.engine.actions`
 (`BLOCKS`, `ACTION_NAMES`, `action_to_string`, `string_to_action`):
 
@@ -77,6 +77,12 @@ full table, with every action's stable name, is in `caylus_env.caylus_1303.engin
 | MARK      | 8    | `mark:R1`..`mark:R8`: the Lawyer's house on a starting building       |
 | BUNDLE    | 35   | `bundle:<r>+<r>+<r>`: deliver one bundle                              |
 | MONUMENT  | 7    | `monument:<name>`: build a monument on a residence                    |
+| RESIDENCE | 8    | `residence:R1`..`R8`: the residence of his own the monument replaces  |
+
+A monument replaces the residence its builder chooses (rules 4.4 b, D4): after
+`monument:<name>`, a player with two or more residences is asked `residence:R<k>` (the
+`monument` decision with `placing` in its context); with one, the monument goes there. The
+RESIDENCE block came last, in 0.3.0: every older id keeps its name and meaning.
 
 `env.unwrapped.action_to_string(a)` and `env.unwrapped.string_to_action(s)` convert ids and
 names.
@@ -123,7 +129,7 @@ cannot see.
 #### Legal Actions Mask
 
 The legal actions of the current agent are in the `action_mask` element of the observation:
-an `int8` vector of 141 entries, 1 for legal actions; all zeros for every agent but the one to
+an `int8` vector of 149 entries, 1 for legal actions; all zeros for every agent but the one to
 act. `raw_env` raises `IllegalActionError` (a `ValueError` naming the action, the decision and
 the legal actions) on an illegal action and leaves the game unchanged; `env()` (with
 `TerminateIllegalWrapper`) ends the game instead, with a reward of -1 for the offender and 0
@@ -176,7 +182,10 @@ prints it, and every step prints the table).
 ### Version History
 
 * v0: initial release (0.2.0): Caylus 1303 with the reconstructed rules of
-  docs/rules/caylus_1303.md (decisions D1-D39)
+  docs/rules/caylus_1303.md (decisions D1-D39); since 0.3.0 the player chooses the residence
+  a monument replaces (D4: the RESIDENCE block, `Discrete(149)`; the observation is
+  unchanged, records of 0.2.0 replay with the lowest residence, the engine's old answer, and
+  older policies load, scoring none of the new ids)
 """
 
 from __future__ import annotations

@@ -17,7 +17,9 @@ What is shown is the whole public table (rules 4.7, D37): the round, the phase, 
 player, the pending decision, the Provost, every building space (tile kind and side, owner,
 the Lawyer's mark, workers), the Guilds Bridge, the Construction Site, the three supplies,
 the characters (held, available, used this round), and every player's hand, Camp,
-resources, houses, pass and bundles. Characters not revealed at setup are out of play; the
+resources, houses, pass and bundles. The residence a monument replaces is asked as the
+monument decision again (D4): the monument being placed is then out of the supply and not yet
+on the Road, and the legal mask holds his residences. Characters not revealed at setup are out of play; the
 set of revealed ones is public, so ``character_out_of_play`` only says which ones are gone.
 
 Prestige is the one hidden thing (PP tokens lie face down, rules 4.7). By default every

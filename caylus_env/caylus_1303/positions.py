@@ -6,7 +6,11 @@ not place is where the setup of ``seed`` put it or in its supply, every worker n
 on the board is in the Camp (D15), every house not on a building is in reserve (D14), and the
 characters not held or on the board are out of play (rules 3.2 step 9), so the position keeps
 the invariants the loader checks; the engine then validates it in full and runs it to its first
-decision. ``build_dict`` gives the same position as a state dict.
+decision. ``build_dict`` gives the same position as a state dict. Any decision the engine
+asks can be described, mid-step included: ``pending`` names it, and the builder sets the
+engine's pointers (cursors, turn, the worker asked) where the phase's driver leaves them when
+it asks. ``describe(game_or_state_dict)`` is the inverse: the description whose
+``build_dict`` is that very state dict.
 
 For finer edits, start from ``position(...)`` (a new game, at the draft) or ``build_dict``,
 edit it with the helpers below (each moves a component from where it was), then ``start(d)``:
@@ -36,6 +40,7 @@ Example (the Activation of a wooden farm on R10, its owner's worker on it):
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -60,6 +65,7 @@ from caylus_env.caylus_1303.engine.constants import (
 )
 from caylus_env.caylus_1303.engine.headroom import STATE_MAX
 from caylus_env.caylus_1303.engine.phases import activation, delivery, planning, stewardship
+from caylus_env.caylus_1303.engine.state_dict import ON_BOARD_NAME, dict_to_state
 from caylus_env.caylus_1303.engine.tiles import (
     KIND_NAMES,
     MONUMENT_KINDS,
@@ -85,7 +91,7 @@ BUILDING_NAMES = WOOD_NAMES + STONE_NAMES
 #: The spaces holding a starting tile at setup: S1, then R1..R8 (rules 3.2 step 1).
 STARTING_PLACES = ("S1", *ROAD_NAMES[:STARTING_SPACES])
 LAWYER_SPACES = tuple(f"R{k}" for k in range(LAWYER_FIRST, LAWYER_LAST + 1))
-PHASES = ("draft", "planning", "activation", "delivery", "stewardship")
+PHASES = ("draft", "planning", "activation", "delivery", "stewardship", "game_over")
 STONEMASON = "stonemason"  # never pre-built on R9 (D38)
 
 
@@ -197,17 +203,23 @@ def start_planning(d: dict[str, Any]) -> None:
     _all_passed(d, [])
 
 
+def _step_at(at: str) -> tuple[int, int]:
+    """Activation's ``(stage, cursor)`` at the building ``at``: a printed space or a Road
+    space (rules 4.2: the printed spaces, the bridge, the Bailiff, then the Road)."""
+    if at in PRINTED_NAMES:
+        return activation.STAGE_PRINTED, PRINTED_NAMES.index(at)
+    core.name(at, "at", WORKER_SPACES)
+    return activation.STAGE_ROAD, ROAD_NAMES.index(at) + 1
+
+
 def start_activation(d: dict[str, Any], at: str | None = None) -> None:
     """Put the game at the start of Activation (rules 4.2), every player passed; with ``at``
     (a printed space or ``R1``..``R23``) at that building's activation: the spaces and the
     bridge and Bailiff steps before it are done."""
     if at is None:
         _clock(d, "activation")
-    elif at in PRINTED_NAMES:
-        _clock(d, "activation", activation.STAGE_PRINTED, PRINTED_NAMES.index(at))
     else:
-        core.name(at, "at", WORKER_SPACES)
-        _clock(d, "activation", activation.STAGE_ROAD, ROAD_NAMES.index(at) + 1)
+        _clock(d, "activation", *_step_at(at))
     if d["passes"] != len(d["players"]):
         _all_passed(d)
 
@@ -230,9 +242,9 @@ def start_stewardship(d: dict[str, Any]) -> None:
 # -- the builder --------------------------------------------------------------------------------
 #: The fields of ``build``'s description, and of each player's entry in it.
 FIELDS = (
-    "options", "seed", "round", "phase", "at", "first_player", "turn", "bridge", "provost",
-    "players", "road", "site_buildings", "board_characters", "characters_used", "workers",
-    "site", "marks", "pending",
+    "options", "seed", "decisions", "round", "phase", "at", "first_player", "turn", "bridge",
+    "provost", "players", "road", "site_buildings", "board_characters", "characters_used",
+    "workers", "site", "marks", "pending",
 )  # fmt: skip
 PLAYER_FIELDS = (
     "hand", "resources", "pp", "characters", "buildings", "residences", "monuments", "bundles",
@@ -262,21 +274,25 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
 
     - ``options``: ``{"hide_opponent_pp": bool}``; ``seed``: the setup (rules 3.2, D38):
       the starting tiles, the pre-built R9, R14 and site buildings, the first player and the
-      revealed characters (default 0).
-    - ``round`` (1-9); ``phase``: ``draft``, ``planning``, ``activation``, ``delivery`` or
-      ``stewardship`` (its start); ``at``: with ``activation``, the printed space or Road
-      space whose activation comes first (the earlier steps are done); ``first_player``;
-      ``turn`` (Planning: the seat asked next); ``bridge``: seats in passing order (Planning:
-      those who passed; later phases: every seat, default clockwise from the first player,
-      who passed first, rules 4.1 C); ``provost`` (default: just before the end of the built
-      Road, D6).
+      revealed characters (default 0); ``decisions``: decisions taken so far (default 0).
+    - ``round`` (1-9); ``phase``: ``draft`` (round 1: the seats holding characters have
+      picked, in the draft's order from the seat before the first player's, rules 3.3),
+      ``planning``, ``activation``, ``delivery``, ``stewardship`` (its start, or the step of
+      the decision ``pending`` names) or ``game_over``; ``at``: with ``activation``, the
+      printed space or Road space whose activation comes first (the earlier steps are done),
+      or whose worker's effect gave the Favor or payment ``pending`` asks; ``first_player``;
+      ``turn`` (Planning: the seat asked next; with a ``plan`` pending, the seat after it,
+      its default); ``bridge``: seats in passing order (Planning: those who passed; later
+      phases: every seat, default clockwise from the first player, who passed first, rules
+      4.1 C); ``provost`` (default: just before the end of the built Road, D6).
     - ``players``: a list (seat 0 first) or ``{seat: entry}``; an entry's fields, each
       optional: ``hand`` (workers in hand; the rest of his 15 not on the board are in the
       Camp, D15), ``resources`` (``{resource: n}``, replaces the starting 1 food, 2 wood,
       1 stone), ``pp``, ``characters`` (names he holds), ``buildings`` (wood and stone tiles
       constructed for him on the lowest empty Road spaces, in order, D22), ``residences``
-      (Road spaces R1-R8 whose starting tile is his residence, D3), ``monuments`` (built on
-      his residences, lowest first, D4), ``bundles`` (Delivery: delivered this round).
+      (Road spaces R1-R8 whose starting tile is his residence, D3), ``monuments``
+      (``{space: monument}`` on residences of his, or a list built on his residences,
+      lowest first, D4), ``bundles`` (Delivery: delivered this round).
     - ``road``: ``{space: tile}`` for the starting tiles of R1-R8 and the pre-built R9 and
       R14, or ``{space: [tile, seat]}`` for a building constructed by that seat;
       ``site_buildings``: ``{"S1" | "S2" | "S3": tile}``. The seed's other tiles stay, moved
@@ -284,10 +300,19 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
     - ``board_characters``: the available characters (default: the seed's revealed ones not
       held, rules 3.2 step 9); ``characters_used``: powers used this round (D24).
     - ``workers``: ``{space: seat or [seats]}`` (placing order, D26), taken from the hands;
+      in Activation ``[None, seat]`` is a second worker whose first already went to the Camp;
       ``site``: seats on the Construction Site in slot order (D17); ``marks``:
       ``{space: seat}``, the Lawyer's houses on starting buildings (D21).
-    - ``pending``: the decision stack as the state dict writes it (default: none; the engine
-      asks the natural next decision).
+    - ``pending``: the decision stack as the state dict writes it, bottom first (default:
+      none, the engine asks the natural next decision; in the draft, the next pick). The
+      engine's pointers follow from its first entry, as the phase's driver left them when
+      it asked: the draft's cursor (the picks made and asked), Planning's turn (a ``plan``
+      or the ``early_riser``), the Guilds Bridge's place of a ``bridge``, the Road's start
+      for the ``bailiff``, the building and worker of an ``effect`` (its owner bonus is
+      paid: give the resources and prestige after it), the site slot of a ``deliver`` (the
+      Deliveryman's turn after all slots), the Delivery Favor's step for a Favor pending in
+      Delivery, the monument turn of a ``monument``; a monument entry's ``placing`` (its
+      residence is asked, D4) takes that monument from the supply, paid for.
 
     Filled from the component totals: the wood, stone and monument supplies, each player's
     Camp and houses in reserve (9 less his buildings, residences, monuments and marks), the
@@ -312,6 +337,7 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
     entries = core.seats(description.get("players", {}), "players", n)
     for p, entry in entries.items():
         core.fields(entry, PLAYER_FIELDS, f"players[{p}]")
+    d["decisions"] = core.count(description.get("decisions", 0), "decisions", 0, STATE_MAX)
     d["round"] = core.count(description.get("round", 1), "round", 1, NUM_ROUNDS)
     d["first_player"] = core.seat(
         description.get("first_player", d["first_player"]), "first_player", n
@@ -338,7 +364,10 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
             built += 1
         d["provost"] = min(max(built - 1, 0), PROVOST_MAX)  # D6
     if "pending" in description:
-        d["pending"] = description["pending"]
+        d["pending"] = _pending(description["pending"], d)
+    elif d["phase"] == "draft":
+        d["pending"] = _next_pick(d, n)
+    _pointers(d, description, n)
     return d
 
 
@@ -502,18 +531,13 @@ def _player(d: dict[str, Any], p: int, entry: dict[str, Any]) -> None:
     if "bundles" in entry:
         pd["bundles"] = core.count(entry["bundles"], f"{where}.bundles", 0, STATE_MAX)
     homes = _names_list(entry.get("residences", []), f"{where}.residences", LAWYER_SPACES)
-    monuments = _names_list(entry.get("monuments", []), f"{where}.monuments", MONUMENT_NAMES)
-    if len(monuments) > len(homes):
-        raise PositionError(
-            f"{where}.monuments: {len(monuments)} monuments need as many residences (D4), "
-            f"he has {len(homes)}"
-        )
+    placed = _monuments(entry.get("monuments", []), f"{where}.monuments", homes)
     for space in homes:
         sp = d["spaces"][space]
         if sp["owner"] is not None:
             raise PositionError(f"{where}.residences: {space} is player {sp['owner']}'s")
         sp.update(side="residence", owner=p)
-    for space, m in zip(sorted(homes, key=ROAD_NAMES.index), monuments, strict=False):
+    for space, m in placed.items():
         if m not in d["monument_supply"]:
             raise core.too_many(f"{m} monuments", 2, 1)
         d["monument_supply"].remove(m)
@@ -524,11 +548,38 @@ def _player(d: dict[str, Any], p: int, entry: dict[str, Any]) -> None:
     pd["houses"] -= len(homes)
 
 
+def _monuments(v: Any, where: str, homes: list[str]) -> dict[str, str]:
+    """``{space: monument}`` of a player's ``monuments``: each on a residence of his own, the
+    one he chose (rules 4.4 b, D4); a list goes on his residences, lowest first."""
+    if isinstance(v, dict):
+        placed: dict[str, str] = {}
+        for space, m in v.items():
+            core.name(space, f"{where} space", LAWYER_SPACES)
+            if space not in homes:
+                raise PositionError(
+                    f"{where}.{space}: not one of his residences {homes}; a monument replaces "
+                    "a residence of his own (D4)"
+                )
+            placed[space] = core.name(m, f"{where}.{space}", MONUMENT_NAMES)
+        if len(set(placed.values())) != len(placed):
+            raise PositionError(f"{where}: a monument is listed twice in {placed}")
+        return placed
+    monuments = _names_list(v, where, MONUMENT_NAMES)
+    if len(monuments) > len(homes):
+        raise PositionError(
+            f"{where}: {len(monuments)} monuments need as many residences (D4), he has {len(homes)}"
+        )
+    return dict(zip(sorted(homes, key=ROAD_NAMES.index), monuments, strict=False))
+
+
 def _place_workers(d: dict[str, Any], description: dict[str, Any], n: int) -> None:
     """Workers from the hands onto the board; the Camp holds the rest of each 15 (D15)."""
     for space, v in _dict(description.get("workers", {}), "workers").items():
         core.name(space, "workers", WORKER_SPACES)
         seats = v if isinstance(v, (list, tuple)) else [v]
+        if len(seats) == 2 and seats[0] is None:  # the first already left (D26)
+            d["spaces"][space]["workers"].append(None)
+            seats = seats[1:]
         for p in seats:
             worker(d, core.seat(p, f"workers.{space}", n), space)
     site = description.get("site", [])
@@ -559,9 +610,13 @@ def _phase(d: dict[str, Any], description: dict[str, Any], n: int) -> None:
         raise PositionError("at: only with phase='activation'")
     if "turn" in description and phase != "planning":
         raise PositionError("turn: only with phase='planning'")
-    if phase == "draft":
+    if phase in ("draft", "game_over"):
         if order:
-            raise PositionError("bridge: nobody passes in the draft")
+            raise PositionError(f"bridge: nobody is on the bridge in {phase}")
+        _clock(d, phase)
+        _all_passed(d, [])
+        if phase == "draft":  # the last seat picks first; its turn stays (rules 3.3)
+            d["turn"] = (d["first_player"] - 1) % n
         return
     if phase == "planning":
         start_planning(d)
@@ -595,6 +650,317 @@ def _phase(d: dict[str, Any], description: dict[str, Any], n: int) -> None:
         start_stewardship(d)
 
 
+def _pending(v: Any, d: dict[str, Any]) -> list[Any]:
+    """The description's ``pending`` (the engine validates each entry); a monument whose
+    residence is asked (``placing``) leaves the supply: it is paid for (D4)."""
+    if not isinstance(v, (list, tuple)):
+        raise PositionError(
+            f"pending must be a list of decisions {{'kind': ..., 'player': ...}}, bottom "
+            f"first, got {v!r}"
+        )
+    out = [dict(e) if isinstance(e, dict) else e for e in v]
+    for i, e in enumerate(out):
+        if isinstance(e, dict) and e.get("kind") == "monument" and "placing" in e:
+            m = core.name(e["placing"], f"pending[{i}].placing", MONUMENT_NAMES)
+            if m not in d["monument_supply"]:
+                raise PositionError(
+                    f"pending[{i}].placing: {m} is not in the monument supply; allowed: "
+                    f"{', '.join(d['monument_supply']) or 'none left'}"
+                )
+            d["monument_supply"].remove(m)
+    return out
+
+
+def _picks(d: dict[str, Any]) -> int:
+    """Characters held: in the draft, the picks made (rules 3.3)."""
+    return sum(1 for h in d["characters"].values() if isinstance(h, int))
+
+
+def _next_pick(d: dict[str, Any], n: int) -> list[dict[str, Any]]:
+    """The draft's next pick, from the seat before the first player's counter-clockwise
+    (rules 3.3); none once every seat picked."""
+    picks = _picks(d)
+    if picks >= n:
+        return []
+    return [{"kind": "draft", "player": (d["first_player"] - 1 - picks) % n}]
+
+
+def _seat_of(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _pointers(d: dict[str, Any], description: dict[str, Any], n: int) -> None:
+    """The engine's pointers where the phase's driver leaves them when it asks the first
+    pending decision (``build_dict``: ``pending``); an entry the engine would refuse is left
+    to its validation, which names it."""
+    phase, pending = d["phase"], d["pending"]
+    if phase == "draft":
+        d["cursor"] = _picks(d) + int(bool(pending))  # the picks asked (rules 3.3)
+        return
+    if not pending or not isinstance(pending[0], dict):
+        return
+    base = pending[0]
+    kind, seat = base.get("kind"), _seat_of(base.get("player"))
+    if phase == "planning":
+        if kind in ("early_riser", "plan"):
+            d["stage"] = planning.STAGE_TURNS  # the Early Riser's step was run (D25)
+        if kind == "plan" and seat is not None and "turn" not in description:
+            d["turn"] = (seat + 1) % n  # the driver moves the turn on as it asks
+    elif phase == "activation":
+        _activation_pointers(d, description, kind, seat, base)
+    elif phase == "delivery":
+        if kind == "deliver" and base.get("deliveryman_turn") == 1:
+            d.update(stage=delivery.STAGE_FAVOR, cursor=0)  # after every slot (rules 5.6)
+        elif kind == "deliver":
+            if seat in d["site"]:
+                d.update(stage=delivery.STAGE_SLOTS, cursor=d["site"].index(seat) + 1)
+        else:  # a Favor's decisions in Delivery: the Delivery Favor's (D9)
+            d.update(stage=delivery.STAGE_CLEANUP, cursor=0)
+    elif phase == "stewardship" and kind == "monument" and seat is not None:
+        turn = (seat - d["first_player"]) % n + 1  # monument turns from the first player
+        d.update(stage=stewardship.STAGE_MONUMENTS, cursor=turn)
+
+
+#: Decisions that follow a worker's effect in Activation: its Favors (their site building,
+#: their available character) and its "any" payments (rules 4.2, 4.5, D12, D23).
+_EFFECT_FOLLOWS = ("favor", "board_character", "pay", "effect")
+
+
+def _activation_pointers(
+    d: dict[str, Any], description: dict[str, Any], kind: Any, seat: int | None, base: dict
+) -> None:
+    """Activation's step for the first pending decision: the Guilds Bridge's place of a
+    ``bridge`` (rules 4.2), the Road's start for the ``bailiff`` (D28), the building of an
+    ``effect`` or, for what an effect gave, ``at``; then that building's worker asked."""
+    at = description.get("at")
+    if kind in ("bridge", "bailiff"):
+        if at is not None:
+            raise PositionError(
+                f"at={at!r}: the {kind}'s step comes before the buildings' activation "
+                "(rules 4.2); leave at out"
+            )
+        if kind == "bailiff":
+            d.update(stage=activation.STAGE_ROAD, cursor=1)
+        elif seat in d["bridge"]:
+            d.update(stage=activation.STAGE_BRIDGE, cursor=d["bridge"].index(seat) + 1)
+        return
+    space = base.get("space") if kind == "effect" else None
+    if isinstance(space, str) and space in WORKER_SPACES:
+        if at is not None and at != space:
+            raise PositionError(f"at={at!r}: the effect pending is the one of {space}")
+        stage, cursor = _step_at(space)
+        d.update(stage=stage, cursor=cursor)
+    elif kind not in _EFFECT_FOLLOWS:
+        return
+    elif at is None:
+        raise PositionError(
+            f"at: a {kind} pending in Activation follows the effect of a worker; name its "
+            f"building (allowed: {', '.join(WORKER_SPACES)})"
+        )
+    else:
+        space = at
+    workers = d["spaces"][space]["workers"]
+    if seat is not None and seat in workers:
+        d.update(asked=True, worker_index=workers.index(seat))
+
+
+# -- the builder's inverse ----------------------------------------------------------------------
+def describe(position: Game | dict[str, Any]) -> dict[str, Any]:
+    """The description of a position (a ``Game`` or its state dict) that ``build_dict`` turns
+    back into that very state dict: who holds what, where every tile and worker stands, the
+    pending stack (``pending``, from which the builder sets the engine's pointers) and the
+    counters; what equals the builder's default is left out.
+
+    The state dict does not keep the setup's seed, so the tiles of the seed-0 setup that
+    differ are named (``road``, ``site_buildings``), as are the first player and the
+    available characters when they differ from it.
+
+    Raises:
+        InvalidStateError: for a state dict the engine's loader refuses.
+        PositionError: for a position the builder cannot express (one between two automatic
+            steps of the engine, which no decision shows: a worker's effect answered and not
+            yet sent to the Camp, a step done and the next not yet asked), naming the field.
+    """
+    d = position.state_dict() if isinstance(position, Game) else position
+    dict_to_state(d)  # the loader's validation, first
+    n = d["options"]["num_players"]
+    options = {k: v for k, v in d["options"].items() if k != "num_players" and v}
+    base = _seed_start(n, **options)
+    out: dict[str, Any] = {"options": options} if options else {}
+    for key, default in (("decisions", 0), ("round", 1)):
+        if d[key] != default:
+            out[key] = d[key]
+    if d["phase"] != "planning":
+        out["phase"] = d["phase"]
+    if d["first_player"] != base["first_player"]:
+        out["first_player"] = d["first_player"]
+    out.update(_describe_tiles(d, base))
+    out.update(_describe_players(d, n))
+    out.update(_describe_characters(d, base, n))
+    workers = {}
+    for space in WORKER_SPACES:
+        w = d["spaces"][space]["workers"]
+        if w:
+            workers[space] = w[0] if len(w) == 1 else list(w)
+    if workers:
+        out["workers"] = workers
+    if d["site"]:
+        out["site"] = list(d["site"])
+    marks = {s: d["spaces"][s]["mark"] for s in LAWYER_SPACES if d["spaces"][s]["mark"] is not None}
+    if marks:
+        out["marks"] = marks
+    out.update(_describe_clock(d, n))
+    got = build_dict(n, **out)
+    if got != d:
+        wrong = next(k for k in d if got.get(k) != d[k])
+        raise PositionError(
+            f"{wrong}: this position lies between two automatic steps of the engine, which no "
+            f"description sets up (the builder gives {_short(got.get(wrong))}, the position "
+            f"holds {_short(d[wrong])}); describe a position where a decision is asked"
+        )
+    return out
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_SEED_STARTS: dict[tuple[int, bool], dict[str, Any]] = {}
+
+
+def _seed_start(num_players: int, **options: Any) -> dict[str, Any]:
+    """A copy of the seed-0 start (``position``), which the builder fills what a description
+    leaves out from (cached: the setup of a seed never changes)."""
+    key = (num_players, bool(options.get("hide_opponent_pp", False)))
+    if key not in _SEED_STARTS:
+        _SEED_STARTS[key] = position(num_players, 0, **options)
+    return copy.deepcopy(_SEED_STARTS[key])
+
+
+def _describe_tiles(d: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """``road`` and ``site_buildings``: the starting tiles still on S1 and R1-R8, all of them
+    unless every one is the seed-0 setup's (the builder deals the rest of the deck onto the
+    places a monument took, and those the description leaves out, in order: a partial list
+    could deal a tile the position holds elsewhere), the pre-built R9, R14, S2 and S3 that
+    differ from it, and every constructed building with its owner (rules 3.1, 3.2, D22)."""
+    spaces, seeded = d["spaces"], base["spaces"]
+    monument_places = [s for s in STARTING_PLACES if spaces[s]["tile"] in MONUMENT_NAMES]
+    starting = [s for s in STARTING_PLACES if s not in monument_places]
+    named = starting if any(spaces[s]["tile"] != seeded[s]["tile"] for s in starting) else []
+    wood_space, stone_space = ROAD_NAMES[WOOD_SPACE - 1], ROAD_NAMES[STONE_SPACE - 1]
+    named += [s for s in (wood_space, stone_space, "S2", "S3")
+              if spaces[s]["tile"] != seeded[s]["tile"]]  # fmt: skip
+    road: dict[str, Any] = {}
+    site: dict[str, str] = {}
+    for s in named:
+        (site if s in SITE_NAMES else road)[s] = spaces[s]["tile"]
+    for s in ROAD_NAMES:
+        sp = spaces[s]
+        if sp["tile"] in BUILDING_NAMES and sp["owner"] is not None:
+            road[s] = [sp["tile"], sp["owner"]]
+    out: dict[str, Any] = {}
+    if road:
+        out["road"] = dict(sorted(road.items(), key=lambda kv: ROAD_NAMES.index(kv[0])))
+    if site:
+        out["site_buildings"] = dict(sorted(site.items()))
+    return out
+
+
+def _describe_players(d: dict[str, Any], n: int) -> dict[str, Any]:
+    """Each seat's entry: what differs from the start (rules 3.2 step 10), his characters,
+    residences and the monuments on them, where they stand (D3, D4)."""
+    start = _seed_start(n)["players"][0]
+    entries: dict[int, dict[str, Any]] = {}
+    for p, pd in enumerate(d["players"]):
+        e: dict[str, Any] = {}
+        # ``workers`` and ``site`` take their workers from the hand given (D15)
+        placed = sum(sp["workers"].count(p) for sp in d["spaces"].values()) + d["site"].count(p)
+        if pd["hand"] + placed != start["hand"]:
+            e["hand"] = pd["hand"] + placed
+        if pd["resources"] != start["resources"]:
+            e["resources"] = {r: v for r, v in pd["resources"].items() if v}
+        for key in ("pp", "bundles"):
+            if pd[key]:
+                e[key] = pd[key]
+        held = [c for c in CHARACTER_NAMES if d["characters"][c] == p]
+        if held:
+            e["characters"] = held
+        homes = [s for s in LAWYER_SPACES if d["spaces"][s]["owner"] == p]
+        if homes:
+            e["residences"] = homes
+        monuments = {s: d["spaces"][s]["tile"] for s in homes
+                     if d["spaces"][s]["tile"] in MONUMENT_NAMES}  # fmt: skip
+        if monuments:
+            e["monuments"] = monuments
+        if e:
+            entries[p] = e
+    return {"players": entries} if entries else {}
+
+
+def _describe_characters(d: dict[str, Any], base: dict[str, Any], n: int) -> dict[str, Any]:
+    """``board_characters`` and ``characters_used`` where they differ from the builder's
+    default (the seed-0 setup's revealed characters not held, then the others, rules 3.2
+    step 9)."""
+    chars = d["characters"]
+    held = {c for c, h in chars.items() if isinstance(h, int)}
+    board = [c for c in CHARACTER_NAMES if chars[c] == ON_BOARD_NAME]
+    seeded = [
+        c for c in CHARACTER_NAMES if base["characters"][c] == ON_BOARD_NAME and c not in held
+    ]
+    others = [c for c in CHARACTER_NAMES if c not in seeded and c not in held]
+    default = (seeded + others)[: n + CHARACTERS_EXTRA - len(held)]
+    out: dict[str, Any] = {}
+    if set(board) != set(default):
+        out["board_characters"] = board
+    if d["characters_used"]:
+        out["characters_used"] = list(d["characters_used"])
+    return out
+
+
+def _describe_clock(d: dict[str, Any], n: int) -> dict[str, Any]:
+    """``bridge``, ``provost``, ``turn``, ``at`` and ``pending``: where the round stands,
+    left out where the builder derives it (``_pointers``) or defaults to it."""
+    out: dict[str, Any] = {}
+    phase = d["phase"]
+    pending = [dict(e) for e in d["pending"]]
+    first = d["first_player"]
+    clockwise = [(first + i) % n for i in range(n)]
+    if d["bridge"] and (phase == "planning" or d["bridge"] != clockwise):
+        out["bridge"] = list(d["bridge"])
+    built = 0
+    while built < ROAD_SPACES and d["spaces"][ROAD_NAMES[built]]["tile"] is not None:
+        built += 1
+    if d["provost"] != min(max(built - 1, 0), PROVOST_MAX):  # the builder's default (D6)
+        out["provost"] = d["provost"]
+    if phase == "draft":
+        probe = {**d, "pending": []}
+        if pending != _next_pick(probe, n):
+            out["pending"] = pending
+        return out
+    if pending:
+        out["pending"] = pending
+    base = pending[0] if pending else {}
+    if phase == "planning":
+        derived = (base.get("player", -2) + 1) % n if base.get("kind") == "plan" else first
+        mid = d["stage"] == planning.STAGE_TURNS
+        if d["turn"] != derived or (mid and not pending and "bridge" not in out):
+            out["turn"] = d["turn"]
+    elif phase == "activation":
+        follows = (
+            bool(pending)
+            and base["kind"] not in ("bridge", "bailiff")
+            and not (base["kind"] == "effect" and base["space"] in WORKER_SPACES)
+        )
+        if follows or (not pending and (d["stage"], d["cursor"]) != (activation.STAGE_PRINTED, 0)):
+            stage, cursor = d["stage"], d["cursor"]
+            if stage == activation.STAGE_PRINTED and cursor < NUM_PRINTED:
+                out["at"] = PRINTED_NAMES[cursor]
+            elif stage == activation.STAGE_ROAD and 1 <= cursor <= ROAD_SPACES:
+                out["at"] = ROAD_NAMES[cursor - 1]
+    return out
+
+
 #: The names the scenario tests use for `start` and `play`.
 game = start
 act = play
@@ -608,6 +974,7 @@ __all__ = [
     "build",
     "build_dict",
     "construct",
+    "describe",
     "game",
     "give_character",
     "legal_names",

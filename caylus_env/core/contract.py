@@ -3,47 +3,44 @@
 A game is one folder, ``caylus_env/<name>/``, registered by one line in
 ``caylus_env.core.registry.GAME_PACKAGES``. Its ``__init__.py`` holds its `GameSpec` (the
 facts below, cheap to import: no numba, no engine) as ``GAME``; the rest of the folder holds
-the game's own code, in modules of fixed names that the shared layers import on first use:
+the game's own code, in modules of fixed names that the shared layers import on first use
+(``GameSpec.module(part)`` imports each):
 
-=====================  ==========================================================================
-module                 what it provides (``GameSpec.module(part)`` imports it)
-=====================  ==========================================================================
-``engine``             the rules: ``Game`` (a subclass of `caylus_env.core.game.Game`, the one
-                       handle), ``GameConfig`` (a subclass of `caylus_env.core.config.GameConfig`),
-                       ``kernels`` (the compiled surface below), ``layout`` (``STATE_SIZE``,
-                       ``STATE_DTYPE``, ``FIELDS``, ``PLAYER_FIELDS``, the decision stack's
-                       ``STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``),
-                       ``DECISION_NAMES``, ``INVARIANT_MESSAGES``, the action codec
-                       (``NUM_ACTIONS``, ``ACTION_NAMES``,
-                       ``BLOCKS``, ``ACTION_SPACE_VERSION``, ``action_to_string``,
-                       ``string_to_action``), ``state_to_dict`` / ``dict_to_state``
-``observation``        the observer: ``PIECES``, ``SEAT_PIECES``, ``OBS_SIZE``, ``BOUNDS``,
-                       ``OBSERVATION_VERSION``, ``observation_pieces`` (all from one
-                       `caylus_env.core.observation.ObservationLayout`) and the compiled
-                       ``encode_into(state, seat, out)`` (``seat = -1``: absolute seats)
-``rendering``          ``render_text(game)``: the table as text, without hidden information;
-                       ``compact_text(game)``: a few lines of it for golden playthroughs
-``viewer``             ``Drawing`` (a subclass of `caylus_env.core.viewer.Drawing`: the slots
-                       of its picture and how to draw a position) and ``position_svg(
-                       state_dict)``: the game's drawing for the shared replay page
-                       (`caylus_env.core.viewer`); ``board_targets(state_dict, legal)``:
-                       ``{action id: slot}`` for the legal actions that have a place on
-                       that drawing, so that a person plays by clicking the board
-                       (``caylus serve``, `caylus_env.core.viewer.targets`)
-``bots``               ``BOTS``: the game's agents by spec head (`caylus_env.core.contract.Bot`),
-                       and ``choose_scripted(strategy, state, legal, n, noise)``: its scripted
-                       bots as one compiled kernel (training opponents in the batched env)
-``env``                ``raw_env`` / ``env()``: a thin declaration on
-                       `caylus_env.core.env.GameEnv` whose module docstring is the env's page
-``positions``          the position builder, for puzzles, endgames and scenario tests:
-                       ``build(num_players, **description)`` (the validated ``Game`` of a
-                       position described by who holds what, supplies filled from the
-                       component totals), ``build_dict`` (its state dict),
-                       ``position(num_players, **options)`` (a state dict to edit, with the
-                       game's helpers that keep it consistent), ``start(d)`` (the validated
-                       ``Game``), ``play(game, *names)``, ``legal_names(game)``
-                       (`caylus_env.core.positions`)
-=====================  ==========================================================================
+- ``engine``: the rules: ``Game`` (a subclass of `caylus_env.core.game.Game`, the one handle),
+  ``GameConfig`` (a subclass of `caylus_env.core.config.GameConfig`), ``kernels`` (the compiled
+  surface below), ``layout`` (``STATE_SIZE``, ``STATE_DTYPE``, ``FIELDS``, ``PLAYER_FIELDS``,
+  the decision stack's ``STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``),
+  ``DECISION_NAMES``, ``INVARIANT_MESSAGES``, the action codec (``NUM_ACTIONS``,
+  ``ACTION_NAMES``, ``BLOCKS``, ``ACTION_SPACE_VERSION``, ``action_to_string``,
+  ``string_to_action``), ``state_to_dict`` / ``dict_to_state``
+- ``observation``: the observer: ``PIECES``, ``SEAT_PIECES``, ``OBS_SIZE``, ``BOUNDS``,
+  ``OBSERVATION_VERSION``, ``observation_pieces`` (all from one
+  `caylus_env.core.observation.ObservationLayout`) and the compiled ``encode_into(state, seat,
+  out)`` (``seat = -1``: absolute seats)
+- ``rendering``: ``render_text(game)``: the table as text, without hidden information;
+  ``compact_text(game)``: a few lines of it for golden playthroughs
+- ``viewer``: ``Drawing`` (a subclass of `caylus_env.core.viewer.Drawing`: the slots of its
+  picture and how to draw a position) and ``position_svg(state_dict)``: the game's drawing for
+  the shared replay page (`caylus_env.core.viewer`); ``board_targets(state_dict, legal)``:
+  ``{action id: slot}`` for the legal actions that have a place on that drawing, so that a
+  person plays by clicking the board (``caylus serve``, `caylus_env.core.viewer.targets`);
+  ``action_words(state_dict, action)``: what any action id does in that position, its cost and
+  its effect, in the game's words and from its own tables (one line of at most
+  `ACTION_WORDS_LIMIT` characters, no engine name in it), how ``caylus serve`` lists a
+  decision's actions
+- ``bots``: ``BOTS``: the game's agents by spec head (`caylus_env.core.contract.Bot`), and
+  ``choose_scripted(strategy, state, legal, n, noise)``: its scripted bots as one compiled
+  kernel (training opponents in the batched env)
+- ``env``: ``raw_env`` / ``env()``: a thin declaration on `caylus_env.core.env.GameEnv` whose
+  module docstring is the env's page
+- ``positions``: the position builder, for puzzles, endgames and scenario tests:
+  ``build(num_players, **description)`` (the validated ``Game`` of a position described by who
+  holds what, supplies filled from the component totals), ``build_dict`` (its state dict),
+  ``position(num_players, **options)`` (a state dict to edit, with the game's helpers that keep
+  it consistent), ``start(d)`` (the validated ``Game``), ``play(game, *names)``,
+  ``legal_names(game)`` (`caylus_env.core.positions`), and ``describe(position)``, the
+  builder's inverse (the description of any position, mid-step included:
+  ``build_dict(n, **describe(d)) == d``)
 
 The compiled kernel surface (``engine.kernels``), on the flat state ``s`` (``layout.STATE_SIZE``
 entries of ``layout.STATE_DTYPE``) and ``options`` (an ``int64`` array, ``num_players`` first,
@@ -117,7 +114,7 @@ from os import PathLike
 from types import ModuleType
 from typing import Any
 
-#: The modules a game folder holds (``GameSpec.module``), in the order of the table above.
+#: The modules a game folder holds (``GameSpec.module``), in the order of the list above.
 PARTS = ("engine", "observation", "rendering", "viewer", "bots", "env", "positions")
 
 #: Names each module must define (``caylus_env.core.checks.check_game``).
@@ -149,11 +146,22 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
         "LAYOUT",
     ),
     "rendering": ("render_text", "compact_text"),
-    "viewer": ("Drawing", "position_svg", "board_targets"),
+    "viewer": ("Drawing", "position_svg", "board_targets", "action_words"),
     "bots": ("BOTS", "choose_scripted"),
     "env": ("raw_env", "env", "ENV_NAME"),
-    "positions": ("build", "build_dict", "FIELDS", "position", "start", "play", "legal_names"),
+    "positions": (
+        "build",
+        "build_dict",
+        "describe",
+        "FIELDS",
+        "position",
+        "start",
+        "play",
+        "legal_names",
+    ),
 }
+#: The longest a game's ``viewer.action_words`` may say an action (one line of a page's list).
+ACTION_WORDS_LIMIT = 160
 #: The compiled kernels every engine provides (see the module docstring).
 KERNELS = (
     "setup",
@@ -350,6 +358,7 @@ class GameSpec:
 
 
 __all__ = [
+    "ACTION_WORDS_LIMIT",
     "KERNELS",
     "LADDER_SIMS",
     "LAYOUT_NAMES",

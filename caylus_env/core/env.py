@@ -56,12 +56,18 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from caylus_env.core.aec import aec_kernels
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.game import MAX_SEED, REWARD_KINDS, Game, check_seed
 from caylus_env.core.registry import game_spec
 
 RENDER_MODES = ["ansi", "human"]
+
+#: The reward of the seat whose illegal action ends the game under ``env()``'s
+#: ``TerminateIllegalWrapper`` (every other seat gets 0), and under the single-seat Gymnasium
+#: env's ``illegal="end"`` (``agents.seat_env``), which follows it.
+ILLEGAL_REWARD = -1.0
 
 
 def setup_seed(seed: Any) -> int:
@@ -85,6 +91,34 @@ def setup_seed(seed: Any) -> int:
         return value
     word = np.random.SeedSequence(value).generate_state(1, np.uint64)[0]
     return check_seed(int(word) >> 1)
+
+
+def normalize_observation(obs: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """An observation (or a batch: the last axis is the vector) mapped into ``[0, 1]``, each
+    entry by its own bound (``bounds``: the game's ``observation.BOUNDS``, the ``Box``'s high).
+
+    An entry whose bound is 1 (a one-hot, a flag, a fraction) is kept as it is. An entry
+    ``x`` of bound ``b > 1`` is a count over its scale (``caylus_env.core.observation``,
+    `scaled_high`); where the rules set no ceiling its bound is the largest count the state
+    array holds (32767 over the scale: up to 10,922), so dividing by it, as SuperSuit's
+    ``normalize_obs_v0`` does, leaves every count of a real game within a thousandth of 0.
+    Here it becomes ``x (b + 1) / (b (x + 1))``: 0 at 0, exactly 1 at ``b``, increasing, and
+    about ``x / (x + 1)`` for a large ``b``, so a count of one scale unit reads about 0.5,
+    three units 0.75, and counts keep their resolution where games put them. The map is
+    computed in float64 and returned as float32, never above 1.
+
+    Raises:
+        ValueError: if the last axis of ``obs`` is not the size of ``bounds``.
+    """
+    x = np.asarray(obs, np.float64)
+    b = np.asarray(bounds, np.float64)
+    if x.ndim == 0 or x.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"an observation of this game has {b.shape[-1]} entries, got shape {x.shape}"
+        )
+    counts = b > 1.0
+    mapped = np.where(counts, x * (b + 1.0) / (b * (x + 1.0)), x)
+    return np.minimum(mapped, 1.0).astype(np.float32)
 
 
 def _as_action(action: Any, num_actions: int) -> Any:
@@ -112,7 +146,7 @@ def make_env(raw: type[GameEnv]) -> Any:
 
     def env(**kwargs: Any) -> AECEnv:
         e: AECEnv = raw(**kwargs)
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
         e = wrappers.AssertOutOfBoundsWrapper(e)
         e = wrappers.OrderEnforcingWrapper(e)
         return e
@@ -207,6 +241,10 @@ class GameEnv(AECEnv, EzPickle):
         self.state_space = spaces.Box(0.0, bounds, (size,), np.float32)
         # The hot path's lookups, once: observe runs at every decision.
         self._encode = self._observation.encode_into
+        self._step_observe = aec_kernels(self.GAME).step_observe
+        # What the last step wrote for the next mover (seat, observation, mask, and the game
+        # and its length then), handed to the observe() that follows it.
+        self._observed: tuple[int, np.ndarray, np.ndarray, Game, int] | None = None
         self._obs_size = size
         self._num_actions = num_actions
         self.game: Game | None = None
@@ -289,12 +327,19 @@ class GameEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self._require_game()
-        game.apply(_as_action(action, self._num_actions))  # raises before anything changes
+        # One compiled call: the step, the forced moves, the next mover's observation and mask
+        # (caylus_env.core.aec), into arrays that the observe() after it hands out.
+        obs = np.empty(self._obs_size, np.float32)
+        mask = np.empty(self._num_actions, np.int8)
+        player = game.apply_observed(  # raises before anything changes
+            _as_action(action, self._num_actions), self._step_observe, obs, mask
+        )
         self._cumulative_rewards[agent] = 0.0
-        player = game.current_player()
         if player >= 0:
             self.agent_selection = self.possible_agents[player]
+            self._observed = (player, obs, mask, game, len(game.history))
         else:
+            self._observed = None
             self._finish()
         if self.render_mode == "human":
             self.render()
@@ -305,8 +350,18 @@ class GameEnv(AECEnv, EzPickle):
         Both arrays are new on every call, so the caller may keep or modify them.
         """
         game = self._require_game()
+        seat = self._index[agent]
+        observed = self._observed
+        if (
+            observed is not None
+            and observed[0] == seat
+            and observed[3] is game
+            and observed[4] == len(game.history)  # nothing was played on the game since
+        ):
+            self._observed = None  # handed out once: a second observe makes new arrays
+            return {"observation": observed[1], "action_mask": observed[2]}
         obs = np.empty(self._obs_size, np.float32)
-        self._encode(game.state, self._index[agent], obs)
+        self._encode(game.state, seat, obs)
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
         ):
@@ -425,6 +480,7 @@ class GameEnv(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[0]
         self._skip_agent_selection = None
+        self._observed = None
 
     def _after_move(self) -> None:
         """Select the agent the engine asks next, or end the episode for every agent."""
@@ -453,4 +509,11 @@ class GameEnv(AECEnv, EzPickle):
         self._accumulate_rewards()
 
 
-__all__ = ["RENDER_MODES", "GameEnv", "make_env", "setup_seed"]
+__all__ = [
+    "ILLEGAL_REWARD",
+    "RENDER_MODES",
+    "GameEnv",
+    "make_env",
+    "normalize_observation",
+    "setup_seed",
+]

@@ -273,6 +273,36 @@ class Game:
             IllegalActionError: naming the action, the decision and the legal actions (or the
                 allowed type); the game is left unchanged.
         """
+        a = self._action_id(action)
+        n = self._step(self.state, a, self._legal)
+        if n < 0:
+            self._refuse(a)
+        self._num_legal = n  # compiled kernels return Python ints
+        self.history.append(a)
+
+    def apply_observed(self, action: int, step_observe: Any, obs: np.ndarray, mask: Any) -> int:
+        """`apply`, with the next mover's observation and mask written in the same compiled
+        call: ``step_observe(state, action, legal, obs, mask)`` is the AEC environment's
+        kernel (``caylus_env.core.aec``: the step, the forced moves, the next mover, its
+        observation into ``obs`` and its ``int8`` mask into ``mask``, in one call per
+        decision). Nothing is written into ``obs`` or ``mask`` once the game is over.
+
+        Returns:
+            The next mover's seat, or -1 when nothing is asked.
+
+        Raises:
+            IllegalActionError: as `apply`; the game is left unchanged.
+        """
+        a = self._action_id(action)
+        player, n = step_observe(self.state, a, self._legal, obs, mask)
+        if n < 0:
+            self._refuse(a)
+        self._num_legal = n
+        self.history.append(a)
+        return player
+
+    def _action_id(self, action: Any) -> int:
+        """``action`` as an action id in range, or the `apply` refusal naming it."""
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(
                 f"action {action!r} of type {type(action).__name__} is not allowed; allowed: "
@@ -281,12 +311,12 @@ class Game:
         a = int(action)
         if not 0 <= a < self._num_actions:
             raise IllegalActionError(self._illegal_message(a))
-        n = self._step(self.state, a, self._legal)
-        if n < 0:
-            self._num_legal = int(self.KERNELS.legal_actions(self.state, self._legal))
-            raise IllegalActionError(self._illegal_message(a))
-        self._num_legal = n  # compiled kernels return Python ints
-        self.history.append(a)
+        return a
+
+    def _refuse(self, a: int) -> None:
+        """Refuse an illegal ``a`` (the state was not changed; the legal cache is refreshed)."""
+        self._num_legal = int(self.KERNELS.legal_actions(self.state, self._legal))
+        raise IllegalActionError(self._illegal_message(a))
 
     def _illegal_message(self, a: int) -> str:
         if 0 <= a < self.NUM_ACTIONS:

@@ -52,20 +52,25 @@ small enough to review."""
 RULES = "rules"
 """The option set of the rules as printed (first in every game's ``option_sets``)."""
 _ACTION_LINE = re.compile(r"^action: (\d+)$")
-_HEADER_LINE = re.compile(r"^(format|game|options|seed|policy_seed): (.*)$")
+_HEADER_LINE = re.compile(r"^(format|game|env|options|seed|policy_seed): (.*)$")
+#: The ``env:`` line: the environment's versioned name and the caylus-env version that wrote it.
+_ENV_LINE = re.compile(r"^(\S+) \((.+)\)$")
 
 
 @dataclass(frozen=True)
 class Playthrough:
     """What a playthrough file replays: the game, its options (``GameConfig``), the setup
     seed, the seed of the random policy that drew the actions (None: they came from
-    elsewhere) and the action ids."""
+    elsewhere), the action ids and the caylus-env version that wrote it (its header says so;
+    a replay compares the game, not the version: a release that changes no rule keeps every
+    file as it is)."""
 
     game: str
     config: Any
     seed: int
     policy_seed: int | None
     actions: list[int]
+    version: str = __version__
 
 
 def _observation_lines(game: Any, observer: Any) -> list[str]:
@@ -87,9 +92,11 @@ def render_playthrough(
     seed: int,
     actions: Sequence[int] | None = None,
     policy_seed: int | None = 0,
+    version: str = __version__,
 ) -> tuple[str, list[int]]:
     """Play a game of ``game`` (the given ``actions``, else uniformly random ones drawn by
-    ``random.Random(policy_seed)``) and write it as playthrough text.
+    ``random.Random(policy_seed)``) and write it as playthrough text, its header naming
+    ``version`` as the caylus-env version that wrote it (a replay passes the file's own).
 
     Returns:
         The text and the list of action ids played.
@@ -108,7 +115,7 @@ def render_playthrough(
     out = [
         f"format: {FORMAT}",
         f"game: {spec.name}",
-        f"env: {spec.env_name} ({__version__})",
+        f"env: {spec.env_name} ({version})",
         f"options: {config.to_dict()}",
         f"num_players: {config.num_players}",
         f"seed: {seed}",
@@ -184,12 +191,14 @@ def parse_playthrough(text: str) -> Playthrough:
     if not isinstance(options, dict):
         raise ValueError(f"playthrough options {header['options']!r} are not a dict")
     policy = header["policy_seed"]
+    env = _ENV_LINE.match(header.get("env", ""))
     return Playthrough(
         game=spec.name,
         config=spec.engine().GameConfig.from_dict(options),
         seed=int(header["seed"]),
         policy_seed=None if policy == "none" else int(policy),
         actions=actions,
+        version=env.group(2) if env else __version__,
     )
 
 

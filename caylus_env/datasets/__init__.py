@@ -1,13 +1,14 @@
-"""Self-play datasets: read, verify and summarise what ``caylus dataset generate`` writes.
+"""Self-play datasets: read, verify, summarise and export what ``caylus dataset generate`` writes.
 
 The format (``format``, ``docs/datasets.md``) is plain Parquet that pyarrow, pandas, polars,
 DuckDB and Hugging Face ``datasets`` open directly; this package adds what those do not know:
 observations encoded from the stored states by the environment's own encoder
 (`iter_batches`, `DecisionDataset`), the replay check (`verify_dataset`), the summary
-(`dataset_stats`) and one game's decisions (`inspect_game`). Every reader takes ``game=`` (a
-name of ``caylus_env.core.registry``, ``DEFAULT_GAME`` when left out); what differs between
-games (state and mask widths, decision kinds, the replay) comes from the game's
-``GameSpec`` (``format``). Generating a dataset needs the agents and lives above this layer
+(`dataset_stats`), one game's decisions (`inspect_game`) and the export of the decisions as
+the environment's tensors in plain Parquet (`prepare_export`, `export_dataset`). Every reader
+takes ``game=`` (a name of ``caylus_env.core.registry``, ``DEFAULT_GAME`` when left out); what
+differs between games (state and mask widths, decision kinds, the replay) comes from the
+game's ``GameSpec`` (``format``). Generating a dataset needs the agents and lives above this layer
 (``agents.selfplay``). Submodules are imported on first use; torch only by `DecisionDataset`.
 """
 
@@ -26,6 +27,9 @@ _NAMES = {
     "VerifyReport": "verify",
     "dataset_stats": "stats",
     "inspect_game": "stats",
+    "prepare_export": "export",
+    "export_dataset": "export",
+    "ExportError": "export",
     "read_manifest": "format",
     "DatasetError": "format",
     "DATASET_FORMAT": "format",

@@ -81,12 +81,15 @@ class VerifyReport:
         decisions: Decision rows checked.
         shards: Shards checked.
         problems: One line per problem (shard, game id and ply where there is one).
+        max_problems: Problems found before the check stops (`MAX_PROBLEMS`; the export,
+            which writes only what checks, stops at the first).
     """
 
     games: int = 0
     decisions: int = 0
     shards: int = 0
     problems: list[str] = field(default_factory=list)
+    max_problems: int = MAX_PROBLEMS
 
     @property
     def ok(self) -> bool:
@@ -97,18 +100,33 @@ class _Stop(Exception):
     """Enough problems were found."""
 
 
+Replay = tuple[np.ndarray, np.ndarray]
+"""A game's replay, as `_verify_game` hands it to ``on_checked``: the ``(D, STATE_SIZE)``
+states (the engine's dtype) and ``(D, NUM_ACTIONS)`` int8 legal masks of its decisions, equal
+to the stored ones."""
+CheckedGame = Callable[[Mapping[str, Any], Mapping[str, Any], Replay], None]
+"""``on_checked(games row, decision columns, replay)``: called for each game of a shard that
+passed every check, in the order checked (``caylus_env.datasets.export`` writes it)."""
+
+
 def _fixed(column: pa.ChunkedArray | pa.Array, width: int) -> np.ndarray:
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     data = np.frombuffer(array.buffers()[1], np.uint8, count=(array.offset + len(array)) * width)
     return data[array.offset * width :].reshape(len(array), width)
 
 
+READ_BATCH_ROWS = 4096
+"""Decision rows decoded at once (a few megabytes of states): a shard is read batch by batch,
+whatever its row groups' size, so memory holds one batch and one game."""
+
+
 def _game_decisions(path: Path, spec: GameSpec) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(game id, its decision columns)`` per game, in file order, one row group at a time."""
+    """``(game id, its decision columns)`` per game, in file order, `READ_BATCH_ROWS` rows at
+    a time (a game split between batches is carried over whole)."""
     handle = pq.ParquetFile(path)
     carry: pa.Table | None = None
-    for i in range(handle.num_row_groups):
-        table = handle.read_row_group(i)
+    for batch in handle.iter_batches(batch_size=READ_BATCH_ROWS):
+        table = pa.Table.from_batches([batch])
         if carry is not None:
             table = pa.concat_tables([carry, table])
         ids = table["game_id"].to_numpy()
@@ -183,7 +201,7 @@ def verify_dataset(
                 _verify_shard(path, shard, report, schedule, on_game, spec, manifest)
             report.shards += 1
     except _Stop:
-        report.problems.append(f"stopped after {MAX_PROBLEMS} problems")
+        report.problems.append(f"stopped after {report.max_problems} problems")
     counts = manifest.get("counts", {})
     if report.ok and (counts.get("games"), counts.get("decisions")) != (
         report.games,
@@ -231,7 +249,7 @@ def run_problems(manifest: Mapping[str, Any]) -> list[str]:
 
 def _problem(report: VerifyReport, text: str) -> None:
     report.problems.append(text)
-    if len(report.problems) >= MAX_PROBLEMS:
+    if len(report.problems) >= report.max_problems:
         raise _Stop
 
 
@@ -243,7 +261,10 @@ def _verify_shard(
     on_game: Callable[[int], None] | None,
     spec: GameSpec,
     manifest: Mapping[str, Any],
+    on_checked: CheckedGame | None = None,
 ) -> None:
+    """Check one shard (its files' digests, its games rows, every game replayed), reporting
+    each problem; ``on_checked`` gets every game with decision rows that passed."""
     index = shard["shard"]
     where = f"shard {index}"
     games_file = decisions_file = None
@@ -285,7 +306,9 @@ def _verify_shard(
             continue
         seen.add(gid)
         decisions += len(cols["ply"])
-        _verify_game(game, cols, report, schedule, spec, manifest)
+        replay = _verify_game(game, cols, report, schedule, spec, manifest)
+        if replay is not None and on_checked is not None:
+            on_checked(game, cols, replay)
         report.games += 1
         if on_game is not None:
             on_game(report.games)
@@ -310,7 +333,10 @@ def _verify_game(
     schedule: Callable[[int], Mapping[str, Any] | None] | None,
     spec: GameSpec,
     manifest: Mapping[str, Any],
-) -> None:
+) -> Replay | None:
+    """Check one game's row and decisions (``cols``; None for a game without decisions)
+    against its replay; returns the replay when every check passed, else None (the problem
+    reported)."""
     gid = row["game_id"]
     n = row["num_players"]
     actions = [] if cols is None else cols["action"]
@@ -318,7 +344,7 @@ def _verify_game(
         record_of_row(row, actions, str(manifest.get("engine")), spec.name)
     except ValueError as err:
         _problem(report, f"game {gid}: the games row does not form a game record: {err}")
-        return
+        return None
     if schedule is not None:
         job = schedule(gid)
         wanted = (
@@ -332,13 +358,13 @@ def _verify_game(
                 report,
                 f"game {gid}: seed, block, agents or agent seeds {held} are not the schedule's {wanted}",
             )
-            return
+            return None
     try:
         options = {**json.loads(row["options"]), "num_players": n}
         game = new_game(spec.name, options, int(row["seed"]))
     except (TypeError, ValueError) as err:
         _problem(report, f"game {gid}: cannot start the game from its row: {err}")
-        return
+        return None
     # written as the generator writes them: sorted, compact, without num_players (a player
     # count of its own column), each value the game's own (an older dataset may lack an
     # option added since: its default applies)
@@ -352,7 +378,7 @@ def _verify_game(
             f"game {gid}: options {row['options'][:80]!r} are not written as the generator "
             f"writes them (sorted, compact, without num_players: {json.dumps(full)[:120]})",
         )
-        return
+        return None
     ranks = [float(r) for r in row["ranks"]]
     returns = returns_of(ranks) if len(ranks) == n and n > 1 else []
     d = 0 if cols is None else len(cols["ply"])
@@ -360,10 +386,20 @@ def _verify_game(
         _problem(
             report, f"game {gid}: games row says {row['decisions']} decisions, there are {d} rows"
         )
-        return
-    if cols is not None and not _check_plies(game, gid, row, cols, returns, ranks, report, spec):
-        return
+        return None
+    replay = (
+        _check_plies(game, gid, row, cols, returns, ranks, report, spec)
+        if d
+        else (
+            np.zeros((0, state_size(spec)), spec.engine().layout.STATE_DTYPE),
+            np.zeros((0, num_actions(spec)), np.int8),
+        )
+    )
+    if replay is None:
+        return None
+    before = len(report.problems)
     _check_end(game, gid, row, ranks, returns, report, spec)
+    return replay if len(report.problems) == before else None
 
 
 def _check_plies(
@@ -375,9 +411,10 @@ def _check_plies(
     ranks: list[float],
     report: VerifyReport,
     spec: GameSpec,
-) -> bool:
+) -> Replay | None:
     """Replay the stored actions, then compare every column with the replay at once and
-    report the first ply where one differs (False after a problem)."""
+    report the first ply where one differs; returns the replayed states and masks, or None
+    after a problem."""
     d = len(cols["ply"])
     states = np.zeros((d, state_size(spec)), spec.engine().layout.STATE_DTYPE)
     masks = np.zeros((d, num_actions(spec)), np.int8)
@@ -431,9 +468,10 @@ def _check_plies(
     if len(bad_mask) and (first is None or bad_mask[0] < first[0]):
         first = (int(bad_mask[0]), "column legal differs from the replay's legal actions")
     if "policy_actions" in cols:
+        count = num_actions(spec)
         for ply in range(upto if first is None else first[0]):
             why = _policy_problem(
-                cols["policy_actions"][ply], cols["policy_probs"][ply], masks[ply], spec
+                cols["policy_actions"][ply], cols["policy_probs"][ply], masks[ply], count
             )
             if why is not None:
                 first = (ply, why)
@@ -442,17 +480,19 @@ def _check_plies(
         first = stop
     if first is not None:
         _problem(report, f"game {gid} ply {first[0]}: {first[1]}")
-        return False
-    return True
+        return None
+    return states, masks
 
 
-def _policy_problem(acts: Any, probs: Any, mask: np.ndarray, spec: GameSpec) -> str | None:
+def _policy_problem(acts: Any, probs: Any, mask: np.ndarray, count: int) -> str | None:
+    """Why a stored target is not a distribution over the legal actions of ``mask`` (of the
+    game's ``count`` actions), or None."""
     if (acts is None) != (probs is None):
         return "policy_actions and policy_probs are not both null"
     if acts is not None and (
         len(acts) != len(probs)
         or not acts
-        or any(not 0 <= a < num_actions(spec) or not mask[a] for a in acts)
+        or any(not 0 <= a < count or not mask[a] for a in acts)
         or any(not math.isfinite(p) or p < 0 for p in probs)
         or abs(math.fsum(probs) - 1.0) > 1e-4
     ):
@@ -519,4 +559,11 @@ def _check_end(
         _problem(report, f"game {gid}: returns {row['returns']} do not follow from the ranks")
 
 
-__all__ = ["MAX_PROBLEMS", "RUN_FIELDS", "VerifyReport", "run_problems", "verify_dataset"]
+__all__ = [
+    "MAX_PROBLEMS",
+    "READ_BATCH_ROWS",
+    "RUN_FIELDS",
+    "VerifyReport",
+    "run_problems",
+    "verify_dataset",
+]

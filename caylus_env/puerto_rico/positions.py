@@ -6,6 +6,9 @@ does not place is in its supply (colonists, VP chips, quarries, barrels, plantat
 and every doubloon a player or a role card holds was paid by the bank, so the position keeps the
 conservation invariants the loader checks (rules 1.1, 6.7); the engine then validates it in
 full and runs it to its first decision. ``build_dict`` gives the same position as a state dict.
+A description reaches every decision, mid-step ones included (the pending stack, the phase and
+the cursors the engine keeps, which default to the engine's own for that stack), and
+``describe(position)`` is the builder's inverse: the description of any position.
 
 For finer edits, start from ``position(...)`` (a new game, before any pick), edit it with the
 helpers below (each moves components from their supply or through the bank), then ``start(d)``.
@@ -30,17 +33,23 @@ Example (an endgame: two VP chips left, and the captain's choice):
 
 from __future__ import annotations
 
+import copy
 import random
+from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from caylus_env.core import positions as core
 from caylus_env.core.positions import PositionError, legal_names, play
 from caylus_env.puerto_rico import GAME
-from caylus_env.puerto_rico.engine import Game, GameConfig
+from caylus_env.puerto_rico.engine import Game, GameConfig, dict_to_state, layout
 from caylus_env.puerto_rico.engine.buildings import BUILDING_NAMES, BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     COLONIST_SUPPLY,
     COLONISTS_ON_SHIP,
+    DEFAULT_MAX_DECISIONS,
+    DRAFT_PICKS,
     GOOD_NAMES,
     GOODS_IN_BOX,
     GOODS_REMOVED_2P,
@@ -51,6 +60,10 @@ from caylus_env.puerto_rico.engine.constants import (
     TILE_NAMES,
     VP_CHIPS,
 )
+from caylus_env.puerto_rico.engine.roles.captain import STOREHOUSE_BARRELS, WINDROSE_BARRELS
+from caylus_env.puerto_rico.engine.roles.mayor import STEP_FIRST_PLACEMENT, STEP_PRIVILEGE
+from caylus_env.puerto_rico.engine.setup import RNG_MODULUS, rng_read, rng_write
+from caylus_env.puerto_rico.engine.state_dict import BM_KINDS
 
 PHASE_OF_ROLE = {
     "settler": "settler",
@@ -150,12 +163,40 @@ def start(d: dict[str, Any]) -> Game:
 FIELDS = (
     "options", "seed", "players", "governor", "round", "role", "picker", "picked",
     "role_doubloons", "ships", "trading_house", "colonist_ship", "face_up", "discards",
-    "forested", "drafted", "end_triggered", "pending",
+    "forested", "drafted", "end_triggered", "pending", "phase", "decisions", "step", "idle",
+    "guest_step", "doubled", "library_used", "produced", "black_market", "plantation_stack",
+    "rng",
 )  # fmt: skip
-PLAYER_FIELDS = ("money", "vp", "goods", "plantations", "worked", "buildings", "san_juan")
+PLAYER_FIELDS = (
+    "money", "vp", "goods", "plantations", "worked", "buildings", "san_juan", "shipped",
+    "wharf_used", "small_wharf_used", "kept", "singles",
+)  # fmt: skip
 PLANTATION_KINDS = TILE_NAMES[:NUM_PLANTATION_KINDS]
 ISLAND_TILES = (*PLANTATION_KINDS, "quarry", "forest")
 WORKABLE_TILES = (*PLANTATION_KINDS, "quarry")
+#: The phases of a role's card: the captain's loading, then its storage (rules 4.6, 4.7).
+PHASES_OF_ROLE = {role: (phase,) for role, phase in PHASE_OF_ROLE.items()}
+PHASES_OF_ROLE["captain"] = ("captain", "captain_storage")
+#: The phases with no role being carried out: picking one, the draft (rules 7.1), the end.
+ROLELESS_PHASES = ("role_selection", "draft", "game_over")
+#: Phases whose start asks each owner's guest-house turn (rules 7.4): all a role has but the
+#: mayor's.
+GUEST_PHASES = ("settler", "builder", "craftsman", "trader", "captain", "captain_storage")
+#: The craftsman's driver step that produces and asks the extra barrel (rules 4.4, 6.1); the
+#: library's second barrel is the next one (7.2).
+CRAFT_PRIVILEGE_DRIVER_STEP = 0
+#: The most barrels of one good a player keeps singly in storage: the windrose's one and the
+#: storehouse's three (rules 4.7, 7.2).
+MAX_SINGLES = WINDROSE_BARRELS + STOREHOUSE_BARRELS
+#: The generator state's range (``setup``'s Park-Miller generator, rules 6.8).
+RNG_RANGE = (1, RNG_MODULUS - 1)
+#: ``build``'s options when a description gives none (``position``: a random draft).
+DEFAULT_OPTIONS = {
+    "max_decisions": DEFAULT_MAX_DECISIONS,
+    "expansion": False,
+    "draft": "random",
+    "library_limit": False,
+}
 
 
 def build(num_players: int | None = None, **description: Any) -> Game:
@@ -185,11 +226,21 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
       ``goods`` (``{good: barrels}``), ``plantations`` (``{tile: n}`` over the plantation
       kinds, ``quarry`` and, with the expansion, ``forest``; replaces the starting
       plantation), ``worked`` (``{tile: colonists}``, at most one per tile), ``buildings``
-      (``{name: colonists}`` or a list of names, unoccupied) and ``san_juan`` (colonists).
-    - ``governor`` (seat, default 0), ``round`` (default 1), ``end_triggered`` (default False).
-    - ``role``: the role card whose phase starts now (``settler`` .. ``captain``), picked by
+      (``{name: colonists}`` or a list of names, unoccupied) and ``san_juan`` (colonists);
+      the captain phase's marks ``shipped``, ``wharf_used`` and ``small_wharf_used``
+      (true or false, default false: he has shipped, used his wharf, his small wharf this
+      phase, rules 4.6, 2.4, 7.2), and the storage's ``kept`` (goods his warehouses keep
+      whole) and ``singles`` (``{good: barrels}`` kept singly so far, at most 4 each), while
+      his storage is asked (rules 4.7).
+    - ``governor`` (seat, default 0), ``round`` (default 1), ``end_triggered`` (default False),
+      ``decisions`` (decisions taken so far, at most ``options.max_decisions``; default 0).
+    - ``role``: the role card whose phase is played now (``settler`` .. ``captain``), picked by
       ``picker`` (default: the seat whose pick it was); ``picked``: the role cards picked
       earlier this round. Without ``role``, the next player picks a role.
+    - ``phase``: the phase of the state dict's names; with a ``role`` its phase (the default)
+      or, for the captain, ``captain_storage`` (his storage, rules 4.7); without one
+      ``role_selection`` (the default), ``draft`` (the expansion's draft by the players, rules
+      7.1: the ``drafted`` kinds are its picks so far) or ``game_over``.
     - ``role_doubloons``: ``{role: doubloons}`` on role cards not yet picked.
     - ``ships``: one per cargo ship, smallest first: ``None`` (empty) or ``(good, barrels)``;
       ``trading_house``: ``{good: barrels}``; ``colonist_ship``: colonists on the colonist ship
@@ -197,15 +248,37 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
     - ``face_up``, ``discards``: ``{plantation kind: tiles}`` (default face up: those of the
       start, then drawn at random); ``forested`` (expansion): ``{kind: tiles}`` the forests
       on the islands were made of (default: drawn from the most plentiful kinds);
-      ``drafted`` (expansion): violet buildings on the supply board besides the owned ones.
-    - ``pending``: the decision stack, as the state dict writes it (default: none; the engine
-      asks the natural next decision).
+      ``drafted`` (expansion): the violet buildings on the supply board besides the owned
+      ones; given, they replace the seed's random draft (default: the seed's draft).
+    - ``plantation_stack``: the face-down plantations, bottom first (the next draw last), as
+      the state dict writes them: exactly the plantations of the game not on an island, face
+      up, discarded or forested (default: the start's order less the tiles now in play, and
+      face up then defaults to the start's tiles, without draws). It is the game's hidden
+      information (rules 6.8). ``rng``: the state of the engine's generator, which reshuffles
+      the discards (an int in 1..2**31-2; default: the seed's).
+    - ``pending``: the decision stack, bottom first, as the state dict writes it (default:
+      none; the engine asks the natural next decision of the phase). The phase's cursors
+      default to those the engine has when it asks that stack: ``step`` (turns of the phase
+      begun, counted from the picker; the captain's from 0 again each lap), ``idle`` (the
+      captain's turns without a loading: 0, and in his storage ``num_players``; while nobody
+      has shipped in the phase, every turn taken so far) and ``guest_step`` (the guest-house
+      turns at the phase's start taken; ``num_players`` once its turns have begun, and in the
+      storage ``num_players + 1`` while a guest turn before a player's storage is asked,
+      rules 7.4). Give them to set up a turn the defaults do not reach, such as a loading
+      turn after another player was passed over (``idle``).
+    - ``doubled`` (the picker's library doubled a privilege this phase), ``library_used``
+      (a library doubled one this round; the 2-player limit, rules 7.2): true or false,
+      default false; ``produced``: the goods the craftsman received this phase (default: those
+      of a pending ``craft_privilege``, else none, rules 4.4); ``black_market``:
+      ``{"returned": [colonist, good, vp], "short": doubloons}`` while a black-market build
+      is asked (rules 7.2; default none).
 
     Filled from the component totals (rules 1.1-1.3): ``colonist_supply``, ``vp_supply``
     (negative once VP are owed on paper, rules 4.6), ``quarry_supply``, ``goods_supply``,
     ``building_supply``, the face-down ``plantation_stack`` (the start's order, less the tiles
     now in play, taken from the top; tiles back from the start's islands go to the bottom,
-    shuffled by ``seed``) and ``bank_paid``. An empty description is the start of a game.
+    shuffled by ``seed``) and ``bank_paid``. An empty description is the start of a game;
+    ``describe`` gives the description of any position.
     The dict is not yet validated by the engine: ``start`` does that.
 
     Raises:
@@ -236,15 +309,23 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
         core.name(name, where, [b.name for b in BUILDINGS if b.kind != 0])
         if not expansion:
             raise PositionError("drafted: violet expansion buildings need options.expansion")
+    if "drafted" in description and expansion:
+        for b in BUILDINGS:
+            if b.kind != 0:
+                d["building_supply"][b.name] = 0  # the seed's draft, replaced
+    for name in drafts:
         drafted(d, name)
 
     # -- the clock: governor, round, the role being played ---------------------------------
     d["governor"] = core.seat(description.get("governor", 0), "governor", n)
     d["round"] = core.count(description.get("round", 1), "round", 1, 9999)
-    end = description.get("end_triggered", False)
-    if not isinstance(end, bool):
-        raise PositionError(f"end_triggered must be true or false, got {end!r}")
-    d["end_triggered"] = end
+    d["decisions"] = core.count(
+        description.get("decisions", 0),
+        "decisions (at most options.max_decisions)",
+        0,
+        d["options"]["max_decisions"],
+    )
+    d["end_triggered"] = _flag(description, "end_triggered")
     in_game = [r for r, v in d["roles"].items() if v["in_game"]]
     picked = description.get("picked", [])
     if not isinstance(picked, (list, tuple)):
@@ -263,16 +344,23 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
     for r in picked:
         d["roles"][r]["picked"] = True
     d["picks"] = len(picked)
-    d["step"] = d["idle"] = 0
     d["pending"] = []
     if role is None:
         if "picker" in description:
             raise PositionError("picker: only with a role whose phase is played")
-        d["phase"], d["picker"] = "role_selection", None
+        d["picker"] = None
+        phases = ROLELESS_PHASES if expansion else ("role_selection", "game_over")
+        d["phase"] = core.name(
+            description.get("phase", "role_selection"), "phase (without a role)", phases
+        )
     else:
         default = (d["governor"] + len(picked) - 1) % n
         d["picker"] = core.seat(description.get("picker", default), "picker", n)
-        d["phase"] = PHASE_OF_ROLE[role]
+        d["phase"] = core.name(
+            description.get("phase", PHASE_OF_ROLE[role]),
+            f"phase (role {role})",
+            PHASES_OF_ROLE[role],
+        )
     doubloons = core.counts(description.get("role_doubloons", {}), "role_doubloons", in_game)
     for r, k in doubloons.items():
         if k and r in picked:
@@ -280,6 +368,7 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
         d["roles"][r]["doubloons"] = k
         gain += k
     d["bank_paid"] = gain
+    d["rng"] = _rng(description["rng"]) if "rng" in description else d["rng"]
 
     # -- barrels: players, ships, the trading house; the rest in supply --------------------
     goods_total = {g: int(GOODS_IN_BOX[i]) - (GOODS_REMOVED_2P if n == 2 else 0)
@@ -344,7 +433,19 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
         if d["building_supply"][b.name]:
             d["building_supply"][b.name] = copies - owners
 
-    # -- plantations: islands, forests, face up, discards; the rest face down --------------
+    _plantations(d, description, n, expansion, rng)
+    # -- the decision pending and the phase's cursors ----------------------------------------
+    if "pending" in description:
+        d["pending"] = description["pending"]
+    _progress(d, description, n)
+    return d
+
+
+def _plantations(
+    d: dict[str, Any], description: dict[str, Any], n: int, expansion: bool, rng: random.Random
+) -> None:
+    """The plantations: islands (placed already), forests, face up, discards; the rest face
+    down, in the given order or the start's (rules 4.1, 6.8, 7.3)."""
     total = {k: int(PLANTATIONS_IN_BOX[i]) - (PLANTATIONS_REMOVED_2P if n == 2 else 0)
              for i, k in enumerate(PLANTATION_KINDS)}  # fmt: skip
     pool = {k: total[k] - sum(pd["island"][k] for pd in d["players"]) for k in total}
@@ -381,25 +482,137 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
             take = min(m, pool[k])
             face_up[k] += take
             pool[k] -= take
-    # Face down: the start's order, less tiles from the top; tiles back in play at the bottom.
-    kept = dict.fromkeys(PLANTATION_KINDS, 0)
-    stack = []
-    for k in d["plantation_stack"]:
-        if kept[k] < pool[k]:
-            stack.append(k)
-            kept[k] += 1
-    back = [k for k in PLANTATION_KINDS for _ in range(pool[k] - kept[k])]
-    rng.shuffle(back)
-    stack = back + stack
-    if "face_up" not in description:
-        while sum(face_up.values()) < n + 1 and stack:
-            face_up[stack.pop()] += 1  # drawn from the top, as the engine draws
+    if "plantation_stack" in description:
+        stack = _stack(description["plantation_stack"], pool, total)
+    else:
+        # The start's order, less tiles from the top; tiles back in play at the bottom.
+        kept = dict.fromkeys(PLANTATION_KINDS, 0)
+        stack = []
+        for k in d["plantation_stack"]:
+            if kept[k] < pool[k]:
+                stack.append(k)
+                kept[k] += 1
+        back = [k for k in PLANTATION_KINDS for _ in range(pool[k] - kept[k])]
+        rng.shuffle(back)
+        stack = back + stack
+        if "face_up" not in description:
+            while sum(face_up.values()) < n + 1 and stack:
+                face_up[stack.pop()] += 1  # drawn from the top, as the engine draws
     d["face_up"], d["plantation_stack"] = face_up, stack
     d["discards"] = {k: discards.get(k, 0) for k in PLANTATION_KINDS}
     d["forested"] = {k: forested.get(k, 0) for k in PLANTATION_KINDS}
-    if "pending" in description:
-        d["pending"] = description["pending"]
-    return d
+
+
+def _stack(v: Any, pool: dict[str, int], total: dict[str, int]) -> list[str]:
+    """A given face-down stack: exactly the plantations left for it (``pool``)."""
+    where = "plantation_stack"
+    if not isinstance(v, (list, tuple)):
+        raise PositionError(f"{where} must be a list of plantation kinds, got {v!r}")
+    stack = [core.name(k, f"{where}[{i}]", PLANTATION_KINDS) for i, k in enumerate(v)]
+    for k in PLANTATION_KINDS:
+        if stack.count(k) != pool[k]:
+            raise PositionError(
+                f"{where} holds {stack.count(k)} {k} plantations; allowed: {pool[k]} (the "
+                f"game's {total[k]} less those on the islands, face up, discarded or forested)"
+            )
+    return stack
+
+
+def _progress(d: dict[str, Any], description: dict[str, Any], n: int) -> None:
+    """The phase's cursors and the privilege's bookkeeping; each defaults to what the engine
+    keeps when it asks the pending decision (``_cursors``)."""
+    defaults = dict(zip(("step", "idle", "guest_step"), _cursors(d, n), strict=True))
+    highest = {"step": max(n + 2, DRAFT_PICKS), "idle": n, "guest_step": n + 1}
+    for key, default in defaults.items():
+        given = key in description
+        d[key] = core.count(description[key], key, 0, highest[key]) if given else default
+    d["doubled"] = _flag(description, "doubled")
+    d["library_used"] = _flag(description, "library_used")
+    crafting = [
+        e for e in d["pending"] if isinstance(e, dict) and e.get("kind") == "craft_privilege"
+    ]
+    produced = crafting[0].get("produced", []) if crafting else []
+    d["produced"] = _goods(description.get("produced", produced), "produced")
+    bm = description.get("black_market", {})
+    core.fields(bm, ("returned", "short"), "black_market")
+    returned = bm.get("returned", [])
+    if not isinstance(returned, (list, tuple)) or len(set(returned)) != len(returned):
+        raise PositionError(f"black_market.returned must be a list of distinct {list(BM_KINDS)}")
+    returned = {core.name(k, "black_market.returned", BM_KINDS) for k in returned}
+    d["black_market"] = {
+        "returned": [k for k in BM_KINDS if k in returned],
+        "short": core.count(bm.get("short", 0), "black_market.short", 0, len(BM_KINDS)),
+    }
+
+
+def _cursors(d: dict[str, Any], n: int) -> tuple[int, int, int]:
+    """``(step, idle, guest_step)`` as the phase's driver leaves them when it asks the bottom
+    decision of ``d``'s pending stack, its turn's (``roles/``): a phase's guest-house turns
+    first, each owner in turn from the picker (rules 7.4), then its turns from the picker; the
+    captain's idle turns while nobody has shipped (rules 4.6). A stack the engine could not
+    have built gets cursors the engine's validation then refuses."""
+    phase, picker, pending = d["phase"], d["picker"], d["pending"]
+    storage = n if phase == "captain_storage" else 0
+    if phase == "draft":
+        board = [b.name for b in BUILDINGS if b.kind != 0 and d["building_supply"][b.name] > 0]
+        return len(board), 0, 0
+    if picker is None or not isinstance(pending, list) or not pending:
+        return 0, storage, 0
+    bottom = pending[0]
+    seat = bottom.get("player") if isinstance(bottom, dict) else None
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        return 0, storage, 0
+    kind = bottom.get("kind")
+    turn = (seat - picker) % n  # seats after the picker
+    guest = n if phase in GUEST_PHASES else 0
+    if kind == "guest_house" and len(pending) == 1 and phase in GUEST_PHASES:
+        return 0, storage, turn + 1  # a guest-house turn at the phase's start
+    # A driver counts its step as it asks that step's decision: ``step`` is then one more.
+    if phase == "mayor":
+        k = STEP_PRIVILEGE if kind == "mayor_privilege" else STEP_FIRST_PLACEMENT + turn
+        return k + 1, 0, 0
+    if phase == "settler":
+        extra = kind == "settle" and bottom.get("library_extra") == 1
+        return (n if extra else turn) + 1, 0, guest  # the library's tile after every seat's
+    if phase == "craftsman":
+        return CRAFT_PRIVILEGE_DRIVER_STEP + 1, 0, guest
+    if phase == "captain":
+        shipped = any(pd["shipped"] for pd in d["players"]) or kind == "small_wharf"
+        return (turn + 1) % n, (0 if shipped else turn), guest  # laps from 0 again
+    return turn + 1, storage, guest
+
+
+def _flag(description: dict[str, Any], key: str, where: str | None = None) -> bool:
+    v = description.get(key, False)
+    if not isinstance(v, bool):
+        raise PositionError(f"{where or key} must be true or false, got {v!r}")
+    return v
+
+
+def _goods(v: Any, where: str) -> list[str]:
+    """A list of distinct goods, in the goods' order."""
+    if (
+        not isinstance(v, (list, tuple))
+        or not all(isinstance(g, str) for g in v)
+        or len(set(v)) != len(v)
+    ):
+        raise PositionError(f"{where} must be a list of distinct goods, got {v!r}")
+    named = {core.name(g, where, GOOD_NAMES) for g in v}
+    return [g for g in GOOD_NAMES if g in named]
+
+
+def _rng(v: Any) -> list[int]:
+    """The generator state as the state dict stores it (``setup.rng_write``)."""
+    x = core.count(v, "rng", *RNG_RANGE)
+    s = np.zeros(layout.STATE_SIZE, layout.STATE_DTYPE)
+    rng_write(s, x)
+    return [int(s[layout.RNG]), int(s[layout.RNG + 1])]
+
+
+def _rng_value(pair: list[int]) -> int:
+    s = np.zeros(layout.STATE_SIZE, layout.STATE_DTYPE)
+    s[layout.RNG], s[layout.RNG + 1] = pair
+    return int(rng_read(s))
 
 
 def _player(d: dict[str, Any], p: int, entry: Any, expansion: bool) -> None:
@@ -442,6 +655,155 @@ def _player(d: dict[str, Any], p: int, entry: Any, expansion: bool) -> None:
             pd["buildings"][name] = core.count(k, f"{where}.buildings.{name}", 0, circles)
     if "san_juan" in entry:
         pd["san_juan"] = core.count(entry["san_juan"], f"{where}.san_juan")
+    for key in ("shipped", "wharf_used", "small_wharf_used"):
+        pd[key] = _flag(entry, key, f"{where}.{key}")
+    pd["kept"] = _goods(entry.get("kept", []), f"{where}.kept")
+    singles = core.counts(entry.get("singles", {}), f"{where}.singles", GOOD_NAMES, MAX_SINGLES)
+    pd["singles"] = {g: singles.get(g, 0) for g in GOOD_NAMES}
+
+
+# -- describe: the builder's inverse -----------------------------------------------------------
+
+
+def describe(position: Game | Mapping[str, Any]) -> dict[str, Any]:
+    """The description of a position (a ``Game`` or a state dict) that ``build_dict`` turns
+    back into that very state dict: who holds what, the role and phase being played, the
+    pending decisions as the state dict writes them, the phase's cursors and the hidden
+    ``plantation_stack`` and ``rng``. What equals the builder's default is left out (each
+    field is tried against ``build_dict``, so the description follows its defaults).
+
+    Raises:
+        InvalidStateError: for a state dict the engine's loader refuses (naming its field).
+        PositionError: for a position the description's fields cannot express (naming the
+            field that differs; every position the engine reaches can be described).
+    """
+    d = position.state_dict() if isinstance(position, Game) else copy.deepcopy(dict(position))
+    dict_to_state(d)  # validated as the engine loads it
+    n = len(d["players"])
+    full = _full_description(d)
+    back = build_dict(n, **full)
+    if back != d:
+        wrong = next(k for k in d if back.get(k) != d[k])
+        raise PositionError(f"describe: the description cannot give this position's {wrong}")
+    for key in _OPTIONAL:
+        if key in full:
+            trial = {k: v for k, v in full.items() if k != key}
+            if _builds(n, trial, d):
+                full = trial
+    for p, entry in list(full.get("players", {}).items()):
+        for key in ("money", "plantations"):
+            if key in entry:
+                trial_entry = {k: v for k, v in entry.items() if k != key}
+                trial = {**full, "players": {**full["players"], p: trial_entry}}
+                if _builds(n, trial, d):
+                    full, entry = trial, trial_entry
+        if not entry:
+            full["players"] = {q: e for q, e in full["players"].items() if q != p}
+    if full.get("players") == {}:
+        del full["players"]
+    return full
+
+
+def _builds(n: int, description: dict[str, Any], d: dict[str, Any]) -> bool:
+    """Whether ``description`` builds exactly ``d`` (a description it refuses does not)."""
+    try:
+        return build_dict(n, **description) == d
+    except PositionError:
+        return False
+
+
+#: ``describe`` tries leaving these out, in this order: their defaults depend on the position.
+_OPTIONAL = (
+    "picker", "step", "idle", "guest_step", "produced", "rng", "plantation_stack",
+    "face_up", "forested", "drafted", "colonist_ship", "phase",
+)  # fmt: skip
+
+
+def _full_description(d: dict[str, Any]) -> dict[str, Any]:
+    """Every field of ``d``'s description, constant defaults left out."""
+    phase = d["phase"]
+    picked = [r for r, v in d["roles"].items() if v["picked"]]
+    role = None
+    if d["picker"] is not None:
+        role = next(r for r, phases in PHASES_OF_ROLE.items() if phase in phases)
+    out: dict[str, Any] = {}
+    options = {k: v for k, v in d["options"].items() if k in DEFAULT_OPTIONS}
+    options = {k: v for k, v in options.items() if DEFAULT_OPTIONS[k] != v}
+    expansion = d["options"]["expansion"]
+    if options:
+        out["options"] = options
+    players = {p: _player_description(pd) for p, pd in enumerate(d["players"])}
+    out["players"] = {p: e for p, e in players.items() if e}
+    constants = {
+        "governor": (d["governor"], 0),
+        "round": (d["round"], 1),
+        "decisions": (d["decisions"], 0),
+        "end_triggered": (d["end_triggered"], False),
+        "doubled": (d["doubled"], False),
+        "library_used": (d["library_used"], False),
+    }
+    out.update({k: v for k, (v, default) in constants.items() if v != default})
+    if role is not None:
+        out["role"] = role
+        out["picker"] = d["picker"]
+        picked.remove(role)
+    if picked:
+        out["picked"] = picked
+    out["phase"] = phase
+    doubloons = {r: v["doubloons"] for r, v in d["roles"].items() if v["doubloons"]}
+    if doubloons:
+        out["role_doubloons"] = doubloons
+    ships = [None if s["good"] is None else (s["good"], s["load"]) for s in d["ships"]]
+    while ships and ships[-1] is None:
+        ships.pop()
+    if ships:
+        out["ships"] = ships
+    for key in ("trading_house", "face_up", "discards", "forested"):
+        held = {k: v for k, v in d[key].items() if v}
+        if held or key == "face_up":
+            out[key] = held
+    out["colonist_ship"] = d["colonist_ship"]
+    if expansion:
+        owned = {b for pd in d["players"] for b in pd["buildings"]}
+        out["drafted"] = [
+            b.name
+            for b in BUILDINGS
+            if b.kind != 0 and d["building_supply"][b.name] > 0 and b.name not in owned
+        ]
+    out["plantation_stack"] = list(d["plantation_stack"])
+    out["rng"] = _rng_value(d["rng"])
+    if d["pending"]:
+        out["pending"] = copy.deepcopy(d["pending"])
+    out.update(step=d["step"], idle=d["idle"], guest_step=d["guest_step"])
+    out["produced"] = list(d["produced"])
+    bm = d["black_market"]
+    if bm["returned"] or bm["short"]:
+        out["black_market"] = {"returned": list(bm["returned"]), "short": bm["short"]}
+    return out
+
+
+def _player_description(pd: dict[str, Any]) -> dict[str, Any]:
+    """One player's entry: what he holds, the phase's marks; zeros left out."""
+    entry: dict[str, Any] = {"money": pd["money"]}
+    if pd["vp"]:
+        entry["vp"] = pd["vp"]
+    for key, field in (("goods", "goods"), ("plantations", "island"), ("worked", "worked")):
+        held = {k: v for k, v in pd[field].items() if v}
+        if held or key == "plantations":
+            entry[key] = held
+    if pd["buildings"]:
+        entry["buildings"] = dict(pd["buildings"])
+    if pd["san_juan"]:
+        entry["san_juan"] = pd["san_juan"]
+    for key in ("shipped", "wharf_used", "small_wharf_used"):
+        if pd[key]:
+            entry[key] = True
+    if pd["kept"]:
+        entry["kept"] = list(pd["kept"])
+    singles = {g: k for g, k in pd["singles"].items() if k}
+    if singles:
+        entry["singles"] = singles
+    return entry
 
 
 #: The names the scenario tests use for `start` and `play`.
@@ -459,6 +821,7 @@ __all__ = [
     "build_dict",
     "building",
     "colonists",
+    "describe",
     "drafted",
     "fresh",
     "game",

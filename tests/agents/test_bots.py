@@ -13,7 +13,7 @@ import pytest
 from agents import registry
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from caylus_env.caylus.bots import mcts_kernels as MK
+from caylus_env.caylus.bots import rollouts
 from caylus_env.caylus.bots.mcts import MCTSAgent
 from caylus_env.caylus.bots.scripted import STRATEGIES, ScriptedBot, make_scripted
 from caylus_env.caylus.engine import Game, GameConfig, action_to_string
@@ -182,6 +182,26 @@ def test_mcts_recognizes_a_scripted_opponent(opponent):
     assert agent.seat_models[0] == "castle"
 
 
+def test_mcts_playing_on_in_another_game_models_that_games_opponents():
+    """An agent that goes on to another game without ``reset`` (another seed, a history that
+    does not continue the one it followed) models the new game's opponents from its start, as
+    a fresh agent does (it replayed the new game's moves onto the old one and failed on the
+    first move not legal there)."""
+    me, other = make_scripted("castle"), make_scripted("town")
+    games = []
+    for seed, moves in ((8, 120), (9, 160)):
+        game = Game(GameConfig(num_players=2), seed=seed)
+        while len(game.history) < moves or game.current_player() != 0:
+            game.apply((me if game.current_player() == 0 else other).act(game))
+        games.append(game)
+    agent, fresh = MCTSAgent(sims=5, seed=0), MCTSAgent(sims=5, seed=0)
+    agent.act(games[0])
+    assert agent.act(games[1]) in games[1].legal_actions()
+    fresh.act(games[1])
+    assert agent.seat_models == fresh.seat_models
+    assert np.array_equal(agent._matches, fresh._matches)
+
+
 # -- strength -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", BOTS)
 def test_scripted_bot_beats_random_quick(name):
@@ -233,11 +253,9 @@ def _is_module(name: str) -> bool:
         return False
 
 
-@pytest.mark.parametrize(
-    "path", ["scripted_kernels.py", "scripted.py", "mcts_kernels.py", "mcts.py"]
-)
+@pytest.mark.parametrize("path", ["scripted_kernels.py", "scripted.py", "rollouts.py"])
 def test_agent_code_imports_only_the_public_engine_surface(path):
-    """Bots and search call ``kernels`` (never the phases, the dispatcher or a private helper),
+    """Bots and rollout bots call ``kernels`` (never the phases, the dispatcher or a private helper),
     so the engine can be reorganised under them without breaking them."""
     tree = ast.parse((BOTS_FOLDER / path).read_text(encoding="utf-8"))
     engine_imports = []
@@ -269,9 +287,9 @@ def test_mcts_returns_of_a_finished_game(num_players):
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
         ret = np.zeros(num_players)
-        MK.final_returns(game.state, 0.0, 8.0, weights, ret)
+        rollouts.final_returns(game.state, 0.0, 8.0, weights, ret)
         np.testing.assert_allclose(ret, game.returns("rank"))
-        MK.final_returns(game.state, 0.5, 8.0, weights, ret)
+        rollouts.final_returns(game.state, 0.5, 8.0, weights, ret)
         assert abs(ret.sum()) < 1e-9
         prestige = game.prestige()
         for i in range(num_players):

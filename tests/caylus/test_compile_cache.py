@@ -55,8 +55,9 @@ def test_every_engine_module_is_covered_even_without_numba(tmp_path, engine):
 def test_kernels_are_cached_under_the_directory_of_this_source_version(tmp_path):
     script = (
         "import os, numba\n"
-        "from caylus_env.core import _cache\nfrom caylus_env.caylus.engine import kernels\n"
-        "kernels.play_random_games(1, 2, 1)\n"
+        "from caylus_env.core import _cache\n"
+        "from caylus_env.caylus.engine import GameConfig, kernels\n"
+        "kernels.play_random_games(GameConfig(num_players=2).kernel_options(), 1, 1)\n"
         "print(os.environ['NUMBA_CACHE_DIR'], numba.config.CACHE_DIR, _cache.CACHE_DIR)\n"
     )
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))

@@ -229,6 +229,17 @@ def test_jeweller_is_only_in_the_stock_when_enabled():
     assert Game(GameConfig(3, jeweller=True), seed=0).state_dict()["stock"]["jeweller"] == 1
 
 
+def test_a_described_position_with_the_jeweller_option_keeps_its_tile_in_the_stock():
+    """8.1: with the option the Jeweller tile is in the game, so the builder counts it in
+    the stock, or on the road where the description builds it."""
+    g = B.build(3, options={"jeweller": True})
+    assert g.state_dict()["stock"]["jeweller"] == 1
+    g = B.build(3, options={"jeweller": True}, players=[{"buildings": ["jeweller"]}])
+    assert g.state_dict()["stock"]["jeweller"] == 0 and B.space(g.state_dict(), 9)["owner"] == 0
+    with pytest.raises(B.PositionError, match="jeweller tiles: 1 placed"):
+        B.build(3, players=[{"buildings": ["jeweller"]}])
+
+
 def test_jeweller_options_turn_gold_into_prestige():
     d = B.position(3, phase="activation", jeweller=True)
     B.all_passed(d)

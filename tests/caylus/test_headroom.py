@@ -12,13 +12,11 @@ import numpy as np
 import pytest
 
 from caylus_env.caylus.engine import Game, GameConfig, InvalidStateError
-from caylus_env.caylus.engine import dispatch as D
 from caylus_env.caylus.engine import layout as L
 from caylus_env.caylus.engine.actions import NUM_ACTIONS
 from caylus_env.caylus.engine.constants import NUM_RESOURCES, RESOURCE_NAMES, Phase
-from caylus_env.caylus.engine.decisions import pop, read_top
-from caylus_env.caylus.engine.dispatch import PROCEDURE_BASE
 from caylus_env.caylus.engine.headroom import STATE_MAX, room
+from caylus_env.caylus.engine.loop import LOOP
 from tests.fuzz_states import fuzz
 
 #: The position each player count is capped at: the top decision's kind.
@@ -132,16 +130,12 @@ def test_room_left_for_every_amount_never_shrinks_at_any_step_of_the_engine(n):
         rng = np.random.default_rng(seed)
         before = _slack(s)
         while s[L.PHASE] != Phase.GAME_OVER:
-            if s[L.STACK_SIZE] == 0:
-                D.drive(s)
-            elif read_top(s)[0] >= PROCEDURE_BASE:
-                D.run_procedure(s)
-            else:
-                m = D.legal_actions(s, out)
-                if m == 0:
-                    pop(s)  # a favor with no free row is lost (rules 5.3)
-                else:  # the last answer (often the richest) half of the time
-                    D.apply(s, out[m - 1] if rng.random() < 0.5 else out[rng.integers(m)])
+            # one step of the loop: a driver, a procedure, a favor lost (rules 5.3) ...
+            m = LOOP.automatic_step(s, out)
+            if m == 1:
+                LOOP.answer(s, out[0])
+            elif m > 1:  # the last answer (often the richest) half of the time
+                LOOP.apply(s, out[m - 1] if rng.random() < 0.5 else out[rng.integers(m)])
             after = _slack(s)
             assert (after >= before).all(), np.flatnonzero(after < before)
             before = after

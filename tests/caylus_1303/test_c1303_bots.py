@@ -20,7 +20,7 @@ from agents.random_agent import RandomAgent
 from agents.strength import series
 from caylus_env.caylus_1303.bots import BOTS, SCRIPTED, choose_scripted
 from caylus_env.caylus_1303.bots import scripted_kernels as SK
-from caylus_env.caylus_1303.bots.mcts import ROLLOUTS, search_root
+from caylus_env.caylus_1303.bots.mcts import ROLLOUTS
 from caylus_env.caylus_1303.bots.scripted import STRATEGIES, ScriptedAgent
 from caylus_env.caylus_1303.engine import Game, GameConfig
 from caylus_env.caylus_1303.engine import kernels as K
@@ -257,7 +257,7 @@ def test_search_root_hides_opponents_prestige_only_when_the_option_is_on():
         state = game.state.copy()
         for q in range(3):
             state[pf(q, L.P_PP)] = 5 + 7 * q
-        root = search_root(state, 1)
+        root = make_agent("mcts:5").search_root(state, 1)
         pps = [int(root[pf(q, L.P_PP)]) for q in range(3)]
         assert pps == ([12, 12, 12] if hide else [5, 12, 19])
         assert state[pf(0, L.P_PP)] == 5, "the search changed the real state"
@@ -317,11 +317,11 @@ def test_mcts_visits_sum_to_one_over_legal_actions():
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("mcts:0", "SIMS must be an int"),
+        ("mcts:0", "SIMS=0; allowed: 1 to"),
         ("mcts:x", "SIMS must be an int"),
-        ("mcts:5:castle", "rollout 'castle' is not allowed"),
-        ("mcts:5:c=abc", "c='abc' is not allowed"),
-        ("mcts:5:depth=3", "option 'depth=3' is not allowed"),
+        ("mcts:5:castle", "unknown rollout 'castle'; allowed: constructor, deliverer, random"),
+        ("mcts:5:c=abc", r"bad value 'abc' for c; allowed: FLOAT in \[0, 100\]"),
+        ("mcts:5:depth=3", "bad option 'depth=3'; allowed: c="),
     ],
 )
 def test_registry_errors_name_what_is_allowed(spec, expected):
@@ -332,7 +332,7 @@ def test_registry_errors_name_what_is_allowed(spec, expected):
 def test_mcts_options_reach_the_agent():
     agent = make_agent("mcts:7:deliverer:c=1.5:eps=0.2:margin=0.5:scale=5:cutoff=99")
     assert (agent.sims, agent.rollout) == (7, "deliverer")
-    assert (agent.c, agent.eps, agent.margin, agent.scale, agent.cutoff) == (
+    assert (agent.c, agent.eps, agent.margin, agent.scale, agent.max_rollout) == (
         1.5,
         0.2,
         0.5,

@@ -96,11 +96,12 @@ def test_d3_residence_gives_1_worker_and_takes_no_worker():
     assert "place:R2" not in P.legal_names(g)
 
 
-def test_d4_monuments_in_turn_order_on_the_lowest_own_residence():
-    """D4: one turn each from the first player; the monument goes on the lowest residence."""
+def test_d4_monuments_in_turn_order_on_the_residence_the_player_chooses():
+    """D4: one turn each from the first player; the monument goes on the residence of his own
+    that he chooses (rules 4.4 b)."""
     rule = value("monument_rules")
     assert (rule["order"], rule["residence_choice"], rule["per_residence"]) == (
-        "turn_order", "lowest_road_space", 1,
+        "turn_order", "player", 1,
     )  # fmt: skip
     kit = {"gold": 1, "stone": 2}
     g = P.build(
@@ -114,7 +115,9 @@ def test_d4_monuments_in_turn_order_on_the_lowest_own_residence():
     P.play(g, "decline")
     assert g.decision().player == 0
     P.play(g, "monument:statue")
-    assert g.state_dict()["spaces"]["R3"]["tile"] == "statue"
+    assert P.legal_names(g) == ["residence:R3", "residence:R6"]
+    P.play(g, "residence:R6")
+    assert g.state_dict()["spaces"]["R6"]["tile"] == "statue"
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])

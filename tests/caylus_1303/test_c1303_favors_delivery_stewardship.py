@@ -515,7 +515,8 @@ def test_d4_monuments_in_turn_order_from_the_first_player_each_once():
 
 def test_d4_several_monuments_each_on_a_different_own_residence():
     """D4: any number of monuments in the turn, each on a different residence of his own,
-    lowest Road space first; the residence tile leaves the game, the house stays."""
+    the one he chooses (asked while he has two or more); the residence tile leaves the game,
+    the house stays."""
     g = P.build(
         2,
         phase="stewardship",
@@ -523,9 +524,11 @@ def test_d4_several_monuments_each_on_a_different_own_residence():
     )
     tiles_before = [g.state_dict()["spaces"][f"R{k}"]["tile"] for k in range(1, 9)]
     P.play(g, "monument:statue")
+    assert P.legal_names(g) == ["residence:R2", "residence:R5"]
+    P.play(g, "residence:R2")
     assert g.state_dict()["spaces"]["R2"]["tile"] == "statue"
     assert g.decision().kind == "monument" and g.decision().player == 0
-    P.play(g, "monument:granary")
+    P.play(g, "monument:granary")  # his last residence: nothing more is asked
     d = g.state_dict()
     assert d["spaces"]["R5"]["tile"] == "granary" and d["spaces"]["R5"]["owner"] == 0
     assert d["players"][0]["pp"] == 7 + 7

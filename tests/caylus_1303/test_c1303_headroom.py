@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from caylus_env.caylus_1303.engine import Game, GameConfig, InvalidStateError
-from caylus_env.caylus_1303.engine import dispatch as D
 from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.actions import NUM_ACTIONS
 from caylus_env.caylus_1303.engine.constants import NUM_RESOURCES, RESOURCE_NAMES, Phase
 from caylus_env.caylus_1303.engine.headroom import STATE_MAX, room
+from caylus_env.caylus_1303.engine.loop import LOOP
 from caylus_env.caylus_1303.engine.state import pf
 from caylus_env.caylus_1303.engine.state_dict import dict_to_state
 from tests.fuzz_states import fuzz
@@ -133,14 +133,11 @@ def test_room_left_for_every_count_never_shrinks_at_any_step_of_the_engine(n):
         rng = np.random.default_rng(seed)
         before = _slack(s)
         while s[L.PHASE] != Phase.GAME_OVER:
-            if s[L.STACK_SIZE] == 0:
-                D.drive(s)
-            else:
-                m = D.legal_actions(s, out)
-                if m == 1:
-                    D.apply_action(s, out[0])
-                else:  # the richest answer (the last) half of the time
-                    D.apply(s, out[m - 1] if rng.random() < 0.5 else out[rng.integers(m)])
+            m = LOOP.automatic_step(s, out)  # one step of the loop: a driver ...
+            if m == 1:
+                LOOP.answer(s, out[0])
+            elif m > 1:  # the richest answer (the last) half of the time
+                LOOP.apply(s, out[m - 1] if rng.random() < 0.5 else out[rng.integers(m)])
             after = _slack(s)
             assert (after >= before).all(), np.flatnonzero(after < before)
             before = after

@@ -1,16 +1,31 @@
 """SuperSuit 3.11 on every game: its observation wrappers and its AEC vectorizer run on
 ``box_observations`` (a flat Box observation, the mask in the info), masked random play
-never plays an illegal action, and the dict observation is still refused by SuperSuit
-itself (what the adapter is for). Needs the ``supersuit`` extra."""
+never plays an illegal action, the dict observation is still refused by SuperSuit itself
+(what the adapter is for), PettingZoo's ``api_test`` passes through the adapter (plain and
+normalized, alone and under SuperSuit's wrappers), the normalized observation lies in
+[0, 1] where ``normalize_obs_v0`` squashes the counts, and the docs' example runs. Needs the
+``supersuit`` extra."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 
 import caylus_env
+from caylus_env.core.env import normalize_observation
 from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.integrations.supersuit import BoxObservations, box_observations
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT_TIMEOUT_S = 600  # a hang backstop: a fresh interpreter loads the kernel cache
 
 # Not bound to a module global: SuperSuit's module __getattr__ raises ImportError (not
 # AttributeError) for unknown names, which breaks the doctest collector's scan of globals.
@@ -114,3 +129,108 @@ def test_a_non_dict_observation_is_refused_with_a_clear_error():
     env = box_observations(caylus_env.make(GAME_NAMES[0]))
     with pytest.raises(ValueError, match="dict of 'observation' and 'action_mask'"):
         BoxObservations(env)
+
+
+@pytest.fixture
+def quiet_api_test():
+    """PettingZoo's ``api_test``, its advisory warnings (observation dtype hints) silenced:
+    a failed check is an ``AssertionError`` (or the ``ValueError`` of comparing two equal but
+    distinct mask arrays), never a warning."""
+
+    def run(env, cycles: int = 300) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            api_test(env, num_cycles=cycles)
+
+    return run
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_api_test_passes_through_box_observations(game, normalize, wrapped, quiet_api_test):
+    for n in (game_spec(game).min_players, 3):
+        env = caylus_env.make(game, wrapped=wrapped, num_players=n)
+        quiet_api_test(box_observations(env, normalize=normalize))
+
+
+def test_api_test_passes_under_supersuits_wrappers(game, ss, quiet_api_test):
+    env = box_observations(caylus_env.make(game, num_players=3))
+    quiet_api_test(ss.frame_stack_v1(ss.normalize_obs_v0(ss.dtype_v0(env, np.float32)), 3))
+
+
+def test_the_info_mask_is_one_read_only_array_while_it_holds(game):
+    env = box_observations(caylus_env.make(game))
+    env.reset(seed=1)
+    agent = env.agent_selection
+    *_, info = env.last()
+    assert env.infos[agent]["action_mask"] is info["action_mask"]
+    assert info == env.infos[agent]  # what api_test compares
+    with pytest.raises(ValueError, match="read-only"):
+        info["action_mask"][0] = 1
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    *_, after = env.last()
+    assert np.array_equal(after["action_mask"], env.unwrapped.game.legal_mask())
+
+
+def test_normalized_box_observations_lie_in_zero_one_where_normalize_obs_squashes(game, ss):
+    """Over random games: ``normalize=True`` gives the space ``Box(0, 1)`` and every entry in
+    it, the vector's `normalize_observation`; SuperSuit's ``normalize_obs_v0`` (a division
+    by the bounds) leaves the counts within a thousandth of 0, the normalized view does not."""
+    bounds = game_spec(game).observation().BOUNDS
+    counts = bounds > 1.0
+    plain = box_observations(caylus_env.make(game, wrapped=False, num_players=4))
+    normed = box_observations(caylus_env.make(game, wrapped=False, num_players=4), True)
+    squashed = ss.normalize_obs_v0(
+        ss.dtype_v0(
+            box_observations(caylus_env.make(game, wrapped=False, num_players=4)), np.float32
+        )
+    )
+    space = normed.observation_space(normed.possible_agents[0])
+    assert (space.low == 0).all() and (space.high == 1).all() and space.dtype == np.float32
+    ours, theirs = [], []
+    for seed in range(2):
+        for env in (plain, normed, squashed):
+            env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent in normed.agent_iter(STEPS):
+            obs, _, terminated, truncated, info = normed.last()
+            raw = plain.observe(agent)
+            assert space.contains(obs) and np.array_equal(obs, normalize_observation(raw, bounds))
+            ours.append(obs[counts])
+            theirs.append(squashed.observe(agent)[counts])
+            action = (
+                None
+                if terminated or truncated
+                else int(rng.choice(np.flatnonzero(info["action_mask"])))
+            )
+            for env in (plain, normed, squashed):
+                env.step(action)
+    seen = np.max(ours, axis=0) > 0
+    assert seen.sum() >= 10
+    assert (
+        np.median(np.max(theirs, axis=0)[seen]) < 1e-3 < 0.1 < np.median(np.max(ours, axis=0)[seen])
+    )
+
+
+def test_normalize_must_be_a_bool():
+    with pytest.raises(ValueError, match="normalize=1 is not allowed; allowed: True, False"):
+        box_observations(caylus_env.make(GAME_NAMES[0]), normalize=1)
+
+
+def test_the_integrations_page_supersuit_example_runs(tmp_path):
+    page = (ROOT / "docs" / "integrations.md").read_text()
+    section = page.split("## SuperSuit", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.+?)```", section, re.S)
+    assert blocks, "the SuperSuit section has a Python example"
+    for i, source in enumerate(blocks):
+        script = tmp_path / f"supersuit_{i}.py"
+        script.write_text(source)
+        proc = subprocess.run(
+            [sys.executable, script.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=SCRIPT_TIMEOUT_S,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert proc.returncode == 0, f"block {i}:\n{source}\n{proc.stderr}"

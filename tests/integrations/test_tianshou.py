@@ -8,8 +8,11 @@ the ``tianshou`` extra."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 
 pytest.importorskip("tianshou")
 
@@ -32,6 +35,15 @@ HIDDEN = (64,)
 @pytest.fixture(params=GAME_NAMES)
 def game(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+def test_api_test_passes_on_the_env_the_adapter_wraps(game):
+    """``make_env``'s ``PettingZooEnv`` plays a PettingZoo env that passes PettingZoo's own
+    ``api_test``."""
+    env = ts.make_env(game, num_players=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test's advisory dtype hints; checks assert
+        api_test(env.env, num_cycles=300)
 
 
 def _envs(game: str, seed: int) -> DummyVectorEnv:

@@ -19,7 +19,6 @@ from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.strength import play_seat, series, win_share
 from caylus_env.core.registry import game_spec
-from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import MAX_SIMS, ROLLOUTS, MCTSAgent
 from caylus_env.puerto_rico.bots.scripted import STRATEGIES, ScriptedAgent
 from caylus_env.puerto_rico.engine import Game, GameConfig
@@ -299,8 +298,8 @@ def test_determinize_depends_only_on_the_public_position_and_the_seed():
     for game in _positions(4):
         other = _with_other_stack_order(game, seed=123)
         a, b = game.state.copy(), other.state.copy()
-        SK.determinize(a, 99)
-        SK.determinize(b, 99)
+        K.determinize(a, 0, 99)
+        K.determinize(b, 0, 99)
         assert np.array_equal(a, b)
         hidden = np.zeros(len(a), bool)
         hidden[L.RNG : L.RNG + 2] = True
@@ -315,7 +314,7 @@ def test_mcts_decision_does_not_depend_on_the_true_stack_order():
 
 def test_a_search_without_the_canonical_order_would_see_the_true_order(monkeypatch):
     # the check above has teeth: resampling the true order in place leaks it into the draws
-    monkeypatch.setattr(SK, "determinize", K.resample_hidden)
+    monkeypatch.setattr(K, "determinize", lambda s, seat, seed: K.resample_hidden(s, seed))
     pairs = [(g, _with_other_stack_order(g, seed=321)) for g in _positions(4)]
     assert any(_search(g)[1] != _search(h)[1] for g, h in pairs)
 
@@ -336,12 +335,12 @@ def test_mcts_visits_sum_to_one_over_legal_actions():
         ("pirate", "unknown Puerto Rico agent 'pirate'; available: builder, mcts:SIMS"),
         ("mcts", "needs an argument: mcts:SIMS"),
         ("mcts:abc", f"SIMS must be an int from 1 to {MAX_SIMS}"),
-        ("mcts:0", f"SIMS must be an int from 1 to {MAX_SIMS}"),
-        (f"mcts:{MAX_SIMS + 1}", f"SIMS must be an int from 1 to {MAX_SIMS}"),
+        ("mcts:0", f"SIMS=0; allowed: 1 to {MAX_SIMS}"),
+        (f"mcts:{MAX_SIMS + 1}", f"SIMS={MAX_SIMS + 1}; allowed: 1 to {MAX_SIMS}"),
         ("mcts:10:pirate", f"allowed: {', '.join(ROLLOUTS)}"),
-        ("mcts:10:depth=3", "option 'depth=3' is not allowed; allowed: c=<float"),
-        ("mcts:10:eps=2", "eps='2' is not allowed; allowed: eps=<float in [0, 1]"),
-        ("mcts:10:cutoff=x", "cutoff='x' is not allowed; allowed: cutoff=<int"),
+        ("mcts:10:depth=3", "bad option 'depth=3'; allowed: c=FLOAT in [0, 100] (default 0.7)"),
+        ("mcts:10:eps=2", "bad value '2' for eps; allowed: FLOAT in [0, 1] (default 0.1)"),
+        ("mcts:10:cutoff=x", "bad value 'x' for cutoff; allowed: INT in [1, 1e+06]"),
         ("shipper:3", "takes no argument"),
         ("random:1", "takes no argument"),
     ],
@@ -356,7 +355,7 @@ def test_mcts_options_reach_the_agent():
     agent = make_agent("mcts:12:builder:c=1.5:eps=0.2:margin=0:scale=5:cutoff=50")
     assert isinstance(agent, MCTSAgent)
     assert (agent.sims, agent.rollout, agent.c, agent.eps) == (12, "builder", 1.5, 0.2)
-    assert (agent.margin, agent.scale, agent.cutoff) == (0.0, 5.0, 50)
+    assert (agent.margin, agent.scale, agent.max_rollout) == (0.0, 5.0, 50)
 
 
 def test_describe_covers_every_head():

@@ -216,10 +216,10 @@ def test_lighthouse_pays_the_captain_and_each_shipment():
     goods(d, 0, "sugar", 1)
     building(d, 0, "lighthouse", 1)
     g = game(d)
-    # +1 for the loading; +1 for being the captain, paid as his phase ends (judged then,
-    # so that a guest moved onto the lighthouse during the phase counts, rules 7.4).
+    # +1 for the loading and +1 for being the captain, both on his first loading turn
+    # (rules 7.2: the rulebook's example pays the two doubloons together).
     act(g, "role:captain", "load:corn:ship1")
-    assert g.state_dict()["players"][0]["money"] == 2 + 1
+    assert g.state_dict()["players"][0]["money"] == 2 + 1 + 1
     assert g.phase == "captain"
     act(g, "load:sugar:ship2")  # +1 for this shipment; nobody loads more: the phase ends
     assert g.phase == "role_selection"

@@ -90,7 +90,7 @@ def test_library_unoccupied_when_the_privilege_is_used_does_not_double_it():
     assert g.state_dict()["players"][0]["money"] == 2 + 1
 
 
-def test_guest_moved_onto_the_lighthouse_during_the_captain_phase_pays_the_captains_doubloon():
+def test_guest_moved_onto_the_lighthouse_before_the_first_loading_pays_the_captains_doubloon():
     d = _guest_owner(lighthouse=0)
     goods(d, 0, "corn", 2)
     g = game(d)

@@ -12,8 +12,14 @@ import pytest
 
 from caylus_env.puerto_rico.engine import Game, GameConfig, InvalidStateError
 from caylus_env.puerto_rico.engine.constants import MAX_DECISIONS_LIMIT
-from caylus_env.puerto_rico.engine.state_dict import MAX_AMOUNT, MAX_ROUND, MIN_ROUND_DECISIONS
-from caylus_env.puerto_rico.positions import act, building, fresh, game, start_role
+from caylus_env.puerto_rico.engine.state import MAX_MONEY
+from caylus_env.puerto_rico.engine.state_dict import (
+    BANK_PAID_LIMIT,
+    MAX_AMOUNT,
+    MAX_ROUND,
+    MIN_ROUND_DECISIONS,
+)
+from caylus_env.puerto_rico.positions import act, build_dict, building, fresh, game, start_role
 
 
 def _played(n, seed, max_decisions=4000, **options):
@@ -78,6 +84,7 @@ def test_pending_decision_of_another_seat_is_refused():
     d = fresh(3)
     start_role(d, "trader", 0)
     d["step"] = 1
+    d["guest_step"] = 3  # the phase's guest-house turns come first (rules 7.4)
     d["pending"] = [{"kind": "sell", "player": 2}]
     _refused(d, "seat 0's, whose turn it is")
 
@@ -93,6 +100,7 @@ def test_university_decision_for_a_building_not_owned_is_refused():
     building(d, 0, "university", 1)
     start_role(d, "builder", 0)
     d["step"] = 1
+    d["guest_step"] = 3  # the phase's guest-house turns come first (rules 7.4)
     d["pending"] = [{"kind": "university", "player": 0, "building": "harbor"}]
     _refused(d, "the building just built")
 
@@ -101,6 +109,7 @@ def test_hacienda_decision_without_an_occupied_hacienda_is_refused():
     d = fresh(3)
     start_role(d, "settler", 0)
     d["step"] = 1
+    d["guest_step"] = 3  # the phase's guest-house turns come first (rules 7.4)
     d["pending"] = [{"kind": "settle", "player": 0, "library_extra": 0}]
     game(d)  # the settler's own turn fits
     d["pending"].append({"kind": "hacienda", "player": 0})
@@ -243,3 +252,139 @@ def test_round_and_role_doubloons_leave_room_for_the_rounds_still_ahead():
     d["roles"][unpicked]["doubloons"] -= 1
     d["bank_paid"] -= 1
     _reloads_to_the_end(d)
+
+
+def test_a_player_holding_the_most_doubloons_takes_no_more_and_the_bank_keeps_count():
+    # The bank is unlimited (rules 6.7), but a player's hand holds MAX_MONEY at most: past it
+    # the int16 entry would wrap in a game nobody ends. The card's doubloons he cannot hold go
+    # back to the bank; every payout then counts only what he took.
+    d = fresh(3)
+    d["players"][0]["money"] = MAX_MONEY - 1
+    d["bank_paid"] += MAX_MONEY - 1 - fresh(3)["players"][0]["money"]
+    card = next(r for r, v in d["roles"].items() if v["in_game"] and not v["picked"])
+    d["roles"][card]["doubloons"] = 3
+    d["bank_paid"] += 3
+    g = game(d)
+    act(g, f"role:{card}")
+    after = g.state_dict()
+    assert after["players"][0]["money"] == MAX_MONEY
+    held = sum(p["money"] for p in after["players"])
+    on_cards = sum(v["doubloons"] for v in after["roles"].values())
+    assert after["bank_paid"] == held + on_cards  # the doubloons that did not fit went back
+    assert int(g.KERNELS.check_invariants(g.state)) == 0
+
+
+def test_every_seat_at_the_most_doubloons_plays_to_the_end_through_positions_it_accepts():
+    d = fresh(4)
+    start = fresh(4)
+    for p, entry in enumerate(d["players"]):
+        entry["money"] = MAX_MONEY - p
+        d["bank_paid"] += MAX_MONEY - p - start["players"][p]["money"]
+    _reloads_to_the_end(d)
+    d["players"][0]["money"] = MAX_MONEY + 1
+    d["bank_paid"] += MAX_MONEY + 1
+    _refused(d, rf"players\[0\]\.money: .*allowed: 0 to {MAX_MONEY}")
+    assert BANK_PAID_LIMIT <= 32767  # every payout of any game fits the int16 entry
+
+
+# -- the phase's cursors (state_dict._check_cursors): only those the drivers keep -------------
+EXPANSION = {"expansion": True}
+
+
+def _built(**description):
+    return build_dict(3, **description)
+
+
+def test_a_phase_turn_before_its_start_guest_house_turns_is_refused():
+    # Rules 7.4: every owner's guest-house turn at the start of the phase comes first; the
+    # drivers count them up to num_players (3) before the first turn of the phase.
+    d = _built(role="trader", picker=0, pending=[{"kind": "sell", "player": 0}])
+    assert (d["step"], d["guest_step"]) == (1, 3)
+    game(d)
+    d["guest_step"] = 1
+    _refused(d, r"^state dict guest_step: 1 once the phase's turns have begun; allowed: 3 ")
+
+
+def test_a_start_of_phase_guest_house_turn_after_the_phases_first_turn_is_refused():
+    guest = {"buildings": {"guest_house": 1, "small_market": 0}}
+    d = _built(
+        options=EXPANSION,
+        role="trader",
+        picker=0,
+        players={1: guest},
+        pending=[{"kind": "guest_house", "player": 1}],
+    )
+    assert (d["step"], d["guest_step"]) == (0, 2)  # seat 1: the second guest turn
+    game(d)
+    d["step"] = 1
+    _refused(d, r"^state dict step: 1 during the guest-house turns at the start of the phase")
+
+
+def test_a_loading_turn_whose_idle_count_misses_turns_without_a_shipment_is_refused():
+    # Rules 4.6: nobody has shipped, so the captain's turn (seat 0) passed without a loading.
+    description = {
+        "role": "captain",
+        "picker": 0,
+        "players": {1: {"goods": {"corn": 1}}},
+        "pending": [{"kind": "load", "player": 1}],
+    }
+    d = _built(**description)
+    assert (d["step"], d["idle"]) == (2, 1)
+    game(d)
+    d["idle"] = 0
+    _refused(d, r"^state dict idle: 0 but nobody has shipped yet this phase, .* allowed: 1 ")
+
+
+def test_idle_turns_outside_the_captain_phase_or_short_of_a_round_in_its_storage_are_refused():
+    d = _built(role="trader", picker=0, pending=[{"kind": "sell", "player": 0}], idle=1)
+    _refused(d, r"^state dict idle: 1 outside the captain phase; allowed: 0$")
+    d = _built(role="captain", picker=0, phase="captain_storage")
+    assert d["idle"] == 3
+    game(d)
+    d["idle"] = 2
+    _refused(d, r"^state dict idle: 2 in the storage; allowed: 3 ")
+
+
+def test_shipping_marks_outside_the_captain_phase_are_refused():
+    d = _built(role="trader", picker=0, players={2: {"shipped": True}})
+    _refused(d, r"^state dict players\[2\]\.shipped: true outside the captain phase")
+
+
+def test_a_wharf_used_without_a_shipment_is_refused():
+    wharf = {"buildings": {"wharf": 1}, "goods": {"corn": 1}}
+    d = _built(
+        role="captain",
+        picker=0,
+        players={0: wharf, 1: {"shipped": True}, 2: {"goods": {"sugar": 1}}},
+        pending=[{"kind": "load", "player": 2}],
+    )
+    game(d)
+    d["players"][0]["wharf_used"] = True
+    _refused(d, r"^state dict players\[0\]\.wharf_used: true but he has not shipped")
+
+
+def test_a_small_wharf_shipment_after_turns_without_a_loading_is_refused():
+    shipper = {"buildings": {"small_wharf": 1}, "goods": {"corn": 2}, "small_wharf_used": True}
+    d = _built(
+        options=EXPANSION,
+        role="captain",
+        picker=0,
+        players={0: shipper},
+        pending=[{"kind": "small_wharf", "player": 0, "barrels": 1}],
+    )
+    game(d)
+    d["idle"] = 1
+    _refused(d, r"^state dict idle: 1 during a small-wharf shipment; allowed: 0")
+
+
+def test_a_shipment_or_a_doubling_before_the_phases_guest_house_turns_end_is_refused():
+    owner = {"buildings": {"guest_house": 1, "lighthouse": 0}, "goods": {"corn": 1}}
+    guest = {"options": EXPANSION, "role": "captain", "picker": 0, "players": {0: owner}}
+    d = _built(**guest, pending=[{"kind": "guest_house", "player": 0}])
+    game(d)
+    d["players"][1]["shipped"] = True
+    _refused(d, r"^state dict players\[1\]\.shipped: true before the captain phase's first")
+    d = _built(**guest, pending=[{"kind": "guest_house", "player": 0}], library_used=True)
+    game(d)
+    d["doubled"] = True
+    _refused(d, r"^state dict doubled: a privilege is used in the phase's turns")

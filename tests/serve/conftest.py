@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from agents.policy import best_shipped
 from agents.registry import make_agent
 from caylus_cli.serve import RegistryAgents
 from caylus_env.core.record import replay
@@ -29,7 +30,8 @@ from caylus_env.core.serve.session import Workers
 #: Seconds after which a wait of these tests (a request, an agent's move, a subprocess's
 #: start or stop) is a hang: the kernels are warm (`warm_kernels`), so nothing compiles then.
 HANG_S = 120
-#: The agents the tests play, by game, warmed with the games' own kernels.
+#: The agents the tests play, by game, warmed with the games' own kernels (besides ``random``
+#: and the game's best shipped network, every game's default opponent on the page).
 WARM_AGENTS = {"caylus": ("random", "mcts:40", "ppo-2p", "puct:2")}
 #: Moves of the warm-up games (a few of each kind of decision's opening).
 WARM_MOVES = 8
@@ -39,7 +41,8 @@ WARM_MOVES = 8
 def warm_kernels() -> None:
     """Compile what the server runs for the tests, in this process and into the kernel cache:
     each game's engine, drawing, view, undo, record and verifier (a game of two people, so no
-    agent thinks), and the agents of `WARM_AGENTS` (one move each). No clock runs here."""
+    agent thinks), ``random``, the game's best shipped network and the agents of
+    `WARM_AGENTS` (one move each). No clock runs here."""
     workers = Workers(1)
     try:
         for name in GAME_NAMES:
@@ -54,7 +57,8 @@ def warm_kernels() -> None:
                 session.undo()
                 session.view()
                 replay(session.record())
-            for agent_spec in ("random", *WARM_AGENTS.get(name, ())):
+            default = best_shipped(name) or "random"
+            for agent_spec in ("random", default, *WARM_AGENTS.get(name, ())):
                 agent = make_agent(agent_spec, name)
                 agent.reset(0)
                 agent.act(session.game.clone())

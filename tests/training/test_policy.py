@@ -339,16 +339,17 @@ def test_a_puerto_rico_checkpoint_from_before_the_change_plays_as_policy_path():
 
 # -- a checkpoint of an older action space that this build's extends ---------------------------
 def _older_space_copy(source: Path, out: Path, game: str, dropped: int) -> Path:
-    """``source`` as if trained before the game's last ``dropped`` action ids were appended:
-    its policy head cut to the first ids, its config naming that shorter space's version."""
+    """``source`` as if trained before the last ``dropped`` action ids its head scores were
+    appended: its policy head cut to the first ids, its config naming that shorter space's
+    version."""
     from safetensors.numpy import load, save
 
     from caylus_env.core.actions import version_of
 
     engine = game_spec(game).engine()
-    kept = engine.NUM_ACTIONS - dropped
     shutil.copytree(source, out)
     tensors = load((out / "model.safetensors").read_bytes())
+    kept = tensors["action_net.bias"].shape[0] - dropped  # its head may predate a new block
     tensors["action_net.weight"] = np.ascontiguousarray(tensors["action_net.weight"][:kept])
     tensors["action_net.bias"] = np.ascontiguousarray(tensors["action_net.bias"][:kept])
     data = save(tensors)
@@ -373,7 +374,8 @@ def test_a_checkpoint_of_an_older_action_space_plays_the_ids_it_knows_and_the_re
     net = PolicyNet(old, game)
     full = PolicyNet(source, game)
     engine = game_spec(game).engine()
-    assert net.trained_actions == engine.NUM_ACTIONS - 5 and net.num_actions == engine.NUM_ACTIONS
+    assert net.trained_actions == full.trained_actions - 5
+    assert net.num_actions == engine.NUM_ACTIONS
     obs, mask = _positions(game, 32)
     logits, ref = net.logits(obs), full.logits(obs)
     kept = net.trained_actions

@@ -1,8 +1,9 @@
 """Caylus's bots, as the game contract lists them (``caylus_env.core.contract``).
 
 ``BOTS``: the agents this game brings, by spec head: the scripted ``castle``, ``town`` and
-``economy`` (one decision procedure, three strategies: ``scripted``) and ``mcts:SIMS`` (UCT
-with scripted rollouts and opponent models: ``mcts``). The game-neutral agents (``random``,
+``economy`` (one decision procedure, three strategies: ``scripted``) and ``mcts:SIMS`` (the
+platform's UCT search, ``caylus_env.core.mcts``, with Caylus's rollout bots and defaults:
+``mcts`` and ``rollouts``). The game-neutral agents (``random``,
 trained policies) come from the platform's agent registry (``agents.registry``).
 ``choose_scripted`` is the scripted bots as one compiled kernel, which the batched training
 games play inside their compiled step.
@@ -18,11 +19,9 @@ import numpy as np
 from numba import njit
 
 from caylus_env.caylus.bots import scripted_kernels as SK
-from caylus_env.caylus.bots.mcts import _OPTIONS as MCTS_OPTIONS
-from caylus_env.caylus.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
-from caylus_env.caylus.bots.mcts import ROLLOUTS, make_mcts
+from caylus_env.caylus.bots.mcts import MCTSAgent
 from caylus_env.caylus.bots.scripted import STRATEGIES, make_scripted
-from caylus_env.core.contract import LADDER_SIMS, Bot
+from caylus_env.core.contract import Bot
 
 _SCRIPTED_COST = "about 0.03 ms a move, a whole 2-player game in about 0.01 s"
 _SCRIPTED_PLAYS = {
@@ -45,20 +44,11 @@ BOTS: dict[str, Bot] = {
         )
         for i, name in enumerate(SCRIPTED)
     },
-    "mcts": Bot(
-        "mcts",
-        make_mcts,
-        "mcts:SIMS[:ROLLOUT][:key=value...]",
+    "mcts": MCTSAgent.bot(
         "UCT search with scripted rollouts and opponent models, beats economy about 3 games "
         "in 4 at mcts:60; cost grows about linearly with SIMS: mcts:50 about 0.16 s a move "
         "(a 2-player game, both seats searching, about 40 s), mcts:200 about 0.6 s a move "
-        "(about 110 s a game)",
-        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
-        + "|".join(ROLLOUTS)
-        + " (default castle); keys: "
-        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
-        needs_arg=True,
-        ladder_spec=f"mcts:{LADDER_SIMS}",
+        "(about 110 s a game)"
     ),
 }
 

@@ -12,8 +12,9 @@ values a well-formed state may hold). ``state_dict`` reads and writes entries fr
 it, the observation encoder copies each argument into the piece its codec names,
 and the validation of untrusted states checks each argument against its domain.
 
-The kernels below (``push``, ``pop``, ``top``, ``decision_kind`` ...) are the only
-code that touches stack offsets; rules, bots and search read the stack through them.
+The stack's kernels (``push``, ``pop``, ``top``, ``decision_kind`` ...) are the core's
+(``caylus_env.core.loop``, compiled over this layout), the only code that touches stack
+offsets; rules, bots and search read the stack through them.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from caylus_env.caylus.engine import layout
 from caylus_env.caylus.engine.board import ROAD_LEN
 from caylus_env.caylus.engine.buildings import B_PEDDLER_MAX, NUM_BUILDINGS
 from caylus_env.caylus.engine.constants import (
@@ -35,7 +36,8 @@ from caylus_env.caylus.engine.constants import (
     DecisionKind,
     Procedure,
 )
-from caylus_env.caylus.engine.layout import KIND_OFFSET, STACK, STACK_DEPTH, STACK_ENTRY, STACK_SIZE
+from caylus_env.caylus.engine.layout import KIND_OFFSET, STACK_ENTRY
+from caylus_env.core.loop import stack_kernels
 
 # Field offsets inside one stack entry.
 E_KIND = 0
@@ -217,97 +219,18 @@ def codec_table(codec: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------
-# Kernels: the only code that knows the stack's offsets.
+# Kernels: the core's decision stack (``caylus_env.core.loop``), compiled over this layout.
 # ---------------------------------------------------------------------------------------
-@njit(cache=True)
-def depth(s):
-    """Number of entries on the pending stack."""
-    return np.int64(s[STACK_SIZE])
-
-
-@njit(cache=True)
-def top(s):
-    """Offset of the top entry (the stack must not be empty)."""
-    return STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-
-
-@njit(cache=True)
-def push(s, kind, player, a, b):
-    """Push an entry; a full stack is an engine error (no rule nests that deep)."""
-    n = np.int64(s[STACK_SIZE])
-    if n >= STACK_DEPTH:
-        raise RuntimeError("caylus engine: pending-decision stack overflow")
-    o = STACK + n * STACK_ENTRY
-    s[o + E_KIND] = kind
-    s[o + E_PLAYER] = player
-    s[o + E_ARG_A] = a
-    s[o + E_ARG_B] = b
-    s[STACK_SIZE] = n + 1
-
-
-@njit(cache=True)
-def pop(s):
-    """Remove the top entry and clear it, so equal games have equal arrays."""
-    o = top(s)
-    for i in range(STACK_ENTRY):
-        s[o + i] = 0
-    s[STACK_SIZE] -= 1
-
-
-@njit(cache=True)
-def set_top_arg(s, j, v):
-    """Overwrite argument ``j`` (0: arg_a, 1: arg_b) of the top entry (a count going down)."""
-    s[top(s) + E_ARG_A + j] = v
-
-
-@njit(cache=True)
-def entry_kind(s, i):
-    """Kind of entry ``i`` (0 = bottom)."""
-    return np.int64(s[STACK + i * STACK_ENTRY + E_KIND])
-
-
-@njit(cache=True)
-def entry_player(s, i):
-    """Player of entry ``i`` (0 = bottom)."""
-    return np.int64(s[STACK + i * STACK_ENTRY + E_PLAYER])
-
-
-@njit(cache=True)
-def entry_arg(s, i, j):
-    """Argument ``j`` (0: arg_a, 1: arg_b) of entry ``i`` (0 = bottom)."""
-    return np.int64(s[STACK + i * STACK_ENTRY + E_ARG_A + j])
-
-
-@njit(cache=True)
-def read_top(s):
-    """``(kind, player, arg_a, arg_b)`` of the top entry, read once (the stack must not be
-    empty): the dispatchers' one read of the pending decision."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    return (
-        np.int64(s[o + E_KIND]),
-        np.int64(s[o + E_PLAYER]),
-        np.int64(s[o + E_ARG_A]),
-        np.int64(s[o + E_ARG_B]),
-    )
-
-
-@njit(cache=True)
-def decision_kind(s):
-    """Kind of the top entry (a ``DecisionKind`` at a decision point), -1 if the stack is empty."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return np.int64(s[top(s) + E_KIND])
-
-
-@njit(cache=True)
-def decision_player(s):
-    """Player of the top entry, -1 if the stack is empty."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return np.int64(s[top(s) + E_PLAYER])
-
-
-@njit(cache=True)
-def decision_arg(s, j):
-    """Argument ``j`` (0: arg_a, 1: arg_b) of the top entry (the stack must not be empty)."""
-    return np.int64(s[top(s) + E_ARG_A + j])
+STACK_KERNELS = stack_kernels("caylus", "caylus", layout)
+depth = STACK_KERNELS.depth
+top = STACK_KERNELS.top
+push = STACK_KERNELS.push
+pop = STACK_KERNELS.pop
+set_top_arg = STACK_KERNELS.set_top_arg
+entry_kind = STACK_KERNELS.entry_kind
+entry_player = STACK_KERNELS.entry_player
+entry_arg = STACK_KERNELS.entry_arg
+read_top = STACK_KERNELS.read_top
+decision_kind = STACK_KERNELS.decision_kind
+decision_player = STACK_KERNELS.decision_player
+decision_arg = STACK_KERNELS.decision_arg

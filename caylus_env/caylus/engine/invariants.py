@@ -23,7 +23,6 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-from caylus_env.caylus.engine.actions import NUM_ACTIONS
 from caylus_env.caylus.engine.board import (
     BAILIFF_START,
     COLUMNS_OPEN,
@@ -52,7 +51,6 @@ from caylus_env.caylus.engine.constants import (
     Phase,
 )
 from caylus_env.caylus.engine.decisions import E_ARG_A, E_KIND, E_PLAYER, SCHEMA
-from caylus_env.caylus.engine.dispatch import ILLEGAL, step
 from caylus_env.caylus.engine.layout import (
     BAILIFF,
     CASTLE_HOUSES,
@@ -88,7 +86,6 @@ from caylus_env.caylus.engine.layout import (
     STACK_DEPTH,
     STACK_ENTRY,
     STACK_SIZE,
-    STATE_SIZE,
     STOCK,
     TURN,
     TURN_ORDER,
@@ -410,27 +407,3 @@ def check_invariants(s):
         if s[STOCK + b] < 0:
             return Broken.NEGATIVE_STOCK
     return check_tiles(s)
-
-
-@njit(cache=True)
-def accepted_actions(s, accepted):
-    """Write into ``accepted`` every action id that ``step`` accepts on a copy of ``s``, in
-    increasing order (the game contract's form, ``caylus_env.core.contract``).
-
-    Returns:
-        The number of accepted actions, or -1 if a rejected action changed its copy (a
-        rejected action must change nothing).
-    """
-    out = np.empty(NUM_ACTIONS, np.int64)
-    copy = np.empty(STATE_SIZE, s.dtype)
-    count = 0
-    for a in range(NUM_ACTIONS):
-        copy[:] = s
-        if step(copy, a, out) == ILLEGAL:
-            for i in range(STATE_SIZE):
-                if copy[i] != s[i]:
-                    return -1
-        else:
-            accepted[count] = a
-            count += 1
-    return count

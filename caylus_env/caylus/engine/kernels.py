@@ -6,10 +6,11 @@ and nothing private of the rules: they never compute stack offsets or call a
 phase's helpers. All are ``@njit(cache=True)`` and can be called from Python or
 from other compiled code.
 
-Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylus's own):
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, compiled from the
+core's loop with this game's rule hooks (``engine/loop.py``), plus Caylus's own):
 - ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
-- ``new_state(num_players, simplified_favors, lawyer_prestige, jeweller, house_cap, seed)``:
-  a set-up game advanced to its first decision;
+- ``new_state(options, seed)``: a set-up game at its first decision (options as
+  ``GameConfig.kernel_options()``);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
 - ``legal_mask(s, mask)`` -> n: the same as an int8 mask;
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
@@ -22,7 +23,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Caylu
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (never), ``returns(s, ret)``
   (rank returns), ``scores(s, out)`` (prestige), ``tie_breaks(s, out)`` (none: 0),
   ``clock(s)`` (the turn);
-- ``random_playout``, ``seed_playouts``, ``play_random_games``: compiled playouts;
+- ``random_playout(s, out, max_decisions)``, ``seed_playouts(seed)``,
+  ``play_random_games(options, num_games, seed)``: compiled random games (the core's);
 - ``check_invariants(s)`` (0, or the code of ``INVARIANT_MESSAGES``) and
   ``accepted_actions(s, out)`` (the ids ``step`` accepts): the checks of the tests;
 - ``determinize(s, seat, seed)``: what ``seat`` cannot see, redrawn for a search; Caylus
@@ -41,8 +43,6 @@ The pending decision (``caylus_env.caylus.engine.decisions``): ``decision_kind``
 
 from __future__ import annotations
 
-from numba import njit
-
 from caylus_env.caylus.engine.decisions import (
     decision_arg,
     decision_kind,
@@ -52,13 +52,16 @@ from caylus_env.caylus.engine.decisions import (
     entry_kind,
     entry_player,
 )
-from caylus_env.caylus.engine.dispatch import (
+from caylus_env.caylus.engine.invariants import check_invariants
+from caylus_env.caylus.engine.loop import (
     ILLEGAL,
+    accepted_actions,
     advance,
     answer,
     apply,
     clock,
     current_player,
+    determinize,
     is_terminal,
     is_truncated,
     legal_actions,
@@ -74,7 +77,6 @@ from caylus_env.caylus.engine.dispatch import (
     step,
     tie_breaks,
 )
-from caylus_env.caylus.engine.invariants import accepted_actions, check_invariants
 from caylus_env.caylus.engine.setup import init_game
 from caylus_env.caylus.engine.state import (
     all_cubes,
@@ -118,16 +120,6 @@ from caylus_env.caylus.engine.state import (
     turn,
     workers_out,
 )
-
-
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """The game contract's determinization (``caylus_env.core.contract``): replace what
-    ``seat`` cannot see by a draw consistent with what it sees. Caylus has no hidden
-    information and no chance after setup (the building tiles and every count are on the
-    table), so there is nothing to redraw and ``s`` is left as it is."""
-    return None
-
 
 __all__ = [
     "ILLEGAL",

@@ -14,7 +14,10 @@ through this module, in order, before any kernel sees it:
 2. ``check_state(s)``: the state array. The compiled invariant checker
    (``invariants.check_invariants``: seats, orders, bookkeeping, stock, the stack's
    shape), then what depends on the phase (which kinds may be pending in which phase,
-   procedures below decisions as the engine builds them, the cursor against the stack),
+   procedures below decisions as the engine builds them, the cursor against the stack, the
+   decisions of a road space's activation against its building and worker, a favor chain
+   one player's with its row used, the players' batches and favor rows used against the
+   phase and its cursor: a stack or a cursor the engine could not have built is refused),
    then a checker per decision kind whose domain depends on the state (``pay_any`` only
    for a building the player can afford, ``alchemist_pay.remaining`` <= the player's
    non-gold cubes, ...), then the amounts' room for the rest of the game (``_check_room``),
@@ -37,6 +40,7 @@ from a valid state can overflow, and every position it reaches is valid again.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -47,6 +51,7 @@ from caylus_env.caylus.engine.actions import NUM_ACTIONS
 from caylus_env.caylus.engine.board import (
     BAILIFF_START,
     FIXED_BUILDINGS,
+    NUM_NEUTRAL,
     ROAD_LEN,
     SECTION_SIZE,
     SECTION_TRIGGER,
@@ -57,6 +62,7 @@ from caylus_env.caylus.engine.buildings import (
     B_COST,
     B_COST_ANY,
     B_EFFECT,
+    B_FAVORS,
     B_KIND,
     B_NUM_PRODUCE,
     B_OPTIONS,
@@ -209,6 +215,39 @@ _PHASES_WITH_FAVORS = (Phase.SPECIAL, Phase.ACTIVATION, Phase.CASTLE, Phase.END_
 #: Decisions that pay what an answer just bought: each is judged affordable on its own, so
 #: one at a time, asked at once (a second would pay from cubes the first already took).
 _PAYMENTS = frozenset({DecisionKind.PAY_ANY, DecisionKind.RESIDENCE, DecisionKind.ALCHEMIST_PAY})
+#: The source of the construction a builder's worker asks in phase 5 (5a, 5b), by its effect.
+_BUILDER_SOURCE = {
+    Effect.BUILD_WOOD: BuildSource.CARPENTER,
+    Effect.BUILD_STONE: BuildSource.MASON,
+    Effect.BUILD_PRESTIGE: BuildSource.ARCHITECT,
+}
+#: The decision each building's worker asks first in phase 5 (``phases.activation.activate``)
+#: about the building itself, by its effect; a builder's is asked about its source.
+_ASKED_OF_BUILDING = {
+    Effect.PRODUCE: (DecisionKind.PRODUCE, DecisionKind.OWNER_BONUS),
+    Effect.MARKET: (DecisionKind.MARKET,),
+    Effect.PEDDLER: (DecisionKind.PEDDLER,),
+    Effect.OPTIONS: (DecisionKind.OPTION,),
+}
+#: Building kinds with a tile whose construction grants royal favors (rules 3.2: the church
+#: and some prestige buildings): a builder of such a kind may leave favors pending in phase 5.
+_FAVOR_KINDS = frozenset(int(B_KIND[b]) for b in range(len(BUILDING_NAMES)) if B_FAVORS[b] > 0)
+#: The favor row a favor's follow-up decision comes from (rules 5.1): its column choice is
+#: asked only once the row is used (``favors.apply_favor_row`` marks it first).
+_ROW_OF_FOLLOW_UP = {
+    DecisionKind.FAVOR_TAKE: FavorRow.RESOURCES,
+    DecisionKind.FAVOR_GIVE: FavorRow.RESOURCES,
+    DecisionKind.BUILD: FavorRow.BUILDINGS,
+    DecisionKind.LAWYER: FavorRow.BUILDINGS,
+    DecisionKind.PAY_ANY: FavorRow.BUILDINGS,
+    DecisionKind.RESIDENCE: FavorRow.BUILDINGS,
+}
+#: Phases whose favors are never granted (rules 5.3: a row is used once per phase, and
+#: entering a phase clears the rows used): no row is marked used in them.
+_PHASES_WITHOUT_FAVORS = (Phase.INCOME, Phase.PLACEMENT, Phase.PROVOST)
+#: Phases of a turn before the castle is built: no batch given yet this turn (phase 6; the
+#: count is cleared in phase 1).
+_PHASES_BEFORE_CASTLE = (Phase.PLACEMENT, Phase.SPECIAL, Phase.PROVOST, Phase.ACTIVATION)
 
 
 # ---------------------------------------------------------------------------------------
@@ -674,6 +713,20 @@ def _check_chain(s: np.ndarray, entries: list[Entry], base: int, phase: int) -> 
     else:
         allowed = sorted(ENTRY_OF_KIND[k].name for k in driver)
         return f"pending kinds {names} are not allowed in phase {PHASE_NAMES[phase]}: {allowed}"
+    favors = [(j, e) for j, e in enumerate(decisions) if _is_favor_entry(e)]
+    for j, e in favors:
+        what = f"pending[{base + j}]"
+        if e[1] != favors[0][1][1]:
+            return (
+                f"{what}.player={e[1]} is not allowed; allowed: {favors[0][1][1]}, the player of "
+                "the favors below it (a player takes his favors before anyone else's, 8.8)"
+            )
+        row = e[2] if e[0] == DecisionKind.FAVOR_COLUMN else _ROW_OF_FOLLOW_UP.get(e[0])
+        if row is not None and not s[_pf(e[1], L.P_ROWS_USED)] >> row & 1:
+            return (
+                f"{what} {names[j]!r} comes from the favor row {FAVOR_ROW_NAMES[row]!r}, but "
+                f"players[{e[1]}].rows_used does not list it (a favor marks its row used first)"
+            )
     payments = [j for j, e in enumerate(decisions) if e[0] in _PAYMENTS]
     if payments and payments != [len(decisions) - 1]:
         return (
@@ -728,6 +781,9 @@ def _check_phase(s: np.ndarray) -> str | None:
     message = _check_workers(s, phase, cursor, entries)
     if message:
         return message
+    message = _check_progress(s, phase, cursor)
+    if message:
+        return message
     base = 0
     if phase in (Phase.INCOME, Phase.GAME_OVER):
         if entries:
@@ -742,12 +798,9 @@ def _check_phase(s: np.ndarray) -> str | None:
                 "player's worker"
             )
         base = 1
-        decisions = entries[1:]
-        if decisions:
-            top = decisions[-1]
-            owner = int(s[L.ROAD_OWNER + k])
-            if top[0] == DecisionKind.OWNER_BONUS and (top[1] != owner or owner == w):
-                return f"owner_bonus for player {top[1]}; allowed: the owner of space {k}"
+        message = _check_activated(s, entries, k, w)
+        if message:
+            return message
     elif phase == Phase.END_OF_TURN and entries:
         kind, _, sec, _ = entries[0]
         if kind != Procedure.SECTION_DONE:
@@ -787,9 +840,10 @@ def _check_phase(s: np.ndarray) -> str | None:
             DecisionKind.GATE: Special.GATE,
             DecisionKind.GUILD: Special.MERCHANTS_GUILD,
             DecisionKind.JOUST: Special.JOUST_FIELD,
-            DecisionKind.FAVOR_ROW: Special.JOUST_FIELD,
             DecisionKind.INN: Special.INN,
         }.get(kind)
+        if _is_favor_entry(entries[0]):
+            step = Special.JOUST_FIELD  # phase 3's one favor is the joust field's (3d)
         if step is not None and cursor != step + 1:
             return f"{names[0]!r} is asked at special step {step + 1}; cursor={cursor}"
         if kind == DecisionKind.GATE and s[L.SPECIAL_WORKER + Special.GATE] != p:
@@ -804,7 +858,118 @@ def _check_phase(s: np.ndarray) -> str | None:
             return f"castle for player {p}; allowed: castle worker {cursor - 1} (the cursor's)"
         if kind != DecisionKind.CASTLE and (cursor != NUM_CASTLE_SPOTS + 1 or p not in spots):
             return "a favor in phase castle goes to a castle worker, after the last one gave"
+        best = _best_builder(s)
+        if kind != DecisionKind.CASTLE and p != best:
+            return (
+                f"pending[0]: a favor for player {p} in phase castle is not allowed; allowed: "
+                f"the best builder, {_seat_name(best)} (most batches, ties the earlier castle "
+                "worker; nobody without a batch)"
+            )
     return _check_chain(s, entries, base, phase)
+
+
+def _check_activated(s: np.ndarray, entries: list[Entry], k: int, w: int) -> str | None:
+    """The decisions above a space's ``finish_space`` (phase 5, ``phases.activation``): its
+    worker's (the owner's cube: the owner's, 3.2), about the building on that space (what
+    its effect asks: its production, its market, peddler or options, the construction or
+    the lawyer's transformation it offers and their payments), and royal favors only after
+    constructing a tile that grants them (rules 3.2, 5)."""
+    tile = int(s[L.ROAD_TILE + k])
+    effect = int(B_EFFECT[tile])
+    owner = int(s[L.ROAD_OWNER + k])
+    source = _BUILDER_SOURCE.get(effect)
+    for i, e in enumerate(entries[1:], start=1):
+        kind, p, a, b = e
+        what = f"pending[{i}] {ENTRY_OF_KIND[kind].name!r}"
+        on = f"the {BUILDING_NAMES[tile]!r} on space {k}"
+        if _is_favor_entry(e):
+            if source is None or _source_kind(source) not in _FAVOR_KINDS:
+                return f"{what}: {on} grants no royal favor; allowed: its own decisions"
+            asked = w
+        elif kind in _ASKED_OF_BUILDING.get(effect, ()):
+            if a != tile:
+                return f"{what}.building={BUILDING_NAMES[a]!r} is not allowed; allowed: {on}"
+            asked = owner if kind == DecisionKind.OWNER_BONUS else w
+            if kind == DecisionKind.OWNER_BONUS and owner == w:
+                return f"{what}: the owner of space {k} takes no cube of his own worker (3.2)"
+        elif kind in (DecisionKind.BUILD, DecisionKind.PAY_ANY, DecisionKind.RESIDENCE):
+            src = a if kind == DecisionKind.BUILD else b
+            if source is None or src != source:
+                return f"{what}: {on} does not ask it (rules 4 phase 5)"
+            asked = w
+        elif kind == DecisionKind.LAWYER and effect == Effect.LAWYER:
+            if a != BuildSource.LAWYER_TILE:
+                return f"{what}.source={_SOURCE_NAMES[a]!r} is not allowed; allowed: lawyer_tile"
+            asked = w
+        elif kind == DecisionKind.ALCHEMIST_PAY and effect == Effect.OPTIONS:
+            if not any(
+                B_OPTIONS[tile, j, OPTION_CUBE_KIND] == ANY_NON_GOLD
+                for j in range(B_OPTIONS.shape[1])
+            ):
+                return f"{what}: {on} takes no cubes of any kind (rules 8.12)"
+            asked = w
+        else:
+            return f"{what}: {on} does not ask it (rules 4 phase 5)"
+        if p != asked:
+            return f"{what}.player={p} is not allowed; allowed: {asked} ({on})"
+    return None
+
+
+def _best_builder(s: np.ndarray) -> int:
+    """The castle worker who gave most batches this turn, ties the earlier one; -1 if none
+    gave (phase 6, ``phases.castle.drive_castle``)."""
+    best, most = -1, 0
+    for i in range(NUM_CASTLE_SPOTS):
+        p = int(s[L.CASTLE_SPOTS + i])
+        if p >= 0 and s[_pf(p, L.P_BATCHES)] > most:
+            best, most = p, int(s[_pf(p, L.P_BATCHES)])
+    return best
+
+
+def _check_progress(s: np.ndarray, phase: int, cursor: int) -> str | None:
+    """The players' counters of the turn against the phase and its cursor: the batches given
+    in phase 6 (none before it; none by a castle worker not asked yet; each one a house in
+    the castle) and the favor rows used in this phase (rules 5.3: none in a phase that
+    grants no favor, none before the special buildings' joust field, the castle's best
+    builder or the first section scoring has granted one)."""
+    n = int(s[L.NUM_PLAYERS])
+    name = PHASE_NAMES[phase]
+    spots = [int(s[L.CASTLE_SPOTS + i]) for i in range(NUM_CASTLE_SPOTS)]
+    no_rows = (
+        phase in _PHASES_WITHOUT_FAVORS
+        or (phase == Phase.SPECIAL and cursor <= Special.JOUST_FIELD)
+        or (phase == Phase.CASTLE and cursor <= NUM_CASTLE_SPOTS)
+        or (phase == Phase.END_OF_TURN and cursor <= _STEP_FIRST_SECTION)
+    )
+    best = _best_builder(s) if phase == Phase.CASTLE else -1
+    for p in range(n):
+        what = f"players[{p}]"
+        batches = int(s[_pf(p, L.P_BATCHES)])
+        houses = sum(int(s[L.CASTLE_HOUSES + sec * MAX_PLAYERS + p]) for sec in range(NUM_SECTIONS))
+        if batches > houses:
+            return (
+                f"{what}.batches={batches} is not allowed; allowed: 0..{houses} (each batch "
+                "is a house in the castle)"
+            )
+        if batches and phase in _PHASES_BEFORE_CASTLE:
+            return (
+                f"{what}.batches={batches} is not allowed in phase {name}; allowed: 0 (batches "
+                "are given in phase 6, counted from this turn's income)"
+            )
+        if batches and phase == Phase.CASTLE and p not in spots[: max(cursor, 0)]:
+            return (
+                f"{what}.batches={batches} is not allowed in phase castle, cursor {cursor}; "
+                "allowed: 0 (only a castle worker already asked has given batches)"
+            )
+        rows = int(s[_pf(p, L.P_ROWS_USED)])
+        late = phase == Phase.CASTLE and cursor > NUM_CASTLE_SPOTS and p != best
+        if rows and (no_rows or late):
+            used = [r for i, r in enumerate(FAVOR_ROW_NAMES) if rows >> i & 1]
+            return (
+                f"{what}.rows_used={used} is not allowed in phase {name}, cursor {cursor}; "
+                "allowed: [] (no favor was granted to this player in this phase yet)"
+            )
+    return None
 
 
 def _check_clock(s: np.ndarray, phase: int, cursor: int, entries: list[Entry]) -> str | None:
@@ -856,6 +1021,12 @@ def _check_road(s: np.ndarray, phase: int) -> str | None:
             kind = B_KIND[tile]
             if kind == BuildingKind.FIXED:
                 return f"{what}.building={BUILDING_NAMES[tile]!r} stands only on its printed space"
+        elif k <= NUM_NEUTRAL:
+            return (
+                f"{what}.building=None is not allowed: spaces 1-{NUM_NEUTRAL} always hold a "
+                "building (the neutral tiles, rules 1.2, or what a lawyer or an architect put "
+                "in their place)"
+            )
         owned = tile >= 0 and B_KIND[tile] not in (BuildingKind.NEUTRAL, BuildingKind.FIXED)
         if owned != (owner >= 0):
             rule = "a player's tile has its owner" if owned else "nobody owns this building"
@@ -888,7 +1059,13 @@ def _check_workers(s: np.ndarray, phase: int, cursor: int, entries: list[Entry])
                 f"special_workers.{SPECIAL_NAMES[i]} has a worker in phase {name}, cursor {cursor}"
             )
     in_placement = phase == Phase.PLACEMENT
-    stables = any(s[L.STABLES + i] >= 0 for i in range(NUM_STABLES_SPOTS))
+    spots = [int(s[L.STABLES + i]) for i in range(NUM_STABLES_SPOTS)]
+    if any(a < 0 <= b for a, b in pairwise(spots)):
+        return (
+            f"stables={[None if v < 0 else v for v in spots]} is not allowed: a worker takes the "
+            "first free spot (rules 4 phase 2), so the taken spots come first"
+        )
+    stables = any(v >= 0 for v in spots)
     if stables and not (in_placement or (phase == Phase.SPECIAL and cursor <= Special.STABLES)):
         return f"stables hold workers in phase {name}, cursor {cursor}"
     if s[L.INN_LEFT] >= 0 and not (

@@ -100,7 +100,7 @@ def header(d: dict[str, Any], names: tuple[str, ...]) -> str:
     words = [f"Turn {d['turn']}", phase]
     if d["pending"]:
         top = d["pending"][-1]
-        words.append(f"{top['kind']} for {_who(top['player'], names)}")
+        words.append(f"{top['kind'].replace('_', ' ')} for {_who(top['player'], names)}")
     return svg.text(
         MARGIN,
         HEADER_Y,

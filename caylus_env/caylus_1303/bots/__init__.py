@@ -1,9 +1,10 @@
 """Caylus 1303's bots, as the game contract lists them (``caylus_env.core.contract``).
 
 ``BOTS``: the agents this game brings, by spec head: the scripted ``constructor`` and
-``deliverer`` (compiled rules of thumb with two tables: ``scripted``) and ``mcts:SIMS`` (UCT
-with scripted rollouts; the game has no chance after setup, and with ``hide_opponent_pp`` the
-search replaces the opponents' prestige by its own, D37: ``mcts``). The game-neutral agents
+``deliverer`` (compiled rules of thumb with two tables: ``scripted``) and ``mcts:SIMS`` (the
+platform's UCT search, ``caylus_env.core.mcts``, with scripted rollouts; the game has no chance
+after setup, and with ``hide_opponent_pp`` the search replaces the opponents' prestige by its
+own, D37: ``mcts`` declares Caylus 1303's parts). The game-neutral agents
 (``random``, trained policies) come from the platform's agent registry (``agents.registry``).
 ``choose_scripted`` is the scripted bots as one compiled kernel, which the batched training
 games play inside their compiled step.
@@ -17,11 +18,9 @@ from __future__ import annotations
 from numba import njit
 
 from caylus_env.caylus_1303.bots import scripted_kernels as SK
-from caylus_env.caylus_1303.bots.mcts import _OPTIONS as MCTS_OPTIONS
-from caylus_env.caylus_1303.bots.mcts import DEFAULT_ROLLOUT, ROLLOUTS, make_mcts
-from caylus_env.caylus_1303.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
+from caylus_env.caylus_1303.bots.mcts import MCTSAgent
 from caylus_env.caylus_1303.bots.scripted import make_scripted
-from caylus_env.core.contract import LADDER_SIMS, Bot
+from caylus_env.core.contract import Bot
 
 _SCRIPTED_PLAYS = {
     "constructor": "wood and stone buildings with the Carpenter and Stonemason, the Lawyer's "
@@ -47,19 +46,10 @@ BOTS: dict[str, Bot] = {
         )
         for i, name in enumerate(SCRIPTED)
     },
-    "mcts": Bot(
-        "mcts",
-        make_mcts,
-        "mcts:SIMS[:ROLLOUT][:key=value...]",
+    "mcts": MCTSAgent.bot(
         "UCT with scripted rollouts (with hidden prestige it gives every opponent its own "
         "prestige, D37); cost grows linearly with SIMS, about 0.1-0.2 ms per simulation (a "
-        "compiled rollout): mcts:100 about 9 ms a move at 2 players, 18 ms at 4",
-        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
-        + "|".join(ROLLOUTS)
-        + f" (default {DEFAULT_ROLLOUT}); keys: "
-        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
-        needs_arg=True,
-        ladder_spec=f"mcts:{LADDER_SIMS}",
+        "compiled rollout): mcts:100 about 9 ms a move at 2 players, 18 ms at 4"
     ),
 }
 

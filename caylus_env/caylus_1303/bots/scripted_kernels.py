@@ -31,11 +31,13 @@ The rules of thumb per decision (``DecisionKind``, D39):
 - Favor (rules 4.5, D23): the best of stealing a character and using a site building (its
   Setup side) plus the available character that follows;
 - pay "any" (D12): the least useful resource; deliver (rules 4.3, D30): a bundle when its
-  prestige beats what its resources are worth; monument (rules 4.4): the best affordable.
+  prestige beats what its resources are worth; monument (rules 4.4): the best affordable,
+  on any of his residences (the same value wherever it goes: a residence and a monument are
+  both out of the workers' way, D3, D4), so the first, the lowest-numbered.
 
 The bots never read an opponent's prestige, so they play the same with
-``hide_opponent_pp`` (D37). ``playout`` runs whole games with one strategy per seat (MCTS's
-rollouts). Everything here is ``@njit(cache=True)``.
+``hide_opponent_pp`` (D37). MCTS (``caylus_env.core.mcts``) plays its rollouts and orders its
+expansions with ``choose`` and ``score_actions``. Everything here is ``@njit(cache=True)``.
 """
 
 from __future__ import annotations
@@ -62,7 +64,6 @@ from caylus_env.caylus_1303.engine.actions import (
     ACT_TAKE,
     ACT_USE_SITE,
     BUNDLES,
-    NUM_ACTIONS,
     PROVOST_DELTAS,
 )
 from caylus_env.caylus_1303.engine.constants import (
@@ -645,6 +646,8 @@ def score_action(s, p, kind, arg, a, strategy):
     if kind == DecisionKind.DELIVER:
         return _deliver_score(s, p, a, strategy)
     if kind == DecisionKind.MONUMENT:
+        if arg > 0:
+            return 0.0  # the residence it replaces: all alike (the module docstring)
         return _monument_score(s, p, a, strategy)
     if kind == DecisionKind.BRIDGE:
         if a == ACT_DECLINE:
@@ -663,7 +666,7 @@ def score_action(s, p, kind, arg, a, strategy):
 @njit(cache=True)
 def score_actions(s, out, n, strategy, scores):
     """Scores of the ``n`` legal actions ``out[:n]`` for the player to move, into ``scores``."""
-    kind, p, arg = read_top(s)
+    kind, p, arg, _ = read_top(s)
     for i in range(n):
         scores[i] = score_action(s, p, kind, arg, out[i], strategy)
 
@@ -678,53 +681,3 @@ def choose(s, out, n, strategy):
         if scores[i] > scores[best] + EPS:
             best = i
     return best
-
-
-@njit(cache=True)
-def playout(s, strategies, epsilon, rng_seed, max_decisions):
-    """Play on from ``s`` (in place): seat ``p`` plays ``strategies[p]`` (-1: uniformly
-    random), every move random with probability ``epsilon``; stops at the end or after
-    ``max_decisions`` decisions. Returns the decisions taken."""
-    np.random.seed(rng_seed)
-    out = np.empty(NUM_ACTIONS, np.int64)
-    n = K.advance(s, out)
-    count = 0
-    while n > 0 and count < max_decisions:
-        strategy = strategies[K.decision_player(s)]
-        if strategy < 0 or (epsilon > 0.0 and np.random.random() < epsilon):
-            i = np.random.randint(n)
-        else:
-            i = choose(s, out, n, strategy)
-        K.apply(s, out[i])
-        count += 1
-        n = K.advance(s, out)
-    return count
-
-
-@njit(cache=True)
-def play_games(num_players, num_games, seed, hide_pp, strategies, scores):
-    """Compiled whole games, seat ``q`` playing ``strategies[g, q]`` (-1: random) in game
-    ``g`` (setup seed ``seed + g``); final scores into ``scores[g]`` (for strength checks)."""
-    out = np.empty(NUM_ACTIONS, np.int64)
-    for g in range(num_games):
-        s = K.new_state(num_players, hide_pp, seed + g)
-        playout(s, strategies[g], 0.0, seed + g, 1 << 30)
-        K.scores(s, out)
-        for q in range(num_players):
-            scores[g, q] = out[q]
-
-
-@njit(cache=True)
-def soft_returns(s, scale, ret):
-    """Per seat: ``tanh((score - best other score) / scale)``: a win by more is better, a
-    loss by less is less bad (MCTS mixes it with the rank returns)."""
-    n = np.int64(s[L.NUM_PLAYERS])
-    sc = np.empty(n, np.float64)
-    for p in range(n):
-        sc[p] = K.final_score(s, p)
-    for p in range(n):
-        best = -1e18
-        for q in range(n):
-            if q != p and sc[q] > best:
-                best = sc[q]
-        ret[p] = np.tanh((sc[p] - best) / scale)

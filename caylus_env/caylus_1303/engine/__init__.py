@@ -9,7 +9,9 @@ Public surface (the game contract's engine, ``caylus_env.core.contract``):
   ``action_to_string``, ``string_to_action``;
 - ``state_to_dict`` / ``dict_to_state`` (validated), ``layout``, ``DECISION_NAMES``;
 - the compiled kernel surface ``kernels``;
-- ``RULES``: the decisions D1-D39 as named data (``rules``).
+- ``RULES``: the decisions D1-D39 as named data (``rules``);
+- ``ADDED_CHOICES``: the decisions a rules fix turned from the engine's own answer into a
+  player's (``caylus_env.core.contract.AddedChoice``), so that older records still replay.
 
 Inside: ``rules`` (the decisions table), ``tiles`` (every tile's data, D11), ``constants``
 (numbers and enums, each once), ``setup`` (rules 3.2), ``phases/`` (the draft and the four
@@ -39,6 +41,7 @@ from caylus_env.caylus_1303.engine.game import Game
 from caylus_env.caylus_1303.engine.invariants import INVARIANT_MESSAGES
 from caylus_env.caylus_1303.engine.rules import RULES
 from caylus_env.caylus_1303.engine.state_dict import dict_to_state, state_to_dict
+from caylus_env.core.contract import AddedChoice
 from caylus_env.core.game import (
     Decision,
     IllegalActionError,
@@ -48,9 +51,23 @@ from caylus_env.core.game import (
 )
 from caylus_env.core.record import GameRecord, load_records, replay
 
+#: Choices older engines made by themselves. Up to 0.2.0 a monument always replaced its
+#: builder's lowest-numbered residence; since 0.3.0 he chooses it when he has two or more
+#: (rules 4.4 b, D4): a record of 0.2.0 replays with the first legal ``residence:R<k>``,
+#: the lowest one, where it has no answer of its own.
+ADDED_CHOICES: tuple[AddedChoice, ...] = (
+    AddedChoice(
+        "RESIDENCE",
+        "0.3.0",
+        "which of his residences a monument replaces (rules 4.4 b, D4); before 0.3.0 the "
+        "engine took the lowest-numbered one",
+    ),
+)
+
 __all__ = [
     "ACTION_NAMES",
     "ACTION_SPACE_VERSION",
+    "ADDED_CHOICES",
     "BLOCKS",
     "DECISION_NAMES",
     "INVARIANT_MESSAGES",

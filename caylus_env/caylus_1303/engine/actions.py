@@ -26,8 +26,18 @@ CONSTRUCT   18    ``construct:<tile>``: a wood or stone building (rules 4.2, D22
 PROVOST     6     ``provost:-3``..``provost:+3`` (no 0): move the Provost (D20)
 MARK        8     ``mark:R1``..``mark:R8``: the Lawyer's house on that starting building (D21)
 BUNDLE      35    ``bundle:<r>+<r>+<r>``: deliver one bundle of those 3 resources (rules 4.3)
-MONUMENT    7     ``monument:<name>``: build that monument on a residence (rules 4.4 b, D4)
+MONUMENT    7     ``monument:<name>``: build that monument (rules 4.4 b, D4)
+RESIDENCE   8     ``residence:R1``..``residence:R8``: the residence of his own the monument just
+                  paid for replaces, asked when he has two or more (rules 4.4 b, D4)
 ==========  ====  ===============================================================================
+
+The blocks only ever grow at the end: RESIDENCE came with the rules fix that made the
+residence a monument replaces the player's choice (the engine took the lowest-numbered one
+before); its ids follow the Road order, so the first legal one is that old answer, which
+older records replay with (``ADDED_CHOICES`` in ``caylus_env.caylus_1303.engine``) and older
+policies, which score none of its ids, fall back to. A residence stands only on a starting
+building, and those lie on R1..R8 only (rules 3.1; the Lawyer's targets, D21), so the block
+has one id per such space.
 
 ``action_to_string`` / ``string_to_action`` convert both ways; the names are part of the API
 and never change meaning within an engine version. The ``ACT_*`` offsets and the bundle table
@@ -55,6 +65,7 @@ from caylus_env.caylus_1303.engine.constants import (
     ROAD_SPACES,
     SITE_BUILDINGS,
     SPACE_NAMES,
+    STARTING_SPACES,
     Resource,
 )
 from caylus_env.caylus_1303.engine.tiles import CONSTRUCTIBLE_KINDS, KIND_NAMES, MONUMENT_KINDS
@@ -101,6 +112,7 @@ def _blocks() -> list[tuple[str, list[str]]]:
         ("MARK", [f"mark:R{k}" for k in range(LAWYER_FIRST, LAWYER_LAST + 1)]),
         ("BUNDLE", [f"bundle:{_bundle_name(b)}" for b in BUNDLES]),
         ("MONUMENT", [f"monument:{KIND_NAMES[k]}" for k in MONUMENT_KINDS]),
+        ("RESIDENCE", [f"residence:R{k}" for k in range(1, STARTING_SPACES + 1)]),
     ]
 
 
@@ -131,9 +143,11 @@ ACT_PROVOST = BLOCKS["PROVOST"][0]  # + index into PROVOST_DELTAS
 ACT_MARK = BLOCKS["MARK"][0]  # + k - LAWYER_FIRST for Rk
 ACT_BUNDLE = BLOCKS["BUNDLE"][0]  # + index into BUNDLES
 ACT_MONUMENT = BLOCKS["MONUMENT"][0]  # + index into tiles.MONUMENT_KINDS
+ACT_RESIDENCE = BLOCKS["RESIDENCE"][0]  # + k - 1 for Rk
 NUM_BUNDLES = len(BUNDLES)
 assert BLOCKS["CHARACTER"][1] == NUM_CHARACTERS and NUM_BUNDLES == 35
-assert ACT_MONUMENT + len(MONUMENT_KINDS) == NUM_ACTIONS
+assert ACT_MONUMENT + len(MONUMENT_KINDS) == ACT_RESIDENCE
+assert ACT_RESIDENCE + STARTING_SPACES == NUM_ACTIONS
 
 #: The stable name of an action id (``ValueError`` outside ``[0, NUM_ACTIONS)``).
 action_to_string = SPACE.action_to_string

@@ -166,7 +166,13 @@ FOREMAN_BONUS = _BUNDLE["foreman"]
 GOLDSMITH_BONUS = _BUNDLE["goldsmith"]
 DELIVERY_FAVOR_MIN = value("delivery_favor")["min_bundles"]
 
-# -- Stewardship (rules 4.4, D5) -------------------------------------------------------------------
+# -- Stewardship (rules 4.4, D4, D5) ---------------------------------------------------------------
+#: D4: each monument replaces one residence of its builder's own, the one he chooses (asked
+#: when he has two or more: ``actions`` RESIDENCE, ``phases.stewardship``).
+RESIDENCE_CHOICE_PLAYER = "player"
+_MONUMENTS = value("monument_rules")
+assert _MONUMENTS["residence_choice"] == RESIDENCE_CHOICE_PLAYER, "the kernels ask the player"
+assert _MONUMENTS["per_residence"] == 1, "a monument replaces exactly one residence"
 _INCOME = value("worker_income")
 BASE_INCOME = np.array([0, 0] + [_INCOME["base"][n] for n in range(2, 6)], np.int64)
 RESIDENCE_INCOME = _INCOME["per_residence"]

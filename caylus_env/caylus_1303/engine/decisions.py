@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from numba import njit
-
+from caylus_env.caylus_1303.engine import layout
 from caylus_env.caylus_1303.engine.constants import (
     NUM_DECISION_KINDS,
     NUM_SPACES,
@@ -22,12 +20,10 @@ from caylus_env.caylus_1303.engine.constants import (
 )
 from caylus_env.caylus_1303.engine.layout import (
     KIND_OFFSET,
-    STACK,
-    STACK_DEPTH,
     STACK_ENTRY,
-    STACK_SIZE,
 )
-from caylus_env.caylus_1303.engine.tiles import C_ANY, T_COST, T_OPTION_COST
+from caylus_env.caylus_1303.engine.tiles import C_ANY, NUM_MONUMENTS, T_COST, T_OPTION_COST
+from caylus_env.core.loop import stack_kernels
 
 E_KIND = 0
 assert E_KIND == KIND_OFFSET
@@ -38,6 +34,8 @@ assert STACK_ENTRY == 3
 CODEC_NONE = "none"  # the entry has no argument (stored as 0)
 CODEC_INT = "int"  # a count
 CODEC_SPACE = "space"  # a building space, spelled by its name (constants.SPACE_NAMES)
+#: 0: none (the key is left out); 1 + i: the monument ``tiles.MONUMENT_KINDS[i]``, by its name.
+CODEC_MONUMENT = "monument"
 #: The most "any" resources one payment can owe (D12): the largest ``any`` of the tables.
 MAX_ANY_OWED = int(max(T_COST[:, C_ANY].max(), T_OPTION_COST[..., C_ANY].max()))
 
@@ -94,71 +92,34 @@ SCHEMA: tuple[EntryKind, ...] = (
         Arg("deliveryman_turn", CODEC_INT, 0, 1, "1: the Deliveryman's turn after all slots"),
         "deliver one bundle or stop (rules 4.3)",
     ),
-    EntryKind(DecisionKind.MONUMENT, "monument", _NONE, "build a monument or stop (rules 4.4)"),
+    EntryKind(
+        DecisionKind.MONUMENT,
+        "monument",
+        Arg(
+            "placing",
+            CODEC_MONUMENT,
+            0,
+            NUM_MONUMENTS,
+            "0: which monument, or done; 1 + i: on which of his residences monument i goes, "
+            "asked when he has two or more (D4, rules 4.4 b)",
+        ),
+        "build a monument or stop, then choose the residence it replaces (rules 4.4 b, D4)",
+    ),
 )
 assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
 ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
 
 
-@njit(cache=True)
-def push(s, kind, player, arg):
-    """Push a decision; a full stack is an engine error (no rule nests that deep)."""
-    n = np.int64(s[STACK_SIZE])
-    if n >= STACK_DEPTH:
-        raise RuntimeError("caylus 1303 engine: pending-decision stack overflow")
-    o = STACK + n * STACK_ENTRY
-    s[o + E_KIND] = kind
-    s[o + E_PLAYER] = player
-    s[o + E_ARG] = arg
-    s[STACK_SIZE] = n + 1
-
-
-@njit(cache=True)
-def pop(s):
-    """Remove the top entry and clear it, so equal games have equal arrays."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    for i in range(STACK_ENTRY):
-        s[o + i] = 0
-    s[STACK_SIZE] -= 1
-
-
-@njit(cache=True)
-def read_top(s):
-    """``(kind, player, arg)`` of the top entry (the stack must not be empty)."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
-
-
-@njit(cache=True)
-def depth(s):
-    return np.int64(s[STACK_SIZE])
-
-
-@njit(cache=True)
-def entry(s, i):
-    """``(kind, player, arg)`` of entry ``i`` (0 = bottom)."""
-    o = STACK + i * STACK_ENTRY
-    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
-
-
-@njit(cache=True)
-def decision_kind(s):
-    """The pending DecisionKind, or -1 when nothing is asked."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[0]
-
-
-@njit(cache=True)
-def decision_player(s):
-    """The seat asked, or -1 when nothing is asked."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[1]
-
-
-@njit(cache=True)
-def decision_arg(s):
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[2]
+# The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout.
+STACK_KERNELS = stack_kernels("caylus_1303", "caylus 1303", layout)
+push = STACK_KERNELS.push
+pop = STACK_KERNELS.pop
+read_top = STACK_KERNELS.read_top
+depth = STACK_KERNELS.depth
+entry = STACK_KERNELS.entry
+entry_kind = STACK_KERNELS.entry_kind
+entry_player = STACK_KERNELS.entry_player
+entry_arg = STACK_KERNELS.entry_arg
+decision_kind = STACK_KERNELS.decision_kind
+decision_player = STACK_KERNELS.decision_player
+decision_arg = STACK_KERNELS.decision_arg

@@ -15,7 +15,8 @@ D36) and every gain spends something the position holds, so ``room`` counts what
   Architect's, D22, D29; its "any" payments, D12; its Favors, rules 4.5);
 - the Favors, site effects, payments and other questions already pending (D23, D39);
 - this round's Bridge, Bailiff, delivery turns, Delivery Favor and Goldsmith bonus, monument
-  turns and income still ahead (rules 4.2-4.4, D9, D28, D30, D35);
+  turns and income still ahead (rules 4.2-4.4, D9, D28, D30, D35), and a monument paid for
+  whose residence is being chosen (D4);
 - the bundles a player's resources (held and still to be gained) can make, each worth the
   most a bundle pays (rules 4.3, D30), and the monuments left in the supply (D4);
 - a whole round of all of that for each round after this one (a hand holds at most the 15
@@ -158,7 +159,13 @@ MONUMENT_PP = np.array(
     [T_PP[t] + ARCHITECT_BONUS + T_FAVOR_WHEN_BUILT[t] * FAVOR_PP for t in MONUMENT_KINDS]
 )
 MONUMENT_RES = np.array([T_FAVOR_WHEN_BUILT[t] * FAVOR_RES for t in MONUMENT_KINDS])
-MONUMENT_DECISIONS = np.array([1 + T_FAVOR_WHEN_BUILT[t] * FAVOR_DECISIONS for t in MONUMENT_KINDS])
+#: The questions a monument asks after it is chosen: the residence it replaces (asked of a
+#: holder of two or more, D4) and the Theatre's Favor.
+MONUMENT_PLACING_DECISIONS = np.array(
+    [1 + T_FAVOR_WHEN_BUILT[t] * FAVOR_DECISIONS for t in MONUMENT_KINDS]
+)
+#: A monument still in the supply: choosing it, then what it asks.
+MONUMENT_DECISIONS = 1 + MONUMENT_PLACING_DECISIONS
 
 
 def round_pp(n: int) -> int:
@@ -207,7 +214,7 @@ def room(s: np.ndarray) -> Room:
     cursor = int(s[L.CURSOR])
     over = phase == Phase.GAME_OVER
     after = 0 if over else NUM_ROUNDS - int(s[L.ROUND])
-    stack = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    stack = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
 
     def pending(kind: int, p: int | None = None) -> int:
         return sum(1 for k, q, _ in stack if k == kind and (p is None or q == p))
@@ -275,6 +282,10 @@ def room(s: np.ndarray) -> Room:
     supply = s[L.MONUMENT_SUPPLY : L.MONUMENT_SUPPLY + len(MONUMENT_KINDS)] == 1
     monuments_pp = int(MONUMENT_PP[supply].sum()) * monuments_ahead
     monuments_res = int(MONUMENT_RES[supply].sum()) * monuments_ahead
+    # a monument paid for whose residence is asked: its prestige, Favor and questions (D4)
+    placing = [(q, a - 1) for k, q, a in stack if k == DecisionKind.MONUMENT and a > 0]
+    placing_pp = [sum(int(MONUMENT_PP[i]) for q, i in placing if q == p) for p in range(n)]
+    placing_res = [sum(int(MONUMENT_RES[i]) for q, i in placing if q == p) for p in range(n)]
 
     # -- resources first: the bundles they make are worth prestige and decisions -------------
     res = []
@@ -282,7 +293,7 @@ def room(s: np.ndarray) -> Room:
         r = OWNER_BONUS_RES * visitors
         r += WORKER_RES * (hand[p] + unanswered[p]) + FAVOR_RES * favors[p]
         r += SITE_EFFECT.res * sites[p] + DELIVERY_FAVORS * FAVOR_RES * favor_ahead
-        r += monuments_res + INCOME_RES * (not over) + after * round_res(n)
+        r += monuments_res + placing_res[p] + INCOME_RES * (not over) + after * round_res(n)
         res.append(r)
     held = [
         int(s[pf(p, L.P_RESOURCES) : pf(p, L.P_RESOURCES) + NUM_RESOURCES].sum()) for p in range(n)
@@ -293,7 +304,8 @@ def room(s: np.ndarray) -> Room:
         x = OWNER_PP * placers + OWNER_BONUS_PP * visitors
         x += WORKER_PP * (hand[p] + unanswered[p]) + FAVOR_PP * favors[p]
         x += SITE_EFFECT.pp * sites[p] + DELIVERY_FAVORS * FAVOR_PP * favor_ahead
-        x += BUNDLE_PP * bundles[p] + goldsmith + monuments_pp + after * round_pp(n)
+        x += BUNDLE_PP * bundles[p] + goldsmith + monuments_pp + placing_pp[p]
+        x += after * round_pp(n)
         pp.append(x)
 
     # -- decisions -----------------------------------------------------------------------------
@@ -321,5 +333,6 @@ def room(s: np.ndarray) -> Room:
     d += pending(DecisionKind.BRIDGE) + pending(DecisionKind.BAILIFF)
     d += delivery_turns + DELIVERY_FAVORS * FAVOR_DECISIONS * favor_ahead + sum(bundles)
     d += monument_turns + int(MONUMENT_DECISIONS[supply].sum()) * monuments_ahead
+    d += sum(int(MONUMENT_PLACING_DECISIONS[i]) for _, i in placing)
     d += after * round_decisions(n)
     return Room(d, tuple(pp), tuple(res), tuple(bundles), tuple(BUNDLE_PP * b for b in bundles))

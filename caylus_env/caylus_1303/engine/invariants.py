@@ -4,7 +4,8 @@
 invariant (``INVARIANT_MESSAGES[code]`` explains it). What it checks holds between any two
 decisions of a legal game: each colour's 15 workers are in the hand, on the board or in the
 Camp (D15); each player's 9 houses are in reserve, on his buildings or marking one (D14); every
-tile is in exactly one place (rules 2.1, 3.2); characters are held, available or out of play
+tile is in exactly one place (rules 2.1, 3.2; a monument paid for whose residence is being
+chosen, in that pending decision, D4); characters are held, available or out of play
 (rules 3.2 step 9); the bridge, the site slots and the workers on buildings are consistent with
 the rules of placement (rules 4.1, D17, D26); counters stay in their bounds.
 ``accepted_actions`` tries every action id on copies of the state, to compare the legal mask
@@ -19,7 +20,6 @@ import numpy as np
 from numba import njit
 
 from caylus_env.caylus_1303.engine import layout as L
-from caylus_env.caylus_1303.engine.actions import NUM_ACTIONS
 from caylus_env.caylus_1303.engine.constants import (
     CHARACTERS_EXTRA,
     HOUSES_FOR_BUILDINGS,
@@ -35,9 +35,10 @@ from caylus_env.caylus_1303.engine.constants import (
     ROAD0,
     SITE0,
     WORKERS_PER_COLOUR,
+    DecisionKind,
     Phase,
 )
-from caylus_env.caylus_1303.engine.dispatch import step
+from caylus_env.caylus_1303.engine.decisions import E_ARG, E_KIND, E_PLAYER
 from caylus_env.caylus_1303.engine.state import pf
 from caylus_env.caylus_1303.engine.tiles import (
     MONUMENT_KINDS,
@@ -89,7 +90,8 @@ INVARIANT_MESSAGES = {
     Invariant.HOUSES: "a player's houses in reserve, on buildings and marking buildings are "
     "not 9 (D14)",
     Invariant.TILES: "a tile is missing, doubled, in the wrong supply or on the wrong space "
-    "(rules 3.2), or a monument stands where no residence was",
+    "(rules 3.2; a monument whose residence is being chosen is in neither the supply nor the "
+    "Road, D4), or a monument stands where no residence was",
     Invariant.SPACES: "a space's side, owner or mark does not fit its tile (printed spaces "
     "fixed, owners only on constructed buildings and residences, marks only on starting "
     "buildings on R1-R8, D19, D21)",
@@ -102,7 +104,8 @@ INVARIANT_MESSAGES = {
     Invariant.CHARACTERS: "a character holder is not a seat, the board or out of play, or the "
     "revealed characters are not players + 3 (rules 3.2 step 9)",
     Invariant.PROVOST: "the Provost is outside 0-23 (D20)",
-    Invariant.STACK: "the decision stack's size is outside 0-6 or a pending entry names no seat",
+    Invariant.STACK: "the decision stack's size is outside 0-6, a pending entry names no seat, "
+    "or a monument decision names no monument (D4)",
 }
 
 
@@ -215,7 +218,12 @@ def _check_board(s):
         t = s[L.SPACE_KIND + ROAD0 + k]
         if t < 0 or (T_GROUP[t] != Group.STARTING and T_GROUP[t] != Group.MONUMENT):
             return Invariant.TILES
-    # every tile in exactly one place
+    # every tile in exactly one place; a monument paid for whose residence is being chosen
+    # is in neither the supply nor the Road but in the pending decision (D4)
+    for i in range(min(max(np.int64(s[L.STACK_SIZE]), 0), L.STACK_DEPTH)):
+        o = L.STACK + i * L.STACK_ENTRY
+        if s[o + E_KIND] == DecisionKind.MONUMENT and 1 <= s[o + E_ARG] <= NUM_MONUMENTS:
+            seen[MONUMENT_KINDS[s[o + E_ARG] - 1]] += 1
     for i in range(NUM_WOOD):
         v = s[L.WOOD_SUPPLY + i]
         if v < 0 or v > 1 or v + seen[WOOD_KINDS[i]] != 1:
@@ -325,29 +333,10 @@ def check_invariants(s):
     if d < 0 or d > L.STACK_DEPTH:
         return Invariant.STACK
     for i in range(d):
-        p = s[L.STACK + i * L.STACK_ENTRY + 1]
+        o = L.STACK + i * L.STACK_ENTRY
+        p = s[o + E_PLAYER]
         if p < 0 or p >= n:
             return Invariant.STACK
+        if s[o + E_KIND] == DecisionKind.MONUMENT and not 0 <= s[o + E_ARG] <= NUM_MONUMENTS:
+            return Invariant.STACK
     return Invariant.OK
-
-
-@njit(cache=True)
-def accepted_actions(s, out):
-    """Write into ``out`` every action id that ``step`` accepts on a copy of ``s``, in
-    increasing order (the game contract's form, ``caylus_env.core.contract``).
-
-    Returns:
-        The number of accepted actions, or -1 if a rejected action changed its copy.
-    """
-    n = 0
-    scratch = np.empty(NUM_ACTIONS, np.int64)
-    for a in range(NUM_ACTIONS):
-        c = s.copy()
-        if step(c, a, scratch) >= 0:
-            out[n] = a
-            n += 1
-        else:
-            for i in range(c.shape[0]):
-                if c[i] != s[i]:
-                    return -1
-    return n

@@ -4,9 +4,10 @@ Bots, search, batched environments and datasets use these compiled functions on 
 state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
 ``@njit(cache=True)``.
 
-Game flow (the game contract's kernels, ``caylus_env.core.contract``):
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, compiled from the core's
+loop with this game's rule hooks, ``engine/loop.py``):
 - ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
-  ``new_state(num_players, hide_pp, seed)``: a set-up game at its first decision;
+  ``new_state(options, seed)``: a set-up game at its first decision;
 - ``legal_actions(s, out)`` -> n, ``legal_mask(s, mask)`` -> n;
 - ``step(s, action, out)`` -> n or ``ILLEGAL`` (checked; a rejected action changes nothing);
 - ``apply(s, action)``: **no legality check**; call ``advance`` after it;
@@ -16,7 +17,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``):
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)`` (always False: 9 rounds),
   ``scores(s, out)`` (prestige + 2 per gold, rules 4.6), ``tie_breaks(s, out)`` (zeros: ties
   are shared, D13), ``returns(s, ret)``, ``clock(s)`` (the round);
-- ``random_playout``, ``play_random_games``: compiled playouts;
+- ``random_playout(s, out, max_decisions)``, ``seed_playouts(seed)``,
+  ``play_random_games(options, num_games, seed)``: compiled random games (the core's);
 - ``check_invariants(s)``, ``accepted_actions(s, out)``;
 - ``determinize(s, seat, seed)`` (the game contract's): with ``hide_opponent_pp`` every
   opponent's prestige becomes ``seat``'s own; otherwise nothing is hidden and ``s`` stays.
@@ -28,22 +30,22 @@ State accessors: ``num_players``, ``phase``, ``hand``, ``resource``, ``prestige`
 
 from __future__ import annotations
 
-from numba import njit
-
-from caylus_env.caylus_1303.engine import layout as L
 from caylus_env.caylus_1303.engine.decisions import (
     decision_arg,
     decision_kind,
     decision_player,
     depth,
 )
-from caylus_env.caylus_1303.engine.dispatch import (
+from caylus_env.caylus_1303.engine.invariants import check_invariants
+from caylus_env.caylus_1303.engine.loop import (
     ILLEGAL,
+    accepted_actions,
     advance,
     answer,
     apply,
     clock,
     current_player,
+    determinize,
     is_terminal,
     is_truncated,
     legal_actions,
@@ -58,35 +60,16 @@ from caylus_env.caylus_1303.engine.dispatch import (
     step,
     tie_breaks,
 )
-from caylus_env.caylus_1303.engine.invariants import accepted_actions, check_invariants
 from caylus_env.caylus_1303.engine.state import (
     final_score,
     hand,
     holder,
     num_players,
-    pf,
     phase,
     prestige,
     residences,
     resource,
 )
-
-
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """The game contract's determinization (``caylus_env.core.contract``): replace, in
-    place, what ``seat`` cannot see by values consistent with what it sees. After setup
-    Caylus 1303 has no chance (rules 4.7); its one piece of hidden information is optional:
-    with ``hide_opponent_pp`` (D37) the prestige tokens are face down, and every opponent's
-    prestige (``P_PP``) becomes ``seat``'s own, an uninformed estimate (all started at 0 and
-    score in the same units), so the true totals never reach a search. ``seed`` is not
-    needed (the estimate is not drawn). Without the option every total is public and ``s``
-    is left as it is."""
-    if s[L.OPT_HIDE_PP]:
-        own = s[pf(seat, L.P_PP)]
-        for q in range(num_players(s)):
-            s[pf(q, L.P_PP)] = own
-
 
 __all__ = [
     "ILLEGAL",

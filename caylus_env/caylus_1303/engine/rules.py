@@ -66,7 +66,7 @@ _ROWS = (
             "step": "stewardship",
             "per_residence": 1,
             "order": "turn_order",
-            "residence_choice": "lowest_road_space",
+            "residence_choice": "player",
         },
         "how monuments are built",
         "LOW",

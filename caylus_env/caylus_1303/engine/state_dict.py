@@ -41,7 +41,9 @@ Keys::
     players            per seat: hand, camp, resources{food..gold}, pp, houses, passed,
                        bundles
     pending            the decision stack, bottom first: {"kind", "player", <argument>}
-                       (``decisions.SCHEMA``; an effect's space by its name)
+                       (``decisions.SCHEMA``; an effect's space by its name; a monument's
+                       "placing", the monument whose residence is asked, by its name, and
+                       left out while he chooses which monument, D4)
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ from caylus_env.caylus_1303.engine.constants import (
     Phase,
 )
 from caylus_env.caylus_1303.engine.decisions import (
+    CODEC_MONUMENT,
     CODEC_NONE,
     CODEC_SPACE,
     ENTRY_OF_NAME,
@@ -88,7 +91,7 @@ from caylus_env.caylus_1303.engine.invariants import (
     check_invariants,
 )
 from caylus_env.caylus_1303.engine.phases import activation, delivery, planning, stewardship
-from caylus_env.caylus_1303.engine.state import pf
+from caylus_env.caylus_1303.engine.state import pf, residences
 from caylus_env.caylus_1303.engine.tiles import (
     KIND_NAMES,
     MONUMENT_KINDS,
@@ -164,11 +167,14 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         )
     pending = []
     for i in range(int(s[L.STACK_SIZE])):
-        kind, player, arg = entry(s, i)
+        kind, player, arg, _ = entry(s, i)
         spec = SCHEMA[kind]
         item: dict[str, Any] = {"kind": spec.name, "player": int(player)}
         if spec.arg.codec == CODEC_SPACE:
             item[spec.arg.name] = SPACE_NAMES[arg]
+        elif spec.arg.codec == CODEC_MONUMENT:
+            if arg > 0:
+                item[spec.arg.name] = MONUMENT_NAMES[arg - 1]
         elif spec.arg.codec != CODEC_NONE:
             item[spec.arg.name] = int(arg)
         pending.append(item)
@@ -386,6 +392,7 @@ def _decode(d: Any) -> np.ndarray:
         )
     _check_clock(s, n)
     _check_stack(s, n)
+    _check_draft(s, n)
     _check_room(s, n)
     return s
 
@@ -451,12 +458,19 @@ def _decode_pending(s: np.ndarray, pending: Any, n: int) -> None:
         if item["kind"] not in ENTRY_OF_NAME:
             raise _fail(f"{w}.kind", f"{_show(item['kind'])} is not one of {kinds}")
         spec = ENTRY_OF_NAME[item["kind"]]
-        keys = {"kind", "player"} | ({spec.arg.name} if spec.arg.codec != CODEC_NONE else set())
+        # a monument's "placing" is there only while its residence is asked (D4)
+        given = spec.arg.codec != CODEC_MONUMENT or spec.arg.name in item
+        keys = {"kind", "player"} | (
+            {spec.arg.name} if spec.arg.codec != CODEC_NONE and given else set()
+        )
         _keys(item, w, keys)
         player = _int(item["player"], f"{w}.player", 0, n - 1)
         arg = 0
         if spec.arg.codec == CODEC_SPACE:
             arg = _name(item[spec.arg.name], f"{w}.{spec.arg.name}", SPACE_NAMES)
+        elif spec.arg.codec == CODEC_MONUMENT:
+            if given:
+                arg = 1 + _name(item[spec.arg.name], f"{w}.{spec.arg.name}", MONUMENT_NAMES)
         elif spec.arg.codec != CODEC_NONE:
             arg = _int(item[spec.arg.name], f"{w}.{spec.arg.name}", spec.arg.low, spec.arg.high)
         if not spec.arg.low <= arg <= spec.arg.high:
@@ -532,6 +546,16 @@ def _check_clock(s: np.ndarray, n: int) -> None:
             "allowed only while Activation resolves a building's workers: 0 / false",
         )
     passes = int(s[L.PASSES])
+    if phase == Phase.PLANNING and stage == planning.STAGE_EARLY_RISER:
+        # Planning's first step asks the Early Riser, before the first player's turn (D25)
+        if passes:
+            raise _fail("passes", f"{passes}; allowed before the Early Riser's step: 0 (D25)")
+        if int(s[L.TURN]) != int(s[L.FIRST_PLAYER]):
+            raise _fail(
+                "turn",
+                f"{int(s[L.TURN])}; allowed before the Early Riser's step: the first player, "
+                f"{int(s[L.FIRST_PLAYER])} (rules 4.1)",
+            )
     if phase in _ALL_PASSED and passes != n:
         raise _fail("passes", f"{passes}; in {pname} every player has passed ({n})")
     if phase in (Phase.DRAFT, Phase.GAME_OVER) and passes:
@@ -605,7 +629,7 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     """The pending decisions are a stack the engine builds at this point of the phase: the
     driver's question of the seat in turn (``phases/*``), then what a Favor or an "any"
     payment of the same player asks on top of it (rules 4.2, 4.5, D12, D23)."""
-    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    es = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
     phase = int(s[L.PHASE])
     pname = PHASE_NAMES[phase]
     names = [SCHEMA[k].name for k, _, _ in es]
@@ -652,6 +676,7 @@ def _check_stack(s: np.ndarray, n: int) -> None:
         if kind0 == _D.EARLY_RISER:
             want(int(s[L.PASSES]) == 0, "the Early Riser before anybody passed (D25)")
             want(p == int(holder[Character.EARLY_RISER]), "the Early Riser's holder")
+            want(int(s[L.TURN]) == first, "the first player's turn comes next (turn)")
         else:
             want(not s[pf(p, L.P_PASSED)], f"a player who has not passed, not seat {p}")
             want(int(s[L.TURN]) == (p + 1) % n, "the seat in turn (turn is the next seat)")
@@ -684,6 +709,45 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     elif phase == Phase.STEWARDSHIP:
         want(stage == stewardship.STAGE_MONUMENTS and cursor >= 1, "the monuments' turns")
         want(p == (first + cursor - 1) % n, f"the seat in turn, {(first + cursor - 1) % n}")
+        if kind0 == _D.MONUMENT and es[0][2] > 0:
+            want(len(es) == 1, "the residence a monument replaces is asked alone (D4)")
+            want(
+                int(residences(s, p)) >= 2,
+                f"the residence a monument replaces is asked only of a player with two or "
+                f"more (D4); seat {p} has {int(residences(s, p))}",
+            )
+
+
+def _check_draft(s: np.ndarray, n: int) -> None:
+    """The draft's pointers against the picks made (rules 3.3): it is played once, before the
+    first round's Planning; ``turn`` stays on the seat before the first player's, who picks
+    first; the cursor counts the picks asked, the one pending included (``_check_stack``
+    checks whose it is), and each seat asked before it holds exactly the character it took,
+    the others none."""
+    if int(s[L.PHASE]) != Phase.DRAFT:
+        return
+    first = int(s[L.FIRST_PLAYER])
+    if int(s[L.ROUND]) != 1:
+        raise _fail("round", f"{int(s[L.ROUND])}; the draft comes before round 1 only (rules 3.3)")
+    if int(s[L.TURN]) != (first - 1) % n:
+        raise _fail(
+            "turn",
+            f"{int(s[L.TURN])}; allowed in the draft: {(first - 1) % n}, the seat before the "
+            "first player's (the draft runs counter-clockwise from it, rules 3.3)",
+        )
+    cursor = int(s[L.CURSOR])
+    picks = cursor - int(s[L.STACK_SIZE] > 0)  # the pick pending is asked, not yet made
+    holder = s[L.CHARACTER_HOLDER : L.CHARACTER_HOLDER + len(CHARACTER_NAMES)]
+    for j in range(n):
+        seat = (first - 1 - j) % n
+        held = int((holder == seat).sum())
+        if held != int(j < picks):
+            raise _fail(
+                "cursor",
+                f"{cursor} does not match the picks made: it counts {picks} made (the draft "
+                f"order from seat {(first - 1) % n}, rules 3.3), and seat {seat} holds {held} "
+                "characters",
+            )
 
 
 def _check_effect(s: np.ndarray, es: list, i: int, space: int, want: Any) -> None:

@@ -7,7 +7,8 @@ person plays by clicking the board (``caylus serve``; ``caylus_env.core.viewer.t
 - ``character:<name>`` (the draft, an available character) and ``steal:<name>`` (a Favor):
   that character;
 - ``use_site:S<k>``: that site building (rules 4.5);
-- ``mark:R<k>``: that Road space (the Lawyer's mark, D21);
+- ``mark:R<k>``: that Road space (the Lawyer's mark, D21); ``residence:R<k>``: that Road
+  space, the residence the monument being built replaces (D4);
 - ``provost:<d>``: the Road space the Provost would stand after (none for the place before R1);
 - ``construct:<tile>``: the tile in the wood or stone supply; ``monument:<name>``: the
   monument in the supply;
@@ -33,7 +34,7 @@ SUPPLY_OF = {Group.WOOD: "wood", Group.STONE: "stone", Group.MONUMENT: "monument
 
 def _slot(d: dict[str, Any], name: str) -> str | None:
     head, _, arg = name.partition(":")
-    if head in ("place", "mark"):
+    if head in ("place", "mark", "residence"):
         return f"space:{arg}"
     if head == "site":
         return "site"

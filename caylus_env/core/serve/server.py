@@ -9,24 +9,23 @@ without a request. Agents think in `Workers`; the page long-polls for their move
 
 The API (``docs/serve.md`` says it in full):
 
-=========================================  ===============================================
-``GET /``                                  the page
-``GET /api/catalog``                       the games, their options and agents, the limits
-``POST /api/games``                        a new game: ``{"game", "players", "options",
-                                           "seats", "seed"?}`` (seats: ``human`` or an
-                                           agent spec each) -> its view (201)
-``GET /api/games/ID[?since=V&wait=S]``     its view; with ``since``, waits up to ``wait``
-                                           seconds (at most `MAX_WAIT_S`) for a version
-                                           after ``V``
-``POST /api/games/ID/move``                ``{"action": id or name, "step"?}`` -> the view
-``POST /api/games/ID/undo``                back to the person's previous decision
-``POST /api/games/ID/save``                the record, written atomically under the save
-                                           directory with a name the server chooses
-``DELETE /api/games/ID``                   drop the game
-``POST /api/resume``                       ``{"record", "seats"}``: a game from a record,
-                                           read and verified by the core record reader
-``GET /replays/NAME``                      the replay page of a record this server saved
-=========================================  ===============================================
+- ``GET /``: the page;
+- ``GET /api/catalog``: the games, their options (each with its words) and option sets (each
+  said in words), their agents and default opponent, the limits;
+- ``POST /api/games``: a new game, ``{"game", "players", "options", "seats", "seed"?}``
+  (seats: ``human`` or an agent spec each) -> its view (201);
+- ``GET /api/games/ID[?since=V&wait=S]``: its view; with ``since``, waits up to ``wait``
+  seconds (at most `MAX_WAIT_S`) for a version after ``V``;
+- ``POST /api/games/ID/move``: ``{"action": id or name, "step"?}`` -> the view;
+- ``POST /api/games/ID/undo``: back to the person's previous decision;
+- ``POST /api/games/ID/save``: the record, written atomically under the save directory with a
+  name the server chooses;
+- ``DELETE /api/games/ID``: drop the game;
+- ``POST /api/resume``: ``{"record", "seats"}``: a game from a record, read and verified by
+  the core record reader;
+- ``GET /replays/NAME``: the replay page of a record this server saved;
+- ``GET /rules/GAME``: the game's rules reference (``docs/rules/GAME.md``, shipped in the
+  package: `caylus_env.core.serve.rules`) as a page.
 
 Refusals are ``4xx`` (``503`` when busy) with ``{"error": "..."}`` (one line naming what was
 wrong and what is allowed) and change nothing: malformed JSON, a body over `MAX_BODY_BYTES`, an
@@ -72,6 +71,7 @@ from caylus_env.core.fileio import atomic_write_text
 from caylus_env.core.game import MAX_SEED
 from caylus_env.core.record import GameRecord, load_records, parse_json, replay
 from caylus_env.core.registry import GAME_NAMES, game_spec
+from caylus_env.core.serve.rules import rules_page
 from caylus_env.core.serve.session import HUMAN, AgentSource, Session, Workers
 from caylus_env.core.viewer.page import replay_page_html, script_json
 
@@ -140,6 +140,60 @@ def _fields(body: Any, required: tuple[str, ...], optional: tuple[str, ...] = ()
     if missing:
         raise _bad(f"missing field {missing[0]!r}; required: {', '.join(required)}")
     return body
+
+
+def option_docs(config: type) -> dict[str, str]:
+    """Each option of a game's ``GameConfig`` (but ``num_players``) in words: its line of the
+    class docstring's ``Attributes:`` section, where every game documents its options.
+
+    Example:
+        >>> from caylus_env.caylus.engine import GameConfig
+        >>> option_docs(GameConfig)["jeweller"]
+        'put the Jeweller tile in the stock (8.1, opt-in).'
+    """
+    lines = (config.__doc__ or "").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Attributes:"), None)
+    docs: dict[str, list[str]] = {}
+    if start is None:
+        return {}
+    indent = None
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        depth = len(line) - len(line.lstrip())
+        if indent is None:
+            indent = depth
+        if depth < indent:
+            break
+        key, sep, text = line.strip().partition(": ")
+        if depth == indent and sep:
+            docs[key] = [text]
+        elif docs:
+            docs[list(docs)[-1]].append(line.strip())
+    return {
+        key: " ".join(words).replace("``", "")
+        for key, words in docs.items()
+        if key != "num_players"
+    }
+
+
+def option_set_words(options: Mapping[str, Any], docs: Mapping[str, str]) -> str:
+    """A game's option set in words: each option it sets, its value and what it does (the
+    rules as printed: no option set).
+
+    Example:
+        >>> option_set_words({"expansion": True}, {"expansion": "play with the expansion."})
+        'expansion on: play with the expansion'
+    """
+    if not options:
+        return "the rules as printed: every option at its default"
+    words = []
+    for key, value in options.items():
+        name = key.replace("_", " ")
+        said = ("on" if value else "off") if isinstance(value, bool) else f"= {value}"
+        doc = docs.get(key)
+        words.append(f"{name} {said}" + (f": {doc.rstrip('.')}" if doc else ""))
+    return "; ".join(words)
 
 
 def _int(name: str, value: Any, low: int, high: int) -> int:
@@ -460,10 +514,20 @@ class PlayServer:
             raise RequestError(HTTPStatus.GONE, f"record {name} cannot be read: {err}") from None
         return replay_page_html(record)
 
+    def default_agent(self, game: str) -> str:
+        """The spec the page proposes for a seat that is not a person's: the agent source's
+        ``default_agent`` (the command line's: the game's best shipped network), else the
+        first agent it lists."""
+        method = getattr(self.agents, "default_agent", None)
+        if callable(method):
+            return method(game)
+        return self.agents.catalog(game)[0]["spec"]
+
     def catalog(self) -> dict[str, Any]:
         games = []
         for name in GAME_NAMES:
             spec = game_spec(name)
+            docs = option_docs(spec.engine().GameConfig)
             games.append(
                 {
                     "name": spec.name,
@@ -473,9 +537,15 @@ class PlayServer:
                     "max_players": spec.max_players,
                     "default_players": spec.default_players,
                     "options": spec.options(),
+                    "option_docs": docs,
                     "option_sets": {k: dict(v) for k, v in spec.option_sets.items()},
+                    "option_set_words": {
+                        k: option_set_words(v, docs) for k, v in spec.option_sets.items()
+                    },
                     "agents": self.agents.catalog(spec.name),
+                    "default_agent": self.default_agent(spec.name),
                     "score_word": spec.score_word,
+                    "rules": f"/rules/{spec.name}",
                 }
             )
         return {
@@ -492,6 +562,18 @@ class PlayServer:
                 "request_timeout_s": self.request_timeout,
             },
         }
+
+    def rules(self, name: str) -> str:
+        """The rules page of game ``name`` (`caylus_env.core.serve.rules`)."""
+        if name not in GAME_NAMES:
+            raise RequestError(
+                HTTPStatus.NOT_FOUND,
+                f"no rules page {name[:100]!r}; allowed: {', '.join(GAME_NAMES)}",
+            )
+        try:
+            return rules_page(game_spec(name))
+        except (OSError, ValueError) as err:
+            raise RequestError(HTTPStatus.NOT_FOUND, str(err)[:300]) from None
 
     def page(self) -> str:
         template = Template(resources.files(__package__).joinpath(TEMPLATE).read_text("utf-8"))
@@ -527,7 +609,7 @@ ACTIONS = ("move", "undo", "save")
 def _methods(parts: list[str]) -> tuple[str, ...]:
     """The methods an address serves; none for an address the server does not have."""
     if parts in ([], ["favicon.ico"], ["api", "catalog"]) or (
-        len(parts) == 2 and parts[0] == "replays"
+        len(parts) == 2 and parts[0] in ("replays", "rules")
     ):
         return ("GET",)
     if parts in (["api", "games"], ["api", "resume"]):
@@ -900,6 +982,10 @@ class _Handler(BaseHTTPRequestHandler):
             page = app.replay_page(parts[1]).encode("utf-8")
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
             return
+        if method == "GET" and parts[0] == "rules":
+            page = app.rules(parts[1]).encode("utf-8")
+            self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
+            return
         if parts == ["api", "games"]:
             session = app.create(body)
             with session.cond:
@@ -978,4 +1064,6 @@ __all__ = [
     "REFUSE_TIMEOUT_S",
     "PlayServer",
     "RequestError",
+    "option_docs",
+    "option_set_words",
 ]

@@ -14,9 +14,12 @@ away when it comes back.
 
 What the page is sent (`Session.view`) is built from the game's own drawing (its
 ``viewer.Drawing``, the replay page's code: it leaves out what the players cannot see), the
-decision's legal actions by name (``action_to_string``), the game's board targets
-(``viewer.board_targets``), the scores and the agents' moves: never a state dict, and never a
-seed whose game hides information (``Drawing.seed_shown``).
+decision's legal actions in the game's words (``viewer.action_words``: what each does, its
+cost and its effect; the engine's name rides along for tools), the game's board targets
+(``viewer.board_targets``), the scores, the agents' moves (with their most likely moves and,
+where the agent source can tell, their value estimate: `win_chance`) and the end in words
+(`end_words`): never a state dict, and never a seed whose game hides information
+(``Drawing.seed_shown``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from typing import Any, Protocol
 
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.record import GameRecord, MatchInfo
-from caylus_env.core.viewer.page import _decision_text, _end_text
 
 #: The seat word for a person.
 HUMAN = "human"
@@ -53,6 +55,32 @@ class AgentSource(Protocol):
 
     def catalog(self, game: str) -> list[dict[str, Any]]:
         """The agents the page offers for ``game``: ``{"spec", "syntax", "description"}``."""
+
+    def default_agent(self, game: str) -> str:
+        """The spec the page proposes for the seats of ``game`` that are not a person's."""
+
+
+def _optional(source: Any, name: str) -> Callable[..., Any] | None:
+    """A method an `AgentSource` may leave out (``estimate``): the source's, or None."""
+    method = getattr(source, name, None)
+    return method if callable(method) else None
+
+
+def win_chance(value: float) -> float:
+    """The chance of finishing ahead of an opponent that a value estimate ``value`` means.
+
+    A value head (and a search's values) estimates the seat's rank reward, +1 first to -1
+    last, linear in the rank, ties averaged: with ``n`` players that is ``(behind - ahead) /
+    (n - 1)`` over the other players, so ``(value + 1) / 2`` is the share of the opponents it
+    expects to finish ahead of, a tie counting half; with two players, its chance of winning.
+    Clipped to [0, 1]: a network trained with the shaped reward (``--shaping``) also counts
+    the score margin still to be gained, which can take its value past +-1.
+
+    Example:
+        >>> win_chance(0.5), win_chance(-1.4)
+        (0.75, 0.0)
+    """
+    return min(1.0, max(0.0, (float(value) + 1.0) / 2.0))
 
 
 class Workers:
@@ -83,7 +111,10 @@ class Workers:
 
 @dataclass
 class Move:
-    """One move of the game as the page lists it."""
+    """One move of the game as the page lists it: its engine name (``name``, for tools) and
+    its words (``words``, for people); an agent's most likely moves (``top``, ``kind``) and
+    its value estimate of the position it moved in (``value``, `win_chance`), when it has
+    them."""
 
     step: int
     seat: int
@@ -91,8 +122,10 @@ class Move:
     action: int
     name: str
     human: bool
+    words: str = ""
     top: list[dict[str, Any]] = field(default_factory=list)
     kind: str = ""
+    value: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,17 +134,23 @@ class Move:
             "by": self.by,
             "action": self.action,
             "name": self.name,
+            "words": self.words,
             "human": self.human,
             "top": self.top,
             "kind": self.kind,
+            "value": self.value,
+            "chance": None if self.value is None else win_chance(self.value),
         }
 
 
-def top_actions(agent: Any, names: Callable[[int], str]) -> tuple[list[dict[str, Any]], str]:
-    """The agent's most likely actions of its last move, ``[{"action", "name", "share",
-    "visits"?}]`` best first, and what the shares are (``visits``: an MCTS's root visits,
-    ``probability``: a policy's); empty for an agent that says nothing or something malformed
-    (the page shows what it can, and the game goes on)."""
+def top_actions(
+    agent: Any, names: Callable[[int], str], words: Callable[[int], str] | None = None
+) -> tuple[list[dict[str, Any]], str]:
+    """The agent's most likely actions of its last move, ``[{"action", "name", "words",
+    "share", "visits"?}]`` best first (``words``: each in the game's words, ``names`` when
+    not given), and what the shares are (``visits``: an MCTS's root visits, ``probability``: a
+    policy's); empty for an agent that says nothing or something malformed (the page shows
+    what it can, and the game goes on)."""
     method = getattr(agent, "action_distribution", None)
     try:
         dist = method() if callable(method) else None
@@ -135,12 +174,70 @@ def top_actions(agent: Any, names: Callable[[int], str]) -> tuple[list[dict[str,
             visits = {}
     pairs.sort(key=lambda item: (-item[1], item[0]))
     out = []
+    say = words or names
     for action, share in pairs[:TOP_ACTIONS]:
-        entry: dict[str, Any] = {"action": action, "name": names(action), "share": share}
+        try:
+            name, said = names(action), say(action)
+        except ValueError:  # an id outside the action space: malformed
+            return [], ""
+        entry: dict[str, Any] = {"action": action, "name": name, "words": said, "share": share}
         if action in visits:
             entry["visits"] = visits[action]
         out.append(entry)
     return out, "visits" if visits else "probability"
+
+
+def seat_words(seat: int, names: Sequence[str]) -> str:
+    """``player 1 (ppo-caylus)``: a seat as the page names it."""
+    return f"player {seat} ({names[seat]})"
+
+
+def decision_words(top: Mapping[str, Any], names: Sequence[str], drawing: Any) -> tuple[str, str]:
+    """``(what the pending decision ``top`` asks and of whom, what it is about)`` in words:
+    the engine's line for its kind (``Drawing.decision_docs``) and its context values."""
+    kind = top["kind"]
+    doc = drawing.decision_docs.get(kind, kind.replace("_", " "))
+    title = f"{doc[:1].upper()}{doc[1:]}, for {seat_words(top['player'], names)}"
+    context = " · ".join(
+        f"{key.replace('_', ' ')}: {drawing.argument(value)}"
+        for key, value in top.items()
+        if key not in ("kind", "player")
+    )
+    return title, context
+
+
+def end_words(game: Any, names: Sequence[str], spec: GameSpec) -> tuple[str, str]:
+    """``(how the game ended, each seat's result)`` in words: ``Game over: player 1
+    (ppo-caylus) wins with 62 prestige``, a tie for first said as one (the game's rules
+    decide ties: a tie-break, or a shared win), a game cut off by its decision cap said so.
+
+    Example:
+        >>> from caylus_env.core.registry import game_spec
+        >>> spec = game_spec("caylus")
+        >>> g = spec.new_game(spec.config(2), seed=1)
+        >>> end_words(g, ("human", "random"), spec)[0]  # not over: ranks as they stand
+        'Game over: player 0 (human) and player 1 (random) tie for first with 0 prestige'
+    """
+    scores = [int(x) for x in game.scores()]
+    ranks = [float(r) for r in game.ranks()]
+    unit = spec.score_word
+    by_rank = sorted(range(len(names)), key=lambda q: (ranks[q], q))
+    results = " · ".join(f"{seat_words(q, names)}: {scores[q]} {unit}" for q in by_rank)
+    if game.is_truncated():
+        return (
+            "Game stopped: the decision cap was reached before the end, so nobody wins",
+            results,
+        )
+    first = min(ranks)
+    winners = [q for q in by_rank if ranks[q] == first]
+    best = scores[winners[0]]
+    if len(winners) > 1:
+        who = " and ".join(seat_words(q, names) for q in winners)
+        return f"Game over: {who} tie for first with {best} {unit}", results
+    title = f"Game over: {seat_words(winners[0], names)} wins with {best} {unit}"
+    if scores.count(best) > 1:  # the same score: the rules' tie-break decided
+        title += " (on the tie-break)"
+    return title, results
 
 
 class Session:
@@ -192,6 +289,7 @@ class Session:
         self.error: str | None = None
         self.thinking = False
         self._view: tuple[int, dict[str, Any]] | None = None
+        self._words = spec.module("viewer").action_words
         self.agents = self._make_agents()  # before the game: a bad spec changes nothing
         self.moves: list[Move] = []
         with self.cond:
@@ -219,8 +317,15 @@ class Session:
         every move, as the replay page tells it) and, after an undo, fresh agents."""
         game = self._start()
         drawing = self.spec.module("viewer").Drawing(game.config.to_dict(), self.names)
-        for action in actions:
-            drawing.moved(game.state_dict(), game.current_player(), action)
+        replayed = []
+        for step, action in enumerate(actions):
+            d, seat = game.state_dict(), game.current_player()
+            drawing.moved(d, seat, action)
+            if resumed:
+                name = self.engine.action_to_string(action)
+                replayed.append(
+                    Move(step, seat, "record", action, name, False, self._words(d, action))
+                )
             game.apply(action)
         self.game = game
         self.drawing = drawing
@@ -228,23 +333,11 @@ class Session:
         self.thinking = False
         self.error = None
         if resumed:
-            self.moves = [
-                Move(step, seat, "record", a, self.engine.action_to_string(a), False)
-                for step, (seat, a) in enumerate(self._actors(actions))
-            ]
+            self.moves = replayed
         else:
             self.moves = [m for m in self.moves if m.step < len(actions)]
             self.agents = self._make_agents()
         self._changed()
-
-    def _actors(self, actions: list[int]) -> list[tuple[int, int]]:
-        """``(seat, action)`` of each move of ``actions`` from the start."""
-        game = self._start()
-        out = []
-        for action in actions:
-            out.append((game.current_player(), action))
-            game.apply(action)
-        return out
 
     def _changed(self) -> None:
         self.version += 1
@@ -263,7 +356,7 @@ class Session:
         step = len(self.game.history)
         self.game.apply(action)
         name = self.engine.action_to_string(action)
-        self.moves.append(Move(step, seat, HUMAN, action, name, True))
+        self.moves.append(Move(step, seat, HUMAN, action, name, True, self._words(d, action)))
         self._changed()
         self.kick()
 
@@ -303,11 +396,14 @@ class Session:
                 agent = self.agents[p]
                 view = self.game.clone()  # the agent never sees the game change under it
             legal = view.legal_actions()
+            value = None
             try:
                 action = agent.act(view)
                 problem = None
                 if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
                     problem = f"chose an illegal action {action!r}"
+                else:
+                    value = self._estimate(agent, view, p)
             except Exception as err:  # an agent's crash stops the game, not the server
                 problem = f"raised {type(err).__name__}: {err}"
             with self.cond:
@@ -318,13 +414,33 @@ class Session:
                     self.thinking = False
                     self._changed()
                     return
-                top, kind = top_actions(agent, self.engine.action_to_string)
-                self.drawing.moved(self.game.state_dict(), p, action)
+                d = self.game.state_dict()
+                top, kind = top_actions(
+                    agent, self.engine.action_to_string, lambda a, d=d: self._words(d, a)
+                )
+                self.drawing.moved(d, p, action)
                 step = len(self.game.history)
                 self.game.apply(action)
                 name = self.engine.action_to_string(action)
-                self.moves.append(Move(step, p, self.seats[p], action, name, False, top, kind))
+                said = self._words(d, action)
+                move = Move(step, p, self.seats[p], action, name, False, said, top, kind, value)
+                self.moves.append(move)
                 self._changed()
+
+    def _estimate(self, agent: Any, game: Any, seat: int) -> float | None:
+        """The agent's value estimate of ``game`` (the position it just moved in) for
+        ``seat``, from the agent source's ``estimate`` (`win_chance` says what it means), or
+        None: a source without one, an agent that has none, or one that is not a finite
+        number (a value is shown, never needed)."""
+        estimate = _optional(self._source, "estimate")
+        if estimate is None:
+            return None
+        try:
+            value = estimate(agent, game, seat)
+            value = None if value is None else float(value)
+        except Exception:  # an estimate that fails leaves the move without one
+            return None
+        return value if value is not None and math.isfinite(value) else None
 
     def close(self) -> None:
         """Dropped: a move still being computed is thrown away, waiting requests wake up."""
@@ -360,10 +476,9 @@ class Session:
         p = game.current_player()
         legal = game.legal_actions()
         if over:
-            record = game.record()
-            title, context = _end_text(record, self.names, spec)
+            title, context = end_words(game, self.names, spec)
         elif d["pending"]:
-            title, context = _decision_text(d["pending"][-1], self.names, drawing)
+            title, context = decision_words(d["pending"][-1], self.names, drawing)
         else:
             title, context = "", ""
         targets = spec.module("viewer").board_targets(d, legal) if legal else {}
@@ -397,7 +512,12 @@ class Session:
                 "player": p if p >= 0 else None,
                 "human": (p >= 0 and self.seats[p] == HUMAN),
                 "legal": [
-                    {"action": a, "name": self.engine.action_to_string(a), "target": targets.get(a)}
+                    {
+                        "action": a,
+                        "name": self.engine.action_to_string(a),
+                        "words": self._words(d, a),
+                        "target": targets.get(a),
+                    }
                     for a in legal
                 ],
             },
@@ -410,6 +530,7 @@ class Session:
             "ranks": game.ranks().tolist() if over else None,
             "over": over,
             "end": (None if not over else ("terminated" if game.is_terminal() else "truncated")),
+            "end_words": title if over else None,
             "thinking": self.thinking,
             "error": self.error,
             "can_undo": any(m.human for m in self.moves),
@@ -419,4 +540,16 @@ class Session:
         return view
 
 
-__all__ = ["HUMAN", "TOP_ACTIONS", "AgentSource", "Move", "Session", "Workers", "top_actions"]
+__all__ = [
+    "HUMAN",
+    "TOP_ACTIONS",
+    "AgentSource",
+    "Move",
+    "Session",
+    "Workers",
+    "decision_words",
+    "end_words",
+    "seat_words",
+    "top_actions",
+    "win_chance",
+]

@@ -2,8 +2,8 @@
 
 ``BOTS``: the agents this game brings, by spec head: the scripted ``shipper`` and
 ``builder`` (compiled rules of thumb with two weight sets: ``scripted``) and ``mcts:SIMS``
-(UCT over determinized positions, the face-down plantations reshuffled per simulation:
-``mcts``). The game-neutral agents (``random``, trained policies) come from the platform's
+(the platform's UCT search, ``caylus_env.core.mcts``, over determinized positions, the
+face-down plantations reshuffled per simulation: ``mcts`` declares Puerto Rico's parts). The game-neutral agents (``random``, trained policies) come from the platform's
 agent registry (``agents.registry``). ``choose_scripted`` is the scripted bots as one
 compiled kernel, which the batched training games play inside their compiled step.
 
@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from caylus_env.core.contract import LADDER_SIMS, Bot
+from caylus_env.core.contract import Bot
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
-from caylus_env.puerto_rico.bots.mcts import _OPTIONS as MCTS_OPTIONS
-from caylus_env.puerto_rico.bots.mcts import MAX_SIMS as MCTS_MAX_SIMS
-from caylus_env.puerto_rico.bots.mcts import ROLLOUTS, make_mcts
+from caylus_env.puerto_rico.bots.mcts import MCTSAgent
 from caylus_env.puerto_rico.bots.scripted import make_scripted
 
 _SCRIPTED_PLAYS = {
@@ -44,19 +42,10 @@ BOTS: dict[str, Bot] = {
         )
         for i, name in enumerate(SCRIPTED)
     },
-    "mcts": Bot(
-        "mcts",
-        make_mcts,
-        "mcts:SIMS[:ROLLOUT][:key=value...]",
+    "mcts": MCTSAgent.bot(
         "UCT over determinized positions (the face-down plantations reshuffled per "
         "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "
-        "simulation (mcts:100 about 10 ms a move, 1-2 s of moves a game)",
-        f"SIMS: simulations per move (int, 1 to {MCTS_MAX_SIMS}); ROLLOUT: "
-        + "|".join(ROLLOUTS)
-        + " (default shipper); keys: "
-        + ", ".join(f"{key}={option.allowed()}" for key, option in MCTS_OPTIONS.items()),
-        needs_arg=True,
-        ladder_spec=f"mcts:{LADDER_SIMS}",
+        "simulation (mcts:100 about 10 ms a move, 1-2 s of moves a game)"
     ),
 }
 

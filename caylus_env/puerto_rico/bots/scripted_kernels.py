@@ -25,9 +25,8 @@ thumb per decision (rules 4 and 6 name the decisions):
   barrel; yes/no effects (hacienda, hospice, university, mayor's colonist): yes.
 
 Expansion decisions (draft, forest, black market, guest house) get plain defaults: draft
-by building preference, decline the rest. ``playout`` runs whole games with one strategy
-per seat (and optional random moves): MCTS's rollouts; ``determinize`` gives MCTS a copy
-of the position whose hidden part depends only on a seed.
+by building preference, decline the rest. MCTS (``caylus_env.core.mcts``) plays its
+rollouts and orders its expansions with ``choose`` and ``score_actions``.
 
 Everything here is ``@njit(cache=True)``.
 """
@@ -55,7 +54,6 @@ from caylus_env.puerto_rico.engine.actions import (
     ACT_SETTLE,
     ACT_SMALL_WHARF,
     ACT_WHARF,
-    NUM_ACTIONS,
 )
 from caylus_env.puerto_rico.engine.buildings import (
     B_CIRCLES,
@@ -480,50 +478,3 @@ def choose(s, out, n, strategy):
         if scores[i] > scores[best] + EPS:
             best = i
     return best
-
-
-@njit(cache=True)
-def determinize(s, seed):
-    """Replace the hidden information of ``s`` (in place) by a draw that depends only on
-    what the players see and on ``seed``: the engine's ``kernels.determinize`` (the game
-    contract's; the face-down plantations sorted into a canonical order, then reshuffled
-    with the plantation generator reseeded). The stack is hidden from every seat alike, so
-    the seat passed (0) changes nothing."""
-    K.determinize(s, 0, seed)
-
-
-@njit(cache=True)
-def playout(s, strategies, epsilon, rng_seed, max_decisions):
-    """Play on from ``s`` (in place): seat ``p`` plays ``strategies[p]`` (-1: uniformly
-    random), every move random with probability ``epsilon``; stops at the end, at the
-    cap, or after ``max_decisions`` decisions. Returns the decisions taken."""
-    np.random.seed(rng_seed)
-    out = np.empty(NUM_ACTIONS, np.int64)
-    n = K.legal_actions(s, out)
-    count = 0
-    while n > 0 and count < max_decisions:
-        strategy = strategies[K.decision_player(s)]
-        if strategy < 0 or (epsilon > 0.0 and np.random.random() < epsilon):
-            i = np.random.randint(n)
-        else:
-            i = choose(s, out, n, strategy)
-        K.apply(s, out[i])
-        count += 1
-        n = K.advance(s, out)
-    return count
-
-
-@njit(cache=True)
-def soft_returns(s, scale, ret):
-    """Per seat: ``tanh((score - best other score) / scale)``: a win by more is better, a
-    loss by less is less bad (MCTS mixes it with the rank returns)."""
-    n = np.int64(s[L.NUM_PLAYERS])
-    sc = np.empty(n, np.float64)
-    for p in range(n):
-        sc[p] = K.final_score(s, p) + 0.001 * K.tie_break(s, p)
-    for p in range(n):
-        best = -1e18
-        for q in range(n):
-            if q != p and sc[q] > best:
-                best = sc[q]
-        ret[p] = np.tanh((sc[p] - best) / scale)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from numba import njit
-
+from caylus_env.core.loop import stack_kernels
+from caylus_env.puerto_rico.engine import layout
 from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     NUM_DECISION_KINDS,
@@ -25,10 +24,7 @@ from caylus_env.puerto_rico.engine.constants import (
 )
 from caylus_env.puerto_rico.engine.layout import (
     KIND_OFFSET,
-    STACK,
-    STACK_DEPTH,
     STACK_ENTRY,
-    STACK_SIZE,
 )
 
 E_KIND = 0
@@ -137,65 +133,14 @@ assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
 ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
 
 
-@njit(cache=True)
-def push(s, kind, player, arg):
-    """Push a decision; a full stack is an engine error (no rule nests that deep)."""
-    n = np.int64(s[STACK_SIZE])
-    if n >= STACK_DEPTH:
-        raise RuntimeError("puerto rico engine: pending-decision stack overflow")
-    o = STACK + n * STACK_ENTRY
-    s[o + E_KIND] = kind
-    s[o + E_PLAYER] = player
-    s[o + E_ARG] = arg
-    s[STACK_SIZE] = n + 1
-
-
-@njit(cache=True)
-def pop(s):
-    """Remove the top entry and clear it, so equal games have equal arrays."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    for i in range(STACK_ENTRY):
-        s[o + i] = 0
-    s[STACK_SIZE] -= 1
-
-
-@njit(cache=True)
-def read_top(s):
-    """``(kind, player, arg)`` of the top entry (the stack must not be empty)."""
-    o = STACK + (np.int64(s[STACK_SIZE]) - 1) * STACK_ENTRY
-    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
-
-
-@njit(cache=True)
-def depth(s):
-    return np.int64(s[STACK_SIZE])
-
-
-@njit(cache=True)
-def entry(s, i):
-    """``(kind, player, arg)`` of entry ``i`` (0 = bottom)."""
-    o = STACK + i * STACK_ENTRY
-    return np.int64(s[o + E_KIND]), np.int64(s[o + E_PLAYER]), np.int64(s[o + E_ARG])
-
-
-@njit(cache=True)
-def decision_kind(s):
-    """The pending DecisionKind, or -1 when nothing is asked."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[0]
-
-
-@njit(cache=True)
-def decision_player(s):
-    """The seat asked, or -1 when nothing is asked."""
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[1]
-
-
-@njit(cache=True)
-def decision_arg(s):
-    if s[STACK_SIZE] == 0:
-        return -1
-    return read_top(s)[2]
+# The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout.
+STACK_KERNELS = stack_kernels("puerto_rico", "puerto rico", layout)
+_STACK = STACK_KERNELS
+push = _STACK.push
+pop = _STACK.pop
+read_top = _STACK.read_top
+depth = _STACK.depth
+entry = _STACK.entry
+decision_kind = _STACK.decision_kind
+decision_player = _STACK.decision_player
+decision_arg = _STACK.decision_arg

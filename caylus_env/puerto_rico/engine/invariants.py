@@ -48,7 +48,7 @@ from caylus_env.puerto_rico.engine.constants import (
     VP_CHIPS,
     Tile,
 )
-from caylus_env.puerto_rico.engine.dispatch import ILLEGAL, advance, apply, step
+from caylus_env.puerto_rico.engine.loop import ILLEGAL, accepted_actions, advance, apply, step
 from caylus_env.puerto_rico.engine.state import city_spaces_used, colonists_of, island_tiles, pf
 
 
@@ -199,29 +199,6 @@ def check_invariants(s):
     if house > TRADING_HOUSE_SPACES:
         return Invariant.TRADING_HOUSE
     return Invariant.OK
-
-
-@njit(cache=True)
-def accepted_actions(s, out):
-    """Write into ``out`` every action id that ``step`` accepts on a copy of ``s``, in
-    increasing order (the game contract's form, ``caylus_env.core.contract``).
-
-    Returns:
-        The number of accepted actions, or -1 if a rejected action changed its copy (a
-        rejected action must change nothing).
-    """
-    n = 0
-    scratch = np.empty(NUM_ACTIONS, np.int64)
-    for a in range(NUM_ACTIONS):
-        c = s.copy()
-        if step(c, a, scratch) >= 0:
-            out[n] = a
-            n += 1
-        else:
-            for i in range(c.shape[0]):
-                if c[i] != s[i]:
-                    return -1
-    return n
 
 
 #: Codes of ``check_random_game`` beyond the invariants.

@@ -4,11 +4,12 @@ Bots, search, batched environments and datasets use these compiled functions on 
 state (``layout.STATE_SIZE`` int16 values) and nothing private of the rules. All are
 ``@njit(cache=True)``.
 
-Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puerto Rico's own):
+Game flow (the game contract's kernels, ``caylus_env.core.contract``, compiled from the
+core's loop with this game's rule hooks (``engine/loop.py``), plus Puerto Rico's own):
 - ``setup(s, options, seed)``: write a fresh game (``GameConfig.kernel_options()``) into ``s``;
   ``clock(s)``: the round; ``tie_breaks(s, out)``: doubloons plus barrels (rules 5.3);
-- ``new_state(num_players, max_decisions, expansion, draft, library_limit, seed)``: a set-up
-  game at its first decision (``setup_game`` writes one into an existing array);
+- ``new_state(options, seed)``: a set-up game at its first decision (options as
+  ``GameConfig.kernel_options()``);
 - ``legal_actions(s, out)`` -> n: the sorted legal ids of the pending decision;
 - ``legal_mask(s, mask)`` -> n: the same as an int8 mask;
 - ``step(s, action, out)`` -> n or ``ILLEGAL``: checked; a rejected action changes nothing;
@@ -18,7 +19,8 @@ Game flow (the game contract's kernels, ``caylus_env.core.contract``, plus Puert
   steps up to the next decision, forced or not, and the answer it gives a forced one;
 - ``current_player(s)``, ``is_terminal(s)``, ``is_truncated(s)``, ``scores(s, out)``,
   ``returns(s, ret)`` (rank returns);
-- ``random_playout``, ``play_random_games``: compiled playouts;
+- ``random_playout(s, out, max_decisions)``, ``seed_playouts(seed)``,
+  ``play_random_games(options, num_games, seed)``: compiled random games (the core's);
 - ``resample_hidden(s, seed)``: a fresh order of the face-down plantations (the only
   hidden information), to determinize a position for search;
 - ``determinize(s, seat, seed)`` (the game contract's): the face-down plantations put in a
@@ -34,23 +36,23 @@ decision: ``decision_kind``, ``decision_player``, ``decision_arg``; checks:
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.decisions import (
     decision_arg,
     decision_kind,
     decision_player,
     depth,
 )
-from caylus_env.puerto_rico.engine.dispatch import (
+from caylus_env.puerto_rico.engine.hooks import resample_hidden, setup_game
+from caylus_env.puerto_rico.engine.invariants import check_invariants
+from caylus_env.puerto_rico.engine.loop import (
     ILLEGAL,
+    accepted_actions,
     advance,
     answer,
     apply,
     clock,
     current_player,
+    determinize,
     is_terminal,
     is_truncated,
     legal_actions,
@@ -59,15 +61,12 @@ from caylus_env.puerto_rico.engine.dispatch import (
     next_decision,
     play_random_games,
     random_playout,
-    resample_hidden,
     returns,
     scores,
     setup,
-    setup_game,
     step,
     tie_breaks,
 )
-from caylus_env.puerto_rico.engine.invariants import accepted_actions, check_invariants
 from caylus_env.puerto_rico.engine.state import (
     building_workers,
     city_spaces_used,
@@ -84,25 +83,6 @@ from caylus_env.puerto_rico.engine.state import (
     total_goods,
     vp_chips,
 )
-
-
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """The game contract's determinization (``caylus_env.core.contract``): replace, in
-    place, the hidden information of ``s`` by a draw that depends only on what the players
-    see and on ``seed`` (in [0, 2**63)). Puerto Rico hides one thing, from every seat alike
-    (so ``seat`` changes nothing): the order of the face-down plantations (rules 6.8) and the
-    state of the generator that reshuffles the discards later. Which tiles are in the stack
-    is public, their order is not: the stack is first sorted into a canonical order, then
-    ``resample_hidden`` reseeds the generator and reshuffles it. Without the sort the shuffle
-    would permute the true order, so a search's draws (not their distribution) would still
-    follow it. What a player sees, the legal actions and the invariants are unchanged."""
-    n = np.int64(s[L.PLANTATION_STACK_SIZE_F])
-    s[L.PLANTATION_STACK : L.PLANTATION_STACK + n] = np.sort(
-        s[L.PLANTATION_STACK : L.PLANTATION_STACK + n]
-    )
-    resample_hidden(s, seed)
-
 
 __all__ = [
     "ILLEGAL",

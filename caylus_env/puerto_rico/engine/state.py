@@ -29,6 +29,13 @@ from caylus_env.puerto_rico.engine.constants import (
     Tile,
 )
 
+#: Most doubloons a player holds: the bank pays no more to a player who has them (a bound of
+#: the platform, not of the rules, whose bank is unlimited: rules 6.7). A real game ends with
+#: a few dozen; players who never build nor end the game could otherwise take doubloons past
+#: what an int16 entry holds within the decision cap. With it the bank's payouts (every
+#: player's doubloons and every role card's, ``state_dict.BANK_PAID_LIMIT``) fit too.
+MAX_MONEY = 1000
+
 
 @njit(cache=True)
 def pf(p, field):
@@ -145,8 +152,17 @@ def quarry_discount(s, p, b):
 
 
 @njit(cache=True)
+def money_room(s, p):
+    """Doubloons ``p`` may still take before he holds `MAX_MONEY`."""
+    return max(np.int64(0), MAX_MONEY - np.int64(s[pf(p, L.P_MONEY)]))
+
+
+@njit(cache=True)
 def gain_money(s, p, x):
-    """The bank pays ``x`` doubloons to ``p`` (the bank is unlimited, rules 6.7)."""
+    """The bank pays ``x`` doubloons to ``p`` (the bank is unlimited, rules 6.7), up to
+    `MAX_MONEY` in his hand: the platform's bound on a counter of the int16 state, which
+    no real game comes near."""
+    x = min(np.int64(x), money_room(s, p))
     s[pf(p, L.P_MONEY)] += x
     s[L.BANK_PAID] += x
 

@@ -75,12 +75,12 @@ from caylus_env.puerto_rico.engine.decisions import (
     CODEC_TILE,
     ENTRY_OF_NAME,
     SCHEMA,
-    STACK_DEPTH,
     entry,
     push,
 )
-from caylus_env.puerto_rico.engine.dispatch import advance, legal_actions
 from caylus_env.puerto_rico.engine.invariants import INVARIANT_MESSAGES, Invariant, check_invariants
+from caylus_env.puerto_rico.engine.layout import STACK_DEPTH
+from caylus_env.puerto_rico.engine.loop import advance, legal_actions
 from caylus_env.puerto_rico.engine.roles.builder import price
 from caylus_env.puerto_rico.engine.roles.captain import (
     SINGLE_BITS,
@@ -93,6 +93,7 @@ from caylus_env.puerto_rico.engine.roles.captain import (
 from caylus_env.puerto_rico.engine.roles.guest_house import wants_guest_turn
 from caylus_env.puerto_rico.engine.roles.settler import _plantation_left
 from caylus_env.puerto_rico.engine.state import (
+    MAX_MONEY,
     empty_circles,
     occupied,
     owns,
@@ -112,13 +113,14 @@ _INT16_MAX = 32767
 MIN_ROUND_DECISIONS = int(ROLES_PER_ROUND[2:].min())
 #: Rounds a game can reach: a game takes at most ``MAX_DECISIONS_LIMIT`` decisions.
 MAX_ROUND = 1 + MAX_DECISIONS_LIMIT // MIN_ROUND_DECISIONS
-#: Cap of a player's doubloons and VP chips, a card's doubloons and the bank's payouts. The
-#: state is int16 (at most 32767). Play itself goes far: players who never pick the mayor or
-#: the builder leave about one doubloon a decision on the role cards, about 10,000 at the
-#: highest decision cap (``MAX_DECISIONS_LIMIT``), and such a game's positions must reload.
-#: The cap leaves 2,767 of headroom, more than a hundred rounds of the largest payouts, so a
-#: loaded game cannot wrap within any realistic horizon.
+#: Cap of a player's VP chips: the chips in play and on paper (at most a few hundred: the
+#: supply's conservation is checked) stay far below it under any play.
 MAX_AMOUNT = 30000
+#: The bank's payouts at most: every player's doubloons (`state.MAX_MONEY` each, which play
+#: never passes) and every role card's (one a round it stays unpicked, rules 3.2, and no game
+#: goes past `MAX_ROUND`): what play can reach, inside the int16 entry.
+BANK_PAID_LIMIT = MAX_PLAYERS * MAX_MONEY + len(ROLE_NAMES) * (MAX_ROUND - 1)
+assert BANK_PAID_LIMIT <= _INT16_MAX
 #: VP owed on paper at most: the chips run out at most one round before the game ends.
 MAX_PAPER_VP = 999
 
@@ -173,7 +175,7 @@ def state_to_dict(s: np.ndarray) -> dict[str, Any]:
         )
     pending = []
     for i in range(int(s[L.STACK_SIZE])):
-        kind, player, arg = entry(s, i)
+        kind, player, arg, _ = entry(s, i)
         spec = SCHEMA[kind]
         item: dict[str, Any] = {"kind": spec.name, "player": int(player)}
         if spec.arg.codec != CODEC_NONE:
@@ -312,8 +314,9 @@ def dict_to_state(d: Any) -> np.ndarray:
     Checked in order: every key and type, every value in its domain (the caps above), the
     ships and role cards of the player count, the invariants (``check_invariants``), the
     clock and the pending decisions against the position (``_check_clock``, ``_check_stack``:
-    exactly the stacks the engine itself builds), then the engine's own run to its next
-    decision on a copy, which must end without error in a consistent state.
+    exactly the stacks the engine itself builds), the phase's cursors (``_check_cursors``),
+    then the engine's own run to its next decision on a copy, which must end without error
+    in a consistent state.
 
     Raises:
         InvalidStateError: naming the first key or value that is wrong and what is allowed,
@@ -389,7 +392,7 @@ def _decode(d: Any) -> np.ndarray:
         s[L.ROLE_STATE + r] = (1 if picked else 0) if in_game else -1
         high = MAX_ROUND - 1 if in_game and not picked else 0
         s[L.ROLE_MONEY + r] = _int(role["doubloons"], f"roles.{name}.doubloons", 0, high)
-    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0, MAX_AMOUNT)
+    s[L.BANK_PAID] = _int(d["bank_paid"], "bank_paid", 0, BANK_PAID_LIMIT)
     s[L.COLONIST_SUPPLY] = _int(d["colonist_supply"], "colonist_supply", 0)
     s[L.COLONIST_SHIP] = _int(d["colonist_ship"], "colonist_ship", 0)
     s[L.VP_SUPPLY] = _int(d["vp_supply"], "vp_supply", -MAX_PAPER_VP)
@@ -428,7 +431,7 @@ def _decode(d: Any) -> np.ndarray:
     for p, pl in enumerate(players):
         w = f"players[{p}]"
         _keys(pl, w, _PLAYER_KEYS)
-        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0, MAX_AMOUNT)
+        s[pf(p, L.P_MONEY)] = _int(pl["money"], f"{w}.money", 0, MAX_MONEY)
         s[pf(p, L.P_VP)] = _int(pl["vp"], f"{w}.vp", 0, MAX_AMOUNT)
         _counts(s, pl["goods"], f"{w}.goods", pf(p, L.P_GOODS), GOOD_NAMES)
         _counts(s, pl["island"], f"{w}.island", pf(p, L.P_ISLAND), TILE_NAMES)
@@ -447,7 +450,8 @@ def _decode(d: Any) -> np.ndarray:
         s[pf(p, L.P_KEPT)] = _goods_list(pl["kept"], f"{w}.kept")
         _keys(pl["singles"], f"{w}.singles", set(GOOD_NAMES))
         s[pf(p, L.P_SINGLES)] = sum(
-            _int(pl["singles"][g], f"{w}.singles.{g}", 0, 4) << (SINGLE_BITS * i)
+            _int(pl["singles"][g], f"{w}.singles.{g}", 0, WINDROSE_BARRELS + STOREHOUSE_BARRELS)
+            << (SINGLE_BITS * i)
             for i, g in enumerate(GOOD_NAMES)
         )
     pending = d["pending"]
@@ -482,6 +486,7 @@ def _decode(d: Any) -> np.ndarray:
         )
     _check_clock(s, n)
     _check_stack(s, n)
+    _check_cursors(s, n)
     _check_run(s)
     return s
 
@@ -647,7 +652,7 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     phase (the drivers and ``apply_*`` of ``roles/``): the seat whose turn it is, the
     follow-up decisions of his answer, buildings he owns and occupies, and the arguments
     the engine would have given (rules 4, 7)."""
-    es = [tuple(int(x) for x in entry(s, i)) for i in range(int(s[L.STACK_SIZE]))]
+    es = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
     kinds = [e[0] for e in es]
     names = [SCHEMA[k].name for k in kinds]
     phase = int(s[L.PHASE])
@@ -731,6 +736,95 @@ def _check_stack(s: np.ndarray, n: int) -> None:
     elif phase == Phase.CAPTAIN_STORAGE:
         want(step <= n, "the storage of the seat in turn")
         _check_storage(s, es, kinds, t, want)
+
+
+def _check_cursors(s: np.ndarray, n: int) -> None:
+    """The phase's cursors agree with each other and with the pending decision as the drivers
+    keep them (rules 4.6, 7.4).
+
+    - A phase's guest-house turns come at its start, before its first turn (``step`` 0, no
+      privilege used yet); once its turns have begun, every seat has had his (``guest_step``
+      ``num_players``; in the storage ``num_players + 1`` while a guest turn before a
+      player's storage is asked).
+    - ``idle`` counts the captain phase's turns without a loading: 0 outside it,
+      ``num_players`` in the storage (which starts after a whole round of them); while nobody
+      has shipped yet, exactly the turns taken so far (each of them passed without one).
+    - The shipping marks exist only in the captain phase and its storage; the wharf is used
+      only with a shipment, the small wharf too once its barrels are no longer asked; a
+      small-wharf shipment starts with a loading (``idle`` 0)."""
+    phase, step, guest, idle = (int(s[f]) for f in (L.PHASE, L.STEP, L.GUEST_STEP, L.IDLE))
+    es = [tuple(int(x) for x in entry(s, i)[:3]) for i in range(int(s[L.STACK_SIZE]))]
+    kinds = [e[0] for e in es]
+    captain = phase == Phase.CAPTAIN
+    wharfing = {e[1] for e in es if e[0] == _D.SMALL_WHARF}
+    shippers = [p for p in range(n) if int(s[pf(p, L.P_SHIPPED)])]
+    if phase in _GUEST_PHASES:
+        opening = kinds == [_D.GUEST_HOUSE] and guest <= n
+        before = opening or guest < n
+        if opening and step:
+            raise _fail(
+                "step",
+                f"{step} during the guest-house turns at the start of the phase; allowed: 0 "
+                "(they come before its first turn, rules 7.4)",
+            )
+        if guest < n and (step > 0 or (es and not opening)):
+            raise _fail(
+                "guest_step",
+                f"{guest} once the phase's turns have begun; allowed: {n} (each seat's "
+                "guest-house turn at the start of the phase comes first, rules 7.4)",
+            )
+        if before and int(s[L.DOUBLED]):
+            raise _fail(
+                "doubled", "a privilege is used in the phase's turns, after its guest turns"
+            )
+        if before and captain and shippers:
+            raise _fail(
+                f"players[{shippers[0]}].shipped",
+                "true before the captain phase's first turn; allowed: false",
+            )
+    if phase == Phase.CAPTAIN_STORAGE and idle != n:
+        raise _fail(
+            "idle",
+            f"{idle} in the storage; allowed: {n} (it starts after a whole round of turns "
+            "without a loading, rules 4.6)",
+        )
+    if not captain and phase != Phase.CAPTAIN_STORAGE and idle:
+        raise _fail("idle", f"{idle} outside the captain phase; allowed: 0")
+    for p in range(n):
+        marks = [
+            (key, int(s[pf(p, f)]))
+            for key, f in (
+                ("shipped", L.P_SHIPPED),
+                ("wharf_used", L.P_WHARF_USED),
+                ("small_wharf_used", L.P_SMALL_WHARF_USED),
+            )
+        ]
+        for key, v in marks:
+            if v and not captain and phase != Phase.CAPTAIN_STORAGE:
+                raise _fail(f"players[{p}].{key}", "true outside the captain phase; allowed: false")
+        shipped, wharf, small = (v for _, v in marks)
+        if wharf and not shipped:
+            raise _fail(f"players[{p}].wharf_used", "true but he has not shipped (rules 2.4)")
+        if small and not shipped and p not in wharfing:
+            raise _fail(
+                f"players[{p}].small_wharf_used",
+                "true but he has not shipped and is not shipping through it (rules 7.2)",
+            )
+    if wharfing and idle:
+        raise _fail("idle", f"{idle} during a small-wharf shipment; allowed: 0 (a loading)")
+    if captain and not shippers and not wharfing:
+        if kinds[:1] == [_D.LOAD]:
+            turns = (step - 1) % n
+        elif es or guest < n:
+            turns = 0
+        else:
+            turns = n if idle == n and step == 0 else step
+        if idle != turns:
+            raise _fail(
+                "idle",
+                f"{idle} but nobody has shipped yet this phase, so each of its {turns} turns "
+                f"so far passed without a loading; allowed: {turns} (rules 4.6)",
+            )
 
 
 def _check_settler(s, es, kinds, t, extra, want) -> None:

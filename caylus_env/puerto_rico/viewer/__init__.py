@@ -7,6 +7,8 @@
 - ``position_svg(state_dict)``: one position as a standalone SVG picture;
 - ``board_targets(state_dict, legal)``: the slot each legal action stands for, so that a
   person plays by clicking the board (``caylus serve``).
+- ``action_words(state_dict, action)``: what an action does there, its cost and its effect,
+  in the game's words (``words``): how ``caylus serve`` lists a decision's actions.
 
 Drawing lives in one module per concern: ``board`` (roles, colonists, supplies, face-up
 plantations, goods, trading house, cargo ships, building supply) and ``players`` (each seat's
@@ -20,5 +22,6 @@ from __future__ import annotations
 
 from caylus_env.puerto_rico.viewer.position import Drawing, position_svg
 from caylus_env.puerto_rico.viewer.targets import board_targets
+from caylus_env.puerto_rico.viewer.words import action_words
 
-__all__ = ["Drawing", "board_targets", "position_svg"]
+__all__ = ["Drawing", "action_words", "board_targets", "position_svg"]

@@ -85,6 +85,11 @@ SUPPLY_STEP_X = 196
 SUPPLY_STEP_Y = 18
 SUPPLY_TITLE_H = 16
 EMPTY_OPACITY = 0.45
+# The lines of the supplies box: 3, or 4 once VP are counted on paper (closer together).
+SUPPLY_FIRST_LINE = 34
+SUPPLY_LINE_STEP = 18
+SUPPLY_LINE_STEP_TIGHT = 15
+SUPPLY_LINES_TIGHT = 4
 PLANTATION_NAMES = TILE_NAMES[:NUM_PLANTATION_KINDS]
 
 
@@ -218,15 +223,20 @@ def colonists(d: dict[str, Any]) -> str:
 def supplies(d: dict[str, Any]) -> str:
     """The VP chips, the quarries and how many face-down plantations are left (their order is
     hidden, rules 6.8). The engine's chip supply goes below 0 once the chips run out, by the VP
-    counted on paper (6.7): shown as 0 chips and that many VP on paper."""
+    counted on paper (6.7): shown as 0 chips left and, on a line of its own, that many VP on
+    paper (one line for both ran past the box into the face-up plantations)."""
     chips = d["vp_supply"]
-    left = f"VP chips left: {chips}" if chips >= 0 else f"VP chips left: 0 ({-chips} on paper)"
+    lines = [(f"VP chips left: {max(chips, 0)}", FONT_TEXT)]
+    if chips < 0:
+        lines.append((f"and {-chips} VP on paper", FONT_SMALL))
+    lines += [
+        (f"quarries left: {d['quarry_supply']}", FONT_TEXT),
+        (f"face down: {len(d['plantation_stack'])}", FONT_TEXT),
+    ]
+    step = SUPPLY_LINE_STEP if len(lines) < SUPPLY_LINES_TIGHT else SUPPLY_LINE_STEP_TIGHT
     return "".join(
-        [
-            svg.text(8, 34, left, size=FONT_TEXT),
-            svg.text(8, 52, f"quarries left: {d['quarry_supply']}", size=FONT_TEXT),
-            svg.text(8, 70, f"face down: {len(d['plantation_stack'])}", size=FONT_TEXT),
-        ]
+        svg.text(8, SUPPLY_FIRST_LINE + i * step, words, size=size)
+        for i, (words, size) in enumerate(lines)
     )
 
 

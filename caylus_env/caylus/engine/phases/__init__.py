@@ -14,7 +14,7 @@
 | ``favors`` | 5 | the favor table: row, column, sub-choices |
 
 Each decision kind has a ``legal_<kind>`` / ``apply_<kind>`` pair here; the flat
-dispatch tables that call them are in ``caylus_env.caylus.engine.dispatch``.
+dispatch tables that call them are in ``caylus_env.caylus.engine.hooks``.
 
 A few small handlers on the per-decision path (the placement and provost drivers, the
 gate, guild, provost, joust and inn decisions, the special buildings' steps, the section

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.caylus_1303.engine import layout as L
-from caylus_env.caylus_1303.engine.actions import ACT_DECLINE, ACT_MONUMENT
+from caylus_env.caylus_1303.engine.actions import ACT_DECLINE, ACT_MONUMENT, ACT_RESIDENCE
 from caylus_env.caylus_1303.engine.constants import (
     ARCHITECT_BONUS,
     BASE_INCOME,
@@ -19,6 +19,7 @@ from caylus_env.caylus_1303.engine.constants import (
     RESIDENCE_INCOME,
     ROAD0,
     ROAD_SPACES,
+    STARTING_SPACES,
     Character,
     DecisionKind,
     Phase,
@@ -135,9 +136,29 @@ def drive_stewardship(s):
 
 
 @njit(cache=True)
-def legal_monument(s, p, out):
-    """``decline`` and each monument of the supply ``p`` can pay, if he has a residence to
-    build it on (rules 4.4 b, D4)."""
+def is_residence(s, p, sp):
+    """Whether space ``sp`` holds a residence of ``p`` (D3): a starting building he owns,
+    Residence side up."""
+    return (
+        s[L.SPACE_OWNER + sp] == p
+        and s[L.SPACE_SIDE + sp] == SIDE_RESIDENCE
+        and T_GROUP[s[L.SPACE_KIND + sp]] == Group.STARTING
+    )
+
+
+@njit(cache=True)
+def legal_monument(s, p, placing, out):
+    """With ``placing`` 0: ``decline`` and each monument of the supply ``p`` can pay, if he
+    has a residence to build it on (rules 4.4 b, D4). With ``placing`` 1 + i (monument i is
+    paid for): ``residence:R<k>`` for each of his residences, in Road order, the one it
+    replaces being his choice (rules 4.4 b: "each on a different residence of his own")."""
+    if placing > 0:
+        n = 0
+        for k in range(1, STARTING_SPACES + 1):  # residences are turned starting tiles
+            if is_residence(s, p, ROAD0 + k):
+                out[n] = ACT_RESIDENCE + k - 1
+                n += 1
+        return n
     out[0] = ACT_DECLINE
     if residences(s, p) == 0:
         return 1
@@ -150,30 +171,40 @@ def legal_monument(s, p, out):
 
 
 @njit(cache=True)
-def apply_monument(s, p, a):
-    """Build a monument on ``p``'s lowest-numbered residence (the residence tile leaves the
-    game, the house stays, D4), gain its prestige (+1 Architect, D29) and be asked again; the
-    Theatre's Favor is resolved at once."""
-    pop(s)
-    if a == ACT_DECLINE:
-        return
-    i = a - ACT_MONUMENT
+def build_monument(s, p, i, k):
+    """Monument ``i`` (paid for) replaces ``p``'s residence on Rk: the residence tile leaves
+    the game, the house stays (D4); he gains its prestige (+1 Architect, D29) and is asked
+    again, the Theatre's Favor first, resolved at once (rules 4.4 b)."""
     t = MONUMENT_KINDS[i]
-    pay_named(s, p, T_COST[t], NO_DISCOUNT)
-    s[L.MONUMENT_SUPPLY + i] = 0
-    for k in range(1, ROAD_SPACES + 1):
-        sp = ROAD0 + k
-        if (
-            s[L.SPACE_OWNER + sp] == p
-            and s[L.SPACE_SIDE + sp] == SIDE_RESIDENCE
-            and T_GROUP[s[L.SPACE_KIND + sp]] == Group.STARTING
-        ):
-            s[L.SPACE_KIND + sp] = t
-            s[L.SPACE_SIDE + sp] = SIDE_CONSTRUCTION
-            break
+    sp = ROAD0 + k
+    s[L.SPACE_KIND + sp] = t
+    s[L.SPACE_SIDE + sp] = SIDE_CONSTRUCTION
     add_prestige(s, p, T_PP[t])
     if s[L.CHARACTER_HOLDER + Character.ARCHITECT] == p:
         add_prestige(s, p, ARCHITECT_BONUS)
     push(s, DecisionKind.MONUMENT, p, 0)
     for _ in range(T_FAVOR_WHEN_BUILT[t]):
         push(s, DecisionKind.FAVOR, p, 0)
+
+
+@njit(cache=True)
+def apply_monument(s, p, placing, a):
+    """``monument:<name>``: pay it and take it from the supply; with one residence it goes
+    there at once, with two or more he is asked which one next (``placing`` 1 + i, D4).
+    ``residence:R<k>``: the monument being placed goes on Rk (``build_monument``)."""
+    pop(s)
+    if a == ACT_DECLINE:
+        return
+    if placing > 0:
+        build_monument(s, p, placing - 1, 1 + a - ACT_RESIDENCE)
+        return
+    i = a - ACT_MONUMENT
+    pay_named(s, p, T_COST[MONUMENT_KINDS[i]], NO_DISCOUNT)
+    s[L.MONUMENT_SUPPLY + i] = 0
+    if residences(s, p) > 1:
+        push(s, DecisionKind.MONUMENT, p, 1 + i)
+        return
+    for k in range(1, STARTING_SPACES + 1):
+        if is_residence(s, p, ROAD0 + k):
+            build_monument(s, p, i, k)
+            return

@@ -138,7 +138,34 @@ def drive_captain(s):
         if wants_guest_turn(s, p):  # rules 7.4: before each of his loading turns
             push(s, DecisionKind.GUEST_HOUSE, p, 0)
         return
+    _captain_doubloon(s, p)  # a captain who cannot load still has his first turn
     s[L.IDLE] += 1
+
+
+@njit(cache=True)
+def _captain_first_turn(s, p):
+    """Whether ``p``'s loading turn now is the captain's first of the phase (rules 4.6).
+
+    Read from the phase's own bookkeeping: before it no turn has passed (``idle`` 0) and
+    nobody has shipped; after it either he shipped or his turn passed idle, and ``idle``
+    goes back to 0 only with a loading, whose shipper is then marked ``shipped``."""
+    if p != s[L.PICKER] or s[L.IDLE] != 0:
+        return False
+    shipped = 0
+    for q in range(s[L.NUM_PLAYERS]):
+        shipped += s[pf(q, L.P_SHIPPED)]
+    return shipped == 0
+
+
+@njit(cache=True)
+def _captain_doubloon(s, p):
+    """The lighthouse's doubloon for being the captain, on his first loading turn whether
+    he ships, passes or cannot load (rules 7.2; the rulebook's example: shipping 2 corn on
+    his first turn he takes 3 VP and 2 doubloons, 1 for the lighthouse and 1 for being the
+    captain). Judged then: a guest moved onto the lighthouse at the phase's start or right
+    before that turn counts (7.4)."""
+    if _captain_first_turn(s, p) and occupied(s, p, BuildingId.LIGHTHOUSE):
+        gain_money(s, p, LIGHTHOUSE_CAPTAIN_BONUS)
 
 
 @njit(cache=True)
@@ -169,6 +196,7 @@ def _score_shipment(s, p, vp):
 @njit(cache=True)
 def apply_load(s, p, a):
     pop(s)
+    _captain_doubloon(s, p)
     if a == ACT_DECLINE:
         s[L.IDLE] += 1
         return
@@ -255,7 +283,7 @@ def _free_barrels(s, p):
 def drive_storage(s):
     """Each player in turn from the captain stores (warehouse kinds first, then the single
     barrels: the windrose's and a storehouse's three); then full cargo ships are unloaded
-    and the captain's lighthouse pays its doubloon (rules 4.7, 6.6, 7.2).
+    (rules 4.7, 6.6, 7.2).
 
     An owner with a guest colonist moves it first, and what his warehouses and storehouse
     keep is judged after that move (rules 7.4): ``guest_step`` is ``num_players + 1`` while
@@ -265,11 +293,6 @@ def drive_storage(s):
     n = np.int64(s[L.NUM_PLAYERS])
     k = np.int64(s[L.STEP])
     if k >= n:
-        picker = np.int64(s[L.PICKER])
-        if occupied(s, picker, BuildingId.LIGHTHOUSE):
-            # rules 7.2: shipping or not; judged at the end of his phase, so that a guest
-            # moved onto the lighthouse during the phase counts (7.4).
-            gain_money(s, picker, LIGHTHOUSE_CAPTAIN_BONUS)
         for j in range(MAX_SHIPS):
             if s[L.SHIP_CAPACITY + j] > 0 and s[L.SHIP_LOAD + j] == s[L.SHIP_CAPACITY + j]:
                 s[L.GOODS_SUPPLY + s[L.SHIP_GOOD + j]] += s[L.SHIP_LOAD + j]

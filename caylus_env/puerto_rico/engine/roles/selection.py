@@ -15,7 +15,7 @@ from caylus_env.puerto_rico.engine.constants import (
     Phase,
 )
 from caylus_env.puerto_rico.engine.decisions import pop, push
-from caylus_env.puerto_rico.engine.state import gain_money, pf, use_privilege
+from caylus_env.puerto_rico.engine.state import gain_money, money_room, pf, use_privilege
 
 PROSPECTOR_DOUBLOONS = 1  # rules 4.8
 
@@ -65,12 +65,16 @@ def apply_role(s, p, a):
     """Take the card and its doubloons, then start its phase (rules 3.1, 3.2); the
     prospector's doubloon is its whole phase (rules 4.8). Nothing of the picker's buildings
     is judged here: the library's doubling and the lighthouse's captain doubloon are judged
-    when they are used, after the phase's guest-house turns (rules 7.2, 7.4)."""
+    when they are used, after the phase's guest-house turns (rules 7.2, 7.4): the doubling
+    with the privilege, the doubloon on the captain's first loading turn."""
     pop(s)
     r = a - ACT_ROLE
     s[L.ROLE_STATE + r] = 1
     s[L.PICKS] += 1
-    s[pf(p, L.P_MONEY)] += s[L.ROLE_MONEY + r]  # already paid out by the bank
+    on_card = np.int64(s[L.ROLE_MONEY + r])  # already paid out by the bank
+    taken = min(on_card, money_room(s, p))
+    s[pf(p, L.P_MONEY)] += taken
+    s[L.BANK_PAID] -= on_card - taken  # what his hand cannot hold goes back (MAX_MONEY)
     s[L.ROLE_MONEY + r] = 0
     ph = PHASE_OF_ROLE[r]
     if ph < 0:

@@ -1,6 +1,8 @@
-"""Compiled rollouts for ``caylus_env.caylus.bots.mcts``: returns, a light heuristic policy, cut-offs.
+"""Caylus's own parts of the one search (``caylus_env.core.mcts``): its rollout bots and how
+it scores where a rollout stops.
 
-A rollout plays a copied state forward and returns one value per seat in [-1, 1]:
+A rollout plays a copied state forward and returns one value per seat in [-1, 1]
+(`evaluate`):
 
 - at the end of the game, the rank-based returns of ``Game.returns`` (first +1,
   last -1, linear in between, ties averaged), optionally mixed with their soft
@@ -11,11 +13,13 @@ A rollout plays a copied state forward and returns one value per seat in [-1, 1]
   seat's through ``tanh((v_i - v_j) / scale)`` and averaged, which tends to the
   rank return as the margins grow.
 
-Policies: ``POLICY_RANDOM`` (uniform, as ``kernels.random_playout``),
-``POLICY_HEURISTIC`` (``light_choice``: cheap rules of thumb, no lookahead) and
-``POLICY_BOT`` (the scripted bots' one-ply search, one weight row per seat, so
-each seat may follow a different bot; strong but about sixty times slower). All randomness
-comes from numba's generator (``kernels.seed_playouts``).
+Rollout policies (`rollout_choice`, besides the search's own ``random``): a scripted bot's
+one-ply search at the search's ``depth`` (a strategy row of `WEIGHTS`; each seat may follow
+a different bot, the opponent models choose; strong but about sixty times slower than the
+heuristic), its ties broken by numba's generator, and `HEURISTIC` (``light_choice``: cheap
+rules of thumb, no lookahead). `strategy_values` gives a strategy's values of the legal
+actions (the search's priors and opponent models). All randomness comes from numba's
+generator, which the search seeds.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.caylus.bots import scripted_kernels as SK
+from caylus_env.caylus.bots.scripted import STRATEGIES
 from caylus_env.caylus.engine import kernels as ek
 from caylus_env.caylus.engine.actions import (
     ACT_BATCH,
@@ -38,7 +43,6 @@ from caylus_env.caylus.engine.actions import (
     BATCH_A,
     BATCH_B,
     BUILDING_OF_BUILD,
-    NUM_ACTIONS,
 )
 from caylus_env.caylus.engine.board import (
     ROAD_TARGET_BASE,
@@ -69,10 +73,10 @@ from caylus_env.caylus.engine.constants import (
     Resource,
 )
 
-POLICY_RANDOM = 0
-POLICY_HEURISTIC = 1
-POLICY_BOT = 2
-
+#: The scripted strategies' weights, one row each, in the order of ``STRATEGIES``.
+WEIGHTS = np.stack([strategy.to_array() for strategy in STRATEGIES.values()])
+#: The rollout policy code of ``heuristic`` (after the strategies' rows).
+HEURISTIC = len(STRATEGIES)
 
 GOLD_MINE_BONUS = 1.0
 PASS_SCORE = 0.6
@@ -283,57 +287,30 @@ def light_choice(s, out, n):
 
 
 @njit(cache=True)
-def rollout(s, out, policy, weights, depth, max_decisions, eval_w, scale, margin, ret):
-    """Play ``s`` forward in place and write one return per seat into ``ret``.
-
-    Args:
-        s: the state to play (modified).
-        out: an int buffer of ``NUM_ACTIONS`` entries.
-        policy: ``POLICY_RANDOM``, ``POLICY_HEURISTIC`` or ``POLICY_BOT``.
-        weights: for ``POLICY_BOT``, one row of bot weights per seat.
-        depth: for ``POLICY_BOT``, the follow-up search depth.
-        max_decisions: cut the rollout off after this many decisions.
-        eval_w: value weights used to score a cut-off position.
-        scale: prestige margin that counts as a clear lead in a cut-off position.
-        margin: weight of the prestige margins in the returns of a finished game
-            (``final_returns``).
-        ret: receives the returns.
-
-    Returns:
-        The number of decisions taken.
-    """
-    n = ek.advance(s, out)
-    count = 0
-    noise = np.empty(NUM_ACTIONS)
-    legal = np.empty(NUM_ACTIONS, np.int64)
-    while n > 0 and count < max_decisions:
-        if policy == POLICY_RANDOM:
-            a = out[np.random.randint(n)]
-        elif policy == POLICY_HEURISTIC:
-            a = out[light_choice(s, out, n)]
-        else:
-            p = ek.current_player(s)
-            for i in range(n):
-                noise[i] = np.random.random()
-                legal[i] = out[i]
-            a = legal[SK.choose(s, legal, n, weights[p], depth, noise)]
-        ek.apply(s, a)
-        n = ek.advance(s, out)
-        count += 1
-    if ek.is_terminal(s):
-        final_returns(s, margin, scale, eval_w, ret)
-    else:
-        soft_returns(s, eval_w, scale, ret)
-    return count
+def strategy_values(strategy, s, legal, n, depth, values):
+    """The values of ``legal[:n]`` for the player to move, searched ``depth`` follow-up levels
+    deep by strategy ``strategy`` (a row of `WEIGHTS`), into ``values``."""
+    SK.action_values(s, legal, n, WEIGHTS[strategy], depth, values)
 
 
 @njit(cache=True)
-def expand(parent, action, child, out):
-    """``child`` = ``parent`` after ``action`` and the engine's automatic steps.
+def rollout_choice(policy, s, legal, n, depth):
+    """The index into ``legal[:n]`` that rollout policy ``policy`` plays: `HEURISTIC`, or a
+    strategy row whose bot searches ``depth`` levels, its ties broken by uniform draws."""
+    if policy == HEURISTIC:
+        return light_choice(s, legal, n)
+    noise = np.empty(n)
+    for i in range(n):
+        noise[i] = np.random.random()
+    return SK.choose(s, legal, n, WEIGHTS[policy], depth, noise)
 
-    Returns:
-        The number of legal actions of ``child`` (written to ``out``; 0 at the end).
-    """
-    child[:] = parent
-    ek.apply(child, action)
-    return ek.advance(child, out)
+
+@njit(cache=True)
+def evaluate(s, margin, scale, strategy, ret):
+    """The returns of the position a rollout stops at, valued with strategy ``strategy``'s
+    weights: ``final_returns`` at the end of the game, else ``soft_returns``."""
+    w = WEIGHTS[strategy]
+    if ek.is_terminal(s):
+        final_returns(s, margin, scale, w, ret)
+    else:
+        soft_returns(s, w, scale, ret)

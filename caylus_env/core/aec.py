@@ -1,0 +1,65 @@
+"""The AEC environment's step in one compiled call per decision, for every game.
+
+PettingZoo's loop asks, for every decision, ``step(action)`` and then the next agent's
+``observe`` (through ``last()``): the engine's checked step and its forced moves, the next
+mover, that mover's observation vector and legal-action mask. `step_observe` does all of it in
+one numba call over the game's kernels and observer, so the environment crosses from Python
+into compiled code once a decision (``caylus_env.core.env.GameEnv.step`` hands the two
+arrays it wrote to the ``observe`` that follows). It is written once and compiled per game by
+`caylus_env.core.specialize`, with ``K`` bound to the game's ``engine.kernels`` and ``encode``
+to its observer's ``encode_into``, and gives exactly what the separate calls give.
+"""
+
+from __future__ import annotations
+
+import functools
+from types import SimpleNamespace
+
+from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel)
+from caylus_env.core.registry import game_spec
+from caylus_env.core.specialize import specialize
+
+#: Bound per game to its ``engine.kernels`` (the contract's kernels: ``step``,
+#: ``current_player``) by `aec_kernels`; the templates below read it as a global.
+K = None
+
+
+def encode(state, seat, out):
+    """Bound per game to its observer's ``encode_into`` (``caylus_env.core.contract``)."""
+    raise TypeError("caylus_env.core.aec.encode is bound per game by aec_kernels")
+
+
+def step_observe(s, action, legal, obs, mask):
+    """Apply ``action`` if it is legal (``K.step``: the forced moves too), then write the next
+    mover's observation into ``obs`` and his ``int8`` legal mask into ``mask``.
+
+    Returns:
+        ``(player, n)``: the next mover (-1 once nothing is asked; ``obs`` and ``mask`` are
+        then left as they were) and his number of legal actions, their ids in ``legal``; ``n``
+        is ``ILLEGAL`` (negative) for an illegal action, and nothing changed.
+    """
+    n = K.step(s, action, legal)
+    if n < 0:
+        return -1, n
+    player = K.current_player(s)
+    if player >= 0:
+        encode(s, player, obs)
+        mask[:] = 0
+        for i in range(n):
+            mask[legal[i]] = 1
+    return player, n
+
+
+@functools.cache
+def aec_kernels(game: str) -> SimpleNamespace:
+    """`step_observe` compiled for ``game`` (its kernels and observer inlined), once per
+    process (numba's disk cache keeps it between runs)."""
+    spec = game_spec(game)
+    return specialize(
+        (step_observe,),
+        f"aec__{spec.name}",
+        {"K": spec.engine().kernels, "encode": spec.observation().encode_into},
+    )
+
+
+__all__ = ["aec_kernels", "step_observe"]
