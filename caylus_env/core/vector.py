@@ -141,7 +141,15 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
-from caylus_env.core.bindings import K, choose_scripted, encode, engine
+from caylus_env.core.bindings import (
+    NUM_ACTIONS,
+    STATE_DTYPE,
+    STATE_SIZE,
+    K,
+    choose_scripted,
+    encode,
+    game_bindings,
+)
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.observation import MAX_PLAYERS
@@ -330,8 +338,9 @@ class Scratch(NamedTuple):
 
 
 # ---------------------------------------------------------------------------------------
-# Templates, compiled per game (``kernels``): ``K``, ``encode``, ``choose_scripted`` and
-# ``engine`` are the game's (declared in ``caylus_env.core.bindings``).
+# Templates, compiled per game (``kernels``): ``K``, ``encode``, ``choose_scripted`` and the
+# sizes (``NUM_ACTIONS``, ``STATE_SIZE``, ``STATE_DTYPE``) are the game's (declared in
+# ``caylus_env.core.bindings``).
 # ---------------------------------------------------------------------------------------
 def write_mask(mask_row, legal_row, n):
     """The int8 mask of the legal ids ``legal_row[:n]``."""
@@ -588,8 +597,8 @@ def random_games(options, num_games, seed, counts):
     """Play ``num_games`` whole games of uniformly random legal moves in compiled code (the
     benchmark's compiled layer); game ``g`` is set up from ``seed`` and ``g``; writes each
     game's decisions into ``counts`` and returns their sum."""
-    s = np.zeros(engine.layout.STATE_SIZE, engine.layout.STATE_DTYPE)
-    legal = np.empty(engine.NUM_ACTIONS, np.int64)
+    s = np.zeros(STATE_SIZE, STATE_DTYPE)
+    legal = np.empty(NUM_ACTIONS, np.int64)
     rng = np.zeros(1, np.uint64)
     total = 0
     for g in range(num_games):
@@ -639,12 +648,7 @@ def kernels(game: str) -> SimpleNamespace:
     return specialize(
         TEMPLATES,
         spec.name,
-        {
-            "K": spec.engine().kernels,
-            "encode": spec.observation().encode_into,
-            "choose_scripted": spec.module("bots").choose_scripted,
-            "engine": spec.engine(),
-        },
+        {**game_bindings(spec), "choose_scripted": spec.module("bots").choose_scripted},
         inline=INLINED,
     )
 

@@ -1,8 +1,10 @@
 """The generic kernel templates reach a game only through declared names.
 
-``caylus_env.core.vector``'s templates (the batched environment's and the learner view's
-loops) call a game's kernels through the names declared in ``caylus_env.core.bindings``;
-``caylus_env.core.specialize`` binds them per game and refuses a template that would call a
+Every module of templates compiled per game (``caylus_env.core.vector``'s batched and learner
+loops, ``caylus_env.core.aec``'s step, ``caylus_env.core.checks``' engine checks,
+``caylus_env.core.mcts``' search, ``agents.puct``'s search) reads a game's kernels, sizes and
+parts through the names declared in ``caylus_env.core.bindings``;
+``caylus_env.core.specialize`` binds them per game and refuses a template that would read a
 declaration left unbound.
 """
 
@@ -15,8 +17,9 @@ import inspect
 import numpy as np
 import pytest
 
-from caylus_env.core import bindings, vector
-from caylus_env.core.bindings import K, UnboundError
+from agents import puct
+from caylus_env.core import aec, bindings, checks, mcts, vector
+from caylus_env.core.bindings import NUM_ACTIONS, K, UnboundError
 from caylus_env.core.contract import KERNELS
 from caylus_env.core.registry import GAME_NAMES
 from caylus_env.core.specialize import specialize
@@ -43,22 +46,46 @@ def test_a_declaration_called_from_python_says_what_it_is():
         K.apply(np.zeros(1), 0)
 
 
+#: Every module of templates and its templates (those `specialize` compiles per game).
+TEMPLATE_MODULES = {
+    vector: vector.TEMPLATES,
+    aec: (aec.step_observe,),
+    checks: (checks._fail, checks._determinize_hides_nothing, checks.random_checks),
+    mcts: (mcts.margin_returns, mcts.scoring_values, mcts.rollout, mcts.expand, mcts.prior_pick),
+    puct: puct._TEMPLATES,
+}
+
+
+def test_a_declared_constant_read_from_python_says_what_it_is():
+    with pytest.raises(UnboundError, match=r"bindings\.NUM_ACTIONS is a declaration"):
+        np.empty(NUM_ACTIONS)
+
+
 def test_the_declared_kernels_are_the_contracts():
     declared = [name for name, _ in inspect.getmembers(K, inspect.isfunction)]
     assert declared and set(declared) <= set(KERNELS)
-    assert set(bindings.NAMES) == {"K", "encode", "choose_scripted", "engine"}
+    assert all(hasattr(bindings, name) for name in bindings.NAMES)
 
 
-def test_every_name_a_batched_template_reads_is_defined_and_the_games_are_declared():
-    module = vars(vector)
-    for f in vector.TEMPLATES:
+@pytest.mark.parametrize("module", TEMPLATE_MODULES, ids=lambda m: m.__name__)
+def test_every_name_a_template_reads_is_defined_and_the_games_are_declared(module):
+    defined = vars(module)
+    for f in TEMPLATE_MODULES[module]:
         undefined = sorted(
-            n for n in _globals_read(f) if n not in module and n not in vars(builtins)
+            n for n in _globals_read(f) if n not in defined and n not in vars(builtins)
         )
         assert not undefined, f"{f.__name__} reads undefined globals {undefined}"
-    reached = {n for f in vector.TEMPLATES for n in _globals_read(f) if n in bindings.NAMES}
-    assert reached == set(bindings.NAMES)
-    assert all(module[n] is getattr(bindings, n) for n in reached)
+    reached = {n for f in TEMPLATE_MODULES[module] for n in _globals_read(f)}
+    reached &= set(bindings.NAMES)
+    assert reached
+    assert all(defined[n] is getattr(bindings, n) for n in reached), sorted(reached)
+
+
+def test_every_declared_name_is_read_by_a_template():
+    reached = {
+        n for templates in TEMPLATE_MODULES.values() for f in templates for n in _globals_read(f)
+    }
+    assert set(bindings.NAMES) <= reached
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
