@@ -9,9 +9,10 @@ The figure is decisions per second of the standard AEC loop over whole random ga
 the action mask of the agent to act), a uniform random legal id from the mask, ``step``. The figure is the median of ``repeats`` runs after one warm-up run, against the
 target of ``caylus_env.core.benchmark.TARGETS`` (``raw_env``, or ``env`` with ``--wrapped``).
 
-As anchors, the other registered games' envs with the same player count (where their rules
-allow it) are timed in the same loop, their runs alternating with this game's, so that the
-ratios stay meaningful on a loaded machine. Run it alone on the machine: a second job on the
+As anchors, PettingZoo's connect four (its ``raw_env``, or ``env()`` with ``--wrapped``: the
+same layer, with the ``[bench]`` extra's pygame) and the other registered games' envs with the
+same player count (where their rules allow it) are timed in the same loop, their runs
+alternating with this game's, so that the ratios stay meaningful on a loaded machine. Run it alone on the machine: a second job on the
 same cores skews every figure.
 """
 
@@ -24,6 +25,20 @@ from typing import Any
 
 from caylus_env.core.benchmark import TARGETS, aec_run, env_maker
 from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_spec
+
+#: The anchor key of PettingZoo's connect four among the timed envs.
+CONNECT_FOUR = "pettingzoo_connect_four"
+
+
+def _connect_four(wrapped: bool) -> Callable[[], Any] | None:
+    """PettingZoo connect four's maker for the same layer (``env`` or ``raw_env``), or None
+    without pygame (a missing anchor is left out, not guessed)."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:
+        print("anchor pettingzoo connect_four_v3 missing: pip install 'caylus-env[bench]'")
+        return None
+    return connect_four_v3.env if wrapped else connect_four_v3.raw_env
 
 
 def alternating_rates(
@@ -61,6 +76,9 @@ def main(
     name = "env()" if wrapped else "raw_env"
     makers = {game: env_maker(game, players, wrapped, spec.option_sets[option_set])}
     if anchor:
+        connect_four = _connect_four(wrapped)
+        if connect_four is not None:
+            makers[CONNECT_FOUR] = connect_four
         for other in GAME_NAMES:
             if other != game and players in game_spec(other).player_counts:
                 makers[other] = env_maker(other, players, wrapped)
@@ -75,8 +93,14 @@ def main(
     )
     for other, (other_rate, _) in results.items():
         if other != game:
+            title = (
+                "pettingzoo connect_four_v3"
+                if other == CONNECT_FOUR
+                else (game_spec(other).env_name)
+            )
+            seats = 2 if other == CONNECT_FOUR else players
             print(
-                f"anchor {game_spec(other).env_name}.{name}, {players} players, same loop, "
+                f"anchor {title}.{name}, {seats} players, same loop, "
                 f"alternating runs: {other_rate:,.0f} decisions/s; ratio {rate / other_rate:.2f}"
             )
     return rate

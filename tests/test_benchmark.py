@@ -60,6 +60,7 @@ def test_every_layer_of_every_game_reports_a_positive_rate(game, tiny_bench, tmp
     assert results["game_clone_us"] > 0 and results["compile_cold_s"] == 12.5
     assert set(results["anchors"]) == {
         "pettingzoo_connect_four_env",
+        "pettingzoo_connect_four_raw_env",
         "openspiel_chess",
         "openspiel_connect_four",
     }
@@ -117,7 +118,8 @@ def test_bench_prints_the_same_rows_for_every_game(game, tiny_bench, tmp_path):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     for figure in ("engine_call_3p", "engine_compiled_3p", "raw_env_3p", "env_3p", "vector_3p",
-                   "openspiel_chess", "pettingzoo_connect_four_env"):  # fmt: skip
+                   "openspiel_chess", "pettingzoo_connect_four_env",
+                   "pettingzoo_connect_four_raw_env"):  # fmt: skip
         assert figure in result.output
     assert "engine_call_2p" not in result.output
     assert f"{spec.title} throughput" in result.output

@@ -184,19 +184,6 @@ PROCEDURES = tuple(e.name for e in SCHEMA if not e.is_decision)
 NEUTRAL_NAMES = frozenset(NEUTRAL_ORDER)
 
 
-def build(num_players: int | None = None, **description: Any) -> Game:
-    """The position ``description`` describes, validated and run to its first decision.
-
-    ``build_dict`` documents the description; this is ``start(build_dict(...))``.
-
-    Raises:
-        PositionError: naming the description's field and what is allowed.
-        InvalidStateError: for a position the rules do not allow (the engine's validation,
-            naming the state dict's field).
-    """
-    return start(build_dict(num_players, **description))
-
-
 def build_dict(num_players: int | None = None, **description: Any) -> dict[str, Any]:
     """The state dict of a position given by who holds what; every tile not on the road is
     in the stock, every house and worker is counted with its owner.
@@ -259,10 +246,9 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
         PositionError: an unknown field, name or seat, a value out of its domain, or more
             components than the game has, naming the field and what is allowed.
     """
-    core.fields(description, FIELDS, "description")
-    n = core.players(num_players, GAME)
-    options = description.get("options", {})
-    core.fields(options, tuple(GameConfig.option_defaults()), "options")
+    n, options = core.opening(
+        num_players, description, FIELDS, GAME, tuple(GameConfig.option_defaults())
+    )
     phases = [p for p in PHASE_NAMES if p]
     phase = core.name(description.get("phase", "placement"), "phase", phases)
     try:
@@ -617,6 +603,10 @@ def _player(d: dict[str, Any], p: int, entry: Any) -> None:
 def start(d: dict[str, Any]) -> Game:
     """Build the game from the position and run to its first decision."""
     return Game.from_state_dict(d)
+
+
+#: ``start(build_dict(num_players, **description))`` (`caylus_env.core.positions.builder`).
+build = core.builder(build_dict, start)
 
 
 def player(game: Game, p: int) -> dict[str, Any]:

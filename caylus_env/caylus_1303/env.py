@@ -35,14 +35,8 @@ Usage::
 
     env = caylus_1303_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=42)
-    for agent in env.agent_iter():
-        observation, reward, termination, truncation, info = env.last()
-        if termination or truncation:
-            action = None
-        else:
-            action = env.action_space(agent).sample(observation["action_mask"])
-        env.step(action)
-    env.close()
+
+and then PettingZoo's AEC loop, the same for every game (the Usage of `caylus_env.core.env`).
 
 ### Agents
 

@@ -252,19 +252,6 @@ PLAYER_FIELDS = (
 _SETUP_FIELDS = ("options", "seed")
 
 
-def build(num_players: int | None = None, **description: Any) -> Game:
-    """The position ``description`` describes, validated and run to its first decision.
-
-    ``build_dict`` documents the description; this is ``start(build_dict(...))``.
-
-    Raises:
-        PositionError: naming the description's field and what is allowed.
-        InvalidStateError: for a position the rules do not allow (the engine's validation,
-            naming the state dict's field).
-    """
-    return start(build_dict(num_players, **description))
-
-
 def build_dict(num_players: int | None = None, **description: Any) -> dict[str, Any]:
     """The state dict of a position given by who holds what; everything else is in supply.
 
@@ -323,10 +310,7 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
         PositionError: an unknown field, name or seat, a value out of its domain, or more
             components than the game has, naming the field and what is allowed.
     """
-    core.fields(description, FIELDS, "description")
-    n = core.players(num_players, GAME)
-    options = description.get("options", {})
-    core.fields(options, ("hide_opponent_pp",), "options")
+    n, options = core.opening(num_players, description, FIELDS, GAME, ("hide_opponent_pp",))
     seed = core.count(description.get("seed", 0), "seed", 0, 2**31 - 2)
     try:
         d = position(n, seed, **options)
@@ -369,6 +353,10 @@ def build_dict(num_players: int | None = None, **description: Any) -> dict[str, 
         d["pending"] = _next_pick(d, n)
     _pointers(d, description, n)
     return d
+
+
+#: ``start(build_dict(num_players, **description))`` (`caylus_env.core.positions.builder`).
+build = core.builder(build_dict, start)
 
 
 def _dict(v: Any, where: str) -> dict:

@@ -11,8 +11,8 @@ same rows for every game, reached through the game contract (``caylus_env.core.c
   from the returned list) vs OpenSpiel C++ chess through pyspiel;
 - engine, whole random games inside compiled code (``caylus_env.core.vector.kernels(game)
   .random_games``, the template every game gets);
-- ``raw_env`` AEC loop with observations, and ``env()`` with PettingZoo's classic wrappers, vs
-  PettingZoo connect four ``env()`` in the same loop;
+- ``raw_env`` AEC loop with observations vs PettingZoo connect four's ``raw_env``, and
+  ``env()`` with PettingZoo's classic wrappers vs connect four's ``env()``, in the same loop;
 - with ``vector=True`` (``caylus bench --vector``): the batched environment
   (``caylus_env.core.vector.VectorGames``, ``vector_envs`` games, 256 by default), every
   decision with its observation and mask, one compiled call per batch step and the actions
@@ -238,13 +238,17 @@ def vector_rate(
     return _median_rate(run, repeats)
 
 
-def pettingzoo_connect_four_rate(decisions: int, repeats: int) -> float | None:
-    """Decisions/s of PettingZoo's connect four ``env()``, or None without pygame."""
+def pettingzoo_connect_four_rate(
+    decisions: int, repeats: int, wrapped: bool = True
+) -> float | None:
+    """Decisions/s of PettingZoo's connect four, ``env()`` (its classic wrappers, the anchor of
+    our ``env()``) or ``raw_env`` (the anchor of our ``raw_env``: the same layer on both sides),
+    or None without pygame."""
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError:
         return None
-    return aec_rate(connect_four_v3.env, decisions, repeats)
+    return aec_rate(connect_four_v3.env if wrapped else connect_four_v3.raw_env, decisions, repeats)
 
 
 def openspiel_rate(game_name: str, decisions: int, repeats: int) -> float | None:
@@ -396,6 +400,7 @@ def run_all(
     }
     results["anchors"] = {
         "pettingzoo_connect_four_env": pettingzoo_connect_four_rate(aec, repeats),
+        "pettingzoo_connect_four_raw_env": pettingzoo_connect_four_rate(aec, repeats, False),
         "openspiel_chess": openspiel_rate("chess", calls // 2, repeats),
         "openspiel_connect_four": openspiel_rate("connect_four", calls, repeats),
     }
@@ -418,8 +423,10 @@ def _anchor_of(kind: str, players: str, results: dict[str, Any]) -> tuple[float 
     anchors = results["anchors"]
     if kind == "engine_call":
         return anchors["openspiel_chess"], "OpenSpiel chess"
-    if kind in ("raw_env", "env"):
-        return anchors["pettingzoo_connect_four_env"], "PZ connect four"
+    if kind == "raw_env":
+        return anchors["pettingzoo_connect_four_raw_env"], "PZ connect four raw_env"
+    if kind == "env":
+        return anchors["pettingzoo_connect_four_env"], "PZ connect four env()"
     if kind == "vector":
         return results["layers"][f"raw_env_{players}"], f"raw_env (bar {VECTOR_BAR_VS_RAW_ENV:g}x)"
     return None, ""

@@ -4,7 +4,24 @@ A game's ``env.py`` is a thin declaration: a ``raw_env`` subclass naming the gam
 and its versioned name, whose module docstring is the environment's documentation page
 (Description, Agents, Action Space, Observation Space, Legal Actions Mask, Rewards,
 Starting State, Episode End, Arguments, Version History), and ``env = make_env(raw_env)``.
-Everything else is here, the same for every game:
+Everything else is here, the same for every game, and so is the way to play it: PettingZoo's
+AEC loop, which every game's page continues its ``Usage`` with (``<game>_v0.env(...)`` is
+``caylus_env.make("<game>", ...)``). Usage::
+
+    import caylus_env
+
+    env = caylus_env.make("puerto_rico", num_players=3, render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(observation["action_mask"])
+        env.step(action)
+    env.close()
+
+The environment, for every game:
 
 - agents ``player_0`` .. ``player_{n-1}`` are the engine's seats; ``agent_selection`` always
   comes from the engine (``Game.current_player()``), never from a round-robin selector, since

@@ -44,7 +44,7 @@ Examples:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -196,6 +196,46 @@ def play_out(game: Game, seed: int = 0, max_decisions: int = 100_000) -> int:
 # -- what the games' builders share: checking a description ----------------------------------
 
 
+def builder(
+    build_dict: Callable[..., dict[str, Any]], start: Callable[[dict[str, Any]], Game]
+) -> Callable[..., Game]:
+    """A game's ``build`` from its ``build_dict`` and ``start``: what ``build`` does is the
+    same for every game, so a game's ``positions`` module declares it with
+    ``build = core.builder(build_dict, start)``; the function belongs to that module."""
+
+    def build(num_players: int | None = None, **description: Any) -> Game:
+        """The position ``description`` describes, validated and run to its first decision.
+
+        ``build_dict`` documents the description; this is ``start(build_dict(...))``.
+
+        Raises:
+            PositionError: naming the description's field and what is allowed.
+            InvalidStateError: for a position the rules do not allow (the engine's validation,
+                naming the state dict's field).
+        """
+        return start(build_dict(num_players, **description))
+
+    build.__module__, build.__qualname__ = build_dict.__module__, "build"
+    return build
+
+
+def opening(
+    num_players: Any,
+    description: Mapping[str, Any],
+    allowed: Iterable[str],
+    spec: Any,
+    options: Iterable[str],
+) -> tuple[int, Mapping[str, Any]]:
+    """The checks every ``build_dict`` starts with: the description's fields (``allowed``),
+    the player count (`players`, within ``spec``'s range) and the names of its ``options``.
+    Returns the player count and the description's options (``{}`` when left out)."""
+    fields(description, allowed, "description")
+    n = players(num_players, spec)
+    chosen = description.get("options", {})
+    fields(chosen, options, "options")
+    return n, chosen
+
+
 def fields(description: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
     """Refuse a key of ``description`` that is not one of ``allowed``."""
     if not isinstance(description, Mapping):
@@ -267,6 +307,7 @@ __all__ = [
     "PositionError",
     "Reached",
     "build",
+    "builder",
     "count",
     "counts",
     "decisions",
@@ -274,6 +315,7 @@ __all__ = [
     "fields",
     "legal_names",
     "name",
+    "opening",
     "play",
     "play_out",
     "players",

@@ -30,14 +30,8 @@ Usage::
 
     env = puerto_rico_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=42)
-    for agent in env.agent_iter():
-        observation, reward, termination, truncation, info = env.last()
-        if termination or truncation:
-            action = None
-        else:
-            action = env.action_space(agent).sample(observation["action_mask"])
-        env.step(action)
-    env.close()
+
+and then PettingZoo's AEC loop, the same for every game (the Usage of `caylus_env.core.env`).
 
 ### Agents
 

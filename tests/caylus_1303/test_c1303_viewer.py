@@ -21,10 +21,10 @@ from caylus_env.caylus_1303.engine.constants import CHARACTER_NAMES, SPACE_NAMES
 from caylus_env.caylus_1303.viewer import Drawing, board_targets, position_svg
 from caylus_env.caylus_1303.viewer.players import HIDDEN
 from caylus_env.caylus_1303.viewer.position import slot_names
-from caylus_env.caylus_1303.viewer.theme import SEAT_COLOUR_NAMES
 from caylus_env.core.game import InvalidStateError
 from caylus_env.core.viewer import page_data
 from caylus_env.core.viewer.targets import target_problems
+from caylus_env.core.viewer.theme import SEAT_COLOUR_NAMES
 
 GOLDEN = Path(__file__).resolve().parents[1] / "viewer" / "golden" / "caylus_1303"
 PRESTIGE = re.compile(r'data-field="prestige">([^<]*)</text>')

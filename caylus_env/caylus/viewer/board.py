@@ -20,20 +20,22 @@ from caylus_env.caylus.engine.constants import SECTION_NAMES, SPECIAL_NAMES
 from caylus_env.caylus.viewer.theme import (
     BUILDING_KINDS,
     BUILDING_LABELS,
+    KIND_FILL,
+    SECTION_LABELS,
+    SPECIAL_LABELS,
+)
+from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
     EMPTY_SPACE,
     FONT_SMALL,
     FONT_TEXT,
     FONT_TITLE,
     INK,
-    KIND_FILL,
     MUTED,
     PANEL,
     RULE,
     SEAT_COLOURS,
-    SECTION_LABELS,
-    SPECIAL_LABELS,
 )
-from caylus_env.core.viewer import svg
 
 MARGIN = 12
 HEADER_Y = 26

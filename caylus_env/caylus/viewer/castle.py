@@ -12,16 +12,9 @@ from typing import Any
 from caylus_env.caylus.engine.board import SECTION_PRESTIGE, SECTION_SIZE
 from caylus_env.caylus.engine.constants import NUM_CASTLE_SPOTS, SECTION_NAMES
 from caylus_env.caylus.viewer.board import house
-from caylus_env.caylus.viewer.theme import (
-    FONT_SMALL,
-    FONT_TEXT,
-    FONT_TITLE,
-    MUTED,
-    PANEL,
-    RULE,
-    SECTION_LABELS,
-)
+from caylus_env.caylus.viewer.theme import SECTION_LABELS
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import FONT_SMALL, FONT_TEXT, FONT_TITLE, MUTED, PANEL, RULE
 
 CASTLE_X = 12
 CASTLE_Y = 46

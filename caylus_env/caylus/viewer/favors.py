@@ -12,9 +12,9 @@ from typing import Any
 
 from caylus_env.caylus.engine.board import COLUMNS_OPEN, FAVOR_DENIERS, FAVOR_PRESTIGE
 from caylus_env.caylus.engine.constants import FAVOR_ROW_NAMES, NUM_FAVOR_COLUMNS
-from caylus_env.caylus.viewer.theme import (
-    CLOSED,
-    CLOSED_OPACITY,
+from caylus_env.caylus.viewer.theme import CLOSED, CLOSED_OPACITY
+from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
     FONT_SMALL,
     FONT_TEXT,
     FONT_TITLE,
@@ -23,7 +23,6 @@ from caylus_env.caylus.viewer.theme import (
     RULE,
     SEAT_COLOURS,
 )
-from caylus_env.core.viewer import svg
 
 TABLE_X = 820
 TABLE_Y = 46

@@ -13,8 +13,9 @@ from typing import Any
 
 from caylus_env.caylus.engine.constants import NUM_WORKERS, RESOURCE_NAMES
 from caylus_env.caylus.viewer.favors import TABLE_H, TABLE_X, TABLE_Y
-from caylus_env.caylus.viewer.theme import (
-    CUBE_COLOURS,
+from caylus_env.caylus.viewer.theme import CUBE_COLOURS
+from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
     FONT_BIG,
     FONT_SMALL,
     FONT_TEXT,
@@ -26,7 +27,6 @@ from caylus_env.caylus.viewer.theme import (
     SEAT_COLOUR_NAMES,
     SEAT_COLOURS,
 )
-from caylus_env.core.viewer import svg
 
 CARDS_X = TABLE_X
 CARDS_Y = TABLE_Y + TABLE_H + 10

@@ -19,9 +19,10 @@ from caylus_env.caylus.engine.board import ROAD_LEN
 from caylus_env.caylus.engine.constants import FAVOR_ROW_NAMES, SECTION_NAMES, SPECIAL_NAMES
 from caylus_env.caylus.engine.decisions import ENTRY_OF_NAME
 from caylus_env.caylus.viewer import board, castle, favors, players
-from caylus_env.caylus.viewer.theme import BUILDING_LABELS, HEADER_COLOUR, PAGE_COLOUR, PAPER
+from caylus_env.caylus.viewer.theme import BUILDING_LABELS, HEADER_COLOUR, PAGE_COLOUR
 from caylus_env.core import viewer
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import PAPER
 
 WIDTH = 1200
 HEIGHT = 800

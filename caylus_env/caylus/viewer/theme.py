@@ -1,8 +1,8 @@
 """Colours, fonts and words of Caylus's pictures.
 
-The seat colours, paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``, re-
-exported here for the drawing modules), so a seat looks the same in every game's page; this
-module adds what only Caylus has: the tile colours, the cubes, the favor table's closed
+The seat colours, paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``, which
+the drawing modules import them from), so a seat looks the same in every game's page; this
+module holds what only Caylus has: the tile colours, the cubes, the favor table's closed
 columns and the names of the buildings, castle sections and special buildings. Sizes that
 belong to one picture live in its own module (``board``, ``castle``, ``favors``, ``players``).
 """
@@ -11,23 +11,6 @@ from __future__ import annotations
 
 from caylus_env.caylus.engine.buildings import BUILDINGS, BuildingKind
 from caylus_env.caylus.engine.constants import SPECIAL_NAMES
-from caylus_env.core.viewer.theme import (
-    EMPTY_SPACE,
-    FONT,
-    FONT_BIG,
-    FONT_SMALL,
-    FONT_TEXT,
-    FONT_TITLE,
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    ON_SEAT,
-    PANEL,
-    PAPER,
-    RULE,
-    SEAT_COLOUR_NAMES,
-    SEAT_COLOURS,
-)
 
 __all__ = [
     "BUILDING_KINDS",
@@ -35,24 +18,9 @@ __all__ = [
     "CLOSED",
     "CLOSED_OPACITY",
     "CUBE_COLOURS",
-    "EMPTY_SPACE",
-    "FONT",
-    "FONT_BIG",
-    "FONT_SMALL",
-    "FONT_TEXT",
-    "FONT_TITLE",
     "HEADER_COLOUR",
-    "HIGHLIGHT",
-    "INK",
     "KIND_FILL",
-    "MUTED",
-    "ON_SEAT",
     "PAGE_COLOUR",
-    "PANEL",
-    "PAPER",
-    "RULE",
-    "SEAT_COLOURS",
-    "SEAT_COLOUR_NAMES",
     "SECTION_LABELS",
     "SPECIAL_LABELS",
 ]

@@ -39,22 +39,24 @@ from caylus_env.caylus_1303.engine.tiles import (
     Group,
 )
 from caylus_env.caylus_1303.viewer.theme import (
-    EMPTY_SPACE,
-    FONT_SMALL,
     FONT_TINY,
-    FONT_TITLE,
     GROUP_FILL,
-    INK,
-    MUTED,
-    PANEL,
     PROVOST,
     RESIDENCE_FILL,
-    RULE,
     SEAT_FILL,
     SEAT_TEXT,
 )
 from caylus_env.caylus_1303.viewer.view import Space, View
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
+    EMPTY_SPACE,
+    FONT_SMALL,
+    FONT_TITLE,
+    INK,
+    MUTED,
+    PANEL,
+    RULE,
+)
 
 WIDTH = 1200
 MARGIN = 12

@@ -17,21 +17,23 @@ from caylus_env.caylus_1303.engine.constants import CHARACTER_NAMES, RESOURCE_NA
 from caylus_env.caylus_1303.viewer.board import MARGIN, WIDTH
 from caylus_env.caylus_1303.viewer.theme import (
     CHARACTER_LABELS,
+    FONT_TINY,
+    RESOURCE_COLOURS,
+    SEAT_FILL,
+)
+from caylus_env.caylus_1303.viewer.view import View
+from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
     FONT_SMALL,
     FONT_TEXT,
-    FONT_TINY,
     FONT_TITLE,
     HIGHLIGHT,
     INK,
     MUTED,
     PANEL,
-    RESOURCE_COLOURS,
     RULE,
     SEAT_COLOUR_NAMES,
-    SEAT_FILL,
 )
-from caylus_env.caylus_1303.viewer.view import View
-from caylus_env.core.viewer import svg
 
 PANEL_H = 146
 PANEL_GAP = 8

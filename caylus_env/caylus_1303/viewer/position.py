@@ -34,10 +34,11 @@ from caylus_env.caylus_1303.viewer.board import (
     TOP_Y,
     WIDTH,
 )
-from caylus_env.caylus_1303.viewer.theme import HEADER_COLOUR, LABELS, PAGE_COLOUR, PAPER
+from caylus_env.caylus_1303.viewer.theme import HEADER_COLOUR, LABELS, PAGE_COLOUR
 from caylus_env.caylus_1303.viewer.view import View, read, view_of
 from caylus_env.core import viewer
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import PAPER
 
 SUPPLY_Y = LEGEND_Y + 14
 PLAYERS_Y = supply.characters_top(SUPPLY_Y) + supply.CHARACTER_H + 14

@@ -21,17 +21,10 @@ from caylus_env.caylus_1303.engine.tiles import (
     WOOD_KINDS,
 )
 from caylus_env.caylus_1303.viewer.board import MARGIN, WIDTH, worker
-from caylus_env.caylus_1303.viewer.theme import (
-    CHARACTER_LABELS,
-    FONT_SMALL,
-    FONT_TINY,
-    GROUP_FILL,
-    MUTED,
-    PANEL,
-    RULE,
-)
+from caylus_env.caylus_1303.viewer.theme import CHARACTER_LABELS, FONT_TINY, GROUP_FILL
 from caylus_env.caylus_1303.viewer.view import View
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import FONT_SMALL, MUTED, PANEL, RULE
 
 SUPPLY_LABEL_W = 120
 TILE_W = 112

@@ -1,7 +1,7 @@
 """Colours, fonts and words of Caylus 1303's pictures.
 
-Paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``, re-exported here for
-the drawing modules), and so are the seat colours: a seat has the same colour on the board, its
+Paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``, which the drawing
+modules import them from), and so are the seat colours: a seat has the same colour on the board, its
 panel and the page's score chart, as in every game's pages (the box's colours of rules 2.1 are
 a table's choice, not a rule). This module adds what only
 Caylus 1303 has: the tile colours by group and side (rules 2.1, 5), the resources, and the
@@ -19,48 +19,18 @@ from caylus_env.caylus_1303.engine.constants import (
     SPACE_NAMES,
 )
 from caylus_env.caylus_1303.engine.tiles import SIDE_NAMES, TILES, Group
-from caylus_env.core.viewer.theme import (
-    EMPTY_SPACE,
-    FONT,
-    FONT_BIG,
-    FONT_SMALL,
-    FONT_TEXT,
-    FONT_TITLE,
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    ON_SEAT,
-    PANEL,
-    PAPER,
-    RULE,
-    SEAT_COLOUR_NAMES,
-    SEAT_COLOURS,
-)
+from caylus_env.core.viewer.theme import ON_SEAT, SEAT_COLOURS
 
 __all__ = [
     "CHARACTER_LABELS",
-    "EMPTY_SPACE",
-    "FONT",
-    "FONT_BIG",
-    "FONT_SMALL",
-    "FONT_TEXT",
     "FONT_TINY",
-    "FONT_TITLE",
     "GROUP_FILL",
     "HEADER_COLOUR",
-    "HIGHLIGHT",
-    "INK",
     "LABELS",
-    "MUTED",
-    "ON_SEAT",
     "PAGE_COLOUR",
-    "PANEL",
-    "PAPER",
     "PROVOST",
     "RESIDENCE_FILL",
     "RESOURCE_COLOURS",
-    "RULE",
-    "SEAT_COLOUR_NAMES",
     "SEAT_FILL",
     "SEAT_TEXT",
     "SIDE_NAMES",

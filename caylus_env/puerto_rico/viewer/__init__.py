@@ -4,11 +4,10 @@
 - ``Drawing``: the game contract's drawing (a `caylus_env.core.viewer.Drawing`): the slots of
   the table picture, where each stands and how to draw a position; the replay page of a Puerto
   Rico record is ``caylus_env.core.viewer.write_replay_page(record, path)``, as for every game;
-- ``position_svg(state_dict)``: one position as a standalone SVG picture;
-- ``board_targets(state_dict, legal)``: the slot each legal action stands for, so that a
-  person plays by clicking the board (``caylus serve``).
-- ``action_words(state_dict, action)``: what an action does there, its cost and its effect,
-  in the game's words (``words``): how ``caylus serve`` lists a decision's actions.
+- ``position_svg(state_dict)``, ``board_targets(state_dict, legal)`` and
+  ``action_words(state_dict, action)`` (from ``words``): the picture of one position, the
+  slot each legal action stands for and what an action does there, as the game contract's
+  ``viewer`` says (`caylus_env.core.contract`; ``caylus serve`` plays with them).
 
 Drawing lives in one module per concern: ``board`` (roles, colonists, supplies, face-up
 plantations, goods, trading house, cargo ships, building supply) and ``players`` (each seat's

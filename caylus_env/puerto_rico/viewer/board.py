@@ -15,6 +15,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
+    EMPTY_SPACE,
+    FONT_SMALL,
+    FONT_TEXT,
+    FONT_TITLE,
+    INK,
+    MUTED,
+    ON_SEAT,
+    PANEL,
+    RULE,
+)
 from caylus_env.puerto_rico.engine.buildings import B_KIND, B_PRODUCES, BUILDING_NAMES, BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
     GOOD_NAMES,
@@ -29,22 +40,13 @@ from caylus_env.puerto_rico.viewer.theme import (
     BUILDING_FILL,
     BUILDING_LABELS,
     COLONIST,
-    EMPTY_SPACE,
-    FONT_SMALL,
-    FONT_TEXT,
     FONT_TINY,
-    FONT_TITLE,
     GOOD_COLOURS,
     GOOD_TEXT,
-    INK,
-    MUTED,
-    ON_SEAT,
     OUT_OF_GAME,
-    PANEL,
     PRODUCTION_FILL,
     ROLE_FILL,
     ROLE_LABELS,
-    RULE,
     TILE_COLOURS,
     TILE_SHORT,
 )

@@ -17,6 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import (
+    EMPTY_SPACE,
+    FONT_SMALL,
+    FONT_TEXT,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    ON_SEAT,
+    PAPER,
+    RULE,
+    SEAT_COLOURS,
+)
 from caylus_env.puerto_rico.engine.buildings import B_CIRCLES, B_SPACES, BUILDING_NAMES
 from caylus_env.puerto_rico.engine.constants import (
     CITY_SPACES,
@@ -26,21 +38,7 @@ from caylus_env.puerto_rico.engine.constants import (
     TILE_NAMES,
 )
 from caylus_env.puerto_rico.viewer import board
-from caylus_env.puerto_rico.viewer.theme import (
-    BUILDING_LABELS,
-    COLONIST,
-    EMPTY_SPACE,
-    FONT_SMALL,
-    FONT_TEXT,
-    FONT_TINY,
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    ON_SEAT,
-    PAPER,
-    RULE,
-    SEAT_COLOURS,
-)
+from caylus_env.puerto_rico.viewer.theme import BUILDING_LABELS, COLONIST, FONT_TINY
 
 PANEL_W = 228
 PANEL_STEP = 236

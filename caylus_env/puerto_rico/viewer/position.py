@@ -20,17 +20,13 @@ from typing import Any
 
 from caylus_env.core import viewer
 from caylus_env.core.viewer import svg
+from caylus_env.core.viewer.theme import PAPER
 from caylus_env.puerto_rico import GAME
 from caylus_env.puerto_rico.engine.actions import string_to_action
 from caylus_env.puerto_rico.engine.constants import ROLE_NAMES
 from caylus_env.puerto_rico.engine.decisions import ENTRY_OF_NAME
 from caylus_env.puerto_rico.viewer import board, players
-from caylus_env.puerto_rico.viewer.theme import (
-    BUILDING_LABELS,
-    HEADER_COLOUR,
-    PAGE_COLOUR,
-    PAPER,
-)
+from caylus_env.puerto_rico.viewer.theme import BUILDING_LABELS, HEADER_COLOUR, PAGE_COLOUR
 
 WIDTH = 1200
 PLAYERS_GAP = 10

@@ -1,30 +1,16 @@
 """Colours, fonts and words shared by every drawing module of the Puerto Rico viewer.
 
 The seat colours, paper, ink and fonts are every game's (``caylus_env.core.viewer.theme``,
-re-exported here for the drawing modules), so a seat looks the same in every game's page; this
-module adds what only Puerto Rico has: the page's colours, the five goods and the island tiles
-(docs/rules/puerto_rico.md 1.1), the building families (2.3-2.5) and the role cards (1.1, 4).
+which the drawing modules import them from), so a seat looks the same in every game's page;
+this module holds what only Puerto Rico has: the page's colours, the five goods and the island
+tiles (docs/rules/puerto_rico.md 1.1), the building families (2.3-2.5) and the role cards (1.1,
+4).
 Sizes that belong to one picture live in its own module (``board``, ``players``).
 """
 
 from __future__ import annotations
 
-from caylus_env.core.viewer.theme import (
-    EMPTY_SPACE,
-    FONT,
-    FONT_SMALL,
-    FONT_TEXT,
-    FONT_TITLE,
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    ON_SEAT,
-    PANEL,
-    PAPER,
-    RULE,
-    SEAT_COLOUR_NAMES,
-    SEAT_COLOURS,
-)
+from caylus_env.core.viewer.theme import INK, ON_SEAT
 from caylus_env.puerto_rico.engine.buildings import BUILDINGS, BuildingKind
 from caylus_env.puerto_rico.engine.constants import GOOD_NAMES, ROLE_NAMES, TILE_NAMES
 
@@ -32,29 +18,15 @@ __all__ = [
     "BUILDING_FILL",
     "BUILDING_LABELS",
     "COLONIST",
-    "EMPTY_SPACE",
-    "FONT",
-    "FONT_SMALL",
-    "FONT_TEXT",
     "FONT_TINY",
-    "FONT_TITLE",
     "GOOD_COLOURS",
     "GOOD_TEXT",
     "HEADER_COLOUR",
-    "HIGHLIGHT",
-    "INK",
-    "MUTED",
-    "ON_SEAT",
     "OUT_OF_GAME",
     "PAGE_COLOUR",
-    "PANEL",
-    "PAPER",
     "PRODUCTION_FILL",
     "ROLE_FILL",
     "ROLE_LABELS",
-    "RULE",
-    "SEAT_COLOURS",
-    "SEAT_COLOUR_NAMES",
     "TILE_COLOURS",
     "TILE_SHORT",
 ]
