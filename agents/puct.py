@@ -88,6 +88,7 @@ from typing import Any
 import numpy as np
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel)
+from caylus_env.core.bindings import NUM_ACTIONS, OBS_SIZE, K, encode, forward, game_bindings
 from caylus_env.core.observation import MAX_PLAYERS
 from caylus_env.core.registry import game_spec
 from caylus_env.core.specialize import specialize
@@ -105,7 +106,7 @@ _U1 = np.uint64(1)
 
 # ---------------------------------------------------------------------------------------
 # The search, compiled per game and network kind (globals K, encode, forward, NUM_ACTIONS,
-# OBS_SIZE are bound by `specialize`).
+# OBS_SIZE, declared in `caylus_env.core.bindings`, are bound by `specialize`).
 # ---------------------------------------------------------------------------------------
 def _draw(rng):
     """The next determinization seed of the agent's stream, in [0, 2**63)."""
@@ -124,11 +125,11 @@ def _margin(sc, q, players):
 def _exact(s, players, sc, ret, shaping, scale, val):
     """The values of a game that is over: the rank returns (0 when cut off unfinished) plus
     the shaped potential of the final margins."""
-    if K.is_terminal(s):  # noqa: F821
-        K.returns(s, ret)  # noqa: F821
+    if K.is_terminal(s):
+        K.returns(s, ret)
     else:
         ret[:] = 0.0
-    K.scores(s, sc)  # noqa: F821
+    K.scores(s, sc)
     for q in range(players):
         val[q] = ret[q] + shaping * _margin(sc, q, players) / scale
 
@@ -137,23 +138,23 @@ def _evaluate(s, mover, players, params, obs, logits, spare, sc, shaping, scale,
     """The network's view of a position where ``mover`` is to act: its logits of every
     action into ``logits``, and every seat's value (each read from its own observation; with
     2 players the other seat's is minus the mover's) plus the shaped potential."""
-    K.scores(s, sc)  # noqa: F821
-    encode(s, mover, obs)  # noqa: F821
-    v = forward(obs, params, logits, True)  # noqa: F821
+    K.scores(s, sc)
+    encode(s, mover, obs)
+    v = forward(obs, params, logits, True)
     val[mover] = v + shaping * _margin(sc, mover, players) / scale
     if players == 2:
         val[1 - mover] = -val[mover]
         return
     for q in range(players):
         if q != mover:
-            encode(s, q, obs)  # noqa: F821
-            v = forward(obs, params, spare, False)  # noqa: F821
+            encode(s, q, obs)
+            v = forward(obs, params, spare, False)
             val[q] = v + shaping * _margin(sc, q, players) / scale
 
 
 def _select(node, s, legal, n, child, logit, visits, wsum, c, fpu):
     """The PUCT choice among ``legal[:n]`` at ``node`` for the seat to move in ``s``."""
-    p = K.current_player(s)  # noqa: F821
+    p = K.current_player(s)
     top = -np.inf
     for i in range(n):
         top = max(top, np.float64(logit[node, legal[i]]))
@@ -187,14 +188,14 @@ def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_vis
     ``root_visits`` and returns the nodes used."""
     child, logit, visits, wsum, expanded, path = tree
     s = root.copy()
-    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
-    obs = np.empty(OBS_SIZE, np.float32)  # noqa: F821
-    spare = np.empty(NUM_ACTIONS, np.float32)  # noqa: F821
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    obs = np.empty(OBS_SIZE, np.float32)
+    spare = np.empty(NUM_ACTIONS, np.float32)
     sc = np.zeros(MAX_PLAYERS, np.int64)
     ret = np.zeros(MAX_PLAYERS, np.float64)
     val = np.zeros(MAX_PLAYERS, np.float64)
-    players = K.scores(s, sc)  # noqa: F821
-    K.determinize(s, seat, _draw(rng))  # noqa: F821
+    players = K.scores(s, sc)
+    K.determinize(s, seat, _draw(rng))
     child[0, :] = -1
     _evaluate(s, seat, players, params, obs, logit[0], spare, sc, shaping, scale, val)
     expanded[0] = 1
@@ -205,8 +206,8 @@ def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_vis
     nodes = 1
     for _ in range(sims):
         s[:] = root
-        K.determinize(s, seat, _draw(rng))  # noqa: F821
-        n = K.legal_actions(s, legal)  # noqa: F821
+        K.determinize(s, seat, _draw(rng))
+        n = K.legal_actions(s, legal)
         node = 0
         depth = 0
         path[0] = 0
@@ -215,14 +216,14 @@ def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_vis
                 _exact(s, players, sc, ret, shaping, scale, val)
                 break
             if expanded[node] == 0:  # first reached where the game goes on
-                mover = K.current_player(s)  # noqa: F821
+                mover = K.current_player(s)
                 row = logit[node]
                 _evaluate(s, mover, players, params, obs, row, spare, sc, shaping, scale, val)
                 expanded[node] = 1
                 break
             a = _select(node, s, legal, n, child, logit, visits, wsum, c, fpu)
-            K.apply(s, a)  # noqa: F821
-            n = K.advance(s, legal)  # noqa: F821
+            K.apply(s, a)
+            n = K.advance(s, legal)
             kid = child[node, a]
             if kid < 0:
                 kid = nodes
@@ -240,7 +241,7 @@ def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_vis
             visits[k] += 1
             for q in range(players):
                 wsum[k, q] += val[q]
-    for a in range(NUM_ACTIONS):  # noqa: F821
+    for a in range(NUM_ACTIONS):
         kid = child[0, a]
         root_visits[a] = visits[kid] if kid >= 0 else 0
     return nodes
@@ -255,18 +256,8 @@ def search_kernels(game: str, kind: str, forward: Any) -> SimpleNamespace:
     (its compiled ``forward``; ``PolicyNet.search_network``), once per process (numba's
     disk cache keeps it between runs)."""
     spec = game_spec(game)
-    engine = spec.engine()
-    observation = spec.observation()
     return specialize(
-        _TEMPLATES,
-        f"{spec.name}__{kind}",
-        {
-            "K": engine.kernels,
-            "encode": observation.encode_into,
-            "forward": forward,
-            "NUM_ACTIONS": engine.NUM_ACTIONS,
-            "OBS_SIZE": observation.OBS_SIZE,
-        },
+        _TEMPLATES, f"{spec.name}__{kind}", {**game_bindings(spec), "forward": forward}
     )
 
 

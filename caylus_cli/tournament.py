@@ -1,11 +1,17 @@
-"""``caylus tournament`` and ``caylus duel``: seat-balanced tournaments and SPRT duels."""
+"""``caylus tournament`` and ``caylus duel``: seat-balanced tournaments and SPRT duels.
+
+``caylus tournament``'s options that determine the games are the fields of
+``agents.tournament.specs.TournamentSpec`` (``caylus_cli.fields``); those of how and where
+they are played (``--out``, ``--workers``, ...) follow them.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from agents.tournament.specs import MOVE_TIME_LIMIT, TournamentSpec
 from caylus_cli.app import (
     AgentsGameOption,
     BackendOption,
@@ -24,37 +30,29 @@ from caylus_cli.app import (
     agents_game,
     app,
 )
+from caylus_cli.fields import from_fields
 
 
 @app.command()
+@from_fields(
+    TournamentSpec,
+    shared={
+        "seed": SeedOption,
+        "move_time_limit": TimeLimitOption,
+        "game_options": OptionsOption,
+        "plugins": PluginsOption,
+        "game": AgentsGameOption,
+    },
+)
 def tournament(
-    agents: Annotated[
-        str,
-        typer.Option(
-            help="Comma-separated agent specs, e.g. random,castle,mcts:200; the first is the "
-            "reference of the reports unless --reference names another."
-        ),
-    ],
-    players: Annotated[int, typer.Option(help="Players per game, 2 to 5.")],
-    games: Annotated[int, typer.Option(help="Total games, rounded up to whole blocks.")],
+    values: dict[str, Any],
+    *,
     out: Annotated[
         str, typer.Option(help="Run directory (games.jsonl, run.json, reports); not empty.")
     ],
-    seed: SeedOption = 0,
     workers: WorkersOption = None,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
-    permutations: Annotated[
-        bool,
-        typer.Option(
-            "--permutations/--rotations",
-            help="Seat each block in every order of its table (players! games) instead of its "
-            "players cyclic rotations.",
-        ),
-    ] = False,
-    move_time_limit: TimeLimitOption = 10.0,
-    option: OptionsOption = None,
-    plugin: PluginsOption = None,
     bootstrap: Annotated[
         int, typer.Option(help="Block-bootstrap resamples for the rating intervals.")
     ] = 200,
@@ -75,7 +73,6 @@ def tournament(
             "records (the reports use the new ones).",
         ),
     ] = False,
-    game: AgentsGameOption = None,
 ) -> None:
     """Play a seat-balanced tournament (resumable) and report ratings and statistics.
 
@@ -85,31 +82,25 @@ def tournament(
     arguments on an existing --out are refused. --game NAME plays that game with its own agents
     (caylus agents --game NAME lists them).
     """
-    from agents.tournament.runner import (
-        TournamentError,
-        TournamentSpec,
-        prepare_tournament,
-        run_tournament,
-    )
+    from agents.tournament.runner import TournamentError, prepare_tournament, run_tournament
 
     if bootstrap < 0:
         _fail(f"invalid value for --bootstrap: must be >= 0, got {bootstrap}")
-    specs = tuple(_split_agents(agents))
+    specs = tuple(_split_agents(values["agents"]))
     if reference is not None and reference.strip() not in specs:
         _fail(
             f"invalid value for --reference: {reference.strip()!r} is not an agent of this run; "
             f"allowed: {', '.join(specs)}"
         )
     spec = TournamentSpec(
-        agents=specs,
-        players=players,
-        games=games,
-        seed=seed,
-        seating="permutations" if permutations else "rotations",
-        move_time_limit=move_time_limit,
-        game_options=_parse_options(option),
-        plugins=tuple(plugin or ()),
-        game=agents_game(game, specs),
+        **{
+            **values,
+            "agents": specs,
+            "seating": "permutations" if values["seating"] else "rotations",
+            "game_options": _parse_options(values["game_options"]),
+            "plugins": tuple(values["plugins"] or ()),
+            "game": agents_game(values["game"], specs),
+        }
     )
     try:
         prepared = prepare_tournament(spec, out, workers=workers, backend=backend)
@@ -168,7 +159,7 @@ def duel(
             help="Write games.jsonl and duel.json here (resumable; default: write nothing)."
         ),
     ] = None,
-    move_time_limit: TimeLimitOption = 10.0,
+    move_time_limit: TimeLimitOption = MOVE_TIME_LIMIT,
     option: OptionsOption = None,
     plugin: PluginsOption = None,
     progress: ProgressOption = True,

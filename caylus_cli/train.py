@@ -2,7 +2,8 @@
 (``training``) of every game (``--game``).
 
 All need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they fail
-at once, saying how to install it. Bad arguments, a run directory, dataset or checkpoint of
+at once, saying how to install it. ``caylus train ppo``'s options are the fields of
+``training.config.PPOConfig`` (``caylus_cli.fields``): each setting is declared there once. Bad arguments, a run directory, dataset or checkpoint of
 another game are refused before any work (exit code 2), naming what is wrong.
 """
 
@@ -12,13 +13,14 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from caylus_cli.app import GameOption, ProgressOption, _fail, app
+from caylus_cli.fields import from_fields
 from caylus_env.core.registry import DEFAULT_GAME
-from training.defaults import BATCH_SIZE_RULE, PPO_DEFAULTS
+from training.config import PPOConfig
 
 train_app = typer.Typer(
     help="Train agents by self-play (PPO) or from a dataset (behaviour cloning).",
@@ -40,150 +42,18 @@ def _need_training() -> None:
 
 
 @train_app.command("ppo")
-def ppo(
-    out: Annotated[str, typer.Option(help="Run directory (new, or the run to --resume).")],
-    players: Annotated[
-        str | None,
-        typer.Option(
-            help="Players per game: N, or several as A-B or A,B (one policy for every count: "
-            "the games take the counts in turn; evaluated and gated at each); default: the "
-            "game's default."
-        ),
-    ] = None,
-    steps: Annotated[int, typer.Option(help="Learner decisions to train on.")] = int(
-        PPO_DEFAULTS["steps"]
-    ),
-    seed: Annotated[int, typer.Option(help="Seed of the games, the network and sampling.")] = 0,
-    envs: Annotated[int, typer.Option(help="Games played at once.")] = int(PPO_DEFAULTS["envs"]),
-    opponents: Annotated[
-        str | None,
-        typer.Option(
-            help="Opponent pool with weights: random, the game's scripted bots, self, pool "
-            "(promoted checkpoints), or any agent spec of the game, e.g. "
-            "'self:0.5,random:0.3,pool:0.2' (default: self, random, the scripted bots, pool)."
-        ),
-    ] = None,
-    n_steps: Annotated[
-        int,
-        typer.Option(
-            help="Rollout length per game (a rollout is n_steps * envs samples).",
-        ),
-    ] = int(PPO_DEFAULTS["n_steps"]),
-    batch_size: Annotated[
-        int | None,
-        typer.Option(
-            help="Minibatch size; must divide the rollout n_steps * envs.",
-            show_default=BATCH_SIZE_RULE,
-        ),
-    ] = None,
-    n_epochs: Annotated[
-        int,
-        typer.Option(help="Passes over each rollout."),
-    ] = int(PPO_DEFAULTS["n_epochs"]),
-    learning_rate: Annotated[
-        float,
-        typer.Option(help="Adam learning rate."),
-    ] = PPO_DEFAULTS["learning_rate"],
-    ent_coef: Annotated[float, typer.Option(help="Entropy bonus.")] = PPO_DEFAULTS["ent_coef"],
-    gamma: Annotated[
-        float,
-        typer.Option(help="Discount (1: the game's own end)."),
-    ] = PPO_DEFAULTS["gamma"],
-    gae_lambda: Annotated[float, typer.Option(help="GAE lambda.")] = PPO_DEFAULTS["gae_lambda"],
-    clip_range: Annotated[float, typer.Option(help="PPO clip range.")] = PPO_DEFAULTS["clip_range"],
-    vf_coef: Annotated[
-        float,
-        typer.Option(help="Value loss coefficient."),
-    ] = PPO_DEFAULTS["vf_coef"],
-    eval_opponents: Annotated[
-        str | None,
-        typer.Option(
-            help="References of the learning curve: agent specs of the game, comma-separated "
-            "(default: random and the game's scripted bots)."
-        ),
-    ] = None,
-    shaping: Annotated[
-        float,
-        typer.Option(help="Shaped score-margin reward coefficient (0: off)."),
-    ] = PPO_DEFAULTS["shaping"],
-    checkpoint_every: Annotated[
-        int,
-        typer.Option(
-            help="Steps between checkpoints (rounded up to whole rollouts).",
-        ),
-    ] = int(PPO_DEFAULTS["checkpoint_every"]),
-    eval_games: Annotated[
-        int,
-        typer.Option(
-            help="Games per reference in each evaluation (0: none).",
-        ),
-    ] = int(PPO_DEFAULTS["eval_games"]),
-    gate_games: Annotated[
-        int,
-        typer.Option(help="Games of each promotion match."),
-    ] = int(PPO_DEFAULTS["gate_games"]),
-    threads: Annotated[int, typer.Option(help="torch CPU threads.")] = int(PPO_DEFAULTS["threads"]),
-    init: Annotated[
-        str | None,
-        typer.Option(
-            help="Start from this checkpoint's weights (e.g. from bc; default: a new network)."
-        ),
-    ] = None,
-    arch: Annotated[
-        str | None,
-        typer.Option(
-            help='The network as JSON, e.g. \'{"name": "mlp-v1", "layers": [256, 256]}\' '
-            "(default: pieces-v1)."
-        ),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option("--resume", help="Continue the run in --out from its last checkpoint.")
-    ] = False,
-    algo: Annotated[
-        str,
-        typer.Option(
-            help="maskable (sb3-contrib MaskablePPO, the reference) or cleanrl (the one-file "
-            "PPO of training/cleanrl_ppo.py: same network, masks and checkpoints)."
-        ),
-    ] = "maskable",
-    progress: ProgressOption = True,
-    game: GameOption = DEFAULT_GAME,
-) -> None:
+@from_fields(PPOConfig, shared={"progress": ProgressOption, "game": GameOption})
+def ppo(values: dict[str, Any]) -> None:
     """Train a policy of --game with PPO against an opponent pool; checkpoints in OUT."""
     _need_training()
     from training.ppo import config_from_args, train
     from training.runs import check_run_game
 
+    out, game = values["out"], values["game"]
     try:
         check_run_game(out, game)
         cfg = config_from_args(
-            out=out,
-            game=game,
-            players=players,
-            steps=steps,
-            seed=seed,
-            envs=envs,
-            opponents=opponents,
-            n_steps=n_steps,
-            batch_size=batch_size,
-            n_epochs=n_epochs,
-            learning_rate=learning_rate,
-            ent_coef=ent_coef,
-            gamma=gamma,
-            gae_lambda=gae_lambda,
-            clip_range=clip_range,
-            vf_coef=vf_coef,
-            eval_opponents=eval_opponents,
-            shaping=shaping,
-            checkpoint_every=checkpoint_every,
-            eval_games=eval_games,
-            gate_games=gate_games,
-            threads=threads,
-            init=init,
-            arch=_arch(arch),
-            algo=algo,
-            resume=resume,
-            progress=progress,
+            **{**values, "arch": _arch(values["arch"])},
             command=shlex.join([str(app.info.name), *sys.argv[1:]]),
         )
         last = train(cfg)

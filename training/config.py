@@ -15,20 +15,25 @@ from its name:
 * ``arch``: ``agents.policy.DEFAULT_ARCH`` (pieces-v1, built from the game's observation
   layout).
 
-The other defaults are the same for every game (``training.defaults.PPO_DEFAULTS``, which
-``caylus train ppo --help`` shows); ``batch_size`` defaults to
+The other defaults are the same for every game; ``batch_size`` defaults to
 ``training.defaults.default_batch_size``: the largest divisor of the rollout ``n_steps * envs``
 that is at most 2048.
+
+Every setting is declared once, as a field of `PPOConfig`: its name, type and default, and in
+its ``metadata`` its ``--help`` text (``help``; ``flags``, ``show_default`` and ``cli_type``
+where the option is not the plain ``--name VALUE``). ``caylus train ppo`` builds its options
+from these fields (``caylus_cli.fields``), ``run.json`` stores them (``dataclasses.asdict``), and
+`config_from_args` takes them by name: a new setting is one field. This module imports no
+torch, compiled kernel or game until a config is made, so that ``--help`` stays quick.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from agents.policy import DEFAULT_ARCH, PolicyNet, arch_from_json
 from caylus_env.core.registry import DEFAULT_GAME, game_spec
-from training.defaults import BATCH_SIZE_RULE, PPO_DEFAULTS, default_batch_size, divisors
+from training.defaults import BATCH_SIZE_RULE, default_batch_size, divisors
 
 #: The PPO implementations: sb3-contrib's (the reference) and the one-file CleanRL-style one.
 ALGOS = ("maskable", "cleanrl")
@@ -74,67 +79,107 @@ def default_eval_opponents(game: str) -> str:
 
 @dataclass
 class PPOConfig:
-    """Every argument of ``caylus train ppo`` (``run.json`` stores them). ``None`` for
-    ``players``, ``opponents``, ``eval_opponents`` and ``arch`` means the game's default
-    (module docstring), filled in when the config is made.
+    """Every argument of ``caylus train ppo``, in the order its ``--help`` lists them
+    (``run.json`` stores them); each field's ``metadata["help"]`` says what it is. ``None``
+    for ``players``, ``opponents``, ``eval_opponents`` and ``arch`` means the game's default
+    (module docstring), filled in when the config is made; for ``batch_size``,
+    `default_batch_size` of ``n_steps`` and ``envs``.
 
-    Attributes:
-        out: the run directory.
-        game: the game trained (a registered name).
-        players: the player count of the games (an int), or several (a list, or ``N``,
-            ``A-B``, ``A,B`` as text: one policy for every count; see the module docstring).
-        steps: learner decisions to train on (environment steps).
-        seed: seeds the games, the network's initialization and the sampling.
-        envs: games played at once.
-        opponents: the opponent pool (``training.learner.parse_pool``).
-        n_steps: rollout length per game (a rollout is ``n_steps * envs`` samples).
-        batch_size: minibatch size of the updates; None: ``default_batch_size`` of
-            ``n_steps`` and ``envs``. It must divide the rollout ``n_steps * envs``.
-        n_epochs: passes over each rollout.
-        learning_rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef: PPO's.
-        shaping: coefficient of the shaped score-margin term (0: off; ``training.vecenv``).
-        checkpoint_every: steps between checkpoints (rounded up to whole rollouts).
-        eval_games: games per reference in each checkpoint's evaluation (0: none).
-        eval_opponents: the references of the learning curve (agent specs of the game).
-        gate_games: games of each promotion match.
-        threads: torch's CPU threads.
-        init: a checkpoint of the game whose weights start the network (warm start).
-        arch: the network (``agents.policy.ARCHS``: its ``config.json`` form).
-        algo: ``maskable`` (sb3-contrib ``MaskablePPO``, the reference) or ``cleanrl`` (the
-            one-file PPO of ``training.cleanrl_ppo``: same network, masks and checkpoints).
-        resume: continue from the last complete checkpoint.
-        progress: show the progress bar.
-        command: the exact command line (recorded in checkpoints).
+    Not options: ``game`` and ``progress`` are the command line's shared ``--game`` and
+    ``--progress`` (``caylus_cli.app``), ``command`` is the exact command line (recorded in
+    checkpoints). ``players`` may also be a list of counts; ``arch`` is the network's
+    ``config.json`` form (``agents.policy.ARCHS``), given as JSON text on the command line.
     """
 
-    out: str
-    game: str = DEFAULT_GAME
-    players: int | list[int] | str | None = None
-    steps: int = int(PPO_DEFAULTS["steps"])
-    seed: int = 0
-    envs: int = int(PPO_DEFAULTS["envs"])
-    opponents: str | None = None
-    n_steps: int = int(PPO_DEFAULTS["n_steps"])
-    batch_size: int | None = None
-    n_epochs: int = int(PPO_DEFAULTS["n_epochs"])
-    learning_rate: float = PPO_DEFAULTS["learning_rate"]
-    gamma: float = PPO_DEFAULTS["gamma"]
-    gae_lambda: float = PPO_DEFAULTS["gae_lambda"]
-    clip_range: float = PPO_DEFAULTS["clip_range"]
-    ent_coef: float = PPO_DEFAULTS["ent_coef"]
-    vf_coef: float = PPO_DEFAULTS["vf_coef"]
-    shaping: float = PPO_DEFAULTS["shaping"]
-    checkpoint_every: int = int(PPO_DEFAULTS["checkpoint_every"])
-    eval_games: int = int(PPO_DEFAULTS["eval_games"])
-    eval_opponents: str | None = None
-    gate_games: int = int(PPO_DEFAULTS["gate_games"])
-    threads: int = int(PPO_DEFAULTS["threads"])
-    init: str | None = None
-    arch: dict[str, Any] | None = None
-    algo: str = "maskable"
-    resume: bool = False
+    out: str = field(metadata={"help": "Run directory (new, or the run to --resume)."})
+    players: int | list[int] | str | None = field(
+        default=None,
+        metadata={
+            "help": "Players per game: N, or several as A-B or A,B (one policy for every "
+            "count: the games take the counts in turn; evaluated and gated at each); default: "
+            "the game's default.",
+            "cli_type": str,
+        },
+    )
+    steps: int = field(default=1_000_000, metadata={"help": "Learner decisions to train on."})
+    seed: int = field(default=0, metadata={"help": "Seed of the games, the network and sampling."})
+    envs: int = field(default=128, metadata={"help": "Games played at once."})
+    opponents: str | None = field(
+        default=None,
+        metadata={
+            "help": "Opponent pool with weights: random, the game's scripted bots, self, pool "
+            "(promoted checkpoints), or any agent spec of the game, e.g. "
+            "'self:0.5,random:0.3,pool:0.2' (default: self, random, the scripted bots, pool)."
+        },
+    )
+    n_steps: int = field(
+        default=32,
+        metadata={"help": "Rollout length per game (a rollout is n_steps * envs samples)."},
+    )
+    batch_size: int | None = field(
+        default=None,
+        metadata={
+            "help": "Minibatch size; must divide the rollout n_steps * envs.",
+            "show_default": BATCH_SIZE_RULE,
+        },
+    )
+    n_epochs: int = field(default=4, metadata={"help": "Passes over each rollout."})
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate."})
+    ent_coef: float = field(default=0.01, metadata={"help": "Entropy bonus."})
+    gamma: float = field(default=1.0, metadata={"help": "Discount (1: the game's own end)."})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda."})
+    clip_range: float = field(default=0.2, metadata={"help": "PPO clip range."})
+    vf_coef: float = field(default=0.5, metadata={"help": "Value loss coefficient."})
+    eval_opponents: str | None = field(
+        default=None,
+        metadata={
+            "help": "References of the learning curve: agent specs of the game, "
+            "comma-separated (default: random and the game's scripted bots)."
+        },
+    )
+    shaping: float = field(
+        default=0.0, metadata={"help": "Shaped score-margin reward coefficient (0: off)."}
+    )
+    checkpoint_every: int = field(
+        default=100_000,
+        metadata={"help": "Steps between checkpoints (rounded up to whole rollouts)."},
+    )
+    eval_games: int = field(
+        default=200, metadata={"help": "Games per reference in each evaluation (0: none)."}
+    )
+    gate_games: int = field(default=200, metadata={"help": "Games of each promotion match."})
+    threads: int = field(default=1, metadata={"help": "torch CPU threads."})
+    init: str | None = field(
+        default=None,
+        metadata={
+            "help": "Start from this checkpoint's weights (e.g. from bc; default: a new network)."
+        },
+    )
+    arch: dict[str, Any] | None = field(
+        default=None,
+        metadata={
+            "help": 'The network as JSON, e.g. \'{"name": "mlp-v1", "layers": [256, 256]}\' '
+            "(default: pieces-v1).",
+            "cli_type": str,
+        },
+    )
+    resume: bool = field(
+        default=False,
+        metadata={
+            "help": "Continue the run in --out from its last checkpoint.",
+            "flags": ("--resume",),
+        },
+    )
+    algo: str = field(
+        default="maskable",
+        metadata={
+            "help": "maskable (sb3-contrib MaskablePPO, the reference) or cleanrl (the "
+            "one-file PPO of training/cleanrl_ppo.py: same network, masks and checkpoints)."
+        },
+    )
     progress: bool = True
-    command: str = ""
+    game: str = DEFAULT_GAME
+    command: str = field(default="", metadata={"option": False})
 
     def __post_init__(self) -> None:
         spec = game_spec(self.game)  # an unknown game is refused here, naming the known ones
@@ -148,6 +193,8 @@ class PPOConfig:
         if self.eval_opponents is None:
             self.eval_opponents = default_eval_opponents(spec.name)
         if self.arch is None:
+            from agents.policy import DEFAULT_ARCH
+
             self.arch = DEFAULT_ARCH.to_json()
         if self.batch_size is None and all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 1
@@ -176,6 +223,7 @@ class PPOConfig:
         Raises:
             ValueError: naming the argument and what is allowed.
         """
+        from agents.policy import PolicyNet, arch_from_json
         from training.learner import POOL, SELF
 
         def integer(name: str, low: int) -> None:

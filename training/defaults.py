@@ -1,29 +1,9 @@
-"""The defaults of ``caylus train ppo`` and the rule of its default minibatch size, importing
-nothing: ``training.config.PPOConfig`` takes its defaults from here, and the command line shows
-them in ``--help`` without loading torch, numba or a game.
+"""The rule of ``caylus train ppo``'s default minibatch size, importing nothing: the other
+defaults are `training.config.PPOConfig`'s fields (the one declaration of every setting), and
+``--help`` shows this rule as the default of ``--batch-size``.
 """
 
 from __future__ import annotations
-
-#: ``PPOConfig``'s defaults of the values that are the same for every game (the game-dependent
-#: ones, players, opponents, eval_opponents and arch, are described in ``training.config``).
-PPO_DEFAULTS: dict[str, int | float] = {
-    "steps": 1_000_000,
-    "envs": 128,
-    "n_steps": 32,
-    "n_epochs": 4,
-    "learning_rate": 3e-4,
-    "gamma": 1.0,
-    "gae_lambda": 0.95,
-    "clip_range": 0.2,
-    "ent_coef": 0.01,
-    "vf_coef": 0.5,
-    "shaping": 0.0,
-    "checkpoint_every": 100_000,
-    "eval_games": 200,
-    "gate_games": 200,
-    "threads": 1,
-}
 
 #: The largest default minibatch: the default batch size is the largest divisor of the rollout
 #: (``n_steps * envs`` samples) that is at most this (`default_batch_size`).
@@ -57,7 +37,6 @@ def default_batch_size(n_steps: int, envs: int) -> int:
 __all__ = [
     "BATCH_SIZE_RULE",
     "MAX_DEFAULT_BATCH",
-    "PPO_DEFAULTS",
     "default_batch_size",
     "divisors",
 ]

@@ -8,7 +8,7 @@ two kinds:
 
 * **compiled** (``random`` and every bot of the game's ``bots.BOTS`` with a ``scripted``
   row: Caylus's ``castle``, ``town``, ``economy``; Puerto Rico's ``shipper``, ``builder``):
-  played inside the one numba call that steps the batch (the game's ``choose_scripted``,
+  played inside the one compiled call that steps the batch (the game's ``choose_scripted``,
   its ties broken by the game's own random stream);
 * **external** (the current policy ``self``, the promoted checkpoints ``pool``, a checkpoint
   ``policy:PATH``, a shipped checkpoint, MCTS or any agent spec of the game): the kernel
@@ -18,11 +18,11 @@ two kinds:
   however many games wait on it; an agent without it plays game by game, ``act``), applies
   them, and lets the kernel go on, until every game waits on the learner.
 
-The loops below are written once, as plain functions over the game contract's kernels
-(``K``), the game's observation encoder (``encode``) and its scripted bots
-(``choose_scripted``), and compiled by numba per game with ``caylus_env.core.specialize``,
-as the batched environment's are (``caylus_env.core.vector``, whose compiled episode start,
-end and mask they call).
+The compiled loop is the batched environment's learner loop (``caylus_env.core.vector``'s
+``LearnerGames``, whose kernels play every kind of compiled opponent and stop a game for an
+external one): ``PoolGames`` is ``LearnerGames`` with a pool, and this module holds only what
+the pool adds in Python: the slots and their weights (``Opponents``), the external opponents,
+and saving and restoring the games of a run.
 
 Reproducibility: game ``k``'s episode ``i`` depends only on ``(seed, k, i)``, the pool and
 the actions (as in ``caylus_env.core.vector``): the setup, the learner seat, the opponent
@@ -45,37 +45,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from types import SimpleNamespace
 from typing import Any, Protocol
 
 import numpy as np
 
 from caylus_env.core.game import check_state_array
-from caylus_env.core.observation import MAX_PLAYERS
 from caylus_env.core.registry import GAME_NAMES, game_spec
-from caylus_env.core.specialize import specialize
 from caylus_env.core.vector import (
-    WORD_LEARNER,
-    WORD_OPPONENTS,
-    Batch,
-    BatchedGames,
+    FIRST_SCRIPTED,
+    OPPONENT_EXTERNAL,
+    OPPONENT_RANDOM,
+    LearnerGames,
+    Opponents,
     action_batch,
-    episode_word,
-    kernels,
-    next_uniform,
-    random_pick,
 )
 
-#: The kind id of the compiled ``random`` opponent; scripted bot row ``r`` is kind ``r + 1``.
-RANDOM = 0
+#: The kind id of the compiled ``random`` opponent; scripted bot row ``r`` is kind
+#: ``r + FIRST_SCRIPTED`` (``caylus_env.core.vector.Opponents``).
+RANDOM = OPPONENT_RANDOM
 #: The kind id of an opponent played in Python (``act_batch`` or ``act``).
-EXTERNAL = -1
+EXTERNAL = OPPONENT_EXTERNAL
 #: The pool entries that stand for the policy being trained, and for the promoted checkpoints
 #: (``pool``; played by ``pool->self`` until a checkpoint is promoted).
 SELF, POOL, POOL_SELF = "self", "pool", "pool->self"
-#: The most negative score margin's start (below any game's scores).
-_NO_SCORE = -(1 << 30)
 
 
 class BatchPolicy(Protocol):
@@ -94,7 +86,13 @@ def compiled_opponents(game: str) -> dict[str, int]:
     ``random`` and the game's scripted bots (``Bot.scripted``)."""
     bots = game_spec(game).module("bots").BOTS
     out = {"random": RANDOM}
-    out.update({head: bot.scripted + 1 for head, bot in bots.items() if bot.scripted is not None})
+    out.update(
+        {
+            head: bot.scripted + FIRST_SCRIPTED
+            for head, bot in bots.items()
+            if bot.scripted is not None
+        }
+    )
     return out
 
 
@@ -114,192 +112,6 @@ class Slot:
     weight: float
     kind: int
     policy: BatchPolicy | None = field(default=None, repr=False)
-
-
-# ---------------------------------------------------------------------------------------
-# Templates, compiled per game by numba (``_kernels``): ``K`` is the game's kernel module,
-# ``encode`` its observation encoder, ``choose_scripted`` its scripted bots, and
-# ``start_episode``, ``finish_game`` and ``write_mask`` the batched env's kernels of the game.
-#
-# g = (states, options, keys, episodes, setup_seeds, learner, rng, slot, legal, shift)
-# out = (num_legal, obs, mask, rewards, terminated, truncated, final_obs, final_seat,
-#        final_scores, final_ties, waiting, margin, final_margin, final_slot)
-# pool = (kind, cum): each slot's kind and the cumulative weights
-# scratch = (noise, ret, seat_rewards, scores)
-# ---------------------------------------------------------------------------------------
-def pool_action(kind, s, legal_row, n, rng, k, noise):
-    """The move of compiled opponent ``kind`` among ``legal_row[:n]``."""
-    if kind == RANDOM:
-        return legal_row[random_pick(rng, k, n)]
-    for i in range(n):
-        noise[i] = next_uniform(rng, k)
-    return legal_row[choose_scripted(kind - 1, s, legal_row, n, noise)]  # noqa: F821
-
-
-def margin_of(scores, learner, num_players):
-    """The learner's score minus the best opponent's (the shaped reward's potential)."""
-    best = _NO_SCORE
-    for p in range(num_players):
-        if p != learner and scores[p] > best:
-            best = scores[p]
-    return scores[learner] - best
-
-
-def start_pool_episode(s, k, g, cum):
-    """Set up game ``k``'s current episode: the setup, the learner seat (shifted by
-    ``shift[k]`` seats: a later game of a rotated block), the opponents' stream and the
-    opponent drawn from the pool; returns the legal count."""
-    options, keys, episodes, setup_seeds, learner, rng, slot, legal, shift = g[1:]
-    n = start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])  # noqa: F821
-    drawn = episode_word(keys[k], episodes[k], WORD_LEARNER) % np.uint64(options[k, 0])
-    learner[k] = (np.int64(drawn) + shift[k]) % options[k, 0]
-    rng[k] = episode_word(keys[k], episodes[k], WORD_OPPONENTS)
-    u = next_uniform(rng, k)
-    j = 0
-    while j < cum.shape[0] - 1 and u >= cum[j]:
-        j += 1
-    slot[k] = j
-    return n
-
-
-def settle(k, n, g, out, pool, scratch):
-    """Play game ``k``'s compiled opponents (starting new episodes as games end) until the
-    learner must act (its observation and mask written) or an external opponent must
-    (``waiting[k]``); returns the opponent decisions taken."""
-    states, options, episodes, learner, rng, slot, legal = g[0], g[1], g[3], g[5], g[6], g[7], g[8]
-    num_legal, obs, mask, rewards, terminated, truncated, final_obs, final_seat = out[:8]
-    final_scores, final_ties, waiting, margin, final_margin, final_slot = out[8:]
-    kind, cum = pool
-    noise, ret, seat_rewards, scores = scratch
-    s = states[k]
-    count = 0
-    while True:
-        while n > 0:
-            if K.current_player(s) == learner[k]:  # noqa: F821
-                break
-            if kind[slot[k]] == EXTERNAL:
-                waiting[k] = True
-                num_legal[k] = n
-                return count
-            a = pool_action(kind[slot[k]], s, legal[k], n, rng, k, noise)
-            K.apply(s, a)  # noqa: F821
-            n = K.advance(s, legal[k])  # noqa: F821
-            count += 1
-        if n > 0:
-            break
-        # The game ended (by its rules, or cut off by its decision cap: zero rewards): its
-        # results, then the next episode of game k (SAME_STEP autoreset).
-        finish_game(  # noqa: F821
-            s, k, learner[k], ret, seat_rewards, terminated, truncated, final_obs, final_scores,
-            final_ties,
-        )  # fmt: skip
-        rewards[k] = seat_rewards[learner[k]]
-        final_seat[k] = learner[k]
-        final_slot[k] = slot[k]
-        final_margin[k] = margin_of(final_scores[k], learner[k], options[k, 0])
-        episodes[k] += 1
-        n = start_pool_episode(s, k, g, cum)
-    waiting[k] = False
-    num_legal[k] = n
-    scores[:] = 0
-    K.scores(s, scores)  # noqa: F821
-    margin[k] = margin_of(scores, learner[k], options[k, 0])
-    encode(s, learner[k], obs[k])  # noqa: F821
-    write_mask(mask[k], legal[k], n)  # noqa: F821
-    return count
-
-
-def reset_pool(select, g, out, pool, scratch):
-    """Start the current episode of every selected game; the opponents play up to the
-    learner's turn (or an external opponent's)."""
-    total = 0
-    for k in range(g[0].shape[0]):
-        if select[k]:
-            n = start_pool_episode(g[0][k], k, g, pool[1])
-            total += settle(k, n, g, out, pool, scratch)
-    return total
-
-
-def step_pool(actions, g, out, pool, scratch):
-    """The learner's action in every game, then its compiled opponents."""
-    states, legal = g[0], g[8]
-    rewards, terminated, truncated = out[3], out[4], out[5]
-    total = 0
-    for k in range(states.shape[0]):
-        rewards[k] = 0.0
-        terminated[k] = False
-        truncated[k] = False
-        K.apply(states[k], actions[k])  # noqa: F821
-        n = K.advance(states[k], legal[k])  # noqa: F821
-        total += settle(k, n, g, out, pool, scratch)
-    return total
-
-
-def external_inputs(idx, g, out, obs, mask, uniforms):
-    """Observations, masks and uniform draws of the games ``idx`` (all waiting)."""
-    states, rng, legal = g[0], g[6], g[8]
-    num_legal = out[0]
-    for i in range(idx.shape[0]):
-        k = idx[i]
-        s = states[k]
-        encode(s, K.current_player(s), obs[i])  # noqa: F821
-        mask[i, :] = False
-        for j in range(num_legal[k]):
-            mask[i, legal[k, j]] = True
-        uniforms[i] = next_uniform(rng, k)
-
-
-def resume_games(idx, actions, g, out, pool, scratch):
-    """Apply the external opponents' actions to games ``idx`` and go on."""
-    states, legal = g[0], g[8]
-    total = 0
-    for i in range(idx.shape[0]):
-        k = idx[i]
-        K.apply(states[k], actions[i])  # noqa: F821
-        n = K.advance(states[k], legal[k])  # noqa: F821
-        total += 1 + settle(k, n, g, out, pool, scratch)
-    return total
-
-
-def margins(states, learner, options, margin, scores):
-    """Every game's current potential (``margin``), from the states (a resumed run)."""
-    for k in range(states.shape[0]):
-        scores[:] = 0
-        K.scores(states[k], scores)  # noqa: F821
-        margin[k] = margin_of(scores, learner[k], options[k, 0])
-
-
-TEMPLATES = (
-    pool_action,
-    margin_of,
-    start_pool_episode,
-    settle,
-    reset_pool,
-    step_pool,
-    external_inputs,
-    resume_games,
-    margins,
-)
-
-
-@cache
-def _kernels(game: str) -> SimpleNamespace:
-    """The pool's kernels of ``game`` (the templates above, compiled by numba on first use;
-    its disk cache keeps them between runs)."""
-    spec = game_spec(game)
-    batched = kernels(spec.name)
-    return specialize(
-        TEMPLATES,
-        spec.name,
-        {
-            "K": spec.engine().kernels,
-            "encode": spec.observation().encode_into,
-            "choose_scripted": spec.module("bots").choose_scripted,
-            "start_episode": batched.start_episode,
-            "finish_game": batched.finish_game,
-            "write_mask": batched.write_mask,
-        },
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,7 +214,7 @@ def make_external(spec: str, game: str) -> BatchPolicy:
 
 
 # ---------------------------------------------------------------------------------------
-class PoolGames(BatchedGames):
+class PoolGames(LearnerGames):
     """``num_envs`` learner games of ``game`` against an opponent pool; see the module
     docstring.
 
@@ -434,17 +246,14 @@ class PoolGames(BatchedGames):
         rotated: bool = False,
         **options: Any,
     ) -> None:
-        super().__init__(game, num_envs, num_players, **options)
+        super().__init__(game, num_envs, num_players, "random", **options)
         self.compiled = compiled_opponents(self.spec.name)
-        self._kernels = _kernels(self.spec.name)
         if isinstance(opponents, str):
             self.pool_spec = parse_pool(opponents, self.spec.name)
         else:
             self.pool_spec = list(opponents)
         self._externals: dict[str, BatchPolicy] = {}
         self._self_policy: BatchPolicy | None = None
-        self.learner = np.zeros(self.num_envs, np.int64)
-        self.slot = np.zeros(self.num_envs, np.int64)
         self.rotated = bool(rotated)
         block = int(self.num_players[0])
         if self.rotated and (len(set(self.num_players.tolist())) > 1 or self.num_envs % block):
@@ -452,29 +261,11 @@ class PoolGames(BatchedGames):
                 "rotated games need one player count and num_envs a multiple of it, got "
                 f"num_envs={self.num_envs} and num_players={sorted(set(self.num_players))}"
             )
-        self.shift = (np.arange(self.num_envs) % block).astype(np.int64) * int(self.rotated)
-        self.rng = np.zeros(self.num_envs, np.uint64)
-        self._rewards = np.zeros(self.num_envs, np.float64)
-        self.waiting = np.zeros(self.num_envs, np.bool_)
-        #: The learner's score margin over the best opponent where it is to act, and at the
-        #: end of the games that ended in the last step (the shaped reward's potential).
-        self.margin = np.zeros(self.num_envs, np.int64)
-        self.final_margin = np.zeros(self.num_envs, np.int64)
-        #: The pool slot each game that ended in the last step was played against.
-        self.final_slot = np.zeros(self.num_envs, np.int64)
-        self._scratch = (
-            np.zeros(self.num_actions, np.float64),
-            self._ret,
-            self._seat_rewards,
-            np.zeros(MAX_PLAYERS, np.int64),
-        )
+        self.shift[:] = (np.arange(self.num_envs) % block) * int(self.rotated)
         self._ext_obs = np.zeros((self.num_envs, self.obs_size), np.float32)
         self._ext_mask = np.zeros((self.num_envs, self.num_actions), np.bool_)
         self._ext_u = np.zeros(self.num_envs, np.float64)
-        #: Decisions taken by the opponents since the last full reset.
-        self.opponent_decisions = 0
         self.set_checkpoints(checkpoints)
-        self.batch: Batch = self._make_batch(self.learner, self._rewards)
 
     # -- the pool ------------------------------------------------------------------------
     def _slot(self, name: str) -> Slot:
@@ -516,9 +307,11 @@ class PoolGames(BatchedGames):
         for slot in self.slots:
             slot.weight = weights.get(slot.name, 0.0)
         w = np.array([s.weight for s in self.slots], np.float64)
-        self._kind = np.array([s.kind for s in self.slots], np.int64)
-        self._cum = np.cumsum(w / w.sum())
-        self._cum[int(np.flatnonzero(w > 0)[-1]) :] = 1.0  # u < 1 never picks past it
+        cum = np.cumsum(w / w.sum())
+        cum[int(np.flatnonzero(w > 0)[-1]) :] = 1.0  # u < 1 never picks past it
+        #: Each slot's kind and the cumulative weights each episode draws its slot from,
+        #: the score margins kept (the trainer's shaped term and per-opponent scores).
+        self.opponents = Opponents(np.array([s.kind for s in self.slots], np.int64), cum, True)
 
     def _external(self, spec: str) -> BatchPolicy:
         if spec not in self._externals:
@@ -552,49 +345,18 @@ class PoolGames(BatchedGames):
             )
         return self._self_policy
 
-    # -- kernels' arguments ----------------------------------------------------------------
-    def _g(self) -> tuple:
-        return (
-            self.states,
-            self.options,
-            self.keys,
-            self.episodes,
-            self.setup_seeds,
-            self.learner,
-            self.rng,
-            self.slot,
-            self._legal,
-            self.shift,
-        )
-
-    def _out(self) -> tuple:
-        return (
-            self._num_legal,
-            self._obs,
-            self._mask,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._final_obs,
-            self._final_seat,
-            self._final_scores,
-            self._final_ties,
-            self.waiting,
-            self.margin,
-            self.final_margin,
-            self.final_slot,
-        )
-
-    def _drain(self) -> int:
-        """Play the external opponents of every waiting game, batched per opponent."""
+    # -- the external opponents ------------------------------------------------------------
+    def _play_outside(self) -> int:
+        """Play the external opponents of every waiting game, batched per opponent, until
+        every game waits on the learner; returns the decisions taken."""
         total = 0
-        g, out, pool = self._g(), self._out(), (self._kind, self._cum)
+        games, learners = self._games, self._learners
         while self.waiting.any():
             for j in np.unique(self.slot[self.waiting]):
                 idx = np.flatnonzero(self.waiting & (self.slot == j))
                 b = len(idx)
-                self._kernels.external_inputs(
-                    idx, g, out, self._ext_obs, self._ext_mask, self._ext_u
+                self.kernels.external_inputs(
+                    idx, games, learners, self._ext_obs, self._ext_mask, self._ext_u
                 )
                 returned = self._policy_of(int(j)).act_batch(
                     self._ext_obs[:b], self._ext_mask[:b], self._ext_u[:b], self.states[idx]
@@ -613,40 +375,19 @@ class PoolGames(BatchedGames):
                     or not self._ext_mask[np.arange(b), actions].all()
                 ):
                     raise RuntimeError(f"opponent {name!r} returned an illegal action")
-                total += self._kernels.resume_games(idx, actions, g, out, pool, self._scratch)
+                total += self.kernels.resume_games(
+                    idx, actions, games, self._out, learners, self._opponents, self._scratch
+                )
         return total
 
-    # -- API -----------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
-        """As ``LearnerGames.reset``: the opponents then play up to the learner's turn."""
-        select = self._select(seed, reset_mask)
+    # -- reset ---------------------------------------------------------------------------
+    def _select(self, seed: Any, reset_mask: Any) -> np.ndarray:
+        """As ``LearnerGames``; a full reset of rotated games gives each block its first
+        game's key."""
+        select = super()._select(seed, reset_mask)
         if self.rotated and reset_mask is None:
             self.keys[:] = self.keys[np.arange(self.num_envs) - self.shift]  # a block's key
-        if reset_mask is None:
-            self.opponent_decisions = 0
-        self._rewards[select] = 0.0
-        self._terminated[select] = False
-        self._truncated[select] = False
-        self.opponent_decisions += self._kernels.reset_pool(
-            select, self._g(), self._out(), (self._kind, self._cum), self._scratch
-        )
-        self.opponent_decisions += self._drain()
-        self._started = True
-        return self.batch
-
-    def step(self, actions: np.ndarray) -> Batch:
-        """The learner's action in every game, then the opponents'; SAME_STEP autoreset.
-
-        Raises:
-            IllegalActionError: naming the game index of an illegal action; nothing is
-                stepped then.
-        """
-        a = self._check_actions(actions)
-        self.opponent_decisions += self._kernels.step_pool(
-            a, self._g(), self._out(), (self._kind, self._cum), self._scratch
-        )
-        self.opponent_decisions += self._drain()
-        return self.batch
+        return select
 
     # -- resume ----------------------------------------------------------------------------
     _SAVED = (
@@ -745,9 +486,7 @@ class PoolGames(BatchedGames):
         self._terminated[:] = False
         self._truncated[:] = False
         self._rewards[:] = 0.0
-        self._kernels.margins(
-            self.states, self.learner, self.options, self.margin, self._scratch[3]
-        )
+        self.kernels.margins(self._games, self._learners, self._scratch)
         self._started = True
 
 
@@ -775,7 +514,6 @@ __all__ = [
     "POOL_SELF",
     "RANDOM",
     "SELF",
-    "TEMPLATES",
     "AgentPolicy",
     "BatchPolicy",
     "PoolGames",

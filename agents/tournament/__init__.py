@@ -19,18 +19,19 @@ game, which is reached through its ``GameSpec`` (its engine's ``Game``), the age
 - `duel`: two agents in seat-swapped pairs until an SPRT decides, on the same pieces;
 - `testing`: a weak baseline and deliberately faulty agents for checking the harness.
 
-The runner and the duel are imported on first use only: workers need just the schedule, the
-arena and the worker module, and should not pay for the statistics and plotting stack at
-start-up.
+Every module is imported on first use only: workers need just the schedule, the arena and the
+worker module, and should not pay for the statistics and plotting stack at start-up, and the
+command line reads a tournament's settings (``specs``) without loading the arena and its
+compiler.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, TIMING_FIELDS, forfeit_ranks, play_game
-from agents.tournament.schedule import GameJob, Schedule, ScheduleError, build_schedule
-
+_ARENA_NAMES = ("DEFAULT_MOVE_TIME_LIMIT", "TIMING_FIELDS", "forfeit_ranks", "play_game")
+_SCHEDULE_NAMES = ("GameJob", "Schedule", "ScheduleError", "build_schedule")
 _DUEL_NAMES = ("DuelResult", "DuelSpec", "prepare_duel", "run_duel")
 _RUNNER_NAMES = (
     "PreparedRun",
@@ -45,15 +46,18 @@ _RUNNER_NAMES = (
 )
 
 
+#: Which module of the package defines each name the package exports.
+_HOME = {
+    **dict.fromkeys(_ARENA_NAMES, "arena"),
+    **dict.fromkeys(_SCHEDULE_NAMES, "schedule"),
+    **dict.fromkeys(_RUNNER_NAMES, "runner"),
+    **dict.fromkeys(_DUEL_NAMES, "duel"),
+}
+
+
 def __getattr__(name: str) -> Any:
-    if name in _RUNNER_NAMES:
-        from agents.tournament import runner
-
-        return getattr(runner, name)
-    if name in _DUEL_NAMES:
-        from agents.tournament import duel
-
-        return getattr(duel, name)
+    if name in _HOME:
+        return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

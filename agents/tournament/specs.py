@@ -5,6 +5,10 @@ it together with how the games are to be run and the output directory, and retur
 `PreparedRun`: the schedule, the ``run.json`` content, the worker settings and the worker count.
 The CLI prepares a run (so a bad argument exits before anything starts) and hands the prepared
 run to ``runner.run_tournament`` or ``duel.run_duel``, which do not validate it again.
+
+`TournamentSpec`'s fields are also ``caylus tournament``'s options (``caylus_cli.fields``):
+each field's ``metadata`` holds its ``--help`` text, or names the option every command shares.
+This module does not import the arena (nor its compiler), so that ``--help`` stays quick.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT, load_plugins
 from agents.tournament.schedule import Schedule, ScheduleError, build_schedule
 from caylus_env.core.ledger import InfoMismatchError
 from caylus_env.core.registry import DEFAULT_GAME, game_of, game_spec
 
 RUN_FORMAT = "caylus-tournament-run/1"
+MOVE_TIME_LIMIT = 10.0
+"""A tournament's seconds per ``act`` call before a forfeit, unless its spec says otherwise: the
+arena's default for one game (``arena.DEFAULT_MOVE_TIME_LIMIT``, which the tournament tests
+keep equal to it), written here so that the command line shows it without importing the arena
+(and the compiler)."""
 BACKENDS = ("local", "ray")
 DERIVED_FIELDS = ("scheduled_games", "blocks", "cycle_blocks", "schedule_hash")
 """run.json fields computed from the others; reported only when no argument explains them."""
@@ -149,6 +157,7 @@ def check_agents_exist(
     (the registry's error names ``game``'s agents, and the game that has the spec when it is
     another one's)."""
     from agents.registry import make_agent
+    from agents.tournament.arena import load_plugins
 
     try:
         load_plugins(plugins)
@@ -253,17 +262,37 @@ class TournamentSpec:
         game_options: `GameConfig` options other than the player count.
         plugins: Modules imported in the driver and every worker to register more agents.
         game: The game (a name of ``caylus_env.core.registry``).
+
+    The fields are ``caylus tournament``'s options too: ``metadata`` holds the ``--help`` of
+    the first four and how the command line reads them; ``seed``, ``move_time_limit``,
+    ``game_options`` (``--option``), ``plugins`` (``--plugin``) and ``game`` are the options
+    every command shares (``caylus_cli.app``).
     """
 
-    agents: tuple[str, ...]
-    players: int
-    games: int
+    agents: tuple[str, ...] = field(
+        metadata={
+            "help": "Comma-separated agent specs, e.g. random,castle,mcts:200; the first is the "
+            "reference of the reports unless --reference names another.",
+            "cli_type": str,
+        }
+    )
+    players: int = field(metadata={"help": "Players per game, 2 to 5."})
+    games: int = field(metadata={"help": "Total games, rounded up to whole blocks."})
     seed: int = 0
-    seating: str = "rotations"
-    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
-    game_options: Mapping[str, Any] = field(default_factory=dict)
-    plugins: tuple[str, ...] = ()
-    game: str = DEFAULT_GAME
+    seating: str = field(
+        default="rotations",
+        metadata={
+            "help": "Seat each block in every order of its table (players! games) instead of "
+            "its players cyclic rotations.",
+            "flags": ("--permutations/--rotations",),
+            "cli_type": bool,
+            "cli_default": False,
+        },
+    )
+    move_time_limit: float | None = MOVE_TIME_LIMIT
+    game_options: Mapping[str, Any] = field(default_factory=dict, metadata={"cli_default": None})
+    plugins: tuple[str, ...] = field(default=(), metadata={"cli_default": None})
+    game: str = field(default=DEFAULT_GAME, metadata={"cli_default": None})
 
     def build(self) -> tuple[Schedule, dict[str, Any]]:
         """Validate everything and return the schedule and the ``run.json`` content.
@@ -327,6 +356,7 @@ __all__ = [
     "MAX_MOVE_TIME_LIMIT",
     "MAX_WORKERS",
     "MIN_MOVE_TIME_LIMIT",
+    "MOVE_TIME_LIMIT",
     "RUN_FORMAT",
     "PreparedRun",
     "RunMismatchError",

@@ -7,7 +7,8 @@ one numba call over the game's kernels and observer, so the environment crosses 
 into compiled code once a decision (``caylus_env.core.env.GameEnv.step`` hands the two
 arrays it wrote to the ``observe`` that follows). It is written once and compiled per game by
 `caylus_env.core.specialize`, with ``K`` bound to the game's ``engine.kernels`` and ``encode``
-to its observer's ``encode_into``, and gives exactly what the separate calls give.
+to its observer's ``encode_into`` (both declared in `caylus_env.core.bindings`), and gives
+exactly what the separate calls give.
 """
 
 from __future__ import annotations
@@ -16,17 +17,9 @@ import functools
 from types import SimpleNamespace
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel)
+from caylus_env.core.bindings import K, encode, game_bindings
 from caylus_env.core.registry import game_spec
 from caylus_env.core.specialize import specialize
-
-#: Bound per game to its ``engine.kernels`` (the contract's kernels: ``step``,
-#: ``current_player``) by `aec_kernels`; the templates below read it as a global.
-K = None
-
-
-def encode(state, seat, out):
-    """Bound per game to its observer's ``encode_into`` (``caylus_env.core.contract``)."""
-    raise TypeError("caylus_env.core.aec.encode is bound per game by aec_kernels")
 
 
 def step_observe(s, action, legal, obs, mask):
@@ -55,11 +48,7 @@ def aec_kernels(game: str) -> SimpleNamespace:
     """`step_observe` compiled for ``game`` (its kernels and observer inlined), once per
     process (numba's disk cache keeps it between runs)."""
     spec = game_spec(game)
-    return specialize(
-        (step_observe,),
-        f"aec__{spec.name}",
-        {"K": spec.engine().kernels, "encode": spec.observation().encode_into},
-    )
+    return specialize((step_observe,), f"aec__{spec.name}", game_bindings(spec))
 
 
 __all__ = ["aec_kernels", "step_observe"]

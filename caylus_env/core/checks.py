@@ -1,7 +1,8 @@
 """Randomized consistency checks of any game's engine, in compiled code.
 
 OpenSpiel's ``RandomSimulation`` checklist, written once over the game contract's kernels
-(``caylus_env.core.contract``) and compiled per game (``caylus_env.core.specialize``), so that
+(``caylus_env.core.contract``; the templates read them through the names declared in
+``caylus_env.core.bindings``) and compiled per game (``caylus_env.core.specialize``), so that
 thousands of complete random games per player count cost seconds and a new game is checked by
 registering. At every decision of every game:
 
@@ -36,6 +37,15 @@ from typing import Any
 
 import numpy as np
 
+from caylus_env.core.bindings import (
+    NUM_ACTIONS,
+    OBS_SIZE,
+    STATE_DTYPE,
+    STATE_SIZE,
+    K,
+    encode,
+    game_bindings,
+)
 from caylus_env.core.config import GameConfig
 from caylus_env.core.contract import KERNELS, LAYOUT_NAMES, PARTS, REQUIRED, GameSpec
 from caylus_env.core.game import Game
@@ -71,17 +81,17 @@ def _fail(report, kind, code, g, step):
 def _determinize_hides_nothing(s, probe, legal, n, scratch, seen, seen_after, key):
     """Whether ``determinize`` of a copy of ``s`` (a decision with legal ids ``legal[:n]``)
     for the seat to move keeps that seat's observation, the legal ids and the invariants."""
-    seat = K.current_player(s)  # noqa: F821
+    seat = K.current_player(s)
     probe[:] = s
-    K.determinize(probe, seat, np.int64(_mix64(key + np.uint64(n)) >> np.uint64(1)))  # noqa: F821
-    if K.check_invariants(probe) != 0:  # noqa: F821
+    K.determinize(probe, seat, np.int64(_mix64(key + np.uint64(n)) >> np.uint64(1)))
+    if K.check_invariants(probe) != 0:
         return False
-    encode(s, seat, seen)  # noqa: F821
-    encode(probe, seat, seen_after)  # noqa: F821
+    encode(s, seat, seen)
+    encode(probe, seat, seen_after)
     for i in range(seen.shape[0]):
         if seen[i] != seen_after[i]:
             return False
-    same = K.legal_actions(probe, scratch) == n  # noqa: F821
+    same = K.legal_actions(probe, scratch) == n
     for i in range(n):
         same = same and scratch[i] == legal[i]
     return same
@@ -91,13 +101,13 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
     """Play ``num_games`` random games of ``options`` with every check of the module
     docstring; stop at the first failure (written into ``report``: failure, game code, game,
     decision). ``lengths[g]`` receives game ``g``'s number of decisions."""
-    s = np.zeros(STATE_SIZE, STATE_DTYPE)  # noqa: F821
-    probe = np.zeros(STATE_SIZE, STATE_DTYPE)  # noqa: F821
-    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
-    accepted = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
-    scratch = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
-    seen = np.empty(OBS_SIZE, np.float32)  # noqa: F821
-    seen_after = np.empty(OBS_SIZE, np.float32)  # noqa: F821
+    s = np.zeros(STATE_SIZE, STATE_DTYPE)
+    probe = np.zeros(STATE_SIZE, STATE_DTYPE)
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    accepted = np.empty(NUM_ACTIONS, np.int64)
+    scratch = np.empty(NUM_ACTIONS, np.int64)
+    seen = np.empty(OBS_SIZE, np.float32)
+    seen_after = np.empty(OBS_SIZE, np.float32)
     ret = np.zeros(MAX_PLAYERS, np.float64)
     rng = np.zeros(1, np.uint64)
     report[:] = 0
@@ -105,12 +115,12 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
         key = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(g))
         rng[0] = key
         s[:] = 0
-        K.setup(s, options, setup_seed_of(key, 0))  # noqa: F821
-        n = K.advance(s, legal)  # noqa: F821
-        clock = K.clock(s)  # noqa: F821
+        K.setup(s, options, setup_seed_of(key, 0))
+        n = K.advance(s, legal)
+        clock = K.clock(s)
         step = 0
         while n > 0:
-            code = K.check_invariants(s) + 0  # noqa: F821
+            code = K.check_invariants(s) + 0
             if code != 0:
                 _fail(report, 1, code, g, step)
                 return
@@ -121,31 +131,31 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
                 if legal[i] <= legal[i - 1]:
                     _fail(report, 5, 0, g, step)
                     return
-            now = K.clock(s)  # noqa: F821
+            now = K.clock(s)
             if now < clock:
                 _fail(report, 6, now, g, step)
                 return
             clock = now
             # An illegal id, drawn at random: refused, and the state untouched.
-            if n < NUM_ACTIONS:  # noqa: F821
-                bad = random_pick(rng, 0, NUM_ACTIONS)  # noqa: F821
+            if n < NUM_ACTIONS:
+                bad = random_pick(rng, 0, NUM_ACTIONS)
                 while True:
                     hit = False
                     for i in range(n):
                         hit = hit or legal[i] == bad
                     if not hit:
                         break
-                    bad = (bad + 1) % NUM_ACTIONS  # noqa: F821
+                    bad = (bad + 1) % NUM_ACTIONS
                 probe[:] = s
-                if K.step(probe, bad, scratch) >= 0:  # noqa: F821
+                if K.step(probe, bad, scratch) >= 0:
                     _fail(report, 3, bad, g, step)
                     return
-                for i in range(STATE_SIZE):  # noqa: F821
+                for i in range(STATE_SIZE):
                     if probe[i] != s[i]:
                         _fail(report, 3, bad, g, step)
                         return
             if step % sample_every == 0:
-                m = K.accepted_actions(s, accepted)  # noqa: F821
+                m = K.accepted_actions(s, accepted)
                 if m < 0:
                     _fail(report, 3, m, g, step)
                     return
@@ -158,25 +168,25 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
                 if not _determinize_hides_nothing(
                     s, probe, legal, n, scratch, seen, seen_after, key
                 ):
-                    _fail(report, 10, K.check_invariants(probe) + 0, g, step)  # noqa: F821
+                    _fail(report, 10, K.check_invariants(probe) + 0, g, step)
                     return
             if step >= decision_limit:
                 _fail(report, 7, step, g, step)
                 return
-            K.apply(s, legal[random_pick(rng, 0, n)])  # noqa: F821
-            n = K.advance(s, legal)  # noqa: F821
+            K.apply(s, legal[random_pick(rng, 0, n)])
+            n = K.advance(s, legal)
             step += 1
-        code = K.check_invariants(s) + 0  # noqa: F821
+        code = K.check_invariants(s) + 0
         if code != 0:
             _fail(report, 1, code, g, step)
             return
-        terminal = K.is_terminal(s)  # noqa: F821
-        if K.current_player(s) != -1 or terminal == K.is_truncated(s):  # noqa: F821
+        terminal = K.is_terminal(s)
+        if K.current_player(s) != -1 or terminal == K.is_truncated(s):
             _fail(report, 8, 0, g, step)
             return
         if terminal:
             players = options[0]
-            K.returns(s, ret)  # noqa: F821
+            K.returns(s, ret)
             total = 0.0
             for p in range(players):
                 total += ret[p]
@@ -192,18 +202,8 @@ def random_checks(options, num_games, seed, sample_every, decision_limit, report
 @cache
 def _kernels(game: str) -> SimpleNamespace:
     spec = game_spec(game)
-    engine = spec.engine()
     return specialize(
-        (_fail, _determinize_hides_nothing, random_checks),
-        spec.name,
-        {
-            "K": engine.kernels,
-            "encode": spec.observation().encode_into,
-            "OBS_SIZE": spec.observation().OBS_SIZE,
-            "STATE_SIZE": engine.layout.STATE_SIZE,
-            "STATE_DTYPE": engine.layout.STATE_DTYPE,
-            "NUM_ACTIONS": engine.NUM_ACTIONS,
-        },
+        (_fail, _determinize_hides_nothing, random_checks), spec.name, game_bindings(spec)
     )
 
 

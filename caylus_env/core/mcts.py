@@ -88,6 +88,7 @@ import numpy as np
 from numba import njit
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
+from caylus_env.core.bindings import CHOOSE, EVALUATE, SCORED, SCORING, VALUES, K, game_bindings
 from caylus_env.core.contract import LADDER_SIMS, Bot
 from caylus_env.core.observation import MAX_PLAYERS
 from caylus_env.core.registry import game_spec
@@ -130,18 +131,18 @@ MODEL_TOLERANCE = 1e-9
 # Compiled templates, specialized per game (`kernels`): ``K`` is the game's engine kernels,
 # ``SCORING`` its scripted scoring (``choose``, ``score_actions``; `caylus_env.core.scripted`)
 # and ``SCORED`` whether the rollouts play it, ``VALUES`` / ``CHOOSE`` / ``EVALUATE`` the
-# declared kernels or the defaults below.
+# declared kernels or the defaults below (each declared in ``caylus_env.core.bindings``).
 # ---------------------------------------------------------------------------------------
 def margin_returns(s, margin, scale, strategy, ret):
     """The default scoring of a rollout's end: per seat ``(1 - margin)`` times the rank
     returns (``K.returns``: zero until the game is over) plus ``margin`` times ``tanh((score -
     best other score) / scale)``, the scores being ``K.scores`` plus `TIE_WEIGHT` times the
     rules' tie-break; ``strategy`` is not used."""
-    K.returns(s, ret)  # noqa: F821
+    K.returns(s, ret)
     sc = np.empty(MAX_PLAYERS)
     ties = np.empty(MAX_PLAYERS)
-    n = K.scores(s, sc)  # noqa: F821
-    K.tie_breaks(s, ties)  # noqa: F821
+    n = K.scores(s, sc)
+    K.tie_breaks(s, ties)
     for p in range(n):
         sc[p] += TIE_WEIGHT * ties[p]
     for p in range(n):
@@ -155,7 +156,7 @@ def margin_returns(s, margin, scale, strategy, ret):
 def scoring_values(strategy, s, legal, n, depth, values):
     """The default strategy values: the game's scripted scoring of ``legal[:n]`` for strategy
     row ``strategy`` (``depth`` is not used: such bots look one decision ahead)."""
-    SCORING.score_actions(s, legal, n, strategy, values)  # noqa: F821
+    SCORING.score_actions(s, legal, n, strategy, values)
 
 
 def rollout(s, out, seat_policies, eps, depth, max_decisions, seed, margin, scale, strategy, ret):
@@ -170,20 +171,20 @@ def rollout(s, out, seat_policies, eps, depth, max_decisions, seed, margin, scal
     generator first, or is -1 to go on with its stream."""
     if seed >= 0:
         np.random.seed(seed)
-    n = K.advance(s, out)  # noqa: F821
+    n = K.advance(s, out)
     count = 0
     while n > 0 and count < max_decisions:
-        policy = seat_policies[K.current_player(s)]  # noqa: F821
+        policy = seat_policies[K.current_player(s)]
         if policy < 0 or (eps > 0.0 and np.random.random() < eps):
             i = np.random.randint(n)
-        elif SCORED:  # noqa: F821  (a constant: numba compiles only the declared branch)
-            i = SCORING.choose(s, out, n, policy)  # noqa: F821
+        elif SCORED:  # a constant: numba compiles only the declared branch
+            i = SCORING.choose(s, out, n, policy)
         else:
-            i = CHOOSE(policy, s, out, n, depth)  # noqa: F821
-        K.apply(s, out[i])  # noqa: F821
+            i = CHOOSE(policy, s, out, n, depth)
+        K.apply(s, out[i])
         count += 1
-        n = K.advance(s, out)  # noqa: F821
-    EVALUATE(s, margin, scale, strategy, ret)  # noqa: F821
+        n = K.advance(s, out)
+    EVALUATE(s, margin, scale, strategy, ret)
     return count
 
 
@@ -191,14 +192,14 @@ def expand(parent, action, child, out):
     """``child`` = ``parent`` after ``action`` and the engine's automatic steps; the number
     of legal actions of ``child`` (written to ``out``; 0 at the end)."""
     child[:] = parent
-    K.apply(child, action)  # noqa: F821
-    return K.advance(child, out)  # noqa: F821
+    K.apply(child, action)
+    return K.advance(child, out)
 
 
 def prior_pick(strategy, s, cand, n, depth, values):
     """The index into ``cand[:n]`` of strategy ``strategy``'s favourite: the first best value
     (a later one must beat it by more than `PRIOR_EPS`)."""
-    VALUES(strategy, s, cand, n, depth, values)  # noqa: F821
+    VALUES(strategy, s, cand, n, depth, values)
     best = 0
     for i in range(1, n):
         if values[i] > values[best] + PRIOR_EPS:
@@ -222,11 +223,12 @@ def kernels(game: MCTSGame) -> SimpleNamespace:
     found = _COMPILED.get(game.game)
     if found is not None:
         return found
-    engine = game_spec(game.game).engine()
+    spec = game_spec(game.game)
+    engine = spec.engine()
     base = specialize(
         [margin_returns, scoring_values],
         game.game,
-        {"K": engine.kernels, "SCORING": game.scoring},
+        {**game_bindings(spec), "SCORING": game.scoring},
     )
     values = game.strategy_values or base.scoring_values
     evaluate = game.evaluate or base.margin_returns
@@ -234,7 +236,7 @@ def kernels(game: MCTSGame) -> SimpleNamespace:
         [rollout, expand, prior_pick],
         game.game,
         {
-            "K": engine.kernels,
+            **game_bindings(spec),
             "VALUES": values,
             "SCORED": game.rollout_choice is None,
             "SCORING": game.scoring,

@@ -67,10 +67,10 @@ def _build() -> type:
             opponent: a ``caylus_env.core.vector.OPPONENTS`` name for all games, or one per
                 game.
             seed: the seed of the first ``reset()`` (SB3's ``seed()`` sets later ones).
-            games: learner games built by the caller (any object with ``LearnerGames``'s
-                ``reset``/``step``/``batch``/``num_envs``/``num_players``/``spec``, such as
-                ``training.learner.PoolGames``) instead of the ``LearnerGames`` the other
-                arguments describe.
+            games: learner games built by the caller (a ``LearnerGames``, such as
+                ``training.learner.PoolGames``, or any object with its
+                ``reset``/``step``/``batch``/``num_envs``/``num_players``/``spec``) instead of
+                the ``LearnerGames`` the other arguments describe.
             **options: the game's options (``GameConfig`` fields).
 
         Raises:

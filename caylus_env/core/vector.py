@@ -113,9 +113,17 @@ compiled opponent until it is the learner's turn again or the game ends. Observa
 and rewards are the learner seat's; `final_obs` is the learner's view of the finished game. The
 opponent is ``"random"`` (uniform over the legal actions), drawing from its game's own
 splitmix64 stream seeded per episode from the seed (not numba's global generator, which one
-thread shares across games, so game `k` would then depend on the others and on `N`). The
-training pool (``training.learner.PoolGames``) adds the games' scripted bots, checkpoints and
-search agents.
+thread shares across games, so game `k` would then depend on the others and on `N`).
+
+This is the platform's one learner loop: the training pool (``training.learner.PoolGames``) is
+`LearnerGames` with an opponent pool, on the same kernels. Its opponents are slots of a kind
+(`Opponents`): ``random``, one of the game's scripted bots (``bots.choose_scripted``, its ties
+broken from the same stream) or one played outside the kernels (a checkpoint, a search agent:
+the kernel stops the game, `Learners.waiting`, until ``resume_games`` gives its move); each
+episode draws its slot from the pool's weights. The kernels take their arrays in a few named
+groups (`Games`, `Outputs`, `Learners`, `Opponents`, `Scratch`), built once per batch, handed
+over as plain tuples (numba reads a plain tuple's type faster than a NamedTuple's) and named
+again on entry, so every template reads its arrays by field name.
 """
 
 from __future__ import annotations
@@ -124,7 +132,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -133,6 +141,15 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
+from caylus_env.core.bindings import (
+    NUM_ACTIONS,
+    STATE_DTYPE,
+    STATE_SIZE,
+    K,
+    choose_scripted,
+    encode,
+    game_bindings,
+)
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.observation import MAX_PLAYERS
@@ -140,9 +157,17 @@ from caylus_env.core.ranks import rank_of
 from caylus_env.core.registry import game_spec
 from caylus_env.core.specialize import specialize
 
-#: Compiled opponents of the learner view, by name: the policy id stored per game.
+#: Compiled opponents of the learner view, by name: their kind (`Opponents.kind`).
 OPPONENTS: dict[str, int] = {"random": 0}
 OPPONENT_RANDOM = OPPONENTS["random"]
+#: The kind of the game's scripted bot row 0 (``bots.choose_scripted``); row ``r`` is
+#: ``FIRST_SCRIPTED + r``. The training pool plays them (``training.learner``).
+FIRST_SCRIPTED = OPPONENT_RANDOM + 1
+#: The kind of an opponent played outside the kernels: the game then waits (`Learners.waiting`)
+#: until its move is given (``resume_games``).
+OPPONENT_EXTERNAL = -1
+#: Below any game's score: where the best opponent's score starts (``margin_of``).
+NO_SCORE = -(1 << 30)
 #: The words each episode draws from its game's splitmix64 stream (see "Seeds").
 WORD_SETUP, WORD_LEARNER, WORD_OPPONENTS = range(3)
 NUM_EPISODE_WORDS = 3
@@ -222,8 +247,100 @@ def episode_setup_seed(seed: int, game: int, episode: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------
-# Templates, compiled per game (``kernels``): ``K`` is the game's kernel module and
-# ``encode`` its observation encoder.
+# The kernels' arguments: the batch's arrays in a few named groups, built once per batch.
+# Each group is a NamedTuple, which numba passes as one argument and reads by field name.
+# ---------------------------------------------------------------------------------------
+class Games(NamedTuple):
+    """Every view's games, one row per game: their states and where their episodes stand."""
+
+    #: ``(N, STATE_SIZE)``: each game's flat state.
+    states: np.ndarray
+    #: ``(N, len(kernel_options))`` int64: each game's kernel options (``num_players`` first).
+    options: np.ndarray
+    #: ``(N,)`` uint64: each game's key under the seed (`game_key`).
+    keys: np.ndarray
+    #: ``(N,)`` int64: each game's current episode (0 at a seeded reset).
+    episodes: np.ndarray
+    #: ``(N,)`` int64: the setup seed of each game's current episode.
+    setup_seeds: np.ndarray
+    #: ``(N, NUM_ACTIONS)`` int64: the sorted legal ids of each game's decision.
+    legal: np.ndarray
+    #: ``(N,)`` int64: how many of them.
+    num_legal: np.ndarray
+
+
+class Outputs(NamedTuple):
+    """What a reset or a step reports (`Batch` shows them read-only; module docstring)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    #: The seat to act; in the learner view the learner's seat (`Learners.learner` itself).
+    seat: np.ndarray
+    #: ``(N, MAX_PLAYERS)`` every seat's rewards (self-play), ``(N,)`` the learner's.
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_obs: np.ndarray
+    final_seat: np.ndarray
+    final_scores: np.ndarray
+    final_ties: np.ndarray
+
+
+class Learners(NamedTuple):
+    """The learner view's games: whose seat is the learner's and who plays the others."""
+
+    #: ``(N,)`` int64: the learner's seat, drawn per episode (then shifted by ``shift``).
+    learner: np.ndarray
+    #: ``(N,)`` uint64: each game's opponents' splitmix64 stream, seeded per episode.
+    rng: np.ndarray
+    #: ``(N,)`` int64: each game's opponent, an index into `Opponents.kind`.
+    slot: np.ndarray
+    #: ``(N,)`` int64: seats added to the drawn learner seat (the rotated blocks of a pool).
+    shift: np.ndarray
+    #: ``(N,)`` bool: the game waits on an opponent played outside the kernels.
+    waiting: np.ndarray
+    #: ``(N,)`` int64: the learner's score margin over the best opponent where it is to act
+    #: (kept only when `Opponents.margins`).
+    margin: np.ndarray
+    #: ``(N,)`` int64: the same at the end of the games that ended in the last step.
+    final_margin: np.ndarray
+    #: ``(N,)`` int64: the slot each game that ended in the last step was played against.
+    final_slot: np.ndarray
+
+
+class Opponents(NamedTuple):
+    """Who the learner plays against: the kinds of the opponents and how an episode picks
+    one."""
+
+    #: ``(S,)`` int64: each slot's kind: ``OPPONENT_RANDOM``, ``FIRST_SCRIPTED + r`` for the
+    #: game's scripted bot row ``r``, or ``OPPONENT_EXTERNAL`` (played outside the kernels).
+    kind: np.ndarray
+    #: ``(S,)`` float64: the cumulative weights each episode draws its slot from (the last
+    #: drawable one 1.0); empty: each game keeps the slot it was given (``LearnerGames``).
+    cum: np.ndarray
+    #: Whether to keep the score margins (`Learners.margin`, the shaped reward's potential).
+    margins: bool
+
+
+class Scratch(NamedTuple):
+    """Work buffers of one batch."""
+
+    #: ``(MAX_PLAYERS,)`` float64: the rank rewards of a finished game.
+    ret: np.ndarray
+    #: ``(MAX_PLAYERS,)`` float64: the seats' rewards of a finished game (the learner view).
+    seat_rewards: np.ndarray
+    #: ``(NUM_ACTIONS,)`` float64: the uniform numbers a scripted bot breaks its ties with.
+    noise: np.ndarray
+    #: ``(MAX_PLAYERS,)`` int64: the scores a margin is taken from.
+    scores: np.ndarray
+    #: ``(N,)`` int64: ``0..N-1``, the games a step of the learner view settles.
+    every: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------
+# Templates, compiled per game (``kernels``): ``K``, ``encode``, ``choose_scripted`` and the
+# sizes (``NUM_ACTIONS``, ``STATE_SIZE``, ``STATE_DTYPE``) are the game's (declared in
+# ``caylus_env.core.bindings``).
 # ---------------------------------------------------------------------------------------
 def write_mask(mask_row, legal_row, n):
     """The int8 mask of the legal ids ``legal_row[:n]``."""
@@ -232,280 +349,292 @@ def write_mask(mask_row, legal_row, n):
         mask_row[legal_row[i]] = 1
 
 
-def start_episode(s, options, k, keys, episodes, setup_seeds, legal_row):
-    """Set up game ``k``'s episode ``episodes[k]`` from its key; return its legal count."""
-    seed = setup_seed_of(keys[k], episodes[k])
-    setup_seeds[k] = seed
+def start_episode(s, options_row, key, episode, legal_row):
+    """Set up episode ``episode`` of the game whose key is ``key`` into ``s``; returns its
+    legal count and its setup seed."""
+    seed = setup_seed_of(key, episode)
     s[:] = 0
-    K.setup(s, options[k], seed)  # noqa: F821
-    return K.advance(s, legal_row)  # noqa: F821
+    K.setup(s, options_row, seed)
+    return K.advance(s, legal_row), seed
 
 
-def finish_game(
-    s, k, seat, ret, rewards_row, terminated, truncated, final_obs, final_scores, final_ties
-):
-    """Game ``k`` is over: its rewards (zero when truncated), end flags, final scores and
-    tie-breaks, and the last observation from ``seat``."""
-    final_scores[k, :] = 0
-    final_ties[k, :] = 0
-    players = K.scores(s, final_scores[k])  # noqa: F821
-    K.tie_breaks(s, final_ties[k])  # noqa: F821
+def finish_game(s, seat, ret, rewards_row, scores_row, ties_row, final_obs_row):
+    """The game in ``s`` is over: its rewards into ``rewards_row`` (zero when truncated), its
+    final scores and tie-breaks, and its last observation from ``seat``; returns whether it
+    ended by its rules (else it was cut off by its decision cap)."""
+    scores_row[:] = 0
+    ties_row[:] = 0
+    players = K.scores(s, scores_row)
+    K.tie_breaks(s, ties_row)
     rewards_row[:] = 0.0
-    if K.is_terminal(s):  # noqa: F821
-        K.returns(s, ret)  # noqa: F821
+    ended = K.is_terminal(s)
+    if ended:
+        K.returns(s, ret)
         for p in range(players):
             rewards_row[p] = ret[p]
-        terminated[k] = True
-    else:
-        truncated[k] = True
-    encode(s, seat, final_obs[k])  # noqa: F821
+    encode(s, seat, final_obs_row)
+    return ended
 
 
-def reset_all(
-    states, options, keys, episodes, setup_seeds, select, legal, num_legal, obs, mask, seats
-):
+# The kernels below work on the batch's named groups; the helpers above, called for a game at
+# a time, take its rows: a group passed to a function that is not inlined is copied field by
+# field (every array's pointer, shape and strides), measured 20 to 50% slower per step when
+# the helpers called at every step took the groups. The kernels called from Python take the
+# groups as plain tuples and name them first thing (``Games(*games)``, free in compiled
+# code): numba reads a plain tuple's type in C but a NamedTuple's in Python, about 3 us a
+# call (a tenth of a step of 16 games).
+def reset_all(select, games, outputs):
     """Start the current episode of every selected game (``select[k]``); the self-play view."""
-    for k in range(states.shape[0]):
-        if not select[k]:
-            continue
-        s = states[k]
-        n = start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
-        num_legal[k] = n
-        seats[k] = K.current_player(s)  # noqa: F821
-        encode(s, seats[k], obs[k])  # noqa: F821
-        write_mask(mask[k], legal[k], n)
+    g, out = Games(*games), Outputs(*outputs)
+    for k in range(g.states.shape[0]):
+        if select[k]:
+            s = g.states[k]
+            n, g.setup_seeds[k] = start_episode(
+                s, g.options[k], g.keys[k], g.episodes[k], g.legal[k]
+            )
+            g.num_legal[k] = n
+            seat = K.current_player(s)
+            out.seat[k] = seat
+            encode(s, seat, out.obs[k])
+            write_mask(out.mask[k], g.legal[k], n)
 
 
-def step_all(
-    states,
-    actions,
-    options,
-    keys,
-    episodes,
-    setup_seeds,
-    legal,
-    num_legal,
-    obs,
-    mask,
-    seats,
-    rewards,
-    terminated,
-    truncated,
-    final_obs,
-    final_seat,
-    final_scores,
-    final_ties,
-    ret,
-):
+def step_all(actions, games, outputs, buffers):
     """One action per game (checked legal by the caller), SAME_STEP autoreset; self-play."""
-    for k in range(states.shape[0]):
-        s = states[k]
-        actor = seats[k]
-        K.apply(s, actions[k])  # noqa: F821
-        n = K.advance(s, legal[k])  # noqa: F821
-        rewards[k, :] = 0.0
-        terminated[k] = False
-        truncated[k] = False
+    g, out, scratch = Games(*games), Outputs(*outputs), Scratch(*buffers)
+    for k in range(g.states.shape[0]):
+        s = g.states[k]
+        actor = out.seat[k]
+        K.apply(s, actions[k])
+        n = K.advance(s, g.legal[k])
+        out.rewards[k, :] = 0.0
+        out.terminated[k] = False
+        out.truncated[k] = False
         if n == 0:
-            finish_game(
-                s,
-                k,
-                actor,
-                ret,
-                rewards[k],
-                terminated,
-                truncated,
-                final_obs,
-                final_scores,
-                final_ties,
+            ended = finish_game(
+                s, actor, scratch.ret, out.rewards[k], out.final_scores[k], out.final_ties[k],
+                out.final_obs[k],
+            )  # fmt: skip
+            out.terminated[k] = ended
+            out.truncated[k] = not ended
+            out.final_seat[k] = actor
+            g.episodes[k] += 1
+            n, g.setup_seeds[k] = start_episode(
+                s, g.options[k], g.keys[k], g.episodes[k], g.legal[k]
             )
-            final_seat[k] = actor
-            episodes[k] += 1
-            n = start_episode(s, options, k, keys, episodes, setup_seeds, legal[k])
-        num_legal[k] = n
-        seat = K.current_player(s)  # noqa: F821
-        seats[k] = seat
-        encode(s, seat, obs[k])  # noqa: F821
-        write_mask(mask[k], legal[k], n)
+        g.num_legal[k] = n
+        seat = K.current_player(s)
+        out.seat[k] = seat
+        encode(s, seat, out.obs[k])
+        write_mask(out.mask[k], g.legal[k], n)
 
 
-def opponent_action(policy, s, legal_row, n, rng, k):
-    """The move of compiled opponent ``policy`` (an ``OPPONENTS`` id) among ``legal_row[:n]``."""
-    if policy == OPPONENT_RANDOM:
-        return legal_row[random_pick(rng, k, n)]
-    raise ValueError("vector: unknown opponent policy id")
+def scripted_action(kind, s, legal_row, n, rng, k, noise):
+    """The move of the game's scripted bot of kind ``kind`` (`Opponents.kind`) among
+    ``legal_row[:n]``, its ties broken by game ``k``'s stream."""
+    for i in range(n):
+        noise[i] = next_uniform(rng, k)
+    return legal_row[choose_scripted(kind - FIRST_SCRIPTED, s, legal_row, n, noise)]
 
 
-def play_opponents(s, learner, policy, rng, k, legal_row, n):
-    """Play the opponents of game ``k`` until the learner must act or the game ends.
-
-    Returns:
-        tuple[int, int]: the legal count of the learner's decision (0 at the end) and the
-            opponent decisions taken.
-    """
-    count = 0
-    while n > 0 and K.current_player(s) != learner:  # noqa: F821
-        K.apply(s, opponent_action(policy, s, legal_row, n, rng, k))  # noqa: F821
-        n = K.advance(s, legal_row)  # noqa: F821
-        count += 1
-    return n, count
+def margin_of(scores, learner, num_players):
+    """The learner's score minus the best opponent's (the shaped reward's potential)."""
+    best = NO_SCORE
+    for p in range(num_players):
+        if p != learner and scores[p] > best:
+            best = scores[p]
+    return scores[learner] - best
 
 
-def start_learner_episode(
-    s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal_row
-):
-    """Set up game ``k``'s current episode, draw the learner seat and the opponents' stream,
-    and play the opponents up to the learner's first decision."""
-    n = start_episode(s, options, k, keys, episodes, setup_seeds, legal_row)
-    learner[k] = np.int64(
-        episode_word(keys[k], episodes[k], WORD_LEARNER) % np.uint64(options[k, 0])
+def start_learner_episode(k, g, lv, opp):
+    """Set up game ``k``'s current episode: the setup, the learner seat (shifted by
+    ``lv.shift[k]`` seats), the opponents' stream and, for a pool (``opp.cum``), the slot
+    drawn from it; returns the legal count (once per episode: it may take the groups)."""
+    n, g.setup_seeds[k] = start_episode(
+        g.states[k], g.options[k], g.keys[k], g.episodes[k], g.legal[k]
     )
-    rng[k] = episode_word(keys[k], episodes[k], WORD_OPPONENTS)
-    n, count = play_opponents(s, learner[k], policy[k], rng, k, legal_row, n)
-    if n == 0:
-        # Every game asks every seat at least once before it can end: unreachable.
-        raise RuntimeError("vector: a game ended before the learner's first decision")
-    return n, count
+    drawn = episode_word(g.keys[k], g.episodes[k], WORD_LEARNER) % np.uint64(g.options[k, 0])
+    lv.learner[k] = (np.int64(drawn) + lv.shift[k]) % g.options[k, 0]
+    lv.rng[k] = episode_word(g.keys[k], g.episodes[k], WORD_OPPONENTS)
+    last = opp.cum.shape[0] - 1
+    if last >= 0:
+        u = next_uniform(lv.rng, k)
+        j = 0
+        while j < last and u >= opp.cum[j]:
+            j += 1
+        lv.slot[k] = j
+    return n
 
 
-def reset_learner(
-    states,
-    options,
-    keys,
-    episodes,
-    setup_seeds,
-    learner,
-    policy,
-    rng,
-    select,
-    legal,
-    num_legal,
-    obs,
-    mask,
-):
-    """Start the current episode of every selected game; the learner view."""
-    total = 0
-    for k in range(states.shape[0]):
-        if not select[k]:
-            continue
-        s = states[k]
-        n, count = start_learner_episode(
-            s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal[k]
-        )
-        total += count
-        num_legal[k] = n
-        encode(s, learner[k], obs[k])  # noqa: F821
-        write_mask(mask[k], legal[k], n)
-    return total
+def next_learner_episode(k, g, out, lv, opp, scratch):
+    """Game ``k`` ended (by its rules, or cut off by its decision cap: zero rewards): its
+    results from the learner's seat, then its next episode (SAME_STEP autoreset); returns the
+    legal count (once per episode: it may take the groups)."""
+    seat = lv.learner[k]
+    ended = finish_game(
+        g.states[k], seat, scratch.ret, scratch.seat_rewards, out.final_scores[k],
+        out.final_ties[k], out.final_obs[k],
+    )  # fmt: skip
+    out.terminated[k] = ended
+    out.truncated[k] = not ended
+    out.rewards[k] = scratch.seat_rewards[seat]
+    out.final_seat[k] = seat
+    lv.final_slot[k] = lv.slot[k]
+    if opp.margins:
+        lv.final_margin[k] = margin_of(out.final_scores[k], seat, g.options[k, 0])
+    g.episodes[k] += 1
+    return start_learner_episode(k, g, lv, opp)
 
 
-def step_learner(
-    states,
-    actions,
-    options,
-    keys,
-    episodes,
-    setup_seeds,
-    learner,
-    policy,
-    rng,
-    legal,
-    num_legal,
-    obs,
-    mask,
-    rewards,
-    terminated,
-    truncated,
-    final_obs,
-    final_seat,
-    final_scores,
-    final_ties,
-    ret,
-    seat_rewards,
-):
-    """The learner's action in every game, then its opponents; SAME_STEP autoreset.
+def settle(games, g, out, lv, opp, scratch):
+    """Play the compiled opponents of each game ``games[i]`` from its decision (its legal
+    count in ``g.num_legal``, 0 for a game that just ended), starting new episodes as games
+    end, until the learner must act (its observation and mask written) or an opponent played
+    outside the kernels must (``lv.waiting[k]``); returns the opponent decisions taken."""
+    count = 0
+    for i in range(games.shape[0]):
+        k = games[i]
+        s = g.states[k]
+        n = g.num_legal[k]
+        waiting = False
+        while not waiting:
+            while n > 0 and K.current_player(s) != lv.learner[k]:
+                kind = opp.kind[lv.slot[k]]
+                if kind == OPPONENT_EXTERNAL:
+                    waiting = True
+                    break
+                if kind == OPPONENT_RANDOM:  # the common case, kept out of a call
+                    a = g.legal[k, random_pick(lv.rng, k, n)]
+                else:
+                    a = scripted_action(kind, s, g.legal[k], n, lv.rng, k, scratch.noise)
+                K.apply(s, a)
+                n = K.advance(s, g.legal[k])
+                count += 1
+            if n > 0:
+                break
+            n = next_learner_episode(k, g, out, lv, opp, scratch)
+        g.num_legal[k] = n
+        lv.waiting[k] = waiting
+        if not waiting:
+            if opp.margins:
+                scratch.scores[:] = 0
+                K.scores(s, scratch.scores)
+                lv.margin[k] = margin_of(scratch.scores, lv.learner[k], g.options[k, 0])
+            encode(s, lv.learner[k], out.obs[k])
+            write_mask(out.mask[k], g.legal[k], n)
+    return count
 
-    Returns:
-        int: the opponent decisions taken (the learner's are one per game).
-    """
-    total = 0
-    for k in range(states.shape[0]):
-        s = states[k]
-        K.apply(s, actions[k])  # noqa: F821
-        n = K.advance(s, legal[k])  # noqa: F821
-        n, count = play_opponents(s, learner[k], policy[k], rng, k, legal[k], n)
-        total += count
-        rewards[k] = 0.0
-        terminated[k] = False
-        truncated[k] = False
-        if n == 0:
-            finish_game(
-                s,
-                k,
-                learner[k],
-                ret,
-                seat_rewards,
-                terminated,
-                truncated,
-                final_obs,
-                final_scores,
-                final_ties,
-            )
-            rewards[k] = seat_rewards[learner[k]]
-            final_seat[k] = learner[k]
-            episodes[k] += 1
-            n, count = start_learner_episode(
-                s, options, k, keys, episodes, setup_seeds, learner, policy, rng, legal[k]
-            )
-            total += count
-        num_legal[k] = n
-        encode(s, learner[k], obs[k])  # noqa: F821
-        write_mask(mask[k], legal[k], n)
-    return total
+
+def reset_learner(select, games, outputs, learners, opponents, buffers):
+    """Start the current episode of every selected game; the opponents play up to the
+    learner's turn (or an opponent's played outside the kernels). Returns the opponent
+    decisions taken."""
+    g, out, lv = Games(*games), Outputs(*outputs), Learners(*learners)
+    opp, scratch = Opponents(*opponents), Scratch(*buffers)
+    games = np.flatnonzero(select)
+    for k in games:
+        g.num_legal[k] = start_learner_episode(k, g, lv, opp)
+    return settle(games, g, out, lv, opp, scratch)
+
+
+def step_learner(actions, games, outputs, learners, opponents, buffers):
+    """The learner's action in every game, then its compiled opponents; SAME_STEP
+    autoreset. Returns the opponent decisions taken (the learner's are one per game)."""
+    g, out, lv = Games(*games), Outputs(*outputs), Learners(*learners)
+    opp, scratch = Opponents(*opponents), Scratch(*buffers)
+    for k in range(g.states.shape[0]):
+        out.rewards[k] = 0.0
+        out.terminated[k] = False
+        out.truncated[k] = False
+        K.apply(g.states[k], actions[k])
+        g.num_legal[k] = K.advance(g.states[k], g.legal[k])
+    return settle(scratch.every, g, out, lv, opp, scratch)
+
+
+def external_inputs(idx, games, learners, obs, mask, uniforms):
+    """The observations, masks and uniform numbers of the games ``idx`` (each waiting on an
+    opponent played outside the kernels), into rows ``0..len(idx)-1``."""
+    g, lv = Games(*games), Learners(*learners)
+    for i in range(idx.shape[0]):
+        k = idx[i]
+        s = g.states[k]
+        encode(s, K.current_player(s), obs[i])
+        mask[i, :] = False
+        for j in range(g.num_legal[k]):
+            mask[i, g.legal[k, j]] = True
+        uniforms[i] = next_uniform(lv.rng, k)
+
+
+def resume_games(idx, actions, games, outputs, learners, opponents, buffers):
+    """Apply the outside opponents' ``actions`` to the games ``idx`` and go on; returns the
+    opponent decisions taken (theirs included)."""
+    g, out, lv = Games(*games), Outputs(*outputs), Learners(*learners)
+    opp, scratch = Opponents(*opponents), Scratch(*buffers)
+    for i in range(idx.shape[0]):
+        k = idx[i]
+        K.apply(g.states[k], actions[i])
+        g.num_legal[k] = K.advance(g.states[k], g.legal[k])
+    return idx.shape[0] + settle(idx, g, out, lv, opp, scratch)
+
+
+def margins(games, learners, buffers):
+    """Every game's current margin (``lv.margin``), from the states (restored games)."""
+    g, lv, scratch = Games(*games), Learners(*learners), Scratch(*buffers)
+    for k in range(g.states.shape[0]):
+        scratch.scores[:] = 0
+        K.scores(g.states[k], scratch.scores)
+        lv.margin[k] = margin_of(scratch.scores, lv.learner[k], g.options[k, 0])
 
 
 def encode_batch(states, seats, out):
     """The observation of ``seats[k]`` in ``states[k]`` into ``out[k]`` (``-1``: the global
     state); rows are independent."""
     for k in range(states.shape[0]):
-        encode(states[k], seats[k], out[k])  # noqa: F821
+        encode(states[k], seats[k], out[k])
 
 
 def random_games(options, num_games, seed, counts):
     """Play ``num_games`` whole games of uniformly random legal moves in compiled code (the
     benchmark's compiled layer); game ``g`` is set up from ``seed`` and ``g``; writes each
     game's decisions into ``counts`` and returns their sum."""
-    s = np.zeros(STATE_SIZE, STATE_DTYPE)  # noqa: F821
-    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    s = np.zeros(STATE_SIZE, STATE_DTYPE)
+    legal = np.empty(NUM_ACTIONS, np.int64)
     rng = np.zeros(1, np.uint64)
     total = 0
     for g in range(num_games):
         key = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(g))
         rng[0] = key
         s[:] = 0
-        K.setup(s, options, setup_seed_of(key, 0))  # noqa: F821
-        n = K.advance(s, legal)  # noqa: F821
+        K.setup(s, options, setup_seed_of(key, 0))
+        n = K.advance(s, legal)
         c = 0
         while n > 0:
-            K.apply(s, legal[random_pick(rng, 0, n)])  # noqa: F821
-            n = K.advance(s, legal)  # noqa: F821
+            K.apply(s, legal[random_pick(rng, 0, n)])
+            n = K.advance(s, legal)
             c += 1
         counts[g] = c
         total += c
     return total
 
 
+#: The templates inlined into their callers: ``settle`` takes every group, once per step.
+INLINED = ("settle",)
 TEMPLATES = (
     write_mask,
     start_episode,
     finish_game,
     reset_all,
     step_all,
-    opponent_action,
-    play_opponents,
+    scripted_action,
+    margin_of,
     start_learner_episode,
+    next_learner_episode,
+    settle,
     reset_learner,
     step_learner,
+    external_inputs,
+    resume_games,
+    margins,
     encode_batch,
     random_games,
 )
@@ -513,20 +642,14 @@ TEMPLATES = (
 
 @cache
 def kernels(game: str) -> SimpleNamespace:
-    """The batched kernels of ``game`` (the templates above, compiled for its engine and
-    observer on first use; numba's disk cache keeps them between runs)."""
+    """The batched kernels of ``game`` (the templates above, compiled for its engine,
+    observer and scripted bots on first use; numba's disk cache keeps them between runs)."""
     spec = game_spec(game)
-    engine = spec.engine()
     return specialize(
         TEMPLATES,
         spec.name,
-        {
-            "K": engine.kernels,
-            "encode": spec.observation().encode_into,
-            "STATE_SIZE": engine.layout.STATE_SIZE,
-            "STATE_DTYPE": engine.layout.STATE_DTYPE,
-            "NUM_ACTIONS": engine.NUM_ACTIONS,
-        },
+        {**game_bindings(spec), "choose_scripted": spec.module("bots").choose_scripted},
+        inline=INLINED,
     )
 
 
@@ -554,6 +677,11 @@ class Batch:
     def done(self) -> np.ndarray:
         """Games that ended in this step, terminated or truncated."""
         return self.terminated | self.truncated
+
+
+def _plain(group: tuple) -> tuple:
+    """A kernels' argument group (`Games`, ...) as the plain tuple the kernels take."""
+    return tuple(group)
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -702,23 +830,63 @@ class BatchedGames:
         self._flat_mask = self._mask.reshape(-1)
         self._row_base = np.arange(n_envs, dtype=np.int64) * num_actions
         self._started = False
+        # The kernels' arguments, built once as plain tuples (see the templates): they hold
+        # the buffers above, written in place.
+        self._games = _plain(
+            Games(
+                self.states,
+                self.options,
+                self.keys,
+                self.episodes,
+                self.setup_seeds,
+                self._legal,
+                self._num_legal,
+            )
+        )
+        self._scratch = _plain(
+            Scratch(
+                self._ret,
+                self._seat_rewards,
+                np.zeros(num_actions, np.float64),
+                np.zeros(MAX_PLAYERS, np.int64),
+                np.arange(n_envs, dtype=np.int64),
+            )
+        )
 
-    def _make_batch(self, seat: np.ndarray, rewards: np.ndarray) -> Batch:
+    def _outputs(self, seat: np.ndarray, rewards: np.ndarray) -> tuple:
+        """The view's `Outputs`: the shared buffers with its own seats and rewards."""
+        return _plain(
+            Outputs(
+                self._obs,
+                self._mask,
+                seat,
+                rewards,
+                self._terminated,
+                self._truncated,
+                self._final_obs,
+                self._final_seat,
+                self._final_scores,
+                self._final_ties,
+            )
+        )
+
+    def _make_batch(self, outputs: tuple) -> Batch:
+        out = Outputs(*outputs)
         return Batch(
             *(
                 _read_only(a)
                 for a in (
-                    self._obs,
-                    self._mask,
+                    out.obs,
+                    out.mask,
                     self._legal,
                     self._num_legal,
-                    seat,
-                    rewards,
-                    self._terminated,
-                    self._truncated,
-                    self._final_obs,
-                    self._final_seat,
-                    self._final_scores,
+                    out.seat,
+                    out.rewards,
+                    out.terminated,
+                    out.truncated,
+                    out.final_obs,
+                    out.final_seat,
+                    out.final_scores,
                 )
             )
         )
@@ -839,7 +1007,8 @@ class VectorGames(BatchedGames):
         super().__init__(game, num_envs, num_players, **options)
         self._seat = np.zeros(self.num_envs, np.int64)
         self._rewards = np.zeros((self.num_envs, MAX_PLAYERS), np.float64)
-        self.batch = self._make_batch(self._seat, self._rewards)
+        self._out = self._outputs(self._seat, self._rewards)
+        self.batch = self._make_batch(self._out)
 
     def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
         """Start every game from ``seed`` (episode 0), or the next episode of the games in
@@ -854,19 +1023,7 @@ class VectorGames(BatchedGames):
         self._rewards[select] = 0.0
         self._terminated[select] = False
         self._truncated[select] = False
-        self.kernels.reset_all(
-            self.states,
-            self.options,
-            self.keys,
-            self.episodes,
-            self.setup_seeds,
-            select,
-            self._legal,
-            self._num_legal,
-            self._obs,
-            self._mask,
-            self._seat,
-        )
+        self.kernels.reset_all(select, self._games, self._out)
         self._started = True
         return self.batch
 
@@ -878,33 +1035,17 @@ class VectorGames(BatchedGames):
                 stepped then.
         """
         a = self._check_actions(actions)
-        self.kernels.step_all(
-            self.states,
-            a,
-            self.options,
-            self.keys,
-            self.episodes,
-            self.setup_seeds,
-            self._legal,
-            self._num_legal,
-            self._obs,
-            self._mask,
-            self._seat,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._final_obs,
-            self._final_seat,
-            self._final_scores,
-            self._final_ties,
-            self._ret,
-        )
+        self.kernels.step_all(a, self._games, self._out, self._scratch)
         return self.batch
 
 
 class LearnerGames(BatchedGames):
     """``num_envs`` games in which the caller plays one seat (the learner) per game and
     compiled opponents play the others; see "The learner view" in the module docstring.
+
+    The one learner loop of the platform: ``training.learner.PoolGames`` is these games with
+    an opponent pool (the opponent drawn per episode, the game's scripted bots, opponents
+    played outside the kernels), on the same kernels.
 
     Args:
         game: a registered game's name.
@@ -938,13 +1079,57 @@ class LearnerGames(BatchedGames):
                 raise ValueError(
                     f"opponent[{k}]={name!r} is not allowed; allowed: {sorted(OPPONENTS)}"
                 )
-        self.policy = np.array([OPPONENTS[name] for name in names], np.int64)
-        self.learner = np.zeros(self.num_envs, np.int64)
-        self._rng = np.zeros(self.num_envs, np.uint64)
-        self._rewards = np.zeros(self.num_envs, np.float64)
+        n = self.num_envs
+        self.learner = np.zeros(n, np.int64)
+        self._rewards = np.zeros(n, np.float64)
+        #: Each game's opponents' stream, slot (its opponent: ``opponents.kind[slot[k]]``)
+        #: and seat shift, and whether it waits on an opponent played outside the kernels.
+        self.rng = np.zeros(n, np.uint64)
+        self.slot = np.array([OPPONENTS[name] for name in names], np.int64)
+        self.shift = np.zeros(n, np.int64)
+        self.waiting = np.zeros(n, np.bool_)
+        #: The learner's score margin over the best opponent where it is to act, and at the
+        #: end of the games that ended in the last step (the shaped reward's potential; kept
+        #: when ``opponents.margins``).
+        self.margin = np.zeros(n, np.int64)
+        self.final_margin = np.zeros(n, np.int64)
+        #: The slot each game that ended in the last step was played against.
+        self.final_slot = np.zeros(n, np.int64)
+        self._learners = _plain(
+            Learners(
+                self.learner,
+                self.rng,
+                self.slot,
+                self.shift,
+                self.waiting,
+                self.margin,
+                self.final_margin,
+                self.final_slot,
+            )
+        )
+        #: The opponents: one slot per ``OPPONENTS`` entry, each game keeping its own.
+        self.opponents = Opponents(
+            np.array(sorted(OPPONENTS.values()), np.int64), np.zeros(0, np.float64), False
+        )
         #: Decisions taken by the opponents since the last full reset (benchmarks count them).
         self.opponent_decisions = 0
-        self.batch = self._make_batch(self.learner, self._rewards)
+        self._out = self._outputs(self.learner, self._rewards)
+        self.batch = self._make_batch(self._out)
+
+    @property
+    def opponents(self) -> Opponents:
+        """Who plays the other seats (`Opponents`; the kernels get it as a plain tuple)."""
+        return self._opponents_named
+
+    @opponents.setter
+    def opponents(self, value: Opponents) -> None:
+        self._opponents_named = value
+        self._opponents = _plain(value)
+
+    def _play_outside(self) -> int:
+        """Play the moves of the opponents played outside the kernels (none here: every
+        opponent is compiled); returns the decisions taken."""
+        return 0
 
     def reset(self, seed: int | None = None, reset_mask: np.ndarray | None = None) -> Batch:
         """As ``VectorGames.reset``; the opponents then play up to the learner's first turn."""
@@ -955,20 +1140,9 @@ class LearnerGames(BatchedGames):
         self._terminated[select] = False
         self._truncated[select] = False
         self.opponent_decisions += self.kernels.reset_learner(
-            self.states,
-            self.options,
-            self.keys,
-            self.episodes,
-            self.setup_seeds,
-            self.learner,
-            self.policy,
-            self._rng,
-            select,
-            self._legal,
-            self._num_legal,
-            self._obs,
-            self._mask,
+            select, self._games, self._out, self._learners, self._opponents, self._scratch
         )
+        self.opponent_decisions += self._play_outside()
         self._started = True
         return self.batch
 
@@ -981,29 +1155,9 @@ class LearnerGames(BatchedGames):
         """
         a = self._check_actions(actions)
         self.opponent_decisions += self.kernels.step_learner(
-            self.states,
-            a,
-            self.options,
-            self.keys,
-            self.episodes,
-            self.setup_seeds,
-            self.learner,
-            self.policy,
-            self._rng,
-            self._legal,
-            self._num_legal,
-            self._obs,
-            self._mask,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._final_obs,
-            self._final_seat,
-            self._final_scores,
-            self._final_ties,
-            self._ret,
-            self._seat_rewards,
+            a, self._games, self._out, self._learners, self._opponents, self._scratch
         )
+        self.opponent_decisions += self._play_outside()
         return self.batch
 
 
@@ -1169,15 +1323,23 @@ class GameVectorEnv(VectorEnv):
 
 
 __all__ = [
+    "FIRST_SCRIPTED",
+    "NO_SCORE",
     "NUM_EPISODE_WORDS",
     "OPPONENTS",
+    "OPPONENT_EXTERNAL",
     "OPPONENT_RANDOM",
     "SHOWN_MASKED",
     "TEMPLATES",
     "Batch",
     "BatchedGames",
     "GameVectorEnv",
+    "Games",
     "LearnerGames",
+    "Learners",
+    "Opponents",
+    "Outputs",
+    "Scratch",
     "VectorGames",
     "action_batch",
     "check_batch_seed",

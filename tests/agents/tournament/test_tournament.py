@@ -960,3 +960,83 @@ def test_an_old_run_directory_reads_replays_and_refuses_to_mix_engine_versions(n
     with pytest.raises(RunMismatchError, match=f'engine: run.json has "{info["engine"]}", now'):
         run_tournament(_legacy_spec(info), out, workers=1, progress=False, console=quiet())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+# -- the spec's fields are the command's options ---------------------------------------------
+#: The spec's fields whose option every command shares (``caylus_cli.app``), by option name.
+SHARED_OPTIONS = {
+    "seed": "--seed",
+    "move_time_limit": "--move-time-limit",
+    "game_options": "--option",
+    "plugins": "--plugin",
+    "game": "--game",
+}
+
+
+def test_every_tournament_spec_field_is_an_option_of_caylus_tournament():
+    from typer.main import get_command
+
+    from agents.tournament.specs import MOVE_TIME_LIMIT
+
+    command = get_command(app).commands["tournament"]
+    options = {p.name: p for p in command.params}
+    fields = dataclasses.fields(TournamentSpec)
+    assert [p.name for p in command.params][: len(fields)] == [f.name for f in fields]
+    for f in fields:
+        option = options[f.name]
+        if f.name in SHARED_OPTIONS:
+            assert option.opts == [SHARED_OPTIONS[f.name]], f.name
+        else:
+            assert option.help == f.metadata["help"], f.name
+    assert options["move_time_limit"].default == MOVE_TIME_LIMIT
+    assert options["seating"].opts == ["--permutations"]
+    assert options["seating"].secondary_opts == ["--rotations"]
+    assert options["agents"].required and options["players"].required
+
+
+def test_a_tournaments_default_time_limit_is_the_arenas():
+    from agents.tournament.arena import DEFAULT_MOVE_TIME_LIMIT
+    from agents.tournament.specs import MOVE_TIME_LIMIT
+
+    spec = TournamentSpec(("random",), 2, 2)
+    assert spec.move_time_limit == MOVE_TIME_LIMIT == DEFAULT_MOVE_TIME_LIMIT
+
+
+def test_the_tournament_spec_loads_without_the_arena():
+    code = (
+        "import sys\nfrom agents.tournament.specs import TournamentSpec\n"
+        "loaded = {'numba', 'agents.tournament.arena'} & set(sys.modules)\n"
+        "assert not loaded, loaded\n"
+        "from agents.tournament import play_game, build_schedule, TournamentSpec as T\n"
+        "assert T is TournamentSpec and 'agents.tournament.arena' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_tournament_command_builds_the_spec_from_its_options(monkeypatch, tmp_path):
+    import agents.tournament.runner as runner
+
+    seen = {}
+
+    def prepare(spec, out, **kwargs):
+        seen["spec"] = spec
+        raise TournamentError("out", "stop here")
+
+    monkeypatch.setattr(runner, "prepare_tournament", prepare)
+    args = ["tournament", "--agents", "random, castle", "--players", "3", "--games", "6"]
+    args += ["--out", str(tmp_path / "t"), "--permutations", "--option", "jeweller=true"]
+    args += ["--move-time-limit", "0", "--seed", "4"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "stop here" in result.output
+    assert seen["spec"] == TournamentSpec(
+        ("random", "castle"),
+        3,
+        6,
+        seed=4,
+        seating="permutations",
+        move_time_limit=0.0,
+        game_options={"jeweller": True},
+        plugins=(),
+        game="caylus",
+    )
