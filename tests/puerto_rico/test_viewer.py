@@ -120,4 +120,4 @@ def test_vp_counted_on_paper_after_the_last_chip_show_as_zero_chips_and_paper_vp
     d = Game(GameConfig(num_players=3), seed=1).state_dict()
     assert "VP chips left: 75" in supplies({**d, "vp_supply": 75})
     drawn = supplies({**d, "vp_supply": -6})
-    assert "VP chips left: 0 (6 on paper)" in drawn and "-6" not in drawn
+    assert ">VP chips left: 0<" in drawn and ">and 6 VP on paper<" in drawn and "-6" not in drawn
