@@ -651,7 +651,7 @@ def test_ray_backend_writes_the_same_shards(dataset, tmp_path):
     import ray
 
     game, root = dataset
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         make(spec(game), tmp_path / "ray", backend="ray")
     finally:

@@ -613,7 +613,7 @@ def test_ray_backend_gives_the_records_of_the_local_backend(game, tmp_path):
     local = run_tournament(
         tour, tmp_path / "local", workers=2, progress=False, console=quiet(), report=False
     )
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         remote = run_tournament(
             tour, tmp_path / "ray", backend="ray", progress=False, console=quiet(), n_boot=0
