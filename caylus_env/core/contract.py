@@ -270,8 +270,8 @@ def scripted_bots(
 
     Example:
         >>> bots = scripted_bots(lambda spec, arg: spec, {"a": "plays a", "b": "plays b"})
-        >>> [(b.head, b.syntax, b.scripted) for b in bots.values()]
-        [('a', 'a', 0), ('b', 'b', 1)]
+        >>> {head: (b.syntax, b.scripted) for head, b in bots.items()}
+        {'a': ('a', 0), 'b': ('b', 1)}
     """
     return {
         name: Bot(name, factory, name, description, scripted=row)

@@ -139,8 +139,8 @@ def _random_collect(game: str, buffer_cls, seed: int):
 
 
 #: The seed of the random game the seat buffer is checked on: one that every game ends with a
-#: winner (seed 5's Caylus 1303 game ends in a tie since the residence choice of a monument,
-#: rules 4.4 b, and a tie pays every seat 0, which would leave nothing to check).
+#: winner (seed 5's Caylus 1303 game ends in a tie since a monument's builder chooses its
+#: residence, decision D4, and a tie pays every seat 0, which would leave nothing to check).
 DECISIVE_SEED = 6
 
 

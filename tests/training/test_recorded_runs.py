@@ -7,7 +7,7 @@ for every game, a fingerprint of the games each batched view plays (``VectorGame
 saved arrays) and of the weights a tiny training run of each trainer ends with. A refactoring
 of the batched loops, the pool or the trainers' settings must keep both. Caylus 1303's entry
 was recorded again, by main's code from before that refactoring (52ddbb0), once the player's
-choice of the residence a monument replaces (rules 4.4 b, D4) had changed its games.
+choice of the residence a monument replaces (decision D4) had changed its games.
 
 The games' fingerprints are exact (SHA-256 of every array the views return: integer rules,
 float32 observations, the same on every machine); the weights are compared through a few

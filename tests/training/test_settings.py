@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -58,12 +59,15 @@ def test_the_command_line_gives_each_setting_to_the_config_by_name(monkeypatch, 
     monkeypatch.setattr(training.runs, "check_run_game", lambda out, game: None)
     args = ["train", "ppo", "--out", str(tmp_path / "r"), "--ent-coef", "0.25", "--resume"]
     args += ["--arch", '{"name": "mlp-v1", "layers": [8]}', "--players", "2-3", "--no-progress"]
+    # run.json records the command as typed: the program's name and its arguments (sys.argv,
+    # which CliRunner leaves as pytest's own, so it is set here as a shell would)
+    monkeypatch.setattr(sys, "argv", ["/usr/bin/caylus", *args])
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     cfg = got["cfg"]
     assert (cfg.ent_coef, cfg.resume, cfg.progress, cfg.players) == (0.25, True, False, [2, 3])
     assert cfg.arch == {"name": "mlp-v1", "layers": [8]} and cfg.steps == 1_000_000
-    assert cfg.command.startswith("caylus ")
+    assert cfg.command == shlex.join(["caylus", *args])
 
 
 @dataclass
