@@ -93,7 +93,7 @@ def _toy_app(seen: dict) -> typer.Typer:
 
     @toy.callback()
     def _main() -> None:
-        pass
+        """A group of commands (typer runs a lone command without its name)."""
 
     return toy
 
