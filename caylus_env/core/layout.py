@@ -47,6 +47,13 @@ class FieldTable:
         self._fields.append(Field(name, offset, size, doc))
         return offset
 
+    def stack(self, depth: int, entry: int, entry_doc: str) -> tuple[int, int]:
+        """Declare the pending-decision stack the core's loop keeps (`caylus_env.core.loop`):
+        its size, then room for ``depth`` entries of ``entry`` values each (``entry_doc`` says
+        what they hold); returns the offsets ``(STACK_SIZE, STACK)``."""
+        size = self.field("stack_size", 1, "entries on the pending-decision stack")
+        return size, self.field("stack", depth * entry, f"entries {entry_doc}")
+
     @property
     def size(self) -> int:
         """Entries of the state so far (the state's size once every field is declared)."""

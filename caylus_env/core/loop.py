@@ -12,7 +12,8 @@ setup, scores, tie-breaks, the clock and what a search must redraw. Everything e
 
 - the stack (`stack_kernels`): ``push``, ``pop``, ``read_top`` and the readers of its entries,
   ``(kind, player, arg_a, arg_b)`` (``arg_b`` is 0 in a game whose entries hold one argument),
-  bound to the game's layout (``STACK``, ``STACK_SIZE``, ``STACK_DEPTH``, ``STACK_ENTRY``);
+  bound to the game's layout (``STACK``, ``STACK_SIZE``, ``STACK_DEPTH``, ``STACK_ENTRY``),
+  and the readers of the two fields every layout has, ``num_players`` and ``phase``;
 - the loop (`loop_kernels`): ``next_decision`` / ``answer`` / ``advance``, ``legal_actions``,
   ``legal_mask``, ``apply`` / ``step`` (checked: a rejected action changes nothing),
   ``current_player``, ``is_terminal`` / ``is_truncated``, ``scores``, ``tie_breaks``,
@@ -23,7 +24,9 @@ setup, scores, tie-breaks, the clock and what a search must redraw. Everything e
 
 Both are plain Python functions compiled per game by `caylus_env.core.specialize` over the
 game's bindings, so the game's hooks are inlined and every kernel keeps the name and
-signature of the contract (``caylus_env.core.contract``). A fourth game writes its hooks and
+signature of the contract (``caylus_env.core.contract``); `export` binds them, by the names of
+`STACK_EXPORTS` and `LOOP_EXPORTS`, in the game's ``engine/decisions.py`` and
+``engine/loop.py``. A fourth game writes its hooks and
 data and none of this.
 
 Numba note: the hooks arrive as the module global ``H`` (bound per game); a reader finds what
@@ -33,6 +36,7 @@ each hook must do in `caylus_env.core.hooks`, the module ``H`` names here.
 from __future__ import annotations
 
 import types
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,6 +44,56 @@ import numpy as np
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel)
 from caylus_env.core import hooks as H
 from caylus_env.core.specialize import specialize
+
+# ---------------------------------------------------------------------------------------------
+# The schema of the stack's entries: each game declares its kinds (its ``decisions.SCHEMA``)
+# with these, and its state dict, invariants and observation read what an argument means.
+# ---------------------------------------------------------------------------------------------
+#: The codecs of arguments every game may use: none (the entry has no argument, stored as 0)
+#: and a count; a game adds its own (a building, a tile, a set of goods, spelled by name).
+CODEC_NONE = "none"
+CODEC_INT = "int"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a stack entry: its name, codec and inclusive domain ``[low, high]``."""
+
+    name: str
+    codec: str
+    low: int
+    high: int
+    doc: str
+
+
+#: The argument of an entry that has none.
+NO_ARG = Arg("", CODEC_NONE, 0, 0, "no argument")
+
+
+@dataclass(frozen=True)
+class EntryKind:
+    """One kind of stack entry: a decision (asked of the entry's player) or a procedure (an
+    automatic continuation, `caylus_env.core.hooks.PROCEDURE_BASE`), and its arguments."""
+
+    kind: int
+    name: str
+    is_decision: bool
+    args: tuple[Arg, ...]
+    doc: str
+
+    @property
+    def arg(self) -> Arg:
+        """The argument of a kind that has one at most (`NO_ARG` when it has none): the
+        schema of a game whose entries hold one argument reads it so."""
+        if len(self.args) > 1:
+            raise ValueError(f"entry kind {self.name!r} has {len(self.args)} arguments, not one")
+        return self.args[0] if self.args else NO_ARG
+
+
+def decision(kind: int, name: str, arg: Arg, doc: str) -> EntryKind:
+    """A decision whose entry holds one argument at most (``arg`` is `NO_ARG` for none)."""
+    return EntryKind(kind, name, True, () if arg.codec == CODEC_NONE else (arg,), doc)
+
 
 #: ``step``'s answer to an action that is not legal (the state is then untouched).
 ILLEGAL = -1
@@ -160,7 +214,23 @@ def decision_arg(s, j=0):
     return np.int64(s[top(s) + E_ARG_A + j])
 
 
+# ---------------------------------------------------------------------------------------------
+# The two fields every layout has (``caylus_env.core.contract``: ``num_players`` first among
+# the options, a ``PHASE`` whose ``GAME_OVER`` ends the game).
+# ---------------------------------------------------------------------------------------------
+def num_players(s):
+    """The number of seats of the game in ``s``."""
+    return np.int64(s[NUM_PLAYERS])
+
+
+def phase(s):
+    """The current phase of ``s`` (the game's ``GAME_OVER`` once it has ended)."""
+    return np.int64(s[PHASE])
+
+
 STACK_TEMPLATES = (
+    num_players,
+    phase,
     depth,
     top,
     push,
@@ -174,6 +244,25 @@ STACK_TEMPLATES = (
     decision_kind,
     decision_player,
     decision_arg,
+)
+#: What a game's ``engine/decisions.py`` exports of its `stack_kernels` (`export`): the stack's
+#: readers and writers for the game's rules, and the two fields every layout has.
+STACK_EXPORTS = (
+    "num_players",
+    "phase",
+    "depth",
+    "top",
+    "push",
+    "pop",
+    "set_top_arg",
+    "entry",
+    "entry_kind",
+    "entry_player",
+    "entry_arg",
+    "read_top",
+    "decision_kind",
+    "decision_player",
+    "decision_arg",
 )
 
 
@@ -466,6 +555,56 @@ LOOP_TEMPLATES = (
     play_random_games,
     accepted_actions,
 )
+#: The stack's readers a game's public kernel surface (``engine/kernels.py``) exports: what a
+#: tool may read of the pending stack, and the two fields every layout has (not its writers).
+STACK_READERS = (
+    "num_players",
+    "phase",
+    "depth",
+    "entry_kind",
+    "entry_player",
+    "entry_arg",
+    "decision_kind",
+    "decision_player",
+    "decision_arg",
+)
+#: What a game's ``engine/loop.py`` exports of its `loop_kernels` (`export`): the contract's
+#: kernels (``caylus_env.core.contract.KERNELS`` but the game's own ``check_invariants``) and
+#: the compiled random games and ranking of any position.
+LOOP_EXPORTS = (
+    "setup",
+    "advance",
+    "next_decision",
+    "answer",
+    "legal_actions",
+    "legal_mask",
+    "step",
+    "apply",
+    "current_player",
+    "is_terminal",
+    "is_truncated",
+    "scores",
+    "tie_breaks",
+    "returns",
+    "standing",
+    "clock",
+    "accepted_actions",
+    "determinize",
+    "new_state",
+    "seed_playouts",
+    "random_playout",
+    "play_random_games",
+)
+
+
+def export(kernels: types.SimpleNamespace, names: tuple[str, ...], namespace: dict) -> list[str]:
+    """Bind ``names`` of the compiled ``kernels`` (`stack_kernels`, `loop_kernels`) as globals of
+    a game's module (``namespace`` is its ``globals()``), so that the game's rules and the
+    shared layers import each kernel by name (``from <game>.engine.loop import step``), from
+    one list rather than a copy of it in every game; returns the names, for ``__all__``."""
+    for name in names:
+        namespace[name] = getattr(kernels, name)
+    return list(names)
 
 
 def _messages(engine: str) -> dict[str, str]:
@@ -478,7 +617,8 @@ def _messages(engine: str) -> dict[str, str]:
 
 def stack_kernels(game: str, engine: str, layout: Any) -> types.SimpleNamespace:
     """The decision stack compiled for ``game`` (an identifier) over its ``layout`` (``STACK``,
-    ``STACK_SIZE``, ``STACK_DEPTH``, ``STACK_ENTRY``); ``engine`` names it in its errors
+    ``STACK_SIZE``, ``STACK_DEPTH``, ``STACK_ENTRY``, and ``NUM_PLAYERS`` and ``PHASE`` for the
+    two readers every game has); ``engine`` names it in its errors
     (``"caylus"``: "caylus engine: ...")."""
     return specialize(
         STACK_TEMPLATES,
@@ -488,6 +628,8 @@ def stack_kernels(game: str, engine: str, layout: Any) -> types.SimpleNamespace:
             "STACK_SIZE": layout.STACK_SIZE,
             "STACK_DEPTH": layout.STACK_DEPTH,
             "STACK_ENTRY": layout.STACK_ENTRY,
+            "NUM_PLAYERS": layout.NUM_PLAYERS,
+            "PHASE": layout.PHASE,
             **_messages(engine),
         },
     )
@@ -520,11 +662,21 @@ def loop_kernels(
 
 
 __all__ = [
+    "CODEC_INT",
+    "CODEC_NONE",
     "ILLEGAL",
+    "LOOP_EXPORTS",
     "LOOP_TEMPLATES",
     "MAX_AUTOMATIC_STEPS",
+    "NO_ARG",
     "PLAYOUT_SEED_STRIDE",
+    "STACK_EXPORTS",
+    "STACK_READERS",
     "STACK_TEMPLATES",
+    "Arg",
+    "EntryKind",
+    "decision",
+    "export",
     "loop_kernels",
     "stack_kernels",
 ]

@@ -19,8 +19,6 @@ offsets; rules, bots and search read the stack through them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from caylus_env.caylus.engine import layout
@@ -37,7 +35,7 @@ from caylus_env.caylus.engine.constants import (
     Procedure,
 )
 from caylus_env.caylus.engine.layout import KIND_OFFSET, STACK_ENTRY
-from caylus_env.core.loop import stack_kernels
+from caylus_env.core.loop import CODEC_INT, STACK_EXPORTS, Arg, EntryKind, export, stack_kernels
 
 # Field offsets inside one stack entry.
 E_KIND = 0
@@ -47,37 +45,15 @@ E_ARG_A = 2
 E_ARG_B = 3
 assert STACK_ENTRY == 4
 
-#: Codecs of an argument: how ``state_dict`` spells it and which observation piece
-#: carries it (``observation.DECISION_PIECE_OF``).
-CODEC_INT = "int"  # a count
+#: Codecs of an argument (beside the core's ``CODEC_NONE`` and ``CODEC_INT``): how
+#: ``state_dict`` spells it and which observation piece carries it
+#: (``observation.DECISION_PIECE_OF``).
 CODEC_BUILDING = "building"  # a BuildingId, spelled by its name
 CODEC_SOURCE = "source"  # a BuildSource, spelled by its lower-case name
 CODEC_ROW = "row"  # a FavorRow, spelled by its name
 CODEC_MASK = "mask"  # a bit set of Resource kinds, spelled as a list of names
 CODEC_SECTION = "section"  # a castle Section, spelled by its name
 CODEC_SPACE = "space"  # a road space 1..28
-
-
-@dataclass(frozen=True)
-class Arg:
-    """One argument of a stack entry: its name, codec and inclusive domain ``[low, high]``."""
-
-    name: str
-    codec: str
-    low: int
-    high: int
-    doc: str
-
-
-@dataclass(frozen=True)
-class EntryKind:
-    """One kind of stack entry: a decision (asked of ``player``) or a procedure."""
-
-    kind: int
-    name: str
-    is_decision: bool
-    args: tuple[Arg, ...]
-    doc: str
 
 
 _MAX_COUNT = 32  # no count on the stack (favors, batches, cubes) ever comes near it
@@ -219,18 +195,8 @@ def codec_table(codec: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------
-# Kernels: the core's decision stack (``caylus_env.core.loop``), compiled over this layout.
+# Kernels: the core's decision stack (``caylus_env.core.loop``), compiled over this layout and
+# bound here by the names of its ``STACK_EXPORTS`` (``push``, ``pop``, ``read_top`` ...).
 # ---------------------------------------------------------------------------------------
 STACK_KERNELS = stack_kernels("caylus", "caylus", layout)
-depth = STACK_KERNELS.depth
-top = STACK_KERNELS.top
-push = STACK_KERNELS.push
-pop = STACK_KERNELS.pop
-set_top_arg = STACK_KERNELS.set_top_arg
-entry_kind = STACK_KERNELS.entry_kind
-entry_player = STACK_KERNELS.entry_player
-entry_arg = STACK_KERNELS.entry_arg
-read_top = STACK_KERNELS.read_top
-decision_kind = STACK_KERNELS.decision_kind
-decision_player = STACK_KERNELS.decision_player
-decision_arg = STACK_KERNELS.decision_arg
+export(STACK_KERNELS, STACK_EXPORTS, globals())

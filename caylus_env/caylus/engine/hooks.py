@@ -18,7 +18,9 @@ from numba import njit
 from caylus_env.caylus.engine import layout as L
 from caylus_env.caylus.engine.constants import DecisionKind, Phase, Procedure
 from caylus_env.caylus.engine.decisions import (
-    PROCEDURE_BASE,
+    PROCEDURE_BASE as PROCEDURE_BASE,  # a hook: the first procedure kind
+)
+from caylus_env.caylus.engine.decisions import (
     pop,
     read_top,
 )
@@ -88,6 +90,7 @@ from caylus_env.caylus.engine.phases.special import (
 )
 from caylus_env.caylus.engine.setup import init_game
 from caylus_env.caylus.engine.state import prestige
+from caylus_env.core.hooks import HOOKS
 
 GAME_OVER = int(Phase.GAME_OVER)
 DEFAULT_LAWYER_PRESTIGE = 4  # the 2005 tile (rules 8.2); ``GameConfig`` documents the option
@@ -273,19 +276,4 @@ def determinize(s, seat, seed):
     order are public), and its later play draws no chance."""
 
 
-__all__ = [  # the hooks of caylus_env.core.hooks.HOOKS
-    "GAME_OVER",
-    "PROCEDURE_BASE",
-    "apply",
-    "clock",
-    "count_decision",
-    "determinize",
-    "drive",
-    "dropped_when_unanswerable",
-    "is_cut_off",
-    "legal",
-    "run_procedure",
-    "score",
-    "setup",
-    "tie_break",
-]
+__all__ = list(HOOKS)  # the contract's hooks

@@ -93,8 +93,7 @@ P_HOUSES = P_ROWS_USED + 1  # houses on the board (buildings + castle)
 PLAYER_STRIDE = P_HOUSES + 1
 PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see P_* offsets")
 # -- pending decisions --------------------------------------------------------------------
-STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
-STACK = _field("stack", STACK_DEPTH * STACK_ENTRY, "entries (kind, player, arg_a, arg_b)")
+STACK_SIZE, STACK = _TABLE.stack(STACK_DEPTH, STACK_ENTRY, "(kind, player, arg_a, arg_b)")
 
 STATE_SIZE = _TABLE.size
 FIELDS: tuple[Field, ...] = _TABLE.fields

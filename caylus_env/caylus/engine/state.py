@@ -20,20 +20,10 @@ from caylus_env.caylus.engine.constants import (
     Phase,
     Resource,
 )
+from caylus_env.caylus.engine.decisions import num_players, phase  # noqa: F401  (re-exported)
 
 
 # -- the clock ---------------------------------------------------------------------------
-@njit(cache=True)
-def num_players(s):
-    return np.int64(s[L.NUM_PLAYERS])
-
-
-@njit(cache=True)
-def phase(s):
-    """The current ``Phase`` (``Phase.GAME_OVER`` once the game has ended)."""
-    return np.int64(s[L.PHASE])
-
-
 @njit(cache=True)
 def turn(s):
     return np.int64(s[L.TURN])

@@ -53,6 +53,7 @@ from caylus_env.caylus_1303.engine.phases.stewardship import (
 )
 from caylus_env.caylus_1303.engine.setup import init_game
 from caylus_env.caylus_1303.engine.state import final_score, num_players, pf
+from caylus_env.core.hooks import HOOKS
 
 GAME_OVER = int(Phase.GAME_OVER)
 PROCEDURE_BASE = NUM_DECISION_KINDS  # no procedures: every stack entry is a decision
@@ -192,19 +193,4 @@ def determinize(s, seat, seed):
             s[pf(q, L.P_PP)] = own
 
 
-__all__ = [  # the hooks of caylus_env.core.hooks.HOOKS
-    "GAME_OVER",
-    "PROCEDURE_BASE",
-    "apply",
-    "clock",
-    "count_decision",
-    "determinize",
-    "drive",
-    "dropped_when_unanswerable",
-    "is_cut_off",
-    "legal",
-    "run_procedure",
-    "score",
-    "setup",
-    "tie_break",
-]
+__all__ = list(HOOKS)  # the contract's hooks

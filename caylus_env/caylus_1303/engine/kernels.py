@@ -30,80 +30,28 @@ State accessors: ``num_players``, ``phase``, ``hand``, ``resource``, ``prestige`
 
 from __future__ import annotations
 
-from caylus_env.caylus_1303.engine.decisions import (
-    decision_arg,
-    decision_kind,
-    decision_player,
-    depth,
-)
+from caylus_env.caylus_1303.engine.decisions import STACK_KERNELS
 from caylus_env.caylus_1303.engine.invariants import check_invariants
-from caylus_env.caylus_1303.engine.loop import (
-    ILLEGAL,
-    accepted_actions,
-    advance,
-    answer,
-    apply,
-    clock,
-    current_player,
-    determinize,
-    is_terminal,
-    is_truncated,
-    legal_actions,
-    legal_mask,
-    new_state,
-    next_decision,
-    play_random_games,
-    random_playout,
-    returns,
-    scores,
-    setup,
-    step,
-    tie_breaks,
-)
+from caylus_env.caylus_1303.engine.loop import ILLEGAL, LOOP
 from caylus_env.caylus_1303.engine.state import (
     final_score,
     hand,
     holder,
-    num_players,
-    phase,
     prestige,
     residences,
     resource,
 )
+from caylus_env.core.loop import LOOP_EXPORTS, STACK_READERS, export
 
 __all__ = [
+    *export(LOOP, LOOP_EXPORTS, globals()),
+    *export(STACK_KERNELS, STACK_READERS, globals()),
     "ILLEGAL",
-    "accepted_actions",
-    "advance",
-    "answer",
-    "apply",
     "check_invariants",
-    "clock",
-    "current_player",
-    "decision_arg",
-    "decision_kind",
-    "decision_player",
-    "depth",
-    "determinize",
     "final_score",
     "hand",
     "holder",
-    "is_terminal",
-    "is_truncated",
-    "legal_actions",
-    "legal_mask",
-    "new_state",
-    "next_decision",
-    "num_players",
-    "phase",
-    "play_random_games",
     "prestige",
-    "random_playout",
     "residences",
     "resource",
-    "returns",
-    "scores",
-    "setup",
-    "step",
-    "tie_breaks",
 ]

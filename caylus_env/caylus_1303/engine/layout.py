@@ -86,8 +86,7 @@ P_BUNDLES = P_PASSED + 1  # bundles delivered this round (rules 4.3)
 PLAYER_STRIDE = P_BUNDLES + 1
 PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see P_* offsets")
 # -- pending decisions -------------------------------------------------------------------------------------
-STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
-STACK = _field("stack", STACK_DEPTH * STACK_ENTRY, "entries (kind, player, arg)")
+STACK_SIZE, STACK = _TABLE.stack(STACK_DEPTH, STACK_ENTRY, "(kind, player, arg)")
 
 STATE_SIZE = _TABLE.size
 STATE_BYTES = STATE_SIZE * np.dtype(STATE_DTYPE).itemsize

@@ -21,6 +21,7 @@ from caylus_env.caylus_1303.engine.constants import (
     ROAD_SPACES,
     Resource,
 )
+from caylus_env.caylus_1303.engine.decisions import num_players, phase  # noqa: F401  (re-exported)
 from caylus_env.caylus_1303.engine.tiles import (
     C_ANY,
     C_WORKERS,
@@ -36,16 +37,6 @@ from caylus_env.caylus_1303.engine.tiles import (
 def pf(p, field):
     """Offset of a per-player field."""
     return L.PLAYERS + p * L.PLAYER_STRIDE + field
-
-
-@njit(cache=True)
-def num_players(s):
-    return np.int64(s[L.NUM_PLAYERS])
-
-
-@njit(cache=True)
-def phase(s):
-    return np.int64(s[L.PHASE])
 
 
 @njit(cache=True)

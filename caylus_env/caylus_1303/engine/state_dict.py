@@ -77,7 +77,6 @@ from caylus_env.caylus_1303.engine.constants import (
 )
 from caylus_env.caylus_1303.engine.decisions import (
     CODEC_MONUMENT,
-    CODEC_NONE,
     CODEC_SPACE,
     ENTRY_OF_NAME,
     SCHEMA,
@@ -101,6 +100,7 @@ from caylus_env.caylus_1303.engine.tiles import (
     WOOD_KINDS,
     EffectType,
 )
+from caylus_env.core.loop import CODEC_NONE
 from caylus_env.core.state_checks import (
     bool_field,
     consistent,

@@ -10,9 +10,16 @@ invariants read it from here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from caylus_env.core.loop import stack_kernels
+from caylus_env.core.loop import (
+    CODEC_INT,
+    NO_ARG,
+    STACK_EXPORTS,
+    Arg,
+    EntryKind,
+    decision,
+    export,
+    stack_kernels,
+)
 from caylus_env.puerto_rico.engine import layout
 from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
@@ -33,96 +40,71 @@ E_PLAYER = 1
 E_ARG = 2
 assert STACK_ENTRY == 3
 
-CODEC_NONE = "none"  # the entry has no argument (stored as 0)
-CODEC_INT = "int"  # a count
 CODEC_TILE = "tile"  # a Tile, spelled by its name
 CODEC_BUILDING = "building"  # a BuildingId, spelled by its name
 CODEC_GOODS = "goods"  # a bit set of goods, spelled as a list of names
 
 
-@dataclass(frozen=True)
-class Arg:
-    """The argument of a stack entry: its name, codec and inclusive domain ``[low, high]``."""
-
-    name: str
-    codec: str
-    low: int
-    high: int
-    doc: str
-
-
-@dataclass(frozen=True)
-class EntryKind:
-    """One kind of pending decision and the meaning of its argument."""
-
-    kind: int
-    name: str
-    arg: Arg
-    doc: str
-
-
-_NONE = Arg("", CODEC_NONE, 0, 0, "no argument")
-
 #: Every decision kind, in id order.
 SCHEMA: tuple[EntryKind, ...] = (
-    EntryKind(DecisionKind.ROLE, "role", _NONE, "pick a role card (rules 3.1)"),
-    EntryKind(DecisionKind.HACIENDA, "hacienda", _NONE, "draw a face-down plantation (2.4)"),
-    EntryKind(
+    decision(DecisionKind.ROLE, "role", NO_ARG, "pick a role card (rules 3.1)"),
+    decision(DecisionKind.HACIENDA, "hacienda", NO_ARG, "draw a face-down plantation (2.4)"),
+    decision(
         DecisionKind.SETTLE,
         "settle",
         Arg("library_extra", CODEC_INT, 0, 1, "1: the library's second tile (7.2)"),
         "take a face-up tile, a quarry or a forest (4.1, 7.3)",
     ),
-    EntryKind(
+    decision(
         DecisionKind.HOSPICE,
         "hospice",
         Arg("tile", CODEC_TILE, 0, NUM_TILES - 1, "the tile just placed"),
         "a colonist on the new tile (2.4)",
     ),
-    EntryKind(DecisionKind.MAYOR_PRIVILEGE, "mayor_privilege", _NONE, "the extra colonist (4.2)"),
-    EntryKind(DecisionKind.PLACE_COLONIST, "place_colonist", _NONE, "place one colonist (4.2)"),
-    EntryKind(DecisionKind.BUILD, "build", _NONE, "build one building or none (4.3)"),
-    EntryKind(
+    decision(DecisionKind.MAYOR_PRIVILEGE, "mayor_privilege", NO_ARG, "the extra colonist (4.2)"),
+    decision(DecisionKind.PLACE_COLONIST, "place_colonist", NO_ARG, "place one colonist (4.2)"),
+    decision(DecisionKind.BUILD, "build", NO_ARG, "build one building or none (4.3)"),
+    decision(
         DecisionKind.UNIVERSITY,
         "university",
         Arg("building", CODEC_BUILDING, 0, NUM_BUILDINGS - 1, "the building just built"),
         "a colonist on the new building (2.4)",
     ),
-    EntryKind(
+    decision(
         DecisionKind.CRAFT_PRIVILEGE,
         "craft_privilege",
         Arg("produced", CODEC_GOODS, 1, (1 << NUM_GOODS) - 1, "goods produced this phase"),
         "the craftsman's extra barrel (4.4)",
     ),
-    EntryKind(DecisionKind.SELL, "sell", _NONE, "sell one barrel or none (4.5)"),
-    EntryKind(DecisionKind.LOAD, "load", _NONE, "a loading turn (4.6)"),
-    EntryKind(
+    decision(DecisionKind.SELL, "sell", NO_ARG, "sell one barrel or none (4.5)"),
+    decision(DecisionKind.LOAD, "load", NO_ARG, "a loading turn (4.6)"),
+    decision(
         DecisionKind.STORE_KIND,
         "store_kind",
         Arg("warehouse_kinds", CODEC_INT, 1, 3, "whole kinds the warehouses may still keep"),
         "a warehouse keeps a whole kind (4.7)",
     ),
-    EntryKind(
+    decision(
         DecisionKind.STORE_BARREL,
         "store_barrel",
         Arg("barrels", CODEC_INT, 1, 4, "single barrels he may still keep"),
         "the windrose barrel and the storehouse's (4.7, 7.2)",
     ),
-    EntryKind(DecisionKind.DRAFT, "draft", _NONE, "a violet building for the supply (7.1)"),
-    EntryKind(
+    decision(DecisionKind.DRAFT, "draft", NO_ARG, "a violet building for the supply (7.1)"),
+    decision(
         DecisionKind.FOREST,
         "forest",
         Arg("tile", CODEC_TILE, 0, NUM_PLANTATION_KINDS - 1, "the plantation drawn"),
         "the hacienda's tile as a forest (7.3)",
     ),
-    EntryKind(
+    decision(
         DecisionKind.BLACK_MARKET,
         "black_market",
         Arg("building", CODEC_BUILDING, 0, NUM_BUILDINGS - 1, "the building being bought"),
         "what to return to the black market (7.2)",
     ),
-    EntryKind(DecisionKind.GUEST_HOUSE, "guest_house", _NONE, "move a guest colonist (7.4)"),
-    EntryKind(
+    decision(DecisionKind.GUEST_HOUSE, "guest_house", NO_ARG, "move a guest colonist (7.4)"),
+    decision(
         DecisionKind.SMALL_WHARF,
         "small_wharf",
         Arg("barrels", CODEC_INT, 1, 60, "barrels shipped so far this turn"),
@@ -133,14 +115,7 @@ assert [e.kind for e in SCHEMA] == list(range(NUM_DECISION_KINDS))
 ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
 
 
-# The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout.
+# The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout and bound
+# here by the names of its ``STACK_EXPORTS`` (``push``, ``pop``, ``read_top``, ``decision_kind`` ...).
 STACK_KERNELS = stack_kernels("puerto_rico", "puerto rico", layout)
-_STACK = STACK_KERNELS
-push = _STACK.push
-pop = _STACK.pop
-read_top = _STACK.read_top
-depth = _STACK.depth
-entry = _STACK.entry
-decision_kind = _STACK.decision_kind
-decision_player = _STACK.decision_player
-decision_arg = _STACK.decision_arg
+export(STACK_KERNELS, STACK_EXPORTS, globals())

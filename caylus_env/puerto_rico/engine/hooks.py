@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caylus_env.core.hooks import HOOKS
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.constants import NUM_DECISION_KINDS, DecisionKind, Phase
 from caylus_env.puerto_rico.engine.roles.builder import (
@@ -73,7 +74,8 @@ from caylus_env.puerto_rico.engine.setup import (
     rng_write,
     shuffle_stack,
 )
-from caylus_env.puerto_rico.engine.state import final_score, tie_break
+from caylus_env.puerto_rico.engine.state import final_score
+from caylus_env.puerto_rico.engine.state import tie_break as tie_break  # a hook (rules 5.3)
 
 GAME_OVER = int(Phase.GAME_OVER)
 PROCEDURE_BASE = NUM_DECISION_KINDS  # no procedures: every stack entry is a decision
@@ -255,21 +257,5 @@ def determinize(s, seat, seed):
     resample_hidden(s, seed)
 
 
-__all__ = [  # the hooks of caylus_env.core.hooks.HOOKS, and the setup's own pieces
-    "GAME_OVER",
-    "PROCEDURE_BASE",
-    "apply",
-    "clock",
-    "count_decision",
-    "determinize",
-    "drive",
-    "dropped_when_unanswerable",
-    "is_cut_off",
-    "legal",
-    "resample_hidden",
-    "run_procedure",
-    "score",
-    "setup",
-    "setup_game",
-    "tie_break",
-]
+# The contract's hooks, and the setup's own pieces.
+__all__ = [*HOOKS, "resample_hidden", "setup_game"]

@@ -110,8 +110,7 @@ P_SINGLES = P_KEPT + 1  # storage: single barrels kept per good, 3 bits each (4.
 PLAYER_STRIDE = P_SINGLES + 1
 PLAYERS = _field("players", MAX_PLAYERS * PLAYER_STRIDE, "per-player block, see P_* offsets")
 # -- pending decisions -----------------------------------------------------------------------------
-STACK_SIZE = _field("stack_size", 1, "entries on the pending-decision stack")
-STACK = _field("stack", STACK_DEPTH * STACK_ENTRY, "entries (kind, player, arg)")
+STACK_SIZE, STACK = _TABLE.stack(STACK_DEPTH, STACK_ENTRY, "(kind, player, arg)")
 
 STATE_SIZE = _TABLE.size
 STATE_BYTES = STATE_SIZE * np.dtype(STATE_DTYPE).itemsize

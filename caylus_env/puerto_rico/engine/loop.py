@@ -1,37 +1,15 @@
-"""Puerto Rico's game loop: the core's (``caylus_env.core.loop``), compiled with this game's
-rule hooks (`caylus_env.puerto_rico.engine.hooks`). Outside the engine, use
+"""Puerto Rico's game loop: the core's (``caylus_env.core.loop``), compiled with this game's rule
+hooks (`caylus_env.puerto_rico.engine.hooks`); its kernels are bound here by the names of
+``caylus_env.core.loop.LOOP_EXPORTS``. Outside the engine, use
 ``caylus_env.puerto_rico.engine.kernels``."""
 
 from __future__ import annotations
 
-from caylus_env.core.loop import ILLEGAL, loop_kernels
+from caylus_env.core.loop import ILLEGAL, LOOP_EXPORTS, export, loop_kernels
 from caylus_env.puerto_rico.engine import hooks
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 from caylus_env.puerto_rico.engine.decisions import STACK_KERNELS
 
 LOOP = loop_kernels("puerto_rico", "puerto rico", hooks, L, STACK_KERNELS, NUM_ACTIONS)
-accepted_actions = LOOP.accepted_actions
-advance = LOOP.advance
-answer = LOOP.answer
-apply = LOOP.apply
-clock = LOOP.clock
-current_player = LOOP.current_player
-determinize = LOOP.determinize
-is_terminal = LOOP.is_terminal
-is_truncated = LOOP.is_truncated
-legal_actions = LOOP.legal_actions
-legal_mask = LOOP.legal_mask
-new_state = LOOP.new_state
-next_decision = LOOP.next_decision
-play_random_games = LOOP.play_random_games
-random_playout = LOOP.random_playout
-returns = LOOP.returns
-scores = LOOP.scores
-seed_playouts = LOOP.seed_playouts
-setup = LOOP.setup
-standing = LOOP.standing
-step = LOOP.step
-tie_breaks = LOOP.tie_breaks
-
-__all__ = ["ILLEGAL", "LOOP"]
+__all__ = ["ILLEGAL", "LOOP", *export(LOOP, LOOP_EXPORTS, globals())]

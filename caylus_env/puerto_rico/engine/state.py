@@ -28,6 +28,7 @@ from caylus_env.puerto_rico.engine.constants import (
     RESIDENCE_BONUS,
     Tile,
 )
+from caylus_env.puerto_rico.engine.decisions import num_players, phase  # noqa: F401  (re-exported)
 
 #: Most doubloons a player holds: the bank pays no more to a player who has them (a bound of
 #: the platform, not of the rules, whose bank is unlimited: rules 6.7). A real game ends with
@@ -41,16 +42,6 @@ MAX_MONEY = 1000
 def pf(p, field):
     """Offset of a per-player field."""
     return L.PLAYERS + p * L.PLAYER_STRIDE + field
-
-
-@njit(cache=True)
-def num_players(s):
-    return np.int64(s[L.NUM_PLAYERS])
-
-
-@njit(cache=True)
-def phase(s):
-    return np.int64(s[L.PHASE])
 
 
 @njit(cache=True)

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from caylus_env.core.errors import InvalidStateError
+from caylus_env.core.loop import CODEC_NONE
 from caylus_env.core.state_checks import (
     bool_field,
     consistent,
@@ -84,7 +85,6 @@ from caylus_env.puerto_rico.engine.constants import (
 from caylus_env.puerto_rico.engine.decisions import (
     CODEC_BUILDING,
     CODEC_GOODS,
-    CODEC_NONE,
     CODEC_TILE,
     ENTRY_OF_NAME,
     SCHEMA,
