@@ -90,7 +90,9 @@ from caylus_env.caylus.engine.state import (
 )
 from caylus_env.caylus.engine.validate import MAX_BATCHES, MAX_HOUSES
 from caylus_env.core.observation import (
+    OBSERVER_EXPORTS,
     ObservationLayout,
+    bit_flags,
     relative_seat,
     scaled_high,
     seat_flag,
@@ -259,18 +261,11 @@ LAYOUT = ObservationLayout(
     SEAT_COLUMN_PIECES,
     SPACE_PIECES,
 )
-#: Where each piece lives in the flat vector.
-PIECE_SLICES: dict[str, slice] = LAYOUT.slices
-PIECE_SHAPES: dict[str, tuple[int, ...]] = LAYOUT.shapes
-OBS_SIZE: int = LAYOUT.size
-#: The observation a trained policy was made for: the revision and a digest of the pieces'
-#: names and shapes (so a new, removed or resized piece changes it by itself). Checkpoints
-#: store it and ``policy:PATH`` refuses another one, naming both.
-OBSERVATION_VERSION = LAYOUT.version
-#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``HIGHS`` for counts.
-BOUNDS: np.ndarray = LAYOUT.bounds
-#: Named views of an observation (or a batch of them): ``{piece: view}``.
-observation_pieces = LAYOUT.views
+#: Where each piece lives, the vector's size, its version, its bounds and named views onto it
+#: (``caylus_env.core.observation.LayoutConstants``).
+PIECE_SLICES, PIECE_SHAPES, OBS_SIZE, OBSERVATION_VERSION, BOUNDS, observation_pieces = (
+    LAYOUT.constants()
+)
 
 
 # Offsets as plain ints, frozen into the kernel as compile-time constants.
@@ -360,9 +355,7 @@ def encode(state, observer, out):
             elif ctx == CTX_COUNT:
                 out[O_DECISION_COUNT] = v / COUNT_SCALE
             elif ctx == CTX_KINDS:
-                for r in range(NUM_RESOURCES):
-                    if (v >> r) & 1:
-                        out[O_DECISION_KINDS + r] = 1.0
+                bit_flags(out, O_DECISION_KINDS, v, NUM_RESOURCES)
     # -- players
     for p in range(n):
         r = relative_seat(p, observer, n)
@@ -373,13 +366,11 @@ def encode(state, observer, out):
         out[O_PRESTIGE + r] = prestige(state, p) / PRESTIGE_SCALE
         home = NUM_WORKERS - workers_out(state, p)
         out[O_WORKERS + r] = home / NUM_WORKERS
-        used = rows_used(state, p)
         for row in range(NUM_FAVOR_ROWS):
             col = favor_column(state, p, row)
             if 0 <= col < NUM_FAVOR_STATES:
                 out[O_FAVOR + (r * NUM_FAVOR_ROWS + row) * NUM_FAVOR_STATES + col] = 1.0
-            if (used >> row) & 1:
-                out[O_ROWS_USED + r * NUM_FAVOR_ROWS + row] = 1.0
+        bit_flags(out, O_ROWS_USED + r * NUM_FAVOR_ROWS, rows_used(state, p), NUM_FAVOR_ROWS)
         out[O_PASSED + r] = has_passed(state, p)
         for sec in range(NUM_SECTIONS):
             h = section_houses(state, sec, p)
@@ -447,19 +438,4 @@ def encode(state, observer, out):
 #: The game contract's name of the encoder (``caylus_env.core.contract``): the same kernel.
 encode_into = encode
 
-__all__ = [
-    "BOUNDS",
-    "HIGHS",
-    "LAYOUT",
-    "OBSERVATION_VERSION",
-    "OBS_SIZE",
-    "PIECES",
-    "PIECE_SHAPES",
-    "PIECE_SLICES",
-    "SEAT_COLUMN_PIECES",
-    "SEAT_PIECES",
-    "SPACE_PIECES",
-    "encode",
-    "encode_into",
-    "observation_pieces",
-]
+__all__ = [*OBSERVER_EXPORTS, "SEAT_COLUMN_PIECES", "SPACE_PIECES"]

@@ -46,6 +46,8 @@ pieces from the flat state array directly (the platform's batched env runs it ov
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from numba import njit
 
@@ -92,7 +94,9 @@ from caylus_env.caylus_1303.engine.tiles import (
 )
 from caylus_env.core.game import check_state_array
 from caylus_env.core.observation import (
+    OBSERVER_EXPORTS,
     ObservationLayout,
+    one_hot,
     relative_seat,
     scaled_high,
     seat_flag,
@@ -203,17 +207,11 @@ OBSERVATION_REVISION = 1
 LAYOUT = ObservationLayout(
     PIECES, HIGHS, OBSERVATION_REVISION, SEAT_PIECES, SEAT_COLUMN_PIECES, SPACE_PIECES
 )
-#: Where each piece lives in the flat vector.
-PIECE_SLICES: dict[str, slice] = LAYOUT.slices
-PIECE_SHAPES: dict[str, tuple[int, ...]] = LAYOUT.shapes
-OBS_SIZE: int = LAYOUT.size
-#: The observation a trained policy was made for: the revision and a digest of the pieces'
-#: names and shapes (so a new, removed or resized piece changes it by itself).
-OBSERVATION_VERSION = LAYOUT.version
-#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``HIGHS`` for counts.
-BOUNDS: np.ndarray = LAYOUT.bounds
-#: Named views of an observation (or a batch of them): ``{piece: view}``.
-observation_pieces = LAYOUT.views
+#: Where each piece lives, the vector's size, its version, its bounds and named views onto it
+#: (``caylus_env.core.observation.LayoutConstants``).
+PIECE_SLICES, PIECE_SHAPES, OBS_SIZE, OBSERVATION_VERSION, BOUNDS, observation_pieces = (
+    LAYOUT.constants()
+)
 
 
 # Offsets as plain ints, frozen into the kernel as compile-time constants.
@@ -283,8 +281,7 @@ def encode_into(state, seat, out):
     out[:OBS_SIZE] = 0.0
     n = np.int64(state[L.NUM_PLAYERS])
     # -- options and clock
-    if MIN_PLAYERS <= n <= MAX_PLAYERS:
-        out[O_NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
+    one_hot(out, O_NUM_PLAYERS, n - MIN_PLAYERS, NUM_PLAYER_COUNTS)
     out[O_HIDE] = state[L.OPT_HIDE_PP] != 0
     out[O_ROUND] = state[L.ROUND] / NUM_ROUNDS
     phase = np.int64(state[L.PHASE])
@@ -362,63 +359,13 @@ def encode_into(state, seat, out):
         out[O_RESIDENCES + r] = residences(state, p) / RESIDENCE_SCALE
 
 
-def encode(state: np.ndarray, seat: int) -> np.ndarray:
-    """The observation of ``seat`` in ``state`` as a new array (``-1``: the global state).
+#: The checked Python entry point ``encode(state, seat)``: the observation of ``seat`` in
+#: ``state`` as a new array (``-1``: the global state). Besides the state's type and the seat,
+#: it checks the contents with the game's own validation (``check_state_array``: an
+#: ``InvalidStateError``): a tile kind or a pending space out of its domain would make the
+#: compiled encoder write outside its buffer, as for a state from a file.
+encode = LAYOUT.checked_encoder(
+    encode_into, STATE_DTYPE, STATE_SIZE, L.NUM_PLAYERS, partial(check_state_array, engine)
+)
 
-    Args:
-        state: a flat game state (``Game.state``): int16, ``STATE_SIZE`` entries.
-        seat: a seat of the game, 0..num_players-1, or -1 for absolute seats.
-
-    Returns:
-        A float32 array of shape ``(OBS_SIZE,)``.
-
-    Raises:
-        ValueError: naming what is wrong with ``state`` or ``seat`` and what is allowed; a
-            state whose contents no position can hold is refused by the game's own validation
-            (``caylus_env.core.game.check_state_array``: an ``InvalidStateError``).
-    """
-    if (
-        not isinstance(state, np.ndarray)
-        or state.dtype != STATE_DTYPE
-        or state.shape != (STATE_SIZE,)
-    ):
-        got = (
-            f"{state.dtype} array of shape {state.shape}"
-            if isinstance(state, np.ndarray)
-            else type(state).__name__
-        )
-        raise ValueError(
-            f"state must be a {np.dtype(STATE_DTYPE)} array of shape ({STATE_SIZE},) "
-            f"(Game.state), got {got}"
-        )
-    n = int(state[L.NUM_PLAYERS])
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not -1 <= seat < n:
-        raise ValueError(
-            f"seat={seat!r} is not allowed; allowed: 0 to {n - 1} (a seat of this "
-            f"{n}-player game) or -1 (the global state)"
-        )
-    # the contents too: a tile kind or a pending space out of its domain would make the compiled
-    # encoder write outside its buffer (the game's own validation, as for a state from a file)
-    check_state_array(engine, state)
-    out = np.empty(OBS_SIZE, np.float32)
-    encode_into(state, int(seat), out)
-    return out
-
-
-__all__ = [
-    "BOUNDS",
-    "HIGHS",
-    "LAYOUT",
-    "OBSERVATION_VERSION",
-    "OBS_SIZE",
-    "PIECES",
-    "PIECE_SHAPES",
-    "PIECE_SLICES",
-    "SEAT_COLUMN_PIECES",
-    "SEAT_PIECES",
-    "SPACE_PIECES",
-    "encode",
-    "encode_into",
-    "observation_pieces",
-    "prestige_visible",
-]
+__all__ = [*OBSERVER_EXPORTS, "SEAT_COLUMN_PIECES", "SPACE_PIECES", "prestige_visible"]

@@ -6,7 +6,14 @@ them; the layout gives the vector's size, where each piece lives, the ``Box`` bo
 observation version a trained policy is tied to, and named, reshaped views onto a vector
 (``observation_pieces``). The game's compiled ``encode_into(state, seat, out)`` writes the
 pieces; this module gives it the seat arithmetic every game shares (`relative_seat`,
-`seat_flag`).
+`seat_flag`), the range-checked one-hot entry (`one_hot`) and the flags of a bit set
+(`bit_flags`).
+
+What every game's observation module repeats around its own pieces and kernel lives here
+too: the module constants read off its layout (`ObservationLayout.constants`, unpacked into
+the names of `LayoutConstants`), the checked Python entry point ``encode(state, seat)`` around
+its kernel (`ObservationLayout.checked_encoder`) and the names it exports
+(`OBSERVER_EXPORTS`, the start of its ``__all__``).
 
 Seats are *relative to the observer*: relative seat ``r`` of player ``p`` is
 ``(p - observer) % num_players``, so seat 0 is always "me"; per-seat pieces are padded to
@@ -28,15 +35,47 @@ every game (``agents.policy``, arch ``pieces-v1``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel below)
+from caylus_env.core.contract import REQUIRED
 
 #: Seats an observation is padded to: one policy serves 2 to 5 players.
 MAX_PLAYERS = 5
+
+
+class LayoutConstants(NamedTuple):
+    """The constants a game's observation module reads off its layout, in the order it unpacks
+    them (`ObservationLayout.constants`): module globals, because the compiled kernel freezes
+    ``OBS_SIZE`` in at compile time and the platform and the tests read them by name."""
+
+    #: Where each piece lives in the flat vector.
+    PIECE_SLICES: dict[str, slice]
+    #: The shape of each piece.
+    PIECE_SHAPES: dict[str, tuple[int, ...]]
+    #: The number of entries of the vector.
+    OBS_SIZE: int
+    #: The observation a trained policy was made for: the revision and a digest of the pieces'
+    #: names and shapes (so a new, removed or resized piece changes it by itself). Checkpoints
+    #: store it and ``policy:PATH`` refuses another one, naming both.
+    OBSERVATION_VERSION: str
+    #: Upper bound of every entry: 1.0 for one-hot, flags and fractions, the game's ``HIGHS``
+    #: for counts.
+    BOUNDS: np.ndarray
+    #: Named views of an observation (or a batch of them): ``{piece: view}``.
+    observation_pieces: Callable[[np.ndarray], dict[str, np.ndarray]]
+
+
+#: The names every game's observation module exports (its ``__all__`` starts with them): the
+#: contract's (`caylus_env.core.contract.REQUIRED`), the other constants of `LayoutConstants`,
+#: its count bounds ``HIGHS`` and its ``encode`` (the checked entry point, or the kernel itself).
+OBSERVER_EXPORTS: tuple[str, ...] = tuple(
+    sorted({*REQUIRED["observation"], *LayoutConstants._fields, "HIGHS", "encode"})
+)
 
 
 class ObservationLayout:
@@ -148,6 +187,87 @@ class ObservationLayout:
         s = self.slices[name]
         return np.arange(s.start, s.stop).reshape(self.shapes[name])
 
+    def constants(self) -> LayoutConstants:
+        """The module constants of the game's observation module, to unpack in the order of
+        `LayoutConstants` (``PIECE_SLICES, PIECE_SHAPES, ... = LAYOUT.constants()``)."""
+        return LayoutConstants(
+            self.slices, self.shapes, self.size, self.version, self.bounds, self.views
+        )
+
+    def checked_encoder(
+        self,
+        encode_into: Callable[[np.ndarray, int, np.ndarray], object],
+        state_dtype: np.dtype | type,
+        state_size: int,
+        num_players_at: int,
+        validate: Callable[[np.ndarray], object] | None = None,
+    ) -> Callable[[np.ndarray, int], np.ndarray]:
+        """The checked Python entry point ``encode(state, seat)`` around a game's compiled
+        ``encode_into(state, seat, out)``.
+
+        The kernel trusts its arguments (compiled code checks no bounds): a state of another
+        dtype or size, or a seat the game does not have, would make it read or write outside
+        its arrays, so the entry point refuses them first, naming what is wrong and what is
+        allowed.
+
+        Args:
+            encode_into: the game's kernel; it zeroes ``out`` and writes the pieces.
+            state_dtype, state_size: the game's flat state (``Game.state``):
+                ``layout.STATE_DTYPE``, ``layout.STATE_SIZE``.
+            num_players_at: the index of the player count in the state.
+            validate: the game's own validation of a state's contents, run once the type and
+                the seat are accepted, for a kernel that indexes with what the state holds
+                (``functools.partial(caylus_env.core.game.check_state_array, engine)``); it
+                raises for a state no position can hold.
+
+        Returns:
+            ``encode(state, seat)``: the observation of ``seat`` in ``state`` as a new float32
+            array of shape ``(size,)`` (``seat = -1``: the global state).
+        """
+        size, dtype, shape = self.size, np.dtype(state_dtype), (int(state_size),)
+
+        def encode(state: np.ndarray, seat: int) -> np.ndarray:
+            """The observation of ``seat`` in ``state`` as a new array (``-1``: the global state).
+
+            Args:
+                state: a flat game state (``Game.state``): the game's dtype and size.
+                seat: a seat of the game, 0..num_players-1, or -1 for absolute seats.
+
+            Returns:
+                A float32 array of shape ``(OBS_SIZE,)``.
+
+            Raises:
+                ValueError: naming what is wrong with ``state`` or ``seat`` and what is
+                    allowed; a state whose contents no position can hold is refused by the
+                    game's own validation where it has one (an ``InvalidStateError``).
+            """
+            if not isinstance(state, np.ndarray) or state.dtype != dtype or state.shape != shape:
+                got = (
+                    f"{state.dtype} array of shape {state.shape}"
+                    if isinstance(state, np.ndarray)
+                    else type(state).__name__
+                )
+                raise ValueError(
+                    f"state must be a {dtype} array of shape ({shape[0]},) (Game.state), got {got}"
+                )
+            n = int(state[num_players_at])
+            if (
+                isinstance(seat, bool)
+                or not isinstance(seat, (int, np.integer))
+                or not -1 <= seat < n
+            ):
+                raise ValueError(
+                    f"seat={seat!r} is not allowed; allowed: 0 to {n - 1} (a seat of this "
+                    f"{n}-player game) or -1 (the global state)"
+                )
+            if validate is not None:
+                validate(state)
+            out = np.empty(size, np.float32)
+            encode_into(state, int(seat), out)
+            return out
+
+        return encode
+
 
 def scaled_high(count: float, scale: float = 1.0) -> np.float32:
     """The bound of a count of at most ``count`` that a kernel writes as ``count / scale``.
@@ -176,6 +296,24 @@ def relative_seat(p, observer, n):
 
 
 @njit(cache=True)
+def bit_flags(out, base, mask, width):
+    """Set ``out[base + i]`` for every bit ``i < width`` of ``mask``: a piece of ``width`` flags
+    that the state packs into one field as a bit set."""
+    for i in range(width):
+        if (mask >> i) & 1:
+            out[base + i] = 1.0
+
+
+@njit(cache=True)
+def one_hot(out, base, value, size):
+    """Set ``out[base + value]`` when ``0 <= value < size``: one entry of a one-hot piece of
+    ``size`` entries; a value out of range writes nothing, so no state makes a kernel write
+    outside its piece."""
+    if 0 <= value < size:
+        out[base + value] = 1.0
+
+
+@njit(cache=True)
 def seat_flag(out, base, p, observer, n):
     """Set ``out[base + relative_seat(p)]`` when ``p`` is a player (a per-seat one-hot row)."""
     r = relative_seat(p, observer, n)
@@ -185,7 +323,11 @@ def seat_flag(out, base, p, observer, n):
 
 __all__ = [
     "MAX_PLAYERS",
+    "OBSERVER_EXPORTS",
+    "LayoutConstants",
     "ObservationLayout",
+    "bit_flags",
+    "one_hot",
     "relative_seat",
     "scaled_high",
     "seat_flag",

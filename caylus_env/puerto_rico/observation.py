@@ -44,7 +44,10 @@ import numpy as np
 from numba import njit
 
 from caylus_env.core.observation import (
+    OBSERVER_EXPORTS,
     ObservationLayout,
+    bit_flags,
+    one_hot,
     relative_seat,
     scaled_high,
     seat_flag,
@@ -270,17 +273,11 @@ HIGHS: dict[str, np.float32 | np.ndarray] = {
 OBSERVATION_REVISION = 1
 #: The layout of the vector (``caylus_env.core.observation``).
 LAYOUT = ObservationLayout(PIECES, HIGHS, OBSERVATION_REVISION, SEAT_PIECES)
-#: Where each piece lives in the flat vector.
-PIECE_SLICES: dict[str, slice] = LAYOUT.slices
-PIECE_SHAPES: dict[str, tuple[int, ...]] = LAYOUT.shapes
-OBS_SIZE: int = LAYOUT.size
-#: The observation a trained policy was made for: the revision and a digest of the pieces'
-#: names and shapes (so a new, removed or resized piece changes it by itself).
-OBSERVATION_VERSION = LAYOUT.version
-#: Upper bound of every entry: 1.0 for one-hot, flags and fractions, ``HIGHS`` for counts.
-BOUNDS: np.ndarray = LAYOUT.bounds
-#: Named views of an observation (or a batch of them): ``{piece: view}``.
-observation_pieces = LAYOUT.views
+#: Where each piece lives, the vector's size, its version, its bounds and named views onto it
+#: (``caylus_env.core.observation.LayoutConstants``).
+PIECE_SLICES, PIECE_SHAPES, OBS_SIZE, OBSERVATION_VERSION, BOUNDS, observation_pieces = (
+    LAYOUT.constants()
+)
 
 
 # Offsets as plain ints, frozen into the kernel as compile-time constants.
@@ -339,14 +336,6 @@ del _O
 
 
 @njit(cache=True)
-def _bits(out, base, mask, width):
-    """Set ``out[base + i]`` for every bit ``i < width`` of ``mask``."""
-    for i in range(width):
-        if (mask >> i) & 1:
-            out[base + i] = 1.0
-
-
-@njit(cache=True)
 def encode_into(state, seat, out):
     """Write the observation of ``seat`` (or the global state, ``-1``) into ``out``.
 
@@ -358,8 +347,7 @@ def encode_into(state, seat, out):
     out[:OBS_SIZE] = 0.0
     n = np.int64(state[L.NUM_PLAYERS])
     # -- options and clock
-    if MIN_PLAYERS <= n <= MAX_PLAYERS:
-        out[O_NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
+    one_hot(out, O_NUM_PLAYERS, n - MIN_PLAYERS, NUM_PLAYER_COUNTS)
     out[O_OPTIONS] = state[L.OPT_EXPANSION] != 0
     out[O_OPTIONS + 1] = state[L.OPT_DRAFT] == _RANDOM_DRAFT
     out[O_OPTIONS + 2] = state[L.OPT_LIBRARY_LIMIT] != 0
@@ -400,14 +388,14 @@ def encode_into(state, seat, out):
         elif ctx == CTX_BUILDING and 0 <= v < NUM_BUILDINGS:
             out[O_DECISION_BUILDING + v] = 1.0
         elif ctx == CTX_GOODS:
-            _bits(out, O_DECISION_GOODS, v, NUM_GOODS)
+            bit_flags(out, O_DECISION_GOODS, v, NUM_GOODS)
         elif ctx == CTX_COUNT:
             out[O_DECISION_COUNT] = v / COUNT_SCALE
     out[O_PHASE_TURNS] = state[L.STEP] / COUNT_SCALE
     out[O_PHASE_TURNS + 1] = state[L.IDLE] / COUNT_SCALE
     out[O_PHASE_TURNS + 2] = state[L.GUEST_STEP] / COUNT_SCALE
-    _bits(out, O_PRODUCED, np.int64(state[L.PRODUCED]), NUM_GOODS)
-    _bits(out, O_BLACK_MARKET, np.int64(state[L.BM_RETURNED]), NUM_BLACK_MARKET_RETURNS)
+    bit_flags(out, O_PRODUCED, np.int64(state[L.PRODUCED]), NUM_GOODS)
+    bit_flags(out, O_BLACK_MARKET, np.int64(state[L.BM_RETURNED]), NUM_BLACK_MARKET_RETURNS)
     out[O_BLACK_MARKET + NUM_BLACK_MARKET_RETURNS] = state[L.BM_SHORT] / MONEY_SCALE
     # -- the general supply (the stack's order and the generator are hidden: 6.8)
     out[O_COLONIST_SHIP] = state[L.COLONIST_SHIP] / COLONIST_SCALE
@@ -459,7 +447,7 @@ def encode_into(state, seat, out):
         out[base] = state[pf(p, L.P_SHIPPED)] != 0
         out[base + 1] = state[pf(p, L.P_WHARF_USED)] != 0
         out[base + 2] = state[pf(p, L.P_SMALL_WHARF_USED)] != 0
-        _bits(out, O_KEPT + r * NUM_GOODS, np.int64(state[pf(p, L.P_KEPT)]), NUM_GOODS)
+        bit_flags(out, O_KEPT + r * NUM_GOODS, np.int64(state[pf(p, L.P_KEPT)]), NUM_GOODS)
         singles = np.int64(state[pf(p, L.P_SINGLES)])
         for g in range(NUM_GOODS):
             kept = (singles >> (SINGLE_BITS * g)) & SINGLE_MASK
@@ -480,56 +468,9 @@ def encode_batch(states, seats, out):
         encode_into(states[i], seats[i], out[i])
 
 
-def encode(state: np.ndarray, seat: int) -> np.ndarray:
-    """The observation of ``seat`` in ``state`` as a new array (``-1``: the global state).
+#: The checked Python entry point ``encode(state, seat)``: the observation of ``seat`` in
+#: ``state`` as a new array (``-1``: the global state), once the state's type and the seat are
+#: accepted.
+encode = LAYOUT.checked_encoder(encode_into, STATE_DTYPE, STATE_SIZE, L.NUM_PLAYERS)
 
-    Args:
-        state: a flat game state (``Game.state``): int16, ``STATE_SIZE`` entries.
-        seat: a seat of the game, 0..num_players-1, or -1 for absolute seats.
-
-    Returns:
-        A float32 array of shape ``(OBS_SIZE,)``.
-
-    Raises:
-        ValueError: naming what is wrong with ``state`` or ``seat`` and what is allowed.
-    """
-    if (
-        not isinstance(state, np.ndarray)
-        or state.dtype != STATE_DTYPE
-        or state.shape != (STATE_SIZE,)
-    ):
-        got = (
-            f"{state.dtype} array of shape {state.shape}"
-            if isinstance(state, np.ndarray)
-            else type(state).__name__
-        )
-        raise ValueError(
-            f"state must be a {np.dtype(STATE_DTYPE)} array of shape ({STATE_SIZE},) "
-            f"(Game.state), got {got}"
-        )
-    n = int(state[L.NUM_PLAYERS])
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not -1 <= seat < n:
-        raise ValueError(
-            f"seat={seat!r} is not allowed; allowed: 0 to {n - 1} (a seat of this "
-            f"{n}-player game) or -1 (the global state)"
-        )
-    out = np.empty(OBS_SIZE, np.float32)
-    encode_into(state, int(seat), out)
-    return out
-
-
-__all__ = [
-    "BOUNDS",
-    "HIGHS",
-    "LAYOUT",
-    "OBSERVATION_VERSION",
-    "OBS_SIZE",
-    "PIECES",
-    "PIECE_SHAPES",
-    "PIECE_SLICES",
-    "SEAT_PIECES",
-    "encode",
-    "encode_batch",
-    "encode_into",
-    "observation_pieces",
-]
+__all__ = [*OBSERVER_EXPORTS, "encode_batch"]
