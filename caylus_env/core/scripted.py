@@ -1,12 +1,13 @@
 """``ScriptedAgent``: the agent of a game's scripted bots whose rules of thumb are one compiled
 scoring of the legal actions (Puerto Rico's and Caylus 1303's ``bots/scripted_kernels``).
 
-A game's ``bots/scripted.py`` subclasses it with a few class attributes: its title (for
-errors), its strategies (bot name -> row of its kernels' tables), its engine kernels
-(``legal_actions``) and its scoring kernels (``choose(s, legal, n, strategy)``, the index of
-the first best action, and ``score_actions(s, legal, n, strategy, out)``). The agent reads the
-game only through ``game.state`` and is deterministic: the same position gives the same
-action, and ``reset(seed)`` exists for the ``Agent`` protocol and changes nothing.
+A game's ``bots/scripted.py`` subclasses it naming its title (for errors), its engine kernels
+(``legal_actions``), its scoring kernels (``choose(s, legal, n, strategy)``, the index of the
+first best action, ``score_actions(s, legal, n, strategy, out)`` and ``STRATEGY_NAMES``) and its
+number of actions; its strategies (bot name -> row of its kernels' tables) are its scoring's
+``STRATEGY_NAMES`` in order. The agent reads the game only through ``game.state`` and is
+deterministic: the same position gives the same action, and ``reset(seed)`` exists for the
+``Agent`` protocol and changes nothing.
 """
 
 from __future__ import annotations
@@ -17,13 +18,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from caylus_env.core.contract import Bot, scripted_bots
+
 
 class ScriptedAgent:
     """A scripted bot: the argmax of its strategy's scores over the legal actions.
 
+    A game's subclass names its parts as class keywords, e.g. ``class ScriptedAgent(
+    scripted.ScriptedAgent, title="Puerto Rico", kernels=K, scoring=SK,
+    num_actions=NUM_ACTIONS)``, which set the class attributes below.
+
     Class attributes (each game sets its own):
         TITLE: the game's name in errors (``Puerto Rico``).
-        STRATEGIES: bot name -> its strategy row in the scoring kernels' tables.
+        STRATEGIES: bot name -> its strategy row in the scoring kernels' tables (the rows of
+            the scoring's ``STRATEGY_NAMES``).
         KERNELS: the game's engine kernels (``legal_actions``).
         SCORING: its compiled scoring (``choose``, ``score_actions``).
         NUM_ACTIONS: the size of its action space.
@@ -42,6 +50,22 @@ class ScriptedAgent:
     SCORING: ClassVar[ModuleType]
     NUM_ACTIONS: ClassVar[int]
 
+    def __init_subclass__(
+        cls,
+        *,
+        title: str,
+        kernels: ModuleType,
+        scoring: ModuleType,
+        num_actions: int,
+        **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.TITLE = title
+        cls.STRATEGIES = {name: i for i, name in enumerate(scoring.STRATEGY_NAMES)}
+        cls.KERNELS = kernels
+        cls.SCORING = scoring
+        cls.NUM_ACTIONS = num_actions
+
     def __init__(self, name: str, strategy: str | None = None) -> None:
         strategy = name if strategy is None else strategy
         if strategy not in self.STRATEGIES:
@@ -51,6 +75,21 @@ class ScriptedAgent:
         self.name = name
         self.strategy = self.STRATEGIES[strategy]
         self._out = np.empty(self.NUM_ACTIONS, np.int64)
+
+    @classmethod
+    def from_spec(cls, spec: str, arg: str | None = None) -> ScriptedAgent:
+        """Registry factory: the bot of strategy ``spec`` (it takes no argument)."""
+        return cls(spec)
+
+    @classmethod
+    def bots(cls, plays: Mapping[str, str], cost: str) -> dict[str, Bot]:
+        """The game's scripted entries of ``BOTS``, one per strategy in row order
+        (`caylus_env.core.contract.scripted_bots`), each described as ``scripted rules of
+        thumb: <plays[name]>; <cost>`` (``cost``: what a move costs, how well they play)."""
+        return scripted_bots(
+            cls.from_spec,
+            {name: f"scripted rules of thumb: {plays[name]}; {cost}" for name in cls.STRATEGIES},
+        )
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the bot has no randomness and no memory."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from caylus_env.core.contract import Bot, scripted_bots
+from caylus_env.core.contract import Bot
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import MCTSAgent
-from caylus_env.puerto_rico.bots.scripted import make_scripted
+from caylus_env.puerto_rico.bots.scripted import ScriptedAgent
 
 _SCRIPTED_PLAYS = {
     "shipper": "corn and indigo production shipped with the captain, warehouses, harbor, wharf",
@@ -32,13 +32,7 @@ _SCRIPTED_COST = (
 SCRIPTED = SK.STRATEGY_NAMES
 
 BOTS: dict[str, Bot] = {
-    **scripted_bots(
-        make_scripted,
-        {
-            name: f"scripted rules of thumb: {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}"
-            for name in SCRIPTED
-        },
-    ),
+    **ScriptedAgent.bots(_SCRIPTED_PLAYS, _SCRIPTED_COST),
     "mcts": MCTSAgent.bot(
         "UCT over determinized positions (the face-down plantations reshuffled per "
         "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "
