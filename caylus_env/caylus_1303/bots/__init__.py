@@ -15,8 +15,6 @@ choosing a budget; not benchmarks).
 
 from __future__ import annotations
 
-from numba import njit
-
 from caylus_env.caylus_1303.bots import scripted_kernels as SK
 from caylus_env.caylus_1303.bots.mcts import MCTSAgent
 from caylus_env.caylus_1303.bots.scripted import ScriptedAgent
@@ -44,12 +42,8 @@ BOTS: dict[str, Bot] = {
     ),
 }
 
-
-@njit(cache=True)
-def choose_scripted(strategy, s, legal, n, noise):
-    """The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``)
-    plays in state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
-    return SK.choose(s, legal, n, strategy)
-
+choose_scripted = SK.CHOICE.choose_scripted
+"""The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``) plays in
+state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
 
 __all__ = ["BOTS", "SCRIPTED", "choose_scripted"]

@@ -13,8 +13,6 @@ Costs in the descriptions: one core of a shared development machine, medians fro
 
 from __future__ import annotations
 
-from numba import njit
-
 from caylus_env.core.contract import Bot
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import MCTSAgent
@@ -40,12 +38,8 @@ BOTS: dict[str, Bot] = {
     ),
 }
 
-
-@njit(cache=True)
-def choose_scripted(strategy, s, legal, n, noise):
-    """The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``)
-    plays in state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
-    return SK.choose(s, legal, n, strategy)
-
+choose_scripted = SK.CHOICE.choose_scripted
+"""The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``) plays in
+state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
 
 __all__ = ["BOTS", "SCRIPTED", "choose_scripted"]
