@@ -2,22 +2,24 @@
 binds per game.
 
 A template (a plain function compiled per game: the batched environment's and the learner
-view's loops in ``caylus_env.core.vector``, the AEC step of ``caylus_env.core.aec``, the
-engine checks of ``caylus_env.core.checks``, the one MCTS of ``caylus_env.core.mcts``, the
-PUCT search of ``agents.puct``) reaches the game it runs through a few global names:
-``K.apply(s, a)``, ``encode(s, seat, out)``, ``np.empty(NUM_ACTIONS, ...)``. The templates
-import those names from here, so that a reader (and an editor, a linter or a call-graph tool)
-following ``K.apply`` lands on a declaration that says what it is and where each game's version
-comes from, instead of on a name that is defined nowhere (which a linter had to be told to allow).
-`specialize` compiles a copy of the templates per game in which every name of `NAMES` is
-replaced by the game's own (its ``bindings``), and refuses to compile a template that reads
-one of them unbound: a declaration never reaches numba. Called (or read as a number) from
-Python, a declaration raises `UnboundError`.
+view's loops in ``caylus_env.core.vector``, the AEC step of ``caylus_env.core.aec``, the engine
+checks of ``caylus_env.core.checks``, the one MCTS of ``caylus_env.core.mcts``, the scripted
+choice of ``caylus_env.core.scripted``, the PUCT search of ``agents.puct``) reaches the game it
+runs through a few global names: ``K.apply(s, a)``, ``encode(s, seat, out)``,
+``np.empty(NUM_ACTIONS, ...)``. The templates import those names from here, so that a reader
+(and an editor, a linter or a call-graph tool) following ``K.apply`` lands on a declaration
+that says what it is and where each game's version comes from, instead of on a name that is
+defined nowhere (which a linter had to be told to allow). `specialize` compiles a copy of the
+templates per game in which every name of `NAMES` is replaced by the game's own (its
+``bindings``), and refuses to compile a template that reads one of them unbound: a declaration
+never reaches numba. Called (or read as a number) from Python, a declaration raises
+`UnboundError`.
 
 The names come in three groups: the game's kernels and sizes (`K`, `encode`,
 `choose_scripted`, `NUM_ACTIONS`, `OBS_SIZE`, `STATE_SIZE`, `STATE_DTYPE`), the network a
 search evaluates (`forward`), and the parts a game declares for the one MCTS
-(``caylus_env.core.mcts.MCTSGame``: `SCORING`, `SCORED`, `VALUES`, `CHOOSE`, `EVALUATE`).
+(``caylus_env.core.mcts.MCTSGame``: `SCORING`, `SCORED`, `VALUES`, `CHOOSE`, `EVALUATE`;
+`SCORING` is also what the scripted choice scores with).
 """
 
 from __future__ import annotations
@@ -202,7 +204,11 @@ def forward(x: Any, params: Any, logits: Any, want_logits: Any) -> float:
 class SCORING:
     """The game's scripted scoring (``MCTSGame.scoring``, `caylus_env.core.scripted`): its
     scripted bots' one-ply choice and values, which the one MCTS's rollouts and default
-    strategy values call."""
+    strategy values call (``choose`` itself the core's, `caylus_env.core.scripted.choose`,
+    compiled over the game's ``score_actions`` and ``EPS``)."""
+
+    EPS = Constant("SCORING.EPS")
+    """How much a later action must outscore the best so far for ``choose`` to prefer it."""
 
     @staticmethod
     def choose(s: Any, legal: Any, n: Any, strategy: Any) -> int:

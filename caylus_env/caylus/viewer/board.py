@@ -25,17 +25,7 @@ from caylus_env.caylus.viewer.theme import (
     SPECIAL_LABELS,
 )
 from caylus_env.core.viewer import svg
-from caylus_env.core.viewer.theme import (
-    EMPTY_SPACE,
-    FONT_SMALL,
-    FONT_TEXT,
-    FONT_TITLE,
-    INK,
-    MUTED,
-    PANEL,
-    RULE,
-    SEAT_COLOURS,
-)
+from caylus_env.core.viewer import theme as T
 
 MARGIN = 12
 HEADER_Y = 26
@@ -81,7 +71,7 @@ TRIGGERS = {int(space): name for space, name in zip(SECTION_TRIGGER, SECTION_NAM
 
 def house(x: int, y: int, seat: int, size: int = 12) -> str:
     """A house (on a road tile the seat owns, in a castle section): a square in its colour."""
-    return svg.rect(x, y, size, size, SEAT_COLOURS[seat], stroke=INK, stroke_width=1)
+    return svg.rect(x, y, size, size, T.SEAT_COLOURS[seat], stroke=T.INK, stroke_width=1)
 
 
 def space_origin(space: int) -> tuple[int, int]:
@@ -107,7 +97,7 @@ def header(d: dict[str, Any], names: tuple[str, ...]) -> str:
         MARGIN,
         HEADER_Y,
         " · ".join(words),
-        size=FONT_TITLE + 2,
+        size=T.FONT_TITLE + 2,
         weight="bold",
         class_="header",
     )
@@ -119,19 +109,21 @@ def _special(name: str, index: int, occupants: tuple[int | None, ...]) -> str:
     x = SPECIALS_X + col * (SPECIAL_W + SPECIAL_GAP)
     y = SPECIALS_Y + row * (SPECIAL_H + SPECIAL_GAP)
     parts = [
-        svg.rect(x, y, SPECIAL_W, SPECIAL_H, PANEL, stroke=RULE, rx=6),
-        svg.text(x + 8, y + 18, SPECIAL_LABELS[name], size=FONT_TEXT, weight="bold"),
+        svg.rect(x, y, SPECIAL_W, SPECIAL_H, T.PANEL, stroke=T.RULE, rx=6),
+        svg.text(x + 8, y + 18, SPECIAL_LABELS[name], size=T.FONT_TEXT, weight="bold"),
     ]
     labels = SPECIAL_SPOTS[name]
     step = SPECIAL_W // len(labels)
     for i, (label, seat) in enumerate(zip(labels, occupants, strict=True)):
         cx, cy = x + step * i + step // 2, y + 46
         if seat is None:
-            parts.append(svg.circle(cx, cy, SPOT_R, "none", stroke=RULE, stroke_dasharray="3 2"))
+            parts.append(svg.circle(cx, cy, SPOT_R, "none", stroke=T.RULE, stroke_dasharray="3 2"))
         else:
             parts.append(svg.seat_disc(cx, cy, seat, SPOT_R))
         if label:
-            parts.append(svg.text(cx, y + 72, label, size=FONT_SMALL, fill=MUTED, anchor="middle"))
+            parts.append(
+                svg.text(cx, y + 72, label, size=T.FONT_SMALL, fill=T.MUTED, anchor="middle")
+            )
     return svg.group("".join(parts), class_="special", data_name=name)
 
 
@@ -151,17 +143,17 @@ def specials(d: dict[str, Any]) -> dict[str, str]:
 @lru_cache(maxsize=1024)
 def _order(title: str, x: int, seats: tuple[int, ...], numbered: bool, n: int) -> str:
     parts = [
-        svg.rect(x, ORDER_Y, ORDER_W, ORDER_H, PANEL, stroke=RULE, rx=6),
-        svg.text(x + 8, ORDER_Y + 18, title, size=FONT_TEXT, weight="bold"),
+        svg.rect(x, ORDER_Y, ORDER_W, ORDER_H, T.PANEL, stroke=T.RULE, rx=6),
+        svg.text(x + 8, ORDER_Y + 18, title, size=T.FONT_TEXT, weight="bold"),
     ]
     for i in range(n):
         cx, cy = x + 24 + i * 44, ORDER_Y + 42
         if i < len(seats):
             parts.append(svg.seat_disc(cx, cy, seats[i], SPOT_R))
         else:
-            parts.append(svg.circle(cx, cy, SPOT_R, "none", stroke=RULE, stroke_dasharray="3 2"))
+            parts.append(svg.circle(cx, cy, SPOT_R, "none", stroke=T.RULE, stroke_dasharray="3 2"))
         if numbered:
-            parts.append(svg.text(cx + 15, cy + 12, i + 1, size=FONT_SMALL, fill=MUTED))
+            parts.append(svg.text(cx + 15, cy + 12, i + 1, size=T.FONT_SMALL, fill=T.MUTED))
     return "".join(parts)
 
 
@@ -178,7 +170,7 @@ def bridge(d: dict[str, Any]) -> str:
 
 
 def _kind_fill(building: str | None) -> str:
-    return EMPTY_SPACE if building is None else KIND_FILL[BUILDING_KINDS[building]]
+    return T.EMPTY_SPACE if building is None else KIND_FILL[BUILDING_KINDS[building]]
 
 
 @lru_cache(maxsize=8192)
@@ -193,11 +185,11 @@ def _space(
             SPACE_W,
             SPACE_H,
             _kind_fill(building),
-            stroke=RULE if building else MUTED,
+            stroke=T.RULE if building else T.MUTED,
             stroke_dasharray=None if building else "4 3",
             rx=4,
         ),
-        svg.text(x + 6, y + 14, space, size=FONT_SMALL, fill=MUTED, weight="bold"),
+        svg.text(x + 6, y + 14, space, size=T.FONT_SMALL, fill=T.MUTED, weight="bold"),
     ]
     if space in TRIGGERS:
         parts.append(
@@ -205,18 +197,18 @@ def _space(
                 x + SPACE_W - 6,
                 y + 14,
                 SECTION_LABELS[TRIGGERS[space]],
-                size=FONT_SMALL,
-                fill=MUTED,
+                size=T.FONT_SMALL,
+                fill=T.MUTED,
                 anchor="end",
             )
         )
     if owner is not None:
-        parts.append(svg.rect(x, y, OWNER_BAND, SPACE_H, SEAT_COLOURS[owner]))
+        parts.append(svg.rect(x, y, OWNER_BAND, SPACE_H, T.SEAT_COLOURS[owner]))
         parts.append(house(x + SPACE_W - 18, y + SPACE_H - 18, owner))
     if building is not None:
         label = svg.wrap(BUILDING_LABELS[building], LABEL_CHARS)
         for i, chunk in enumerate(label[:2]):
-            parts.append(svg.text(x + 10, y + 34 + i * 15, chunk, size=FONT_TEXT))
+            parts.append(svg.text(x + 10, y + 34 + i * 15, chunk, size=T.FONT_TEXT))
     if worker is not None:
         parts.append(svg.seat_disc(x + SPACE_W // 2, y + SPACE_H - 18, worker, SPOT_R))
     if lawyer is not None:
@@ -225,8 +217,8 @@ def _space(
                 x + 10,
                 y + 66,
                 "→ residence",
-                size=FONT_SMALL,
-                fill=SEAT_COLOURS[lawyer],
+                size=T.FONT_SMALL,
+                fill=T.SEAT_COLOURS[lawyer],
                 weight="bold",
                 class_="lawyer",
             )
@@ -265,7 +257,7 @@ def _marker(kind: str, space: int) -> str:
             mx + MARKER_W // 2,
             my + 12,
             letter,
-            size=FONT_SMALL,
+            size=T.FONT_SMALL,
             fill="#ffffff",
             anchor="middle",
             weight="bold",
@@ -293,8 +285,8 @@ def road_legend() -> str:
         y,
         "P provost · B bailiff · band and square: owner · disc: worker · "
         "tile colour: neutral, fixed, wood, stone, residence, prestige",
-        size=FONT_SMALL,
-        fill=MUTED,
+        size=T.FONT_SMALL,
+        fill=T.MUTED,
     )
 
 

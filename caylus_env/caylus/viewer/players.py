@@ -15,18 +15,7 @@ from caylus_env.caylus.engine.constants import NUM_WORKERS, RESOURCE_NAMES
 from caylus_env.caylus.viewer.favors import TABLE_H, TABLE_X, TABLE_Y
 from caylus_env.caylus.viewer.theme import CUBE_COLOURS
 from caylus_env.core.viewer import svg
-from caylus_env.core.viewer.theme import (
-    FONT_BIG,
-    FONT_SMALL,
-    FONT_TEXT,
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    PANEL,
-    RULE,
-    SEAT_COLOUR_NAMES,
-    SEAT_COLOURS,
-)
+from caylus_env.core.viewer import theme as T
 
 CARDS_X = TABLE_X
 CARDS_Y = TABLE_Y + TABLE_H + 10
@@ -59,22 +48,27 @@ def card_origin(seat: int) -> tuple[int, int]:
 def card(seat: int, name: str) -> str:
     """The card of ``seat`` without its numbers: colour band, name, labels, cube swatches."""
     x, y = card_origin(seat)
-    title = svg.shorten(f"player {seat} ({SEAT_COLOUR_NAMES[seat]}) · {name}", NAME_CHARS)
+    title = svg.shorten(f"player {seat} ({T.SEAT_COLOUR_NAMES[seat]}) · {name}", NAME_CHARS)
     parts = [
-        svg.rect(x, y, CARD_W, CARD_H, PANEL, stroke=RULE, rx=6),
-        svg.rect(x, y, BAND_W, CARD_H, SEAT_COLOURS[seat]),
-        svg.text(x + 16, y + ROW1, title, size=FONT_TEXT, weight="bold"),
+        svg.rect(x, y, CARD_W, CARD_H, T.PANEL, stroke=T.RULE, rx=6),
+        svg.rect(x, y, BAND_W, CARD_H, T.SEAT_COLOURS[seat]),
+        svg.text(x + 16, y + ROW1, title, size=T.FONT_TEXT, weight="bold"),
         svg.text(
-            x + CARD_W - 12, y + ROW2 - 14, "prestige", size=FONT_SMALL, fill=MUTED, anchor="end"
+            x + CARD_W - 12,
+            y + ROW2 - 14,
+            "prestige",
+            size=T.FONT_SMALL,
+            fill=T.MUTED,
+            anchor="end",
         ),
     ]
     for _, label, lx, _, row in COUNTS:
-        parts.append(svg.text(x + lx, y + row, label, size=FONT_SMALL, fill=MUTED))
+        parts.append(svg.text(x + lx, y + row, label, size=T.FONT_SMALL, fill=T.MUTED))
     for i, cube in enumerate(RESOURCE_NAMES):
         cx = x + CUBES_X + i * CUBE_STEP
         parts.append(
             svg.rect(
-                cx, y + ROW2 - CUBE, CUBE, CUBE, CUBE_COLOURS[cube], stroke=INK, stroke_width=1
+                cx, y + ROW2 - CUBE, CUBE, CUBE, CUBE_COLOURS[cube], stroke=T.INK, stroke_width=1
             )
         )
     return svg.group("".join(parts), class_="card", data_seat=seat)
@@ -88,7 +82,7 @@ def _value(seat: int, field: str, value: int | str) -> str:
             x + CARD_W - 12,
             y + ROW3 + 2,
             value,
-            size=FONT_BIG + 2,
+            size=T.FONT_BIG + 2,
             weight="bold",
             anchor="end",
             data_seat=seat,
@@ -97,11 +91,11 @@ def _value(seat: int, field: str, value: int | str) -> str:
     if field in RESOURCE_NAMES:
         cx = x + CUBES_X + RESOURCE_NAMES.index(field) * CUBE_STEP + CUBE + 4
         return svg.text(
-            cx, y + ROW2, value, size=FONT_TEXT, weight="bold", data_seat=seat, data_field=field
+            cx, y + ROW2, value, size=T.FONT_TEXT, weight="bold", data_seat=seat, data_field=field
         )
     ((_, _, _, vx, row),) = (c for c in COUNTS if c[0] == field)
     return svg.text(
-        x + vx, y + row, value, size=FONT_TEXT, weight="bold", data_seat=seat, data_field=field
+        x + vx, y + row, value, size=T.FONT_TEXT, weight="bold", data_seat=seat, data_field=field
     )
 
 
@@ -127,7 +121,14 @@ def _status(seat: int, asked: bool, passed: bool) -> str:
     if asked:
         parts.append(
             svg.rect(
-                x - 2, y - 2, CARD_W + 4, CARD_H + 4, "none", stroke=HIGHLIGHT, stroke_width=4, rx=8
+                x - 2,
+                y - 2,
+                CARD_W + 4,
+                CARD_H + 4,
+                "none",
+                stroke=T.HIGHLIGHT,
+                stroke_width=4,
+                rx=8,
             )
         )
     words = [w for w, on in (("to play", asked), ("passed", passed)) if on]
@@ -137,8 +138,8 @@ def _status(seat: int, asked: bool, passed: bool) -> str:
                 x + CARD_W - 12,
                 y + ROW1,
                 " · ".join(words),
-                size=FONT_SMALL,
-                fill=MUTED,
+                size=T.FONT_SMALL,
+                fill=T.MUTED,
                 anchor="end",
                 weight="bold",
             )

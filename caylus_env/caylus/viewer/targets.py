@@ -19,7 +19,7 @@ from typing import Any
 
 from caylus_env.caylus.engine.actions import action_to_string
 from caylus_env.caylus.engine.constants import RESOURCE_NAMES, SPECIAL_NAMES
-from caylus_env.core.viewer.targets import one_action_per_slot, panel_slot
+from caylus_env.core.viewer.targets import one_action_per_slot, resource_slot
 
 
 def _target_slot(target: str) -> str:
@@ -41,9 +41,7 @@ def _slot(d: dict[str, Any], name: str) -> str | None:
         return f"road:{d['provost'] + int(arg)}"
     if head == "favor":
         return f"favors:{arg}"
-    if head in ("take", "pay") and arg in RESOURCE_NAMES:
-        return panel_slot(d, arg)
-    return None
+    return resource_slot(d, head, arg, RESOURCE_NAMES)
 
 
 def board_targets(d: dict[str, Any], legal: Sequence[int]) -> dict[int, str]:

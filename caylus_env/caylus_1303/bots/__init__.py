@@ -15,12 +15,10 @@ choosing a budget; not benchmarks).
 
 from __future__ import annotations
 
-from numba import njit
-
 from caylus_env.caylus_1303.bots import scripted_kernels as SK
 from caylus_env.caylus_1303.bots.mcts import MCTSAgent
-from caylus_env.caylus_1303.bots.scripted import make_scripted
-from caylus_env.core.contract import Bot, scripted_bots
+from caylus_env.caylus_1303.bots.scripted import ScriptedAgent
+from caylus_env.core.contract import Bot
 
 _SCRIPTED_PLAYS = {
     "constructor": "wood and stone buildings with the Carpenter and Stonemason, the Lawyer's "
@@ -36,13 +34,7 @@ _SCRIPTED_COST = (
 SCRIPTED = SK.STRATEGY_NAMES
 
 BOTS: dict[str, Bot] = {
-    **scripted_bots(
-        make_scripted,
-        {
-            name: f"scripted rules of thumb: {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}"
-            for name in SCRIPTED
-        },
-    ),
+    **ScriptedAgent.bots(_SCRIPTED_PLAYS, _SCRIPTED_COST),
     "mcts": MCTSAgent.bot(
         "UCT with scripted rollouts (with hidden prestige it gives every opponent its own "
         "prestige, D37); cost grows linearly with SIMS, about 0.1-0.2 ms per simulation (a "
@@ -50,12 +42,8 @@ BOTS: dict[str, Bot] = {
     ),
 }
 
-
-@njit(cache=True)
-def choose_scripted(strategy, s, legal, n, noise):
-    """The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``)
-    plays in state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
-    return SK.choose(s, legal, n, strategy)
-
+choose_scripted = SK.CHOICE.choose_scripted
+"""The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``) plays in
+state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
 
 __all__ = ["BOTS", "SCRIPTED", "choose_scripted"]

@@ -23,11 +23,10 @@ from caylus_env.caylus_1303.engine import kernels as K
 from caylus_env.caylus_1303.engine.actions import NUM_ACTIONS
 from caylus_env.core import scripted
 
-STRATEGIES: dict[str, int] = {name: i for i, name in enumerate(SK.STRATEGY_NAMES)}
-"""Scripted bot name -> its strategy row in the kernels' tables."""
 
-
-class ScriptedAgent(scripted.ScriptedAgent):
+class ScriptedAgent(
+    scripted.ScriptedAgent, title="Caylus 1303", kernels=K, scoring=SK, num_actions=NUM_ACTIONS
+):
     """A scripted Caylus 1303 bot (``caylus_env.core.scripted.ScriptedAgent``): the argmax of its
     strategy's scores over the legal actions.
 
@@ -39,13 +38,8 @@ class ScriptedAgent(scripted.ScriptedAgent):
         ValueError: for an unknown strategy, naming the allowed ones.
     """
 
-    TITLE = "Caylus 1303"
-    STRATEGIES = STRATEGIES
-    KERNELS = K
-    SCORING = SK
-    NUM_ACTIONS = NUM_ACTIONS
 
-
-def make_scripted(spec: str, arg: str | None = None) -> ScriptedAgent:
-    """Registry factory: ``constructor`` or ``deliverer`` (no argument)."""
-    return ScriptedAgent(spec)
+STRATEGIES = ScriptedAgent.STRATEGIES
+"""Scripted bot name -> its strategy row in the kernels' tables."""
+make_scripted = ScriptedAgent.from_spec
+"""Registry factory: ``constructor`` or ``deliverer`` (no argument)."""

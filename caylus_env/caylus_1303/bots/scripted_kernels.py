@@ -36,11 +36,15 @@ The rules of thumb per decision (``DecisionKind``, D39):
   both out of the workers' way, D3, D4), so the first, the lowest-numbered.
 
 The bots never read an opponent's prestige, so they play the same with
-``hide_opponent_pp`` (D37). MCTS (``caylus_env.core.mcts``) plays its rollouts and orders its
-expansions with ``choose`` and ``score_actions``. Everything here is ``@njit(cache=True)``.
+``hide_opponent_pp`` (D37). ``choose`` is the core's first best of ``score_actions``
+(`caylus_env.core.scripted.choice_kernels`, ties within ``EPS``). MCTS (``caylus_env.core.mcts``)
+plays its rollouts and orders its expansions with ``choose`` and ``score_actions``. Everything
+here is ``@njit(cache=True)``.
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 from numba import njit
@@ -122,6 +126,7 @@ from caylus_env.caylus_1303.engine.tiles import (
     EffectType,
     Group,
 )
+from caylus_env.core import scripted
 
 CONSTRUCTOR = 0
 DELIVERER = 1
@@ -671,13 +676,7 @@ def score_actions(s, out, n, strategy, scores):
         scores[i] = score_action(s, p, kind, arg, out[i], strategy)
 
 
-@njit(cache=True)
-def choose(s, out, n, strategy):
-    """Index into ``out[:n]`` of the strategy's best action (the first on ties)."""
-    scores = np.empty(n, np.float64)
-    score_actions(s, out, n, strategy, scores)
-    best = 0
-    for i in range(1, n):
-        if scores[i] > scores[best] + EPS:
-            best = i
-    return best
+CHOICE = scripted.choice_kernels("caylus_1303", sys.modules[__name__])
+"""``choose`` and the bots' ``choose_scripted``, compiled over this module's ``score_actions``
+and ``EPS`` (the module is their scoring)."""
+choose = CHOICE.choose

@@ -26,7 +26,7 @@ from typing import Any
 from caylus_env.caylus_1303.engine.actions import action_to_string
 from caylus_env.caylus_1303.engine.constants import PROVOST_MAX, RESOURCE_NAMES
 from caylus_env.caylus_1303.engine.tiles import KIND_OF, TILES, Group
-from caylus_env.core.viewer.targets import one_action_per_slot, panel_slot
+from caylus_env.core.viewer.targets import one_action_per_slot, resource_slot
 
 #: The supply slot prefix of each constructible group (``supply.SUPPLIES``).
 SUPPLY_OF = {Group.WOOD: "wood", Group.STONE: "stone", Group.MONUMENT: "monument"}
@@ -49,9 +49,7 @@ def _slot(d: dict[str, Any], name: str) -> str | None:
     if head == "provost":
         p = int(d["provost"]) + int(arg)
         return f"space:R{p}" if 1 <= p <= PROVOST_MAX else None
-    if head in ("take", "pay") and arg in RESOURCE_NAMES:
-        return panel_slot(d, arg)
-    return None
+    return resource_slot(d, head, arg, RESOURCE_NAMES)
 
 
 def board_targets(d: dict[str, Any], legal: Sequence[int]) -> dict[int, str]:

@@ -7,14 +7,15 @@ road space a worker goes to, the role card picked, the building bought. Actions 
 (``pass``, ``decline``, a choice between effects) are played from the list of legal actions by
 name. A slot stands for at most one action of a decision, so a click is never ambiguous:
 `one_action_per_slot` drops a slot two actions would claim (both stay list-only); `panel_slot`
-names a slot of the asked player's panel.
+names a slot of the asked player's panel, and `resource_slot` the one a ``take:<resource>`` or
+``pay:<resource>`` action stands for.
 
 The browser never computes a rule: the server asks the game's function and sends the pairs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 
@@ -45,6 +46,28 @@ def panel_slot(d: Mapping[str, Any], field: str) -> str | None:
     return f"player:{d['pending'][-1]['player']}:{field}" if d.get("pending") else None
 
 
+PANEL_HEADS = ("take", "pay")
+"""The heads of the actions that take a resource or pay one (``take:wood``, ``pay:gold``): each
+stands for that resource on the asked player's panel (`resource_slot`)."""
+
+
+def resource_slot(
+    d: Mapping[str, Any], head: str, arg: str, resources: Collection[str]
+) -> str | None:
+    """The slot of the action ``head:arg`` when it takes or pays one of ``resources``
+    (`PANEL_HEADS`): that resource on the asked player's panel (`panel_slot`); ``None`` for
+    any other action.
+
+    Example:
+        >>> d = {"pending": [{"kind": "pay", "player": 1}]}
+        >>> resource_slot(d, "pay", "wood", ("wood", "gold"))
+        'player:1:wood'
+        >>> resource_slot(d, "build", "wood", ("wood", "gold")) is None
+        True
+    """
+    return panel_slot(d, arg) if head in PANEL_HEADS and arg in resources else None
+
+
 def target_problems(
     drawing: Any, d: Mapping[str, Any], legal: Sequence[int], targets: Mapping[int, str]
 ) -> list[str]:
@@ -70,4 +93,4 @@ def target_problems(
     return problems
 
 
-__all__ = ["one_action_per_slot", "panel_slot", "target_problems"]
+__all__ = ["PANEL_HEADS", "one_action_per_slot", "panel_slot", "resource_slot", "target_problems"]

@@ -13,12 +13,10 @@ Costs in the descriptions: one core of a shared development machine, medians fro
 
 from __future__ import annotations
 
-from numba import njit
-
-from caylus_env.core.contract import Bot, scripted_bots
+from caylus_env.core.contract import Bot
 from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.bots.mcts import MCTSAgent
-from caylus_env.puerto_rico.bots.scripted import make_scripted
+from caylus_env.puerto_rico.bots.scripted import ScriptedAgent
 
 _SCRIPTED_PLAYS = {
     "shipper": "corn and indigo production shipped with the captain, warehouses, harbor, wharf",
@@ -32,13 +30,7 @@ _SCRIPTED_COST = (
 SCRIPTED = SK.STRATEGY_NAMES
 
 BOTS: dict[str, Bot] = {
-    **scripted_bots(
-        make_scripted,
-        {
-            name: f"scripted rules of thumb: {_SCRIPTED_PLAYS[name]}; {_SCRIPTED_COST}"
-            for name in SCRIPTED
-        },
-    ),
+    **ScriptedAgent.bots(_SCRIPTED_PLAYS, _SCRIPTED_COST),
     "mcts": MCTSAgent.bot(
         "UCT over determinized positions (the face-down plantations reshuffled per "
         "simulation) with scripted rollouts; cost grows linearly with SIMS, about 0.1 ms per "
@@ -46,12 +38,8 @@ BOTS: dict[str, Bot] = {
     ),
 }
 
-
-@njit(cache=True)
-def choose_scripted(strategy, s, legal, n, noise):
-    """The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``)
-    plays in state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
-    return SK.choose(s, legal, n, strategy)
-
+choose_scripted = SK.CHOICE.choose_scripted
+"""The index into ``legal[:n]`` that scripted bot ``strategy`` (a row of ``SCRIPTED``) plays in
+state ``s`` (deterministic: the first best action; ``noise`` is unused)."""
 
 __all__ = ["BOTS", "SCRIPTED", "choose_scripted"]

@@ -22,11 +22,10 @@ from caylus_env.puerto_rico.bots import scripted_kernels as SK
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS
 
-STRATEGIES: dict[str, int] = {name: i for i, name in enumerate(SK.STRATEGY_NAMES)}
-"""Scripted bot name -> its strategy row in the kernels' tables."""
 
-
-class ScriptedAgent(scripted.ScriptedAgent):
+class ScriptedAgent(
+    scripted.ScriptedAgent, title="Puerto Rico", kernels=K, scoring=SK, num_actions=NUM_ACTIONS
+):
     """A scripted Puerto Rico bot (``caylus_env.core.scripted.ScriptedAgent``): the argmax of its
     strategy's scores over the legal actions.
 
@@ -38,13 +37,8 @@ class ScriptedAgent(scripted.ScriptedAgent):
         ValueError: for an unknown strategy, naming the allowed ones.
     """
 
-    TITLE = "Puerto Rico"
-    STRATEGIES = STRATEGIES
-    KERNELS = K
-    SCORING = SK
-    NUM_ACTIONS = NUM_ACTIONS
 
-
-def make_scripted(spec: str, arg: str | None = None) -> ScriptedAgent:
-    """Registry factory: ``shipper`` or ``builder`` (no argument)."""
-    return ScriptedAgent(spec)
+STRATEGIES = ScriptedAgent.STRATEGIES
+"""Scripted bot name -> its strategy row in the kernels' tables."""
+make_scripted = ScriptedAgent.from_spec
+"""Registry factory: ``shipper`` or ``builder`` (no argument)."""

@@ -25,17 +25,22 @@ thumb per decision (rules 4 and 6 name the decisions):
   barrel; yes/no effects (hacienda, hospice, university, mayor's colonist): yes.
 
 Expansion decisions (draft, forest, black market, guest house) get plain defaults: draft
-by building preference, decline the rest. MCTS (``caylus_env.core.mcts``) plays its
-rollouts and orders its expansions with ``choose`` and ``score_actions``.
+by building preference, decline the rest. ``choose`` is the core's first best of
+``score_actions`` (`caylus_env.core.scripted.choice_kernels`, ties within ``EPS``). MCTS
+(``caylus_env.core.mcts``) plays its rollouts and orders its expansions with ``choose`` and
+``score_actions``.
 
 Everything here is ``@njit(cache=True)``.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
+from caylus_env.core import scripted
 from caylus_env.puerto_rico.engine import kernels as K
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.actions import (
@@ -468,13 +473,7 @@ def score_actions(s, out, n, strategy, scores):
         scores[i] = score_action(s, p, kind, arg, out[i], strategy)
 
 
-@njit(cache=True)
-def choose(s, out, n, strategy):
-    """Index into ``out[:n]`` of the strategy's best action (the first on ties)."""
-    scores = np.empty(n, np.float64)
-    score_actions(s, out, n, strategy, scores)
-    best = 0
-    for i in range(1, n):
-        if scores[i] > scores[best] + EPS:
-            best = i
-    return best
+CHOICE = scripted.choice_kernels("puerto_rico", sys.modules[__name__])
+"""``choose`` and the bots' ``choose_scripted``, compiled over this module's ``score_actions``
+and ``EPS`` (the module is their scoring)."""
+choose = CHOICE.choose
