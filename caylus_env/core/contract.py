@@ -9,7 +9,8 @@ the game's own code, in modules of fixed names that the shared layers import on 
 - ``engine``: the rules: ``Game`` (a subclass of `caylus_env.core.game.Game`, the one handle),
   ``GameConfig`` (a subclass of `caylus_env.core.config.GameConfig`), ``kernels`` (the compiled
   surface below), ``layout`` (``STATE_SIZE``, ``STATE_DTYPE``, ``FIELDS``, ``PLAYER_FIELDS``,
-  the decision stack's ``STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``),
+  the decision stack's ``STACK``, ``STACK_SIZE``, ``STACK_ENTRY``, ``KIND_OFFSET``, the clock's
+  field ``CLOCK``, and ``DECISIONS`` / ``MAX_DECISIONS`` where the game counts and caps them),
   ``DECISION_NAMES``, ``INVARIANT_MESSAGES``, the action codec (``NUM_ACTIONS``,
   ``ACTION_NAMES``, ``BLOCKS``, ``ACTION_SPACE_VERSION``, ``action_to_string``,
   ``string_to_action``), ``state_to_dict`` / ``dict_to_state``
@@ -193,6 +194,7 @@ LAYOUT_NAMES = (
     "STACK_SIZE",
     "STACK_ENTRY",
     "KIND_OFFSET",
+    "CLOCK",
 )
 
 

@@ -8,12 +8,23 @@ names in the templates' source: a reader (and a call-graph tool) follows ``H.leg
 the contract. Its functions are declarations only: no kernel ever calls them (the game's own
 hook runs in their place), and calling one from Python says so.
 
+A game writes the hooks of `REQUIRED` and leaves out those of `OPTIONAL` whose rule it does not
+have: no procedures on its stack, no decision dropped, ties that stand, nothing hidden. For
+those, `with_defaults` gives the loop the core's compiled stock hook (`DEFAULTS`), so a game
+writes its own rules and nothing of what it lacks. What is a field rather than a rule is read
+from the game's layout instead (`caylus_env.core.loop.loop_kernels`): its clock (``CLOCK``),
+and where it counts its decisions and caps them (``DECISIONS``, ``MAX_DECISIONS``).
+
 Arguments: ``s`` is the game's flat state; ``kind, player, a, b`` are the top entry of its
 pending-decision stack as `caylus_env.core.loop.read_top` reads it (``b`` is 0 in a game whose
 entries hold one argument); ``out`` receives action ids.
 """
 
 from __future__ import annotations
+
+import types
+
+from numba import njit
 
 #: The state's ``PHASE`` value of a finished game.
 GAME_OVER = -1
@@ -59,16 +70,6 @@ def dropped_when_unanswerable(kind):
     raise _declared("dropped_when_unanswerable")
 
 
-def count_decision(s):
-    """Count one player's decision (what a decision cap counts); nothing for a game without."""
-    raise _declared("count_decision")
-
-
-def is_cut_off(s):
-    """Whether an unfinished game has reached its decision cap (always False without one)."""
-    raise _declared("is_cut_off")
-
-
 def score(s, p):
     """Seat ``p``'s score as if the game ended now (its final score once it has)."""
     raise _declared("score")
@@ -77,11 +78,6 @@ def score(s, p):
 def tie_break(s, p):
     """Seat ``p``'s tie-break by the rules (0 in a game whose ties stand)."""
     raise _declared("tie_break")
-
-
-def clock(s):
-    """The rulebook's clock: the round or turn number, from 1."""
-    raise _declared("clock")
 
 
 def setup(s, options, seed):
@@ -96,22 +92,102 @@ def determinize(s, seat, seed):
     raise _declared("determinize")
 
 
-#: The hooks a game's ``engine/hooks.py`` must define (checked by ``core.checks.check_game``).
-HOOKS = (
+#: The hooks a game's ``engine/hooks.py`` must define (`with_defaults` checks them).
+REQUIRED = (
     "GAME_OVER",
     "PROCEDURE_BASE",
     "legal",
     "apply",
     "drive",
+    "score",
+    "setup",
+)
+#: The hooks a game defines only where its rules have them (`DEFAULTS` otherwise).
+OPTIONAL = (
     "run_procedure",
     "dropped_when_unanswerable",
-    "count_decision",
-    "is_cut_off",
+    "tie_break",
+    "determinize",
+)
+#: Every hook, in the order of this module.
+HOOKS = (
+    *REQUIRED[:5],
+    "run_procedure",
+    "dropped_when_unanswerable",
     "score",
     "tie_break",
-    "clock",
     "setup",
     "determinize",
 )
+assert sorted(HOOKS) == sorted(REQUIRED + OPTIONAL)
 
-__all__ = ["HOOKS", *HOOKS]
+
+@njit(cache=True)
+def no_procedure(s):
+    """The stock `run_procedure`: a game that keeps no procedure on its stack sets
+    `PROCEDURE_BASE` above its decision kinds, so only a corrupt entry gets here."""
+    raise RuntimeError("engine: a stack entry is neither a decision nor a procedure")
+
+
+@njit(cache=True)
+def never_dropped(kind):
+    """The stock `dropped_when_unanswerable`: every decision of the game has a legal action
+    (declining is one)."""
+    return False
+
+
+@njit(cache=True)
+def ties_stand(s, p):
+    """The stock `tie_break`: 0 for every seat, so tied players share their rank."""
+    return 0
+
+
+@njit(cache=True)
+def nothing_hidden(s, seat, seed):
+    """The stock `determinize`: nothing is hidden after setup and later play draws no chance,
+    so every seat sees the whole position and there is nothing to redraw."""
+
+
+#: The core's stock hook for each of `OPTIONAL`.
+DEFAULTS = {
+    "run_procedure": no_procedure,
+    "dropped_when_unanswerable": never_dropped,
+    "tie_break": ties_stand,
+    "determinize": nothing_hidden,
+}
+
+
+def with_defaults(hooks: types.ModuleType) -> types.ModuleType:
+    """The hooks the loop compiles with: the game's ``hooks`` module, and for each hook of
+    `OPTIONAL` it leaves out, the stock one of `DEFAULTS` (in a module of the same name, which
+    numba reads as it reads the game's: its kernels are inlined).
+
+    Raises:
+        ValueError: naming the hooks of `REQUIRED` that ``hooks`` does not define.
+    """
+    missing = [name for name in REQUIRED if not hasattr(hooks, name)]
+    if missing:
+        raise ValueError(
+            f"{hooks.__name__} does not define the hooks {', '.join(missing)} "
+            "(caylus_env.core.hooks.REQUIRED)"
+        )
+    if all(hasattr(hooks, name) for name in OPTIONAL):
+        return hooks
+    merged = types.ModuleType(hooks.__name__, hooks.__doc__)
+    for name in HOOKS:
+        setattr(merged, name, getattr(hooks, name, DEFAULTS.get(name)))
+    return merged
+
+
+__all__ = [
+    "DEFAULTS",
+    "HOOKS",
+    "OPTIONAL",
+    "REQUIRED",
+    *HOOKS,
+    "never_dropped",
+    "no_procedure",
+    "nothing_hidden",
+    "ties_stand",
+    "with_defaults",
+]

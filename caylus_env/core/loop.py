@@ -111,6 +111,9 @@ STACK_DEPTH = 0
 STACK_ENTRY = 0
 PHASE = 0
 NUM_PLAYERS = 0
+CLOCK = 0
+DECISIONS = -1
+MAX_DECISIONS = -1
 NUM_ACTIONS = 0
 STATE_SIZE = 0
 STATE_DTYPE = np.int16
@@ -275,8 +278,11 @@ def is_terminal(s):
 
 
 def is_truncated(s):
-    """Whether the game was cut off unfinished (its decision cap; never for a game without)."""
-    return s[PHASE] != H.GAME_OVER and H.is_cut_off(s)
+    """Whether the game was cut off unfinished: its decisions reached the cap of its layout's
+    ``MAX_DECISIONS`` field (never for a game without one)."""
+    if MAX_DECISIONS < 0:
+        return False
+    return s[PHASE] != H.GAME_OVER and s[DECISIONS] >= s[MAX_DECISIONS]
 
 
 def legal_actions(s, out):
@@ -371,10 +377,12 @@ def advance(s, out):
 
 
 def apply(s, action):
-    """Apply an action taken from ``legal_actions`` and count the decision (``H.count_decision``);
-    **no legality check** (an illegal id corrupts the state). Call ``advance`` after it."""
+    """Apply an action taken from ``legal_actions`` and count the decision in the layout's
+    ``DECISIONS`` field where it has one (what a decision cap counts); **no legality check**
+    (an illegal id corrupts the state). Call ``advance`` after it."""
     apply_action(s, action)
-    H.count_decision(s)
+    if DECISIONS >= 0:
+        s[DECISIONS] += 1
 
 
 def step(s, action, out):
@@ -453,8 +461,9 @@ def returns(s, ret):
 
 
 def clock(s):
-    """The rulebook's clock (``GameSpec.clock_word``): the round or turn, from 1."""
-    return H.clock(s)
+    """The rulebook's clock (``GameSpec.clock_word``): the round or turn, from 1, the layout's
+    ``CLOCK`` field."""
+    return np.int64(s[CLOCK])
 
 
 def setup(s, options, seed):
@@ -615,12 +624,15 @@ def _messages(engine: str) -> dict[str, str]:
     }
 
 
-def stack_kernels(game: str, engine: str, layout: Any) -> types.SimpleNamespace:
+def stack_kernels(
+    game: str, engine: str, layout: Any, namespace: dict | None = None
+) -> types.SimpleNamespace:
     """The decision stack compiled for ``game`` (an identifier) over its ``layout`` (``STACK``,
     ``STACK_SIZE``, ``STACK_DEPTH``, ``STACK_ENTRY``, and ``NUM_PLAYERS`` and ``PHASE`` for the
     two readers every game has); ``engine`` names it in its errors
-    (``"caylus"``: "caylus engine: ...")."""
-    return specialize(
+    (``"caylus"``: "caylus engine: ..."). With ``namespace`` (a game module's ``globals()``),
+    its kernels are also bound there by the names of `STACK_EXPORTS` (`export`)."""
+    kernels = specialize(
         STACK_TEMPLATES,
         f"stack__{game}",
         {
@@ -633,22 +645,38 @@ def stack_kernels(game: str, engine: str, layout: Any) -> types.SimpleNamespace:
             **_messages(engine),
         },
     )
+    if namespace is not None:
+        export(kernels, STACK_EXPORTS, namespace)
+    return kernels
 
 
 def loop_kernels(
     game: str, engine: str, hooks: Any, layout: Any, stack: types.SimpleNamespace, actions: int
 ) -> types.SimpleNamespace:
-    """The loop compiled for ``game`` with its ``hooks`` (the names of `caylus_env.core.hooks`)
-    over its ``layout`` (``PHASE``, ``NUM_PLAYERS`` and the stack's fields), its compiled
-    ``stack`` (`stack_kernels`) and its action count."""
+    """The loop compiled for ``game`` with its ``hooks`` (the names of `caylus_env.core.hooks`;
+    the stock hooks for those of its ``OPTIONAL`` the game leaves out) over its ``layout``
+    (``PHASE``, ``NUM_PLAYERS``, ``CLOCK``, the stack's fields, and where the game counts its
+    decisions and caps them, ``DECISIONS`` and ``MAX_DECISIONS``, if it does), its compiled
+    ``stack`` (`stack_kernels`) and its action count.
+
+    Raises:
+        ValueError: for a layout with ``MAX_DECISIONS`` but no ``DECISIONS`` to count against it.
+    """
+    decisions = getattr(layout, "DECISIONS", -1)
+    cap = getattr(layout, "MAX_DECISIONS", -1)
+    if cap >= 0 and decisions < 0:
+        raise ValueError(f"{game}: a layout with MAX_DECISIONS must declare DECISIONS")
     return specialize(
         LOOP_TEMPLATES,
         f"loop__{game}",
         {
-            "H": hooks,
+            "H": H.with_defaults(hooks),
             "STACK_SIZE": layout.STACK_SIZE,
             "PHASE": layout.PHASE,
             "NUM_PLAYERS": layout.NUM_PLAYERS,
+            "CLOCK": layout.CLOCK,
+            "DECISIONS": decisions,
+            "MAX_DECISIONS": cap,
             "NUM_ACTIONS": actions,
             "STATE_SIZE": layout.STATE_SIZE,
             "STATE_DTYPE": layout.STATE_DTYPE,

@@ -35,14 +35,17 @@ from caylus_env.caylus.engine.constants import (
     Procedure,
 )
 from caylus_env.caylus.engine.layout import KIND_OFFSET, STACK_ENTRY
-from caylus_env.core.loop import CODEC_INT, STACK_EXPORTS, Arg, EntryKind, export, stack_kernels
+from caylus_env.core.loop import (
+    CODEC_INT,
+    E_ARG_A,
+    E_KIND,
+    Arg,
+    EntryKind,
+    stack_kernels,
+)
 
-# Field offsets inside one stack entry.
-E_KIND = 0
+# The field offsets inside one stack entry are the core's (E_KIND, E_PLAYER, E_ARG_A, E_ARG_B).
 assert E_KIND == KIND_OFFSET
-E_PLAYER = 1
-E_ARG_A = 2
-E_ARG_B = 3
 assert STACK_ENTRY == 4
 
 #: Codecs of an argument (beside the core's ``CODEC_NONE`` and ``CODEC_INT``): how
@@ -198,5 +201,4 @@ def codec_table(codec: str) -> np.ndarray:
 # Kernels: the core's decision stack (``caylus_env.core.loop``), compiled over this layout and
 # bound here by the names of its ``STACK_EXPORTS`` (``push``, ``pop``, ``read_top`` ...).
 # ---------------------------------------------------------------------------------------
-STACK_KERNELS = stack_kernels("caylus", "caylus", layout)
-export(STACK_KERNELS, STACK_EXPORTS, globals())
+STACK_KERNELS = stack_kernels("caylus", "caylus", layout, globals())

@@ -3,8 +3,9 @@ contract is in ``caylus_env.core.hooks``): one line per decision kind to the ``l
 ``apply_*`` pair of the phase module that owns it, one per phase to its driver, the
 procedures waiting on the stack (TAG's extended sequence: finish a road space, score a
 player, end a castle section), the favor that is lost when no row is left (rules 5.3),
-prestige as the score with no tie-break (rules 8.21), the turn as the clock and setup (rules
-1.2-1.4). Caylus hides nothing after setup and has no decision cap.
+prestige as the score (rules 8.21) and setup (rules 1.2-1.4). Ties stand (rules 8.21) and
+Caylus hides nothing after setup: the core's stock hooks; the turn (the clock) is a layout
+field the core's loop reads, and Caylus has no decision cap.
 
 Every function is ``@njit(cache=True)``; the engine runs unchanged, slowly, under
 ``NUMBA_DISABLE_JIT=1``. Outside the engine, use ``caylus_env.caylus.engine.kernels``.
@@ -12,7 +13,6 @@ Every function is ``@njit(cache=True)``; the engine runs unchanged, slowly, unde
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from caylus_env.caylus.engine import layout as L
@@ -90,10 +90,13 @@ from caylus_env.caylus.engine.phases.special import (
 )
 from caylus_env.caylus.engine.setup import init_game
 from caylus_env.caylus.engine.state import prestige
-from caylus_env.core.hooks import HOOKS
+from caylus_env.core.hooks import REQUIRED
 
 GAME_OVER = int(Phase.GAME_OVER)
 DEFAULT_LAWYER_PRESTIGE = 4  # the 2005 tile (rules 8.2); ``GameConfig`` documents the option
+
+#: The hook ``score``: a seat's prestige (rules 8.21).
+score = prestige
 
 
 @njit(cache=True)
@@ -234,35 +237,6 @@ def dropped_when_unanswerable(kind):
 
 
 @njit(cache=True)
-def count_decision(s):
-    """Nothing: Caylus has no decision cap (a game ends within 18 turns, rules 4.7, 8.22)."""
-
-
-@njit(cache=True)
-def is_cut_off(s):
-    """Never: a game of Caylus ends within 18 turns (rules 4.7, 8.22), with no decision cap."""
-    return False
-
-
-@njit(cache=True)
-def score(s, p):
-    """Prestige of seat ``p`` (rules 8.21)."""
-    return prestige(s, p)
-
-
-@njit(cache=True)
-def tie_break(s, p):
-    """0: tied players share their rank (rules 8.21)."""
-    return 0
-
-
-@njit(cache=True)
-def clock(s):
-    """The turn number, from 1 (the rulebook's clock, rules 3)."""
-    return np.int64(s[L.TURN])
-
-
-@njit(cache=True)
 def setup(s, options, seed):
     """Write a fresh game of ``options`` (``GameConfig.kernel_options()``: num_players,
     simplified_favors, lawyer_prestige, jeweller, house limit) and ``seed`` into ``s``
@@ -270,10 +244,9 @@ def setup(s, options, seed):
     init_game(s, options[0], options[1], options[2], options[3], options[4], seed)
 
 
-@njit(cache=True)
-def determinize(s, seat, seed):
-    """Nothing to redraw: Caylus hides nothing after setup (its neutral buildings and turn
-    order are public), and its later play draws no chance."""
-
-
-__all__ = list(HOOKS)  # the contract's hooks
+# Its hooks (the core's stock ones for the rest, caylus_env.core.hooks.DEFAULTS).
+__all__ = [
+    *REQUIRED,
+    "run_procedure",
+    "dropped_when_unanswerable",
+]

@@ -50,7 +50,7 @@ from caylus_env.caylus.engine.constants import (
     TURN_CAP,
     Phase,
 )
-from caylus_env.caylus.engine.decisions import E_ARG_A, E_KIND, E_PLAYER, SCHEMA
+from caylus_env.caylus.engine.decisions import SCHEMA
 from caylus_env.caylus.engine.layout import (
     BAILIFF,
     CASTLE_HOUSES,
@@ -90,6 +90,7 @@ from caylus_env.caylus.engine.layout import (
     TURN,
     TURN_ORDER,
 )
+from caylus_env.core.loop import E_ARG_A, E_KIND, E_PLAYER
 
 
 class Broken(IntEnum):

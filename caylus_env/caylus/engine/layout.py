@@ -50,6 +50,7 @@ OPT_JEWELLER = _field("jeweller", 1, "1: the Jeweller tile is in the stock (8.1)
 OPT_HOUSE_CAP = _field("house_cap", 1, "houses per player, 0 = unlimited (8.5)")
 # -- clock ------------------------------------------------------------------------------
 TURN = _field("turn", 1, "turn number, from 1")
+CLOCK = TURN  # the rulebook's clock, which the core's loop reads (GameSpec.clock_word)
 PHASE = _field("phase", 1, "current Phase")
 CURSOR = _field("cursor", 1, "progress inside the phase (turn-order position, step, space)")
 # -- road tracks -----------------------------------------------------------------------

@@ -21,21 +21,10 @@ from caylus_env.caylus_1303.engine.layout import (
     STACK_ENTRY,
 )
 from caylus_env.caylus_1303.engine.tiles import C_ANY, NUM_MONUMENTS, T_COST, T_OPTION_COST
-from caylus_env.core.loop import (
-    CODEC_INT,
-    NO_ARG,
-    STACK_EXPORTS,
-    Arg,
-    EntryKind,
-    decision,
-    export,
-    stack_kernels,
-)
+from caylus_env.core.loop import CODEC_INT, E_KIND, NO_ARG, Arg, EntryKind, decision, stack_kernels
 
-E_KIND = 0
+# The field offsets inside one stack entry are the core's (E_KIND, E_PLAYER, E_ARG_A).
 assert E_KIND == KIND_OFFSET
-E_PLAYER = 1
-E_ARG = 2
 assert STACK_ENTRY == 3
 
 CODEC_SPACE = "space"  # a building space, spelled by its name (constants.SPACE_NAMES)
@@ -94,5 +83,4 @@ ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
 
 # The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout and bound
 # here by the names of its ``STACK_EXPORTS`` (``push``, ``pop``, ``read_top``, ``decision_kind`` ...).
-STACK_KERNELS = stack_kernels("caylus_1303", "caylus 1303", layout)
-export(STACK_KERNELS, STACK_EXPORTS, globals())
+STACK_KERNELS = stack_kernels("caylus_1303", "caylus 1303", layout, globals())

@@ -1,8 +1,10 @@
 """Caylus 1303's rule hooks for the core's game loop (``caylus_env.core.loop``; each hook's
 contract is in ``caylus_env.core.hooks``): one line per decision kind to the ``legal_*`` /
 ``apply_*`` pair of the phase module that owns it, one per phase to its driver, the final
-score (prestige plus 2 per gold, rules 4.6, D36) with ties shared (D13), the round as the
-clock, setup (rules 3.2) and, with hidden prestige, what a search redraws (D37).
+score (prestige plus 2 per gold, rules 4.6, D36), setup (rules 3.2) and, with hidden
+prestige, what a search redraws (D37). Ties are shared (D13) and no procedure waits on the
+stack: the core's stock hooks; the round (the clock) and the decisions taken are layout fields
+the core's loop reads.
 
 Every function is ``@njit(cache=True)``; the engine runs unchanged, slowly, under
 ``NUMBA_DISABLE_JIT=1``. Outside the engine, use ``caylus_env.caylus_1303.engine.kernels``.
@@ -10,7 +12,6 @@ Every function is ``@njit(cache=True)``; the engine runs unchanged, slowly, unde
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from caylus_env.caylus_1303.engine import layout as L
@@ -53,10 +54,13 @@ from caylus_env.caylus_1303.engine.phases.stewardship import (
 )
 from caylus_env.caylus_1303.engine.setup import init_game
 from caylus_env.caylus_1303.engine.state import final_score, num_players, pf
-from caylus_env.core.hooks import HOOKS
+from caylus_env.core.hooks import REQUIRED
 
 GAME_OVER = int(Phase.GAME_OVER)
 PROCEDURE_BASE = NUM_DECISION_KINDS  # no procedures: every stack entry is a decision
+
+#: The hook ``score``: prestige plus 2 per gold (rules 4.6, D36).
+score = final_score
 
 
 @njit(cache=True)
@@ -128,48 +132,6 @@ def drive(s):
 
 
 @njit(cache=True)
-def run_procedure(s):
-    """Never called: Caylus 1303 keeps no procedure on its stack (`PROCEDURE_BASE`)."""
-    raise RuntimeError("caylus 1303 engine: no procedure on the stack")
-
-
-@njit(cache=True)
-def dropped_when_unanswerable(kind):
-    """Never: every decision of Caylus 1303 has a legal action (declining is one)."""
-    return False
-
-
-@njit(cache=True)
-def count_decision(s):
-    """One more decision (the state dict's ``decisions``; the game has no cap)."""
-    s[L.DECISIONS] += 1
-
-
-@njit(cache=True)
-def is_cut_off(s):
-    """Never: the game ends after round 9 by its rules (rules 4.6, D36)."""
-    return False
-
-
-@njit(cache=True)
-def score(s, p):
-    """Prestige plus 2 per gold of seat ``p`` (rules 4.6, D36)."""
-    return final_score(s, p)
-
-
-@njit(cache=True)
-def tie_break(s, p):
-    """0: ties are shared (rules 4.6, D13)."""
-    return 0
-
-
-@njit(cache=True)
-def clock(s):
-    """The round number, 1-9 (rules 4)."""
-    return np.int64(s[L.ROUND])
-
-
-@njit(cache=True)
 def setup(s, options, seed):
     """Write a fresh game of ``options`` (``GameConfig.kernel_options()``: num_players,
     hide_opponent_pp) and ``seed`` into ``s`` (rules 3.2); ``advance`` then reaches its first
@@ -193,4 +155,5 @@ def determinize(s, seat, seed):
             s[pf(q, L.P_PP)] = own
 
 
-__all__ = list(HOOKS)  # the contract's hooks
+# Its hooks (the core's stock ones for the rest, caylus_env.core.hooks.DEFAULTS).
+__all__ = [*REQUIRED, "determinize"]

@@ -38,7 +38,6 @@ from caylus_env.caylus_1303.engine.constants import (
     DecisionKind,
     Phase,
 )
-from caylus_env.caylus_1303.engine.decisions import E_ARG, E_KIND, E_PLAYER
 from caylus_env.caylus_1303.engine.state import pf
 from caylus_env.caylus_1303.engine.tiles import (
     MONUMENT_KINDS,
@@ -56,6 +55,7 @@ from caylus_env.caylus_1303.engine.tiles import (
     WOOD_KINDS,
     Group,
 )
+from caylus_env.core.loop import E_ARG_A, E_KIND, E_PLAYER
 
 #: Copies of each kind (starting tiles: 2 farms, 2 markets; every other tile is unique).
 COPIES = np.array([t.copies for t in TILES], np.int64)
@@ -222,8 +222,8 @@ def _check_board(s):
     # is in neither the supply nor the Road but in the pending decision (D4)
     for i in range(min(max(np.int64(s[L.STACK_SIZE]), 0), L.STACK_DEPTH)):
         o = L.STACK + i * L.STACK_ENTRY
-        if s[o + E_KIND] == DecisionKind.MONUMENT and 1 <= s[o + E_ARG] <= NUM_MONUMENTS:
-            seen[MONUMENT_KINDS[s[o + E_ARG] - 1]] += 1
+        if s[o + E_KIND] == DecisionKind.MONUMENT and 1 <= s[o + E_ARG_A] <= NUM_MONUMENTS:
+            seen[MONUMENT_KINDS[s[o + E_ARG_A] - 1]] += 1
     for i in range(NUM_WOOD):
         v = s[L.WOOD_SUPPLY + i]
         if v < 0 or v > 1 or v + seen[WOOD_KINDS[i]] != 1:
@@ -337,6 +337,6 @@ def check_invariants(s):
         p = s[o + E_PLAYER]
         if p < 0 or p >= n:
             return Invariant.STACK
-        if s[o + E_KIND] == DecisionKind.MONUMENT and not 0 <= s[o + E_ARG] <= NUM_MONUMENTS:
+        if s[o + E_KIND] == DecisionKind.MONUMENT and not 0 <= s[o + E_ARG_A] <= NUM_MONUMENTS:
             return Invariant.STACK
     return Invariant.OK

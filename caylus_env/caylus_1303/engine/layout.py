@@ -47,6 +47,7 @@ OPT_HIDE_PP = _field("hide_opponent_pp", 1, "1: opponents' prestige is hidden (D
 # -- clock and phase pointers -----------------------------------------------------------------------
 DECISIONS = _field("decisions", 1, "decisions taken so far (automatic ones excluded)")
 ROUND = _field("round", 1, "round number, 1-9 (rules 4)")
+CLOCK = ROUND  # the rulebook's clock, which the core's loop reads (GameSpec.clock_word)
 PHASE = _field("phase", 1, "current Phase")
 FIRST_PLAYER = _field("first_player", 1, "seat holding the first-player tile (rules 4.1)")
 TURN = _field("turn", 1, "draft and Planning: seat asked next; other phases: 0")

@@ -25,9 +25,9 @@ from caylus_env.caylus_1303.engine.constants import (
     PHASE_NAMES,
     Phase,
 )
-from caylus_env.caylus_1303.engine.decisions import E_KIND, E_PLAYER
 from caylus_env.caylus_1303.engine.state_dict import dict_to_state
 from caylus_env.caylus_1303.engine.tiles import MONUMENT_KINDS, NUM_STONE, NUM_WOOD
+from caylus_env.core.loop import E_KIND, E_PLAYER
 
 
 @dataclass(frozen=True)

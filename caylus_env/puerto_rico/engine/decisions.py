@@ -10,16 +10,7 @@ invariants read it from here.
 
 from __future__ import annotations
 
-from caylus_env.core.loop import (
-    CODEC_INT,
-    NO_ARG,
-    STACK_EXPORTS,
-    Arg,
-    EntryKind,
-    decision,
-    export,
-    stack_kernels,
-)
+from caylus_env.core.loop import CODEC_INT, E_KIND, NO_ARG, Arg, EntryKind, decision, stack_kernels
 from caylus_env.puerto_rico.engine import layout
 from caylus_env.puerto_rico.engine.buildings import NUM_BUILDINGS
 from caylus_env.puerto_rico.engine.constants import (
@@ -34,10 +25,8 @@ from caylus_env.puerto_rico.engine.layout import (
     STACK_ENTRY,
 )
 
-E_KIND = 0
+# The field offsets inside one stack entry are the core's (E_KIND, E_PLAYER, E_ARG_A).
 assert E_KIND == KIND_OFFSET
-E_PLAYER = 1
-E_ARG = 2
 assert STACK_ENTRY == 3
 
 CODEC_TILE = "tile"  # a Tile, spelled by its name
@@ -117,5 +106,4 @@ ENTRY_OF_NAME = {e.name: e for e in SCHEMA}
 
 # The stack's kernels: the core's (``caylus_env.core.loop``), compiled over this layout and bound
 # here by the names of its ``STACK_EXPORTS`` (``push``, ``pop``, ``read_top``, ``decision_kind`` ...).
-STACK_KERNELS = stack_kernels("puerto_rico", "puerto rico", layout)
-export(STACK_KERNELS, STACK_EXPORTS, globals())
+STACK_KERNELS = stack_kernels("puerto_rico", "puerto rico", layout, globals())

@@ -1,8 +1,10 @@
 """Puerto Rico's rule hooks for the core's game loop (``caylus_env.core.loop``; each hook's
 contract is in ``caylus_env.core.hooks``): one line per decision kind to the ``legal_*`` /
-``apply_*`` pair of the role module that owns it, one per phase to its driver, the decision
-cap (rules 6.9), the scores and tie-breaks (rules 5.2, 5.3), setup (rules 1.2-1.4, 7.1) and
-the one hidden thing a search redraws (the face-down plantations, rules 6.8).
+``apply_*`` pair of the role module that owns it, one per phase to its driver, the scores and
+tie-breaks (rules 5.2, 5.3), setup (rules 1.2-1.4, 7.1) and the one hidden thing a search
+redraws (the face-down plantations, rules 6.8). The decisions taken, their cap (rules 6.9) and
+the round (the clock) are layout fields the core's loop reads; no procedure waits on the stack
+(the core's stock hook).
 
 Every function is ``@njit(cache=True)``; the engine runs unchanged, slowly, under
 ``NUMBA_DISABLE_JIT=1``. Outside the engine, use ``caylus_env.puerto_rico.engine.kernels``.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caylus_env.core.hooks import HOOKS
+from caylus_env.core.hooks import REQUIRED
 from caylus_env.puerto_rico.engine import layout as L
 from caylus_env.puerto_rico.engine.constants import NUM_DECISION_KINDS, DecisionKind, Phase
 from caylus_env.puerto_rico.engine.roles.builder import (
@@ -75,10 +77,13 @@ from caylus_env.puerto_rico.engine.setup import (
     shuffle_stack,
 )
 from caylus_env.puerto_rico.engine.state import final_score
-from caylus_env.puerto_rico.engine.state import tie_break as tie_break  # a hook (rules 5.3)
+from caylus_env.puerto_rico.engine.state import tie_break as tie_break  # the hook (rules 5.3)
 
 GAME_OVER = int(Phase.GAME_OVER)
 PROCEDURE_BASE = NUM_DECISION_KINDS  # no procedures: every stack entry is a decision
+
+#: The hook ``score``: a seat's victory points (rules 5.2).
+score = final_score
 
 
 @njit(cache=True)
@@ -178,42 +183,6 @@ def drive(s):
 
 
 @njit(cache=True)
-def run_procedure(s):
-    """Never called: Puerto Rico keeps no procedure on its stack (`PROCEDURE_BASE`)."""
-    raise RuntimeError("puerto rico engine: no procedure on the stack")
-
-
-@njit(cache=True)
-def dropped_when_unanswerable(kind):
-    """Never: every decision of Puerto Rico has a legal action (declining is one)."""
-    return False
-
-
-@njit(cache=True)
-def count_decision(s):
-    """One more decision towards the cap (rules 6.9)."""
-    s[L.DECISIONS] += 1
-
-
-@njit(cache=True)
-def is_cut_off(s):
-    """The decision cap was reached (rules 6.9)."""
-    return s[L.DECISIONS] >= s[L.MAX_DECISIONS]
-
-
-@njit(cache=True)
-def score(s, p):
-    """Victory points of seat ``p`` (rules 5.2)."""
-    return final_score(s, p)
-
-
-@njit(cache=True)
-def clock(s):
-    """The round number, from 1 (rules 3)."""
-    return np.int64(s[L.ROUND])
-
-
-@njit(cache=True)
 def setup_game(s, num_players, max_decisions, expansion, draft, library_limit, seed):
     """``setup.init_game``, then the seeded random draft when that option is chosen."""
     init_game(s, num_players, max_decisions, expansion, draft, library_limit, seed)
@@ -257,5 +226,11 @@ def determinize(s, seat, seed):
     resample_hidden(s, seed)
 
 
-# The contract's hooks, and the setup's own pieces.
-__all__ = [*HOOKS, "resample_hidden", "setup_game"]
+# Its hooks (the core's stock ones for the rest, caylus_env.core.hooks.DEFAULTS).
+__all__ = [
+    *REQUIRED,
+    "tie_break",
+    "determinize",
+    "resample_hidden",
+    "setup_game",
+]

@@ -55,6 +55,7 @@ OPT_LIBRARY_LIMIT = _field("library_limit", 1, "1: 2 players double once per rou
 # -- clock -------------------------------------------------------------------------------------
 DECISIONS = _field("decisions", 1, "decisions taken so far (automatic ones excluded)")
 ROUND = _field("round", 1, "round number, from 1")
+CLOCK = ROUND  # the rulebook's clock, which the core's loop reads (GameSpec.clock_word)
 PHASE = _field("phase", 1, "current Phase")
 STEP = _field("step", 1, "turns taken in the phase (turn order from the role's picker)")
 IDLE = _field("idle", 1, "captain: consecutive turns without a loading (rules 4.6)")
