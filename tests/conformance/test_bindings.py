@@ -2,8 +2,9 @@
 
 Every module of templates compiled per game (``caylus_env.core.vector``'s batched and learner
 loops, ``caylus_env.core.aec``'s step, ``caylus_env.core.checks``' engine checks,
-``caylus_env.core.mcts``' search, ``agents.puct``'s search) reads a game's kernels, sizes and
-parts through the names declared in ``caylus_env.core.bindings``;
+``caylus_env.core.mcts``' search, ``caylus_env.core.scripted``'s choice, ``agents.puct``'s
+search) reads a game's kernels, sizes and parts through the names declared in
+``caylus_env.core.bindings``;
 ``caylus_env.core.specialize`` binds them per game and refuses a template that would read a
 declaration left unbound.
 """
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 
 from agents import puct
-from caylus_env.core import aec, bindings, checks, mcts, vector
+from caylus_env.core import aec, bindings, checks, mcts, scripted, vector
 from caylus_env.core.bindings import NUM_ACTIONS, K, UnboundError
 from caylus_env.core.contract import KERNELS
 from caylus_env.core.registry import GAME_NAMES
@@ -53,6 +54,7 @@ TEMPLATE_MODULES = {
     checks: (checks._fail, checks._determinize_hides_nothing, checks.random_checks),
     mcts: (mcts.margin_returns, mcts.scoring_values, mcts.rollout, mcts.expand, mcts.prior_pick),
     puct: puct._TEMPLATES,
+    scripted: (scripted.choose, scripted.choose_scripted),
 }
 
 
