@@ -43,6 +43,7 @@ import numpy as np
 
 from caylus_env.core import _cache  # noqa: F401  (the kernel cache, before any kernel)
 from caylus_env.core import hooks as H
+from caylus_env.core.contract import KERNELS
 from caylus_env.core.specialize import specialize
 
 # ---------------------------------------------------------------------------------------------
@@ -586,24 +587,8 @@ LOOP_INLINED = ("is_terminal", "is_truncated", "automatic_step", "apply_action",
 #: kernels (``caylus_env.core.contract.KERNELS`` but the game's own ``check_invariants``) and
 #: the compiled random games and ranking of any position.
 LOOP_EXPORTS = (
-    "setup",
-    "advance",
-    "next_decision",
-    "answer",
-    "legal_actions",
-    "legal_mask",
-    "step",
-    "apply",
-    "current_player",
-    "is_terminal",
-    "is_truncated",
-    "scores",
-    "tie_breaks",
-    "returns",
+    *(name for name in KERNELS if name != "check_invariants"),
     "standing",
-    "clock",
-    "accepted_actions",
-    "determinize",
     "new_state",
     "seed_playouts",
     "random_playout",
