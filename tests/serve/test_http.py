@@ -4,6 +4,7 @@ independent games, what the page is never sent, and the command's start and clea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -332,6 +333,31 @@ def test_closing_a_server_that_never_served_returns_at_once(tmp_path):
     closer.start()
     closer.join(timeout=10)
     assert not closer.is_alive(), "close() waited for a serving loop that never ran"
+
+
+def test_closing_after_a_ctrl_c_that_came_as_the_loop_started_returns_at_once(tmp_path):
+    """A Ctrl-C inside `PlayServer.serve_forever` before socketserver's loop began (its flag
+    says serving, no loop runs) then a `close` in the same thread: that must not wait for a
+    loop (``shutdown`` would wait forever; `caylus serve` hung so once in 3,761 tests)."""
+    server = PlayServer(RegistryAgents([]), tmp_path / "saved", port=0)
+
+    def interrupted(poll_interval: float = 0.5) -> None:
+        raise KeyboardInterrupt
+
+    server.httpd.serve_forever = interrupted
+    done: list[bool] = []
+
+    def serve_then_close() -> None:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.serve_forever()
+        server._serving = True  # the instant before its try: the flag set, no loop started
+        server.close()
+        done.append(True)
+
+    thread = threading.Thread(target=serve_then_close, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert done, "close() waited for a serving loop that a Ctrl-C had ended before it began"
 
 
 def _first_line(proc: subprocess.Popen, seconds: float) -> str:

@@ -256,6 +256,7 @@ class PlayServer:
         self._workers = Workers(workers)
         self._stop = threading.Event()
         self._serving = False
+        self._serving_thread: threading.Thread | None = None
         self.request_threads = request_threads
         self.request_queue = request_queue
         self.request_timeout = float(request_timeout)
@@ -282,6 +283,7 @@ class PlayServer:
 
     def serve_forever(self) -> None:
         """Serve until `close` (from another thread) or a KeyboardInterrupt in this one."""
+        self._serving_thread = threading.current_thread()  # first: `close` reads it with the flag
         self._serving = True
         try:
             self.httpd.serve_forever(poll_interval=0.2)
@@ -292,6 +294,7 @@ class PlayServer:
         """Serve in a daemon thread (tests, scripts); `close` stops it."""
         self._serving = True  # before the thread runs: a `close` right after must wait for it
         thread = threading.Thread(target=self.serve_forever, name="serve-http", daemon=True)
+        self._serving_thread = thread
         thread.start()
         return thread
 
@@ -303,7 +306,10 @@ class PlayServer:
         after a Ctrl-C ended the loop, or came before it started, in the calling thread.
         """
         self._stop.set()
-        if self._serving:
+        # Only a loop of another thread is waited for: a Ctrl-C in the serving thread (even one
+        # between `serve_forever`'s first line and the loop's start) leaves `_serving` set
+        # with no loop left to end, and ``shutdown`` would wait for it forever.
+        if self._serving and self._serving_thread is not threading.current_thread():
             self.httpd.shutdown()
         self.httpd.server_close()
         self.httpd.close_queued()
