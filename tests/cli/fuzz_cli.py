@@ -272,9 +272,30 @@ def describe(index: int) -> str:
     return " ".join(a if len(a) < 40 else a[:20] + "..." for a in CASES[index][0])
 
 
+WARM_MODULES = (
+    "caylus_cli.app",
+    "agents.tournament.duel",
+    "agents.selfplay.generate",
+    "caylus_env.datasets.export",
+    "caylus_env.datasets.stats",
+    "caylus_env.datasets.verify",
+    "sb3_contrib",
+    "training.checkpoints",
+    "training.league",
+    "training.ppo",
+    "training.runs",
+)
+"""The modules the commands import lazily, on their first call: torch and Stable-Baselines3
+(``train``: 1,100 modules), pyarrow and pandas (``dataset``, ``replay``), matplotlib, SciPy and openskill
+(``duel``, ``tournament``). Imported in the warm-up: the first case to reach one took 2-4 s
+on an idle core, so at a load of 8 on two cores a 20 s case clock measured the import."""
+
+
 def _warm_up() -> None:
-    """Every game's kernels compiled (one random game each) before the case clock starts: a
-    case that reaches a game's engine then measures the command, not numba."""
+    """Every game's kernels compiled (one random game each) and every module a command imports
+    lazily (`WARM_MODULES`) imported before the case clock starts: a case then measures the
+    command, not numba or an import."""
+    import importlib
     import random
 
     from caylus_env.core.registry import GAME_NAMES, game_spec
@@ -285,6 +306,8 @@ def _warm_up() -> None:
         rng = random.Random(1)
         while not state.is_over():
             state.apply(rng.choice(state.legal_actions()))
+    for module in WARM_MODULES:
+        importlib.import_module(module)
 
 
 def worker(args: list[str]) -> None:

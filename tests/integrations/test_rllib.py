@@ -28,6 +28,7 @@ import pytest
 
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.registry import GAME_NAMES, game_spec
+from tests.conftest import warm_kernels
 
 #: Games whose options cut random play off by a decision cap (truncation).
 TRUNCATING = [g for g in GAME_NAMES if game_spec(g).truncating_options is not None]
@@ -296,9 +297,16 @@ def test_masked_module_spec_never_samples_an_illegal_action(rllib: Any, per_seat
 
 
 def _small_ppo(rllib: Any, game: str, *, seed: int, env_runners: int, **recipe: Any) -> Any:
+    """A 300-step PPO iteration of ``game``. Its env kernels are compiled here first, so a
+    remote EnvRunner loads them from the kernel cache instead of compiling them cold; and
+    ``sample_timeout_s=None`` waits for the first sample however loaded the machine is:
+    RLlib's 60 s default, reached at a load of 8 on two cores while a remote EnvRunner
+    started, returns no sample at all (a result without ``env_runners``), and a hung EnvRunner
+    is what the illegal-action test below catches, not a clock."""
+    warm_kernels(game, envs=True)
     return (
         rllib.ppo_config(game, seed=seed, model_config=SMALL_MODEL, **recipe)
-        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1, sample_timeout_s=None)
         .training(train_batch_size_per_learner=300, minibatch_size=150, num_epochs=1)
     )
 
