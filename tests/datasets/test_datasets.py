@@ -58,7 +58,7 @@ from caylus_env.datasets.format import (
     versions,
 )
 from caylus_env.datasets.records import dataset_records, new_game
-from tests.conftest import harness_games
+from tests.conftest import harness_games, init_local_ray
 
 CAYLUS = Path(sys.executable).with_name("caylus")
 REPO = Path(__file__).resolve().parents[2]
@@ -651,7 +651,7 @@ def test_ray_backend_writes_the_same_shards(dataset, tmp_path):
     import ray
 
     game, root = dataset
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    init_local_ray()
     try:
         make(spec(game), tmp_path / "ray", backend="ray")
     finally:

@@ -28,7 +28,7 @@ import pytest
 
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.registry import GAME_NAMES, game_spec
-from tests.conftest import warm_kernels
+from tests.conftest import init_local_ray, warm_kernels
 
 #: Games whose options cut random play off by a decision cap (truncation).
 TRUNCATING = [g for g in GAME_NAMES if game_spec(g).truncating_options is not None]
@@ -47,20 +47,15 @@ def rllib() -> Any:
 
 @pytest.fixture(scope="module")
 def local_ray(rllib: Any) -> Iterator[Path]:
-    """A private local Ray of 2 CPUs (``address="local"``: never a cluster that RAY_ADDRESS
-    names; random ports; a temp dir of its own, yielded), shut down after the module."""
+    """A private local Ray (`tests.conftest.init_local_ray`: 2 CPUs, un-niced workers, never a
+    cluster that RAY_ADDRESS names; random ports; a temp dir of its own, yielded), shut down
+    after the module."""
     import ray
 
     if ray.is_initialized():
         pytest.fail("Ray is already initialized in this process; the test needs its own")
     temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths must stay short
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        _temp_dir=temp,
-    )
+    init_local_ray(_temp_dir=temp)
     try:
         yield Path(temp)
     finally:

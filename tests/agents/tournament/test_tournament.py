@@ -53,7 +53,7 @@ from caylus_env._version import __version__
 from caylus_env.core.game import Game
 from caylus_env.core.record import RECORD_FORMAT, GameRecord, replay
 from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES, game_of, game_spec
-from tests.conftest import harness_games, warm_command
+from tests.conftest import harness_games, init_local_ray, warm_command
 
 PLUGIN = "agents.tournament.testing"
 REPO = Path(__file__).resolve().parents[3]
@@ -613,7 +613,7 @@ def test_ray_backend_gives_the_records_of_the_local_backend(game, tmp_path):
     local = run_tournament(
         tour, tmp_path / "local", workers=2, progress=False, console=quiet(), report=False
     )
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    init_local_ray()
     try:
         remote = run_tournament(
             tour, tmp_path / "ray", backend="ray", progress=False, console=quiet(), n_boot=0
