@@ -1,7 +1,7 @@
 """``Game``: the one Python handle on a game, over the game's compiled kernels.
 
-Every game's ``engine.Game`` is this class with its engine plugged in (a few class
-attributes, see `Game`), so every tool reads every game with the same words: ``scores()``
+Every game's ``engine.Game`` is this class with its engine plugged in (its name and its engine
+package, see `Game`), so every tool reads every game with the same words: ``scores()``
 (the rulebook's own word, prestige or victory points, is the game's ``score_word``),
 ``round`` (its ``clock_word``: Caylus's turns, Puerto Rico's rounds), ``legal_actions()``,
 ``legal_mask(out=None)``, ``apply``, ``clone``, ``state_dict()`` / ``from_state_dict``,
@@ -22,6 +22,7 @@ Examples:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -62,25 +63,67 @@ def check_seed(seed: Any) -> int:
     return int(seed)
 
 
+#: Where a game's ``Game`` finds each of its class attributes in its engine package
+#: (`Game.__init_subclass__`): ``attribute: (module of the package, name in it)``, the name
+#: None for the module itself. The modules are those every engine holds
+#: (docs/adding-a-game.md).
+ENGINE_BINDINGS: dict[str, tuple[str, str | None]] = {
+    "CONFIG": ("config", "GameConfig"),
+    "KERNELS": ("kernels", None),
+    "LAYOUT": ("layout", None),
+    "NUM_ACTIONS": ("actions", "NUM_ACTIONS"),
+    "PHASE_NAMES": ("constants", "PHASE_NAMES"),
+    "action_to_string": ("actions", "action_to_string"),
+    "string_to_action": ("actions", "string_to_action"),
+    "state_to_dict": ("state_dict", "state_to_dict"),
+    "dict_to_state": ("state_dict", "dict_to_state"),
+}
+#: The bound attributes that are functions (static methods of the class).
+_STATIC_BINDINGS = ("action_to_string", "string_to_action", "state_to_dict", "dict_to_state")
+
+
 class Game:
     """One game: the state array plus options, seed and history (see the module docstring).
 
-    A game's engine subclasses it and sets:
+    A game's engine subclasses it with its name and its engine package,
+    ``class Game(core.Game, game="puerto_rico", engine=__package__)``, and the class reads
+    these attributes from that package's modules (`ENGINE_BINDINGS`), so no game writes the
+    list again:
 
     Attributes:
         GAME: the game's name (the records' ``game`` field).
-        CONFIG: its ``GameConfig`` class.
-        KERNELS: its compiled kernel module (``caylus_env.core.contract``).
-        LAYOUT: its state layout module (``STATE_SIZE``, ``STATE_DTYPE``, ``PHASE``).
-        NUM_ACTIONS: the size of its action space.
-        PHASE_NAMES: phase names by the state's ``PHASE`` value.
-        action_to_string, string_to_action: the stable name of an action id, and back.
-        state_to_dict, dict_to_state: its state dict codec (``dict_to_state`` validates).
+        CONFIG: its ``GameConfig`` class (``config``).
+        KERNELS: its compiled kernel module (``kernels``; ``caylus_env.core.contract``).
+        LAYOUT: its state layout module (``layout``: ``STATE_SIZE``, ``STATE_DTYPE``,
+            ``PHASE``).
+        NUM_ACTIONS: the size of its action space (``actions``).
+        PHASE_NAMES: phase names by the state's ``PHASE`` value (``constants``).
+        action_to_string, string_to_action: the stable name of an action id, and back
+            (``actions``).
+        state_to_dict, dict_to_state: its state dict codec (``state_dict``;
+            ``dict_to_state`` validates).
 
     Args:
         config: the game options (default: the game's defaults).
         seed: the setup seed, ``0 <= seed < 2**63``.
     """
+
+    def __init_subclass__(
+        cls, *, game: str | None = None, engine: str | None = None, **kwargs: Any
+    ) -> None:
+        """Bind a game's attributes from its engine package (see the class docstring); a
+        subclass without ``engine`` (a subclass of a game's ``Game``) inherits them."""
+        super().__init_subclass__(**kwargs)
+        if engine is None:
+            return
+        if not game:
+            raise TypeError(f"{cls.__qualname__}: a game's Game names its game (game=...)")
+        cls.GAME = game
+        for attribute, (module, name) in ENGINE_BINDINGS.items():
+            value = importlib.import_module(f"{engine}.{module}")
+            if name is not None:
+                value = getattr(value, name)
+            setattr(cls, attribute, staticmethod(value) if attribute in _STATIC_BINDINGS else value)
 
     GAME: ClassVar[str]
     CONFIG: ClassVar[type[GameConfig]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import json
 import random
 from pathlib import Path
@@ -15,8 +16,8 @@ import numpy as np
 import pytest
 
 from caylus_env.core.checks import check_random_games
+from caylus_env.core.game import ENGINE_BINDINGS, IllegalActionError, InvalidStateError
 from caylus_env.core.game import Game as BaseGame
-from caylus_env.core.game import IllegalActionError, InvalidStateError
 from caylus_env.core.record import FinalResult, GameRecord, load_records, replay
 from caylus_env.core.registry import GAME_NAMES, game_spec
 from tests.conformance.conftest import CASES, case_id, options_of, random_game
@@ -108,6 +109,24 @@ def test_every_engine_uses_the_shared_handle_and_errors(game):
     for bad in (-1, 2**63, 1.5, True):
         with pytest.raises(ValueError, match="seed"):
             engine.Game(seed=bad)
+
+
+def test_every_handle_reads_its_attributes_from_its_own_engine_package(game):
+    """``class Game(core.Game, game=..., engine=__package__)`` binds each attribute of
+    `ENGINE_BINDINGS` from the game's own engine modules, never another game's."""
+    engine = game_spec(game).engine()
+    assert game == engine.Game.GAME
+    for attribute, (module, name) in ENGINE_BINDINGS.items():
+        source = importlib.import_module(f"{engine.__name__}.{module}")
+        expected = source if name is None else getattr(source, name)
+        assert getattr(engine.Game, attribute) is expected, attribute
+    assert engine.Game.KERNELS is engine.kernels and engine.Game.CONFIG is engine.GameConfig
+
+
+def test_a_handle_bound_to_an_engine_without_a_game_name_is_refused():
+    engine = game_spec(GAME_NAMES[0]).engine()
+    with pytest.raises(TypeError, match="names its game"):
+        type("Nameless", (BaseGame,), {}, engine=engine.__name__)
 
 
 def test_same_seed_and_actions_give_the_same_game_bit_for_bit(game):

@@ -23,35 +23,20 @@ import numpy as np
 
 from caylus_env.caylus.engine import kernels
 from caylus_env.caylus.engine import layout as L
-from caylus_env.caylus.engine.actions import NUM_ACTIONS, action_to_string, string_to_action
 from caylus_env.caylus.engine.board import NUM_NEUTRAL
 from caylus_env.caylus.engine.buildings import BUILDING_NAMES
-from caylus_env.caylus.engine.config import GameConfig
-from caylus_env.caylus.engine.constants import PHASE_NAMES
-from caylus_env.caylus.engine.state_dict import dict_to_state, state_to_dict
 from caylus_env.core import game as core
 
 GAME_NAME = "caylus"
 
 
-class Game(core.Game):
+class Game(core.Game, game=GAME_NAME, engine=__package__):
     """One game of Caylus: the state array plus options, seed and history.
 
     Args:
         config: the game options (player count and variants).
         seed: the setup seed (neutral tiles and first turn order), 0 <= seed < 2**63.
     """
-
-    GAME = GAME_NAME
-    CONFIG = GameConfig
-    KERNELS = kernels
-    LAYOUT = L
-    NUM_ACTIONS = NUM_ACTIONS
-    PHASE_NAMES = PHASE_NAMES
-    action_to_string = staticmethod(action_to_string)
-    string_to_action = staticmethod(string_to_action)
-    state_to_dict = staticmethod(state_to_dict)
-    dict_to_state = staticmethod(dict_to_state)
 
     @property
     def turn(self) -> int:

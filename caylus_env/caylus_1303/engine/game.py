@@ -17,39 +17,18 @@ Examples:
 
 from __future__ import annotations
 
-from caylus_env.caylus_1303.engine import kernels
-from caylus_env.caylus_1303.engine import layout as L
-from caylus_env.caylus_1303.engine.actions import (
-    NUM_ACTIONS,
-    action_to_string,
-    string_to_action,
-)
-from caylus_env.caylus_1303.engine.config import GameConfig
-from caylus_env.caylus_1303.engine.constants import PHASE_NAMES
-from caylus_env.caylus_1303.engine.state_dict import dict_to_state, state_to_dict
 from caylus_env.core import game as core
 
 GAME_NAME = "caylus_1303"
 
 
-class Game(core.Game):
+class Game(core.Game, game=GAME_NAME, engine=__package__):
     """One game of Caylus 1303: the state array plus options, seed and history.
 
     Args:
         config: the game options (player count, hidden prestige).
         seed: the setup seed, 0 <= seed < 2**63 (rules 3.2, D38).
     """
-
-    GAME = GAME_NAME
-    CONFIG = GameConfig
-    KERNELS = kernels
-    LAYOUT = L
-    NUM_ACTIONS = NUM_ACTIONS
-    PHASE_NAMES = PHASE_NAMES
-    action_to_string = staticmethod(action_to_string)
-    string_to_action = staticmethod(string_to_action)
-    state_to_dict = staticmethod(state_to_dict)
-    dict_to_state = staticmethod(dict_to_state)
 
 
 __all__ = ["GAME_NAME", "Game"]

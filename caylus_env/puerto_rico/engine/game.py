@@ -18,34 +18,17 @@ Examples:
 from __future__ import annotations
 
 from caylus_env.core import game as core
-from caylus_env.puerto_rico.engine import kernels
-from caylus_env.puerto_rico.engine import layout as L
-from caylus_env.puerto_rico.engine.actions import NUM_ACTIONS, action_to_string, string_to_action
-from caylus_env.puerto_rico.engine.config import GameConfig
-from caylus_env.puerto_rico.engine.constants import PHASE_NAMES
-from caylus_env.puerto_rico.engine.state_dict import dict_to_state, state_to_dict
 
 GAME_NAME = "puerto_rico"
 
 
-class Game(core.Game):
+class Game(core.Game, game=GAME_NAME, engine=__package__):
     """One game of Puerto Rico: the state array plus options, seed and history.
 
     Args:
         config: the game options (player count, truncation cap, expansion).
         seed: the seed of the plantation shuffle, 0 <= seed < 2**63 (rules 1.4).
     """
-
-    GAME = GAME_NAME
-    CONFIG = GameConfig
-    KERNELS = kernels
-    LAYOUT = L
-    NUM_ACTIONS = NUM_ACTIONS
-    PHASE_NAMES = PHASE_NAMES
-    action_to_string = staticmethod(action_to_string)
-    string_to_action = staticmethod(string_to_action)
-    state_to_dict = staticmethod(state_to_dict)
-    dict_to_state = staticmethod(dict_to_state)
 
 
 __all__ = ["GAME_NAME", "Game"]
