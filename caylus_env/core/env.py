@@ -259,9 +259,9 @@ class GameEnv(AECEnv, EzPickle):
         # The hot path's lookups, once: observe runs at every decision.
         self._encode = self._observation.encode_into
         self._step_observe = aec_kernels(self.GAME).step_observe
-        # What the last step wrote for the next mover (seat, observation, mask, and the game
+        # What the last step wrote for the next mover (agent, observation, mask, and the game
         # and its length then), handed to the observe() that follows it.
-        self._observed: tuple[int, np.ndarray, np.ndarray, Game, int] | None = None
+        self._observed: tuple[str, np.ndarray, np.ndarray, Game, int] | None = None
         self._obs_size = size
         self._num_actions = num_actions
         self.game: Game | None = None
@@ -343,40 +343,57 @@ class GameEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._require_game()
+        game = self.game
+        if game is None:
+            self._require_game()  # raises
+        if type(action) is not int:  # the hot path's plain int skips the array check
+            action = _as_action(action, self._num_actions)
         # One compiled call: the step, the forced moves, the next mover's observation and mask
         # (caylus_env.core.aec), into arrays that the observe() after it hands out.
         obs = np.empty(self._obs_size, np.float32)
         mask = np.empty(self._num_actions, np.int8)
-        player = game.apply_observed(  # raises before anything changes
-            _as_action(action, self._num_actions), self._step_observe, obs, mask
-        )
+        player = game.apply_observed(action, self._step_observe, obs, mask)  # raises first
         self._cumulative_rewards[agent] = 0.0
         if player >= 0:
-            self.agent_selection = self.possible_agents[player]
-            self._observed = (player, obs, mask, game, len(game.history))
+            selected = self.agent_selection = self.possible_agents[player]
+            self._observed = (selected, obs, mask, game, len(game.history))
         else:
             self._observed = None
             self._finish()
         if self.render_mode == "human":
             self.render()
 
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the current agent's observation (`observe`), cumulative
+        reward, termination, truncation and info; written out here because the AEC loop calls
+        it once a decision."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent``: a fresh ``observation`` vector and ``action_mask``.
 
         Both arrays are new on every call, so the caller may keep or modify them.
         """
-        game = self._require_game()
-        seat = self._index[agent]
         observed = self._observed
         if (
             observed is not None
-            and observed[0] == seat
-            and observed[3] is game
-            and observed[4] == len(game.history)  # nothing was played on the game since
+            and observed[0] == agent
+            and observed[3] is self.game
+            and observed[4] == len(observed[3].history)  # nothing was played on it since
         ):
             self._observed = None  # handed out once: a second observe makes new arrays
             return {"observation": observed[1], "action_mask": observed[2]}
+        game = self._require_game()
+        seat = self._index[agent]
         obs = np.empty(self._obs_size, np.float32)
         self._encode(game.state, seat, obs)
         if agent == self.agent_selection and not (

@@ -336,7 +336,10 @@ class Game:
         Raises:
             IllegalActionError: as `apply`; the game is left unchanged.
         """
-        a = self._action_id(action)
+        if type(action) is int and 0 <= action < self._num_actions:
+            a = action  # the AEC loop's plain int: `_action_id`'s checks, in one test
+        else:
+            a = self._action_id(action)
         player, n = step_observe(self.state, a, self._legal, obs, mask)
         if n < 0:
             self._refuse(a)
