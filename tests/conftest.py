@@ -13,6 +13,41 @@ import pytest
 from agents import registry
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A whole-suite run under xdist (no path named, ``-n 2`` or more, this process the
+    controller) first compiles every game's shared kernels once, a process per game in
+    parallel (`tests.precompile`), so that the workers load them from the kernel cache instead
+    of compiling the same ones side by side. A run of chosen files, or without xdist, compiles
+    what it needs as it goes."""
+    workers = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
+        return
+    if config.args and any(arg not in config.getini("testpaths") for arg in config.args):
+        return
+    if config.option.collectonly:
+        return
+    import subprocess
+    import sys
+
+    from caylus_env.core.registry import GAME_NAMES
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as logs:
+        runs = {}
+        for game in GAME_NAMES:
+            with open(Path(logs) / game, "w") as log:  # the child keeps its own descriptor
+                runs[game] = subprocess.Popen(
+                    [sys.executable, "-m", "tests.precompile", game],
+                    cwd=root,
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                )
+        for game, run in runs.items():
+            if run.wait():  # the tests that need the kernel meet the failure themselves
+                err = (Path(logs) / game).read_text()[-2000:]
+                print(f"precompiling {game}'s kernels failed:\n{err}", file=sys.stderr)
+
+
 def _registry_snapshot() -> dict[str, dict]:
     return copy.copy({game: dict(heads) for game, heads in registry._PLUGINS.items()})
 
