@@ -190,13 +190,17 @@ class Watchdog:
             one); None when no worker was killed. A kill breaks the pool: every chunk in
             flight fails and must be submitted again after `restart`.
         record: ``(job dict, hung move) -> (ledger line, result)``: the forfeit record.
-        restart: Replace the broken pool with a fresh one.
+        stop: Kill every other worker of the broken pool and return once every chunk in
+            flight has failed or been cancelled. The driver calls it before it waits on any
+            chunk: the pool itself may never notice the kill (see `_LocalPool.stop`).
+        restart: Start a fresh pool in place of the stopped one.
     """
 
     budget: float
     poll: float
     kill_hung: Callable[[], list[HungMove] | None]
     record: Callable[[dict[str, Any], HungMove], tuple[bytes, dict[str, Any]]]
+    stop: Callable[[], None]
     restart: Callable[[], None]
 
 
@@ -218,8 +222,8 @@ class _LocalPool:
 
     Each worker dies with the driver (``worker.die_with_parent``) and reports what it plays in
     its slot; `kill_hung` SIGKILLs a worker stuck in one ``act`` call past the watchdog budget,
-    which breaks the ``ProcessPoolExecutor`` (it fails every pending future and stops the
-    other workers), so `restart` builds a new pool (whose workers warm up again).
+    which breaks the ``ProcessPoolExecutor``; `stop` ends the broken pool (every pending future
+    fails) and `restart` builds a new one (whose workers warm up again).
     """
 
     def __init__(
@@ -278,16 +282,28 @@ class _LocalPool:
         assert self.budget is not None  # only called for a move kill_hung returned
         return self.item(hung_move_record(job, self.settings, hung, self.budget))
 
-    def restart(self) -> None:
-        """Replace the pool that a kill broke. Its other workers are killed first: their
-        chunks failed with the pool and go back to the queue, and one of them may be stuck in
-        compiled code too (not yet past the budget), which the pool's own SIGTERM and
-        ``shutdown(wait=True)`` would wait for."""
+    def stop(self) -> None:
+        """Stop the pool that a kill broke, so that every chunk in flight ends (failed or
+        cancelled) before the driver waits on any of them.
+
+        The ``ProcessPoolExecutor`` does not always see a kill by itself: it watches the
+        sentinels of the workers it had when its manager thread last woke, and a spawned pool
+        starts its workers on demand, after the wake-up of the ``submit`` that needs them. A
+        worker started that way and killed while the others stay busy (one spinning in
+        compiled code, say) is never noticed: no chunk fails, and the driver would wait until
+        another worker returns by itself. ``shutdown`` wakes the manager thread, which then
+        finds the dead worker and fails every pending chunk. The other workers are killed
+        first: their chunks fail with the pool anyway and go back to the queue, and one of them
+        may be stuck in compiled code too (not yet past the budget), which the pool's own
+        SIGTERM-and-join would wait for."""
         # The pool's own Process handles (ProcessPoolExecutor keeps them until shutdown):
         # `kill` signals only a process not yet reaped, so never a pid reused since.
         for process in list((getattr(self.pool, "_processes", None) or {}).values()):
             process.kill()
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def restart(self) -> None:
+        """Start a fresh pool (whose workers warm up again) in place of the stopped one."""
         self._start()
 
     def close(self) -> None:
@@ -297,7 +313,12 @@ class _LocalPool:
         watchdog = None
         if self.budget is not None:
             watchdog = Watchdog(
-                self.budget, WATCHDOG_POLL_SECONDS, self.kill_hung, self.record, self.restart
+                self.budget,
+                WATCHDOG_POLL_SECONDS,
+                self.kill_hung,
+                self.record,
+                self.stop,
+                self.restart,
             )
         return Backend(self.submit, self.workers, self.close, watchdog)
 

@@ -94,9 +94,15 @@ def _recover(
     pending: deque[dict[str, Any]],
     consume: Callable[[list[tuple[bytes, dict[str, Any]]]], bool],
 ) -> bool:
-    """After the watchdog killed workers: record the hung games, keep finished chunks, queue
-    the rest again in their order, rebuild the pool. Returns True when ``consume`` stops."""
-    cf.wait(in_flight)  # a broken pool fails every pending future at once
+    """After the watchdog killed workers: stop the broken pool, record the hung games, keep
+    finished chunks, queue the rest again in their order, start a fresh pool. Returns True
+    when ``consume`` stops.
+
+    The pool is stopped before any wait: a pool may not notice the kill by itself
+    (`backends._LocalPool.stop`), and a wait for its chunks would then last until another
+    worker returns, which a second stuck worker never does."""
+    watchdog.stop()
+    cf.wait(in_flight)  # a stopped pool has failed or cancelled every pending future
     hung = {h.game_id: h for h in killed}
     again: list[dict[str, Any]] = []
     forfeits: list[tuple[bytes, dict[str, Any]]] = []

@@ -20,6 +20,8 @@ the driver and in every worker:
   and so no move alarm, runs until it returns; then plays like ``test-first``. What the
   driver's watchdog is for.
 
+`spin_chunk` is a chunk task of the same kind, for checking the local pool itself.
+
 They live in the package, not in a test file, because spawned pool workers and Ray workers must
 be able to import them by module name. Importing the module registers nothing (so collecting it,
 for doctests say, changes no registry); `register_agents` does, idempotently.
@@ -193,6 +195,24 @@ class SpinAgent(FirstAgent):
         return super().act(game)
 
 
+def spin_chunk(
+    jobs: list[dict[str, Any]], settings: dict[str, Any], token: int
+) -> list[tuple[bytes, dict[str, Any]]]:
+    """A chunk task (``backends.ChunkTask``) that plays no game: for each job it writes its
+    worker's pid to the file ``job["started"]`` names, then spins ``job["seconds"]`` in
+    `_spin_until`. For checking that a local pool can be stopped whichever of its workers is
+    killed while the others are stuck in compiled code."""
+    out = []
+    for job in jobs:
+        started = job["started"]
+        with open(started + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(started + ".tmp", started)  # atomic: the test reads a whole pid
+        _spin_until(int(time.time() + math.ceil(job["seconds"])) + 1)
+        out.append((b"", {"game_id": job["game_id"], "wall_time_s": float(job["seconds"])}))
+    return out
+
+
 def _seconds(spec: str, arg: str | None) -> float:
     try:
         seconds = float(arg or "")
@@ -279,4 +299,5 @@ __all__ = [
     "SlowAgent",
     "SpinAgent",
     "register_agents",
+    "spin_chunk",
 ]

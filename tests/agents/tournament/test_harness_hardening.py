@@ -18,16 +18,20 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from agents.tournament.arena import play_game
-from agents.tournament.backends import move_watchdog_seconds
+from agents.tournament.backends import Backend, Watchdog, _LocalPool, move_watchdog_seconds
+from agents.tournament.chunks import run_chunks
+from agents.tournament.moveclock import HungMove
 from agents.tournament.runner import TournamentError, TournamentSpec, run_tournament
-from agents.tournament.schedule import MAX_GAMES, ScheduleError, build_schedule
+from agents.tournament.schedule import MAX_GAMES, GameJob, ScheduleError, build_schedule
 from agents.tournament.specs import (
     MAX_MOVE_TIME_LIMIT,
     MAX_WORKERS,
@@ -35,6 +39,7 @@ from agents.tournament.specs import (
     check_execution,
     check_time_limit,
 )
+from agents.tournament.testing import spin_chunk
 from caylus_env.caylus.bots.mcts import MAX_SIMS, make_mcts
 from caylus_env.core import record as record_module
 from caylus_env.core.record import GameRecord, load_records, replay
@@ -275,6 +280,100 @@ def test_watchdog_kills_a_worker_spinning_in_numba_and_records_the_forfeit_of_it
         spec, tmp_path / "spin", workers=2, progress=False, console=quiet(), report=False
     )
     assert again.played == 0  # the forfeits replay, so a resume accepts them
+
+
+class _UnseeingPool:
+    """A backend whose chunks never end by themselves until `stop`: like a process pool that
+    never noticed the watchdog's kill (see `test_a_local_pool_stops_...`). Game 0 hangs;
+    after `restart`, chunks finish at once."""
+
+    def __init__(self) -> None:
+        self.futures: list[cf.Future] = []
+        self.restarted = False
+        self.kills = 0
+
+    def submit(self, jobs: list[dict]) -> cf.Future:
+        future: cf.Future = cf.Future()
+        if self.restarted:
+            future.set_result([(b"played", {"game_id": j["game_id"]}) for j in jobs])
+        else:
+            self.futures.append(future)
+        return future
+
+    def kill_hung(self) -> list[HungMove] | None:
+        if self.restarted or self.kills:
+            return None
+        self.kills += 1
+        return [HungMove(0, 1, 0, 0, (), (7.5, 0.0), 7.5, 8.0)]
+
+    def stop(self) -> None:
+        for future in self.futures:
+            if not future.done():
+                future.set_exception(BrokenProcessPool("killed"))
+
+    def restart(self) -> None:
+        self.restarted = True
+
+    def backend(self) -> Backend:
+        def record(job: dict, move: HungMove) -> tuple[bytes, dict]:
+            return b"forfeit", {"game_id": job["game_id"]}
+
+        watchdog = Watchdog(7.0, 0.01, self.kill_hung, record, self.stop, self.restart)
+        return Backend(self.submit, 2, lambda: None, watchdog)
+
+
+def test_the_driver_stops_a_pool_whose_worker_it_killed_before_waiting_on_its_chunks():
+    pool = _UnseeingPool()
+    jobs = [GameJob(i, i, 1, ("a", "b"), (1, 2), 0) for i in range(4)]
+    got: list[tuple[bytes, dict]] = []
+
+    def consume(chunk: list[tuple[bytes, dict]]) -> bool:
+        got.extend(chunk)
+        return False
+
+    driver = threading.Thread(target=run_chunks, args=(pool.backend(), jobs, consume), daemon=True)
+    driver.start()
+    driver.join(timeout=60)
+    assert not driver.is_alive(), "the driver waited on chunks of a pool that never fails them"
+    assert sorted((r["game_id"], line) for line, r in got) == [
+        (0, b"forfeit"),
+        (1, b"played"),
+        (2, b"played"),
+        (3, b"played"),
+    ]
+
+
+def test_a_local_pool_stops_when_its_last_started_worker_is_killed_while_the_others_spin(
+    tmp_path,
+):
+    """``ProcessPoolExecutor`` starts spawned workers on demand and watches only those it had
+    when its manager thread last woke, so it never sees the kill of a worker started after
+    that while the others are stuck: `_LocalPool.stop` must end every chunk all the same."""
+    settings = {"plugins": (PLUGIN,), "agents": (), "num_players": 2, "move_time_limit": 1.0}
+    pool = _LocalPool(2, settings, task=spin_chunk)
+    started = [tmp_path / "first", tmp_path / "second"]
+    futures = []
+    try:
+        for i, path in enumerate(started):
+            job = {"game_id": i, "seconds": SPIN_SECONDS, "started": str(path)}
+            futures.append(pool.submit([job]))
+            deadline = time.monotonic() + 600  # a worker's start, at any load
+            while not path.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert path.exists(), "a pool worker did not start its chunk"
+        pids = [int(path.read_text()) for path in started]
+        os.kill(pids[1], signal.SIGKILL)  # what the watchdog does to a hung worker
+        stopper = threading.Thread(target=pool.stop, daemon=True)
+        stopper.start()
+        stopper.join(timeout=120)
+        assert not stopper.is_alive(), "stopping the pool waited for the spinning worker"
+        for future in futures:
+            assert isinstance(future.exception(timeout=0), BrokenProcessPool)
+        assert not _alive(pids[0]), "the other worker, still spinning, was left running"
+    finally:
+        for process in list((pool.pool._processes or {}).values()):
+            process.kill()
+        pool.close()
 
 
 # --------------------------------------------------------------------------------------------------
