@@ -24,8 +24,9 @@ imports it first).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib.machinery
 import os
+import sys
 from pathlib import Path
 
 import numba
@@ -61,13 +62,29 @@ def source_digest(roots: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
+def _find_package(name: str) -> importlib.machinery.ModuleSpec | None:
+    """Where the top-level package ``name`` is installed, found without importing it (None
+    when it is not). Each finder of ``sys.meta_path`` is asked in turn, and one that refuses
+    the package (an import hook blocking it, as the layer tests do) is passed over: a run
+    that may not import a package hashes the same sources, and so shares the cache directory
+    of every other run of the same tree instead of compiling everything again."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        try:
+            spec = find(name, None)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None:
+            return spec
+    return None
+
+
 def _package_roots() -> list[Path]:
     roots = []
     for name in PACKAGES:
-        try:
-            spec = importlib.util.find_spec(name)  # finds, does not import
-        except (ImportError, ValueError):  # an import hook refusing it: not part of this run
-            continue
+        spec = _find_package(name)
         if spec is not None and spec.submodule_search_locations:
             roots.extend(Path(p) for p in spec.submodule_search_locations)
     return roots

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from caylus_env.core import _cache
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -244,7 +245,8 @@ ISOLATED_RUN = textwrap.dedent(
     assert not loaded, loaded
     others = sorted(m for m in sys.modules if any(m == o or m.startswith(o + ".") for o in {others!r}))
     assert not others, others
-    print("isolated ok", len(game.history), sorted(bots.BOTS))
+    from caylus_env.core import _cache
+    print("isolated ok", len(game.history), sorted(bots.BOTS), _cache.CACHE_DIR)
     """
 )
 
@@ -259,6 +261,9 @@ def test_a_game_runs_alone_without_the_upper_layers_or_another_game(game):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("isolated ok"), proc.stdout
+    # the blocked packages' sources are still part of the tree: the run shares the kernel cache
+    # of every other run of it rather than compiling the game from scratch
+    assert proc.stdout.split()[-1] == str(_cache.CACHE_DIR), proc.stdout
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
