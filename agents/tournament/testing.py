@@ -45,6 +45,7 @@ from typing import Any
 import numba
 
 from agents.registry import register
+from caylus_env.core.fileio import atomic_write_text
 from caylus_env.core.game import Game
 from caylus_env.core.registry import GAME_NAMES
 
@@ -204,10 +205,7 @@ def spin_chunk(
     killed while the others are stuck in compiled code."""
     out = []
     for job in jobs:
-        started = job["started"]
-        with open(started + ".tmp", "w") as f:
-            f.write(str(os.getpid()))
-        os.replace(started + ".tmp", started)  # atomic: the test reads a whole pid
+        atomic_write_text(job["started"], str(os.getpid()))  # the test reads a whole pid
         _spin_until(int(time.time() + math.ceil(job["seconds"])) + 1)
         out.append((b"", {"game_id": job["game_id"], "wall_time_s": float(job["seconds"])}))
     return out
