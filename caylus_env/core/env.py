@@ -73,13 +73,19 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from caylus_env.core.aec import aec_kernels
+from caylus_env.core.aec import aec_step
 from caylus_env.core.contract import GameSpec
 from caylus_env.core.errors import IllegalActionError
 from caylus_env.core.game import MAX_SEED, REWARD_KINDS, Game, check_seed
+from caylus_env.core.ranks import rank_of
 from caylus_env.core.registry import game_spec
 
 RENDER_MODES = ["ansi", "human"]
+
+# The dtypes of the observation and mask as dtype objects: ``np.empty(n, np.float32)`` converts
+# the scalar type to a dtype at every call, half the cost of the allocation, twice a decision.
+_FLOAT32 = np.dtype(np.float32)
+_INT8 = np.dtype(np.int8)
 
 #: The reward of the seat whose illegal action ends the game under ``env()``'s
 #: ``TerminateIllegalWrapper`` (every other seat gets 0), and under the single-seat Gymnasium
@@ -258,7 +264,7 @@ class GameEnv(AECEnv, EzPickle):
         self.state_space = spaces.Box(0.0, bounds, (size,), np.float32)
         # The hot path's lookups, once: observe runs at every decision.
         self._encode = self._observation.encode_into
-        self._step_observe = aec_kernels(self.GAME).step_observe
+        self._step_observe = aec_step(self.GAME)
         # What the last step wrote for the next mover (agent, observation, mask, and the game
         # and its length then), handed to the observe() that follows it.
         self._observed: tuple[str, np.ndarray, np.ndarray, Game, int] | None = None
@@ -267,8 +273,11 @@ class GameEnv(AECEnv, EzPickle):
         self.game: Game | None = None
         self.game_seed: int | None = None
         # The generator unseeded resets draw from (set by a seeded reset, else from the OS at
-        # the first unseeded one), and the seed ``seed(s)`` left for the next reset.
+        # the first unseeded one), and the seed ``seed(s)`` left for the next reset. A seeded
+        # reset only notes its seed (``_rng_seed``): the generator is built from it at the first
+        # unseeded reset that needs it, so a loop of seeded resets never pays for one.
         self._seed_rng: np.random.Generator | None = None
+        self._rng_seed: int | None = None
         self._next_seed: int | None = None
         self._reset_bookkeeping()
 
@@ -302,10 +311,13 @@ class GameEnv(AECEnv, EzPickle):
             seed = self._next_seed
         if seed is not None:
             setup = setup_seed(seed)  # raises before anything changes
-            self._seed_rng = np.random.default_rng(int(seed))
+            self._seed_rng = None
+            self._rng_seed = int(seed)  # default_rng(seed), built when an unseeded reset needs it
         else:
             if self._seed_rng is None:
-                self._seed_rng = np.random.default_rng()  # the operating system's entropy
+                # default_rng(None) draws from the operating system's entropy
+                self._seed_rng = np.random.default_rng(self._rng_seed)
+                self._rng_seed = None
             setup = int(self._seed_rng.integers(0, MAX_SEED, dtype=np.int64))
         self._next_seed = None
         self.game = self._engine.Game(self.config, setup)
@@ -323,6 +335,7 @@ class GameEnv(AECEnv, EzPickle):
         """
         if seed is None:
             self._seed_rng = None
+            self._rng_seed = None
             self._next_seed = None
             return
         setup_seed(seed)
@@ -350,8 +363,8 @@ class GameEnv(AECEnv, EzPickle):
             action = _as_action(action, self._num_actions)
         # One compiled call: the step, the forced moves, the next mover's observation and mask
         # (caylus_env.core.aec), into arrays that the observe() after it hands out.
-        obs = np.empty(self._obs_size, np.float32)
-        mask = np.empty(self._num_actions, np.int8)
+        obs = np.empty(self._obs_size, _FLOAT32)
+        mask = np.empty(self._num_actions, _INT8)
         player = game.apply_observed(action, self._step_observe, obs, mask)  # raises first
         self._cumulative_rewards[agent] = 0.0
         if player >= 0:
@@ -448,6 +461,7 @@ class GameEnv(AECEnv, EzPickle):
         the same seed generator (its next ``reset()`` plays the same game)."""
         other = type(self)(**self._kwargs)
         other._seed_rng = copy.deepcopy(self._seed_rng)
+        other._rng_seed = self._rng_seed
         other._next_seed = self._next_seed
         if self.game is None:
             return other
@@ -529,9 +543,9 @@ class GameEnv(AECEnv, EzPickle):
         (truncated): final rewards (zeros when truncated), the end flags and infos."""
         game = self._require_game()
         terminated = game.is_terminal()
-        returns = game.returns(self.reward)
-        ranks = game.ranks()
         scores = game.scores()
+        ranks = rank_of(scores, game.tie_breaks())
+        returns = game.returns(self.reward, scores=scores, ranks=ranks)
         own = f"final_{self.spec_of_game.score_key}"
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = float(returns[i])

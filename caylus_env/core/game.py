@@ -39,6 +39,9 @@ from caylus_env.core.ranks import forfeit_ranks, rank_of, rank_returns
 REWARD_KINDS = ("rank", "margin")
 #: Seeds are ``0 <= seed < MAX_SEED`` (the kernels take a signed 64-bit seed).
 MAX_SEED = 2**63
+# int64 as a dtype object: ``np.zeros(n, np.int64)`` converts the scalar type at every call,
+# which costs as much as the allocation (a Game is made at every reset, scored at every end).
+_INT64 = np.dtype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ class Game:
         self.KERNELS.setup(self.state, self.config.kernel_options(), self.seed)
         self.history: list[int] = []
         self.start: dict[str, Any] | None = None  # a loaded start position, if any
-        self._legal = np.empty(self.NUM_ACTIONS, np.int64)
+        self._legal = np.empty(self.NUM_ACTIONS, _INT64)
         self._num_legal = int(self.KERNELS.advance(self.state, self._legal))
         self._bind()
 
@@ -274,13 +277,13 @@ class Game:
 
     def scores(self) -> np.ndarray:
         """Each seat's score as if the game ended now (its final score once it is over)."""
-        out = np.zeros(self.num_players, np.int64)
+        out = np.zeros(self.num_players, _INT64)
         self.KERNELS.scores(self.state, out)
         return out
 
     def tie_breaks(self) -> np.ndarray:
         """Each seat's tie-break by the rules (all 0 for a game whose ties stand)."""
-        out = np.zeros(self.num_players, np.int64)
+        out = np.zeros(self.num_players, _INT64)
         self.KERNELS.tie_breaks(self.state, out)
         return out
 
@@ -288,21 +291,30 @@ class Game:
         """Rank per seat by score, then tie-break, ties averaged (1 = best)."""
         return rank_of(self.scores(), self.tie_breaks())
 
-    def returns(self, reward: str = "rank") -> np.ndarray:
+    def returns(
+        self,
+        reward: str = "rank",
+        *,
+        scores: np.ndarray | None = None,
+        ranks: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Zero-sum rewards per seat, all zeros until the game has ended by its rules (a
         truncated game pays zeros).
 
         ``rank``: linear in the rank from +1 (first) to -1 (last), ties averaged.
         ``margin``: final score minus the mean score of the table.
+
+        ``scores`` and ``ranks`` are this game's own `scores` and `ranks` when the caller holds
+        them already (the environment's end of game), so they are not computed twice.
         """
         if reward not in REWARD_KINDS:
             raise ValueError(f"reward={reward!r} is not allowed; allowed: {REWARD_KINDS}")
         if not self.is_terminal():
             return np.zeros(self.num_players)
         if reward == "margin":
-            v = self.scores().astype(float)
+            v = (self.scores() if scores is None else scores).astype(float)
             return v - v.mean()
-        return rank_returns(self.ranks())
+        return rank_returns(self.ranks() if ranks is None else ranks)
 
     # -- acting ---------------------------------------------------------------------------------
     def apply(self, action: int) -> None:

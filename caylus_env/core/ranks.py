@@ -25,11 +25,25 @@ def rank_of(scores: Sequence[int] | np.ndarray, tie_breaks: Any = None) -> np.nd
         >>> rank_of([10, 3, 10], [1, 0, 2]).tolist()
         [2.0, 3.0, 1.0]
     """
-    s = np.asarray(scores)
-    t = np.zeros_like(s) if tie_breaks is None else np.asarray(tie_breaks)
-    ahead = (s[None, :] > s[:, None]) | ((s[None, :] == s[:, None]) & (t[None, :] > t[:, None]))
-    same = (s[None, :] == s[:, None]) & (t[None, :] == t[:, None])
-    return 1.0 + ahead.sum(axis=1) + (same.sum(axis=1) - 1) / 2.0
+    s = scores.tolist() if isinstance(scores, np.ndarray) else list(scores)
+    if tie_breaks is None:
+        t = [0] * len(s)
+    else:
+        t = tie_breaks.tolist() if isinstance(tie_breaks, np.ndarray) else list(tie_breaks)
+    # Seat j is ahead of seat i when (score, tie-break) of j is greater, lexicographically;
+    # plain Python on the few seats of a table (NumPy's per-call cost is many times the work,
+    # and this runs at every game's end).
+    keys = list(zip(s, t, strict=True))
+    out = []
+    for me in keys:
+        ahead = same = 0
+        for k in keys:
+            if k > me:
+                ahead += 1
+            elif k == me:
+                same += 1
+        out.append(1.0 + ahead + (same - 1) / 2.0)
+    return np.array(out, np.float64)
 
 
 def forfeit_ranks(ranks: Sequence[float], loser: int) -> list[float]:
