@@ -197,6 +197,36 @@ def test_the_action_mask_is_the_engine_legal_set_and_observations_stay_in_the_sp
         env.step(rng.choice(env.legal_actions()))
 
 
+def test_the_step_entry_point_writes_what_the_dispatched_kernel_writes(game):
+    """The env's step calls `step_observe`'s compiled entry point, which checks no argument
+    type (caylus_env.core.aec.aec_step): at every decision of a whole game it gives what
+    numba's dispatcher gives on a copy of the position, and the env never passes arrays of
+    another type (the dispatcher would then hold a second compilation)."""
+    from caylus_env.core.aec import aec_kernels
+
+    dispatched = aec_kernels(game).step_observe
+    env = raw_env(game, 3)
+    env.reset(seed=13)
+    rng = random.Random(13)
+    steps = 0
+    while not env.game.is_over():
+        action = rng.choice(env.legal_actions())
+        state, legal = env.game.state.copy(), np.empty_like(env.game._legal)
+        obs = np.zeros(env.observation_space(env.agent_selection)["observation"].shape, np.float32)
+        mask = np.zeros(env.action_space(env.agent_selection).n, np.int8)
+        player, _ = dispatched(state, action, legal, obs, mask)
+        env.step(action)
+        assert np.array_equal(state, env.game.state)
+        if player >= 0:
+            assert env.agent_selection == f"player_{player}"
+            observed = env.observe(env.agent_selection)
+            assert np.array_equal(observed["observation"], obs)
+            assert np.array_equal(observed["action_mask"], mask)
+        steps += 1
+    assert steps > 20
+    assert len(dispatched.signatures) == 1, dispatched.signatures
+
+
 def test_observation_pieces_and_state_are_views_of_the_same_layout(game):
     spec = game_spec(game)
     observer = spec.observation()
