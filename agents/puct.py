@@ -61,11 +61,17 @@ then the lowest action id); with ``temp=T > 0`` it is drawn from the visit count
 counts normalised (the policy target of ``caylus dataset generate --policy-targets``),
 ``visit_counts()`` the counts.
 
+*The Gumbel root* (``gumbel=M``, `gumbel_search`): Gumbel AlphaZero's root (Danihelka et al.,
+ICLR 2022) over ``M`` considered moves, with sequential halving of the simulations and the
+improved policy ``softmax(logit + sigma(completedQ))`` as ``action_distribution()``; PUCT
+below it (docs/agents.md).
+
 Spec: ``puct:SIMS[:key=value...]``, SIMS simulations a move (1 to `MAX_SIMS`), options
 (`OPTIONS`): ``ckpt=NAME|PATH`` (a checkpoint shipped for the game, by name, or a checkpoint
 directory; default: the game's shipped checkpoint whose name starts with ``ppo-``, the first
 by name; a game without one needs ``ckpt=``), ``c=`` (exploration), ``fpu=`` (first-play
-urgency), ``temp=`` (0: most visited), ``shaping=`` (the margin weight above). A checkpoint
+urgency), ``temp=`` (0: most visited), ``shaping=`` (the margin weight above),
+``gumbel=``, ``cvisit=``, ``cscale=`` (the Gumbel root). A checkpoint
 of another game is refused naming both games. A path cannot hold ``:`` (it separates the
 options).
 
@@ -92,7 +98,7 @@ from caylus_env.core.bindings import NUM_ACTIONS, OBS_SIZE, K, encode, forward, 
 from caylus_env.core.observation import MAX_PLAYERS
 from caylus_env.core.registry import game_spec
 from caylus_env.core.specialize import specialize
-from caylus_env.core.vector import next_random
+from caylus_env.core.vector import next_random, next_uniform
 
 #: Most simulations a move: the tree holds one node per simulation with a logit and a child
 #: slot for every action (about 1.8 KB a node for Puerto Rico's 223 actions), so 20,000 is
@@ -181,12 +187,66 @@ def _select(node, s, legal, n, child, logit, visits, wsum, c, fpu):
     return best
 
 
-def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_visits):
-    """``sims`` simulations from ``root`` (a decision of ``seat``; never changed), see the
-    module docstring. ``tree`` is ``(child, logit, visits, wsum, expanded, path)`` with room
-    for ``sims + 1`` nodes; node 0 is the root. Writes each action's root visits into
-    ``root_visits`` and returns the nodes used."""
+def _simulate(root, seat, first, players, params, c, fpu, shaping, scale, rng, tree, work, nodes):
+    """One simulation from ``root`` (see the module docstring), its first action ``first`` at
+    the root when ``first >= 0`` (the Gumbel root's choice), else PUCT's; ``work`` is
+    ``(s, legal, obs, spare, sc, ret, val)``. Returns the nodes used after it."""
     child, logit, visits, wsum, expanded, path = tree
+    s, legal, obs, spare, sc, ret, val = work
+    s[:] = root
+    K.determinize(s, seat, _draw(rng))
+    n = K.legal_actions(s, legal)
+    node = 0
+    depth = 0
+    path[0] = 0
+    while True:
+        if n == 0:  # the game is over in this copy
+            _exact(s, players, sc, ret, shaping, scale, val)
+            break
+        if expanded[node] == 0:  # first reached where the game goes on
+            mover = K.current_player(s)
+            row = logit[node]
+            _evaluate(s, mover, players, params, obs, row, spare, sc, shaping, scale, val)
+            expanded[node] = 1
+            break
+        if depth == 0 and first >= 0 and _is_legal(first, legal, n):
+            a = first
+        else:
+            a = _select(node, s, legal, n, child, logit, visits, wsum, c, fpu)
+        K.apply(s, a)
+        n = K.advance(s, legal)
+        kid = child[node, a]
+        if kid < 0:
+            kid = nodes
+            nodes += 1
+            child[node, a] = kid
+            child[kid, :] = -1
+            visits[kid] = 0
+            wsum[kid, :] = 0.0
+            expanded[kid] = 0
+        depth += 1
+        path[depth] = kid
+        node = kid
+    for i in range(depth + 1):
+        k = path[i]
+        visits[k] += 1
+        for q in range(players):
+            wsum[k, q] += val[q]
+    return nodes
+
+
+def _is_legal(a, legal, n):
+    """Whether ``a`` is among ``legal[:n]`` (a loop: numba compiles no generator in ``any``)."""
+    for i in range(n):  # noqa: SIM110
+        if legal[i] == a:
+            return True
+    return False
+
+
+def _start(root, seat, params, shaping, scale, rng, tree):
+    """The root node: ``root`` determinized for ``seat`` and evaluated (its logits, the
+    per-seat values as its first visit). Returns ``(players, work)`` for `_simulate`."""
+    child, logit, visits, wsum, expanded, _ = tree
     s = root.copy()
     legal = np.empty(NUM_ACTIONS, np.int64)
     obs = np.empty(OBS_SIZE, np.float32)
@@ -203,51 +263,218 @@ def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_vis
     wsum[0, :] = 0.0
     for q in range(players):
         wsum[0, q] = val[q]
-    nodes = 1
-    for _ in range(sims):
-        s[:] = root
-        K.determinize(s, seat, _draw(rng))
-        n = K.legal_actions(s, legal)
-        node = 0
-        depth = 0
-        path[0] = 0
-        while True:
-            if n == 0:  # the game is over in this copy
-                _exact(s, players, sc, ret, shaping, scale, val)
-                break
-            if expanded[node] == 0:  # first reached where the game goes on
-                mover = K.current_player(s)
-                row = logit[node]
-                _evaluate(s, mover, players, params, obs, row, spare, sc, shaping, scale, val)
-                expanded[node] = 1
-                break
-            a = _select(node, s, legal, n, child, logit, visits, wsum, c, fpu)
-            K.apply(s, a)
-            n = K.advance(s, legal)
-            kid = child[node, a]
-            if kid < 0:
-                kid = nodes
-                nodes += 1
-                child[node, a] = kid
-                child[kid, :] = -1
-                visits[kid] = 0
-                wsum[kid, :] = 0.0
-                expanded[kid] = 0
-            depth += 1
-            path[depth] = kid
-            node = kid
-        for i in range(depth + 1):
-            k = path[i]
-            visits[k] += 1
-            for q in range(players):
-                wsum[k, q] += val[q]
+    return players, (s, legal, obs, spare, sc, ret, val)
+
+
+def _root_visits(tree, root_visits):
+    """Each action's visits at the root into ``root_visits``."""
+    child, visits = tree[0], tree[2]
     for a in range(NUM_ACTIONS):
         kid = child[0, a]
         root_visits[a] = visits[kid] if kid >= 0 else 0
+
+
+def search(root, seat, sims, params, c, fpu, shaping, scale, rng, tree, root_visits):
+    """``sims`` simulations from ``root`` (a decision of ``seat``; never changed), see the
+    module docstring. ``tree`` is ``(child, logit, visits, wsum, expanded, path)`` with room
+    for ``sims + 1`` nodes; node 0 is the root. Writes each action's root visits into
+    ``root_visits`` and returns the nodes used."""
+    players, work = _start(root, seat, params, shaping, scale, rng, tree)
+    nodes = 1
+    for _ in range(sims):
+        nodes = _simulate(
+            root, seat, -1, players, params, c, fpu, shaping, scale, rng, tree, work, nodes
+        )
+    _root_visits(tree, root_visits)
     return nodes
 
 
-_TEMPLATES = (_draw, _margin, _exact, _evaluate, _select, search)
+def halving_visits(m, sims, out):
+    """Sequential halving's schedule (Danihelka et al. 2022, section 3.2): ``out[k]`` is the
+    visit count the action of simulation ``k`` has before it, among ``m`` considered actions
+    and ``sims`` simulations. Each phase gives every action still considered
+    ``max(1, sims // (ceil(log2 m) * considered))`` more visits, then halves them (at least
+    two stay) until the budget is spent; with one action considered every simulation visits
+    it. The same schedule as DeepMind's mctx (``get_sequence_of_considered_visits``)."""
+    if m <= 1:
+        for k in range(sims):
+            out[k] = k
+        return
+    phases = 0
+    while (1 << phases) < m:
+        phases += 1
+    considered = m
+    k = 0
+    base = 0
+    while k < sims:
+        extra = max(1, sims // (phases * considered))
+        for _ in range(extra):
+            for _i in range(considered):
+                if k < sims:
+                    out[k] = base
+                    k += 1
+            base += 1
+        considered = max(2, considered // 2)
+
+
+def _completed_sigma(seat, legal, n, tree, value, c_visit, c_scale, sigma):
+    """``sigma(completedQ)`` of every legal root action into ``sigma[legal[i]]`` (paper,
+    appendix D; mctx's ``qtransform_completed_by_mix_value``): a visited action's mean value
+    for ``seat``, an unvisited one's the mixed value ``v_mix`` of the root value ``value`` and
+    the prior-weighted mean of the visited ones; rescaled to [0, 1] by their minimum and
+    maximum, then times ``(c_visit + max visits) * c_scale``."""
+    child, logit, visits, wsum = tree[0], tree[1], tree[2], tree[3]
+    top = -np.inf
+    for i in range(n):
+        top = max(top, np.float64(logit[0, legal[i]]))
+    total = 0.0
+    for i in range(n):
+        total += math.exp(np.float64(logit[0, legal[i]]) - top)
+    seen = 0.0
+    mass = 0.0
+    weighted = 0.0
+    most = 0
+    for i in range(n):
+        kid = child[0, legal[i]]
+        if kid >= 0 and visits[kid] > 0:
+            p = max(math.exp(np.float64(logit[0, legal[i]]) - top) / total, 1e-30)
+            seen += visits[kid]
+            mass += p
+            weighted += p * (wsum[kid, seat] / visits[kid])
+            most = max(most, visits[kid])
+    mixed = value
+    if mass > 0.0:
+        mixed = (value + seen * weighted / mass) / (seen + 1.0)
+    low = np.inf
+    high = -np.inf
+    for i in range(n):
+        kid = child[0, legal[i]]
+        q = wsum[kid, seat] / visits[kid] if kid >= 0 and visits[kid] > 0 else mixed
+        sigma[legal[i]] = q
+        low = min(low, q)
+        high = max(high, q)
+    span = max(high - low, 1e-8)
+    factor = (c_visit + most) * c_scale
+    for i in range(n):
+        sigma[legal[i]] = factor * (sigma[legal[i]] - low) / span
+
+
+def _considered(legal, n, gumbel, tree, sigma, visit):
+    """The root action of highest ``gumbel + logit + sigma`` among those with ``visit``
+    visits (ties: the lowest id); -1 if none has."""
+    child, logit, visits = tree[0], tree[1], tree[2]
+    best = -1
+    best_score = -np.inf
+    for i in range(n):
+        a = legal[i]
+        kid = child[0, a]
+        seen = visits[kid] if kid >= 0 else 0
+        if seen != visit or gumbel[a] == -np.inf:
+            continue
+        score = gumbel[a] + np.float64(logit[0, a]) + sigma[a]
+        if best < 0 or score > best_score:
+            best = a
+            best_score = score
+    return best
+
+
+def gumbel_search(
+    root, seat, sims, m, params, c, fpu, shaping, scale, c_visit, c_scale, rng, tree, out
+):
+    """``sims`` simulations from ``root`` with Gumbel AlphaZero's root (Danihelka et al.,
+    ICLR 2022) and PUCT below it; returns ``(the action to play, the nodes used)``.
+
+    At the root, every legal action gets Gumbel noise ``g`` from the agent's stream; the
+    ``m`` of highest ``g + logit`` are considered, and sequential halving (`halving_visits`)
+    spends the simulations on them, each time on the considered action of highest
+    ``g + logit + sigma(completedQ)`` among those with the schedule's visit count, so the
+    lower half drops out after every phase. The move is the action of highest
+    ``g + logit + sigma`` among the most visited. ``out`` is ``(root_visits, improved,
+    schedule, gumbel, sigma)``: each action's root visits, the improved policy
+    ``softmax(logit + sigma(completedQ))`` over the legal actions (0 elsewhere; the policy
+    target of self-play), and work arrays of ``sims``, ``NUM_ACTIONS`` and ``NUM_ACTIONS``
+    entries."""
+    root_visits, improved, schedule, gumbel, sigma = out
+    players, work = _start(root, seat, params, shaping, scale, rng, tree)
+    logit, wsum = tree[1], tree[3]
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    n = K.legal_actions(root, legal)
+    value = wsum[0, seat]
+    gumbel[:] = -np.inf
+    for i in range(n):
+        u = next_uniform(rng, 0)
+        gumbel[legal[i]] = -math.log(-math.log(u + 1e-300))
+    # the top m by g + logit are considered; the others never enter (their g set to -inf)
+    m = min(m, n)
+    keep = np.zeros(NUM_ACTIONS, np.bool_)
+    for i in range(n):
+        a = legal[i]
+        mine = gumbel[a] + np.float64(logit[0, a])
+        ahead = 0
+        for j in range(n):
+            b = legal[j]
+            theirs = gumbel[b] + np.float64(logit[0, b])
+            if theirs > mine or (theirs == mine and b < a):
+                ahead += 1
+        keep[a] = ahead < m
+    for i in range(n):
+        if not keep[legal[i]]:
+            gumbel[legal[i]] = -np.inf
+    halving_visits(m, sims, schedule)
+    nodes = 1
+    for k in range(sims):
+        _completed_sigma(seat, legal, n, tree, value, c_visit, c_scale, sigma)
+        first = _considered(legal, n, gumbel, tree, sigma, schedule[k])
+        if first < 0:  # no considered action has the schedule's count: the best most seen
+            first = _considered(legal, n, gumbel, tree, sigma, _most_visits(legal, n, tree))
+        nodes = _simulate(
+            root, seat, first, players, params, c, fpu, shaping, scale, rng, tree, work, nodes
+        )
+    _completed_sigma(seat, legal, n, tree, value, c_visit, c_scale, sigma)
+    _root_visits(tree, root_visits)
+    move = _considered(legal, n, gumbel, tree, sigma, _most_visits(legal, n, tree))
+    top = -np.inf
+    for i in range(n):
+        top = max(top, np.float64(logit[0, legal[i]]) + sigma[legal[i]])
+    improved[:] = 0.0
+    total = 0.0
+    for i in range(n):
+        a = legal[i]
+        improved[a] = math.exp(np.float64(logit[0, a]) + sigma[a] - top)
+        total += improved[a]
+    for i in range(n):
+        improved[legal[i]] /= total
+    return move, nodes
+
+
+def _most_visits(legal, n, tree):
+    """The most visits of a considered root action (0 before any)."""
+    child, visits = tree[0], tree[2]
+    most = 0
+    for i in range(n):
+        kid = child[0, legal[i]]
+        if kid >= 0:
+            most = max(most, visits[kid])
+    return most
+
+
+_TEMPLATES = (
+    _draw,
+    _margin,
+    _exact,
+    _evaluate,
+    _select,
+    _is_legal,
+    _simulate,
+    _start,
+    _root_visits,
+    search,
+    halving_visits,
+    _completed_sigma,
+    _considered,
+    _most_visits,
+    gumbel_search,
+)
 
 
 @functools.cache
@@ -277,6 +504,10 @@ class PUCTAgent:
         temp: 0 plays the most visited root child; ``T > 0`` draws from visits ** (1 / T).
         shaping: the weight of the score-margin potential added to the values (None: the
             checkpoint's own, ``PolicyNet.shaping``).
+        gumbel: 0 searches the root with PUCT; ``M > 0`` with Gumbel AlphaZero's root over
+            ``M`` considered actions (`gumbel_search`; ``temp`` must then be 0).
+        cvisit: ``c_visit`` of the Gumbel root's ``sigma``.
+        cscale: ``c_scale`` of the Gumbel root's ``sigma``.
         seed: the seed of ``reset``.
 
     Raises:
@@ -295,13 +526,24 @@ class PUCTAgent:
         fpu: float | None = None,
         temp: float | None = None,
         shaping: float | None = None,
+        gumbel: float | None = None,
+        cvisit: float | None = None,
+        cscale: float | None = None,
         seed: int | None = None,
     ) -> None:
         from agents.policy import load_net
 
         if isinstance(sims, bool) or not isinstance(sims, int) or not 1 <= sims <= MAX_SIMS:
             raise ValueError(f"puct: sims={sims!r} is not allowed; allowed: 1 to {MAX_SIMS}")
-        values = {"c": c, "fpu": fpu, "temp": temp, "shaping": shaping}
+        values = {
+            "c": c,
+            "fpu": fpu,
+            "temp": temp,
+            "shaping": shaping,
+            "gumbel": gumbel,
+            "cvisit": cvisit,
+            "cscale": cscale,
+        }
         for key, value in values.items():
             if value is not None:
                 OPTIONS[key].check(name, key, value)
@@ -309,6 +551,14 @@ class PUCTAgent:
         self.sims = sims
         chosen = {k: OPTIONS[k].default if v is None else v for k, v in values.items()}
         self.c, self.fpu, self.temp = (float(chosen[k] or 0.0) for k in ("c", "fpu", "temp"))
+        self.gumbel = int(chosen["gumbel"] or 0)
+        self.cvisit, self.cscale = float(chosen["cvisit"]), float(chosen["cscale"])
+        if self.gumbel and self.temp > 0.0:
+            raise ValueError(
+                f"puct spec {name!r}: temp={self.temp:g} with gumbel={self.gumbel} is not "
+                "allowed; allowed: temp=0 with a Gumbel root (its move is drawn by its Gumbel "
+                "noise already), or gumbel=0"
+            )
         self.net = load_net(checkpoint, game)
         self.game = self.net.game
         spec = game_spec(self.game)
@@ -327,6 +577,14 @@ class PUCTAgent:
             np.zeros(size, np.int64),
         )
         self._root_visits = np.zeros(self._num_actions, np.int64)
+        # the Gumbel root's outputs and work arrays (`gumbel_search`'s ``out``)
+        self._gumbel_out = (
+            self._root_visits,
+            np.zeros(self._num_actions, np.float64),
+            np.zeros(sims, np.int64),
+            np.zeros(self._num_actions, np.float64),
+            np.zeros(self._num_actions, np.float64),
+        )
         self._stream = np.zeros(1, np.uint64)
         self.last_nodes = 0
         self.reset(seed)
@@ -343,8 +601,8 @@ class PUCTAgent:
 
     def action_distribution(self) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
         """The root visit counts of the last search, normalised over the visited actions
-        (one-hot for a decision with one legal action, which is not searched); None before
-        any move."""
+        (with ``gumbel=M``: the improved policy over every legal action); one-hot for a
+        decision with one legal action, which is not searched; None before any move."""
         return self._distribution
 
     def visit_counts(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -379,6 +637,8 @@ class PUCTAgent:
             return int(legal[0])
         seat = int(game.current_player())
         kernels = search_kernels(self.game, self._kind, self._forward)
+        if self.gumbel:
+            return self._act_gumbel(kernels, game, seat, legal)
         self.last_nodes = int(
             kernels.search(
                 game.state,
@@ -413,6 +673,35 @@ class PUCTAgent:
         # max keeps the first (lowest id) of equal visits and values
         return int(max(ranked, key=lambda item: (item[0], item[1]))[2])
 
+    def _act_gumbel(self, kernels: Any, game: Any, seat: int, legal: list[int]) -> int:
+        """`act` with the Gumbel root: the move `gumbel_search` picks, its improved policy as
+        `action_distribution` (over every legal action)."""
+        move, nodes = kernels.gumbel_search(
+            game.state,
+            seat,
+            self.sims,
+            self.gumbel,
+            self._params,
+            self.c,
+            self.fpu,
+            self.shaping,
+            self._scale,
+            self.cvisit,
+            self.cscale,
+            self._stream,
+            self._tree,
+            self._gumbel_out,
+        )
+        self.last_nodes = int(nodes)
+        improved = self._gumbel_out[1]
+        child, _, visits, wsum = self._tree[:4]
+        tried = [a for a in legal if self._root_visits[a] > 0]
+        self._visits = (tuple(tried), tuple(int(self._root_visits[a]) for a in tried))
+        kids = [child[0, a] for a in tried]
+        self._values = (tuple(tried), tuple(float(wsum[k, seat] / visits[k]) for k in kids))
+        self._distribution = (tuple(legal), tuple(float(improved[a]) for a in legal))
+        return int(move)
+
 
 # ---------------------------------------------------------------------------------------
 # The spec
@@ -426,11 +715,13 @@ class _Option:
     high: float
     doc: str
     low_open: bool = False
+    integer: bool = False
 
     def allowed(self) -> str:
         bracket = "(" if self.low_open else "["
         default = "the checkpoint's" if self.default is None else f"{self.default:g}"
-        return f"a number in {bracket}{self.low:g}, {self.high:g}] (default {default})"
+        kind = "an integer" if self.integer else "a number"
+        return f"{kind} in {bracket}{self.low:g}, {self.high:g}] (default {default})"
 
     def check(self, spec: str, key: str, value: Any) -> float:
         """``value`` as a float inside the range.
@@ -443,7 +734,8 @@ class _Option:
             with contextlib.suppress(TypeError, ValueError):
                 number = float(value)
         inside = self.low < number if self.low_open else self.low <= number
-        if not (math.isfinite(number) and inside and number <= self.high):
+        whole = not self.integer or (math.isfinite(number) and number == int(number))
+        if not (math.isfinite(number) and inside and number <= self.high and whole):
             raise ValueError(
                 f"puct spec {spec!r}: {key}={value!r} is not allowed; allowed: {key}="
                 f"{self.allowed()}"
@@ -459,6 +751,11 @@ OPTIONS: dict[str, _Option] = {
     "fpu": _Option(0.2, 0.0, 10.0, "an unvisited child's value: its parent's minus this"),
     "temp": _Option(0.0, 0.0, 100.0, "0: the most visited move; T > 0: visits ** (1 / T)"),
     "shaping": _Option(None, 0.0, 100.0, "weight of the score-margin potential in the values"),
+    "gumbel": _Option(
+        0.0, 0.0, 512.0, "0: PUCT at the root; M > 0: Gumbel root over M actions", integer=True
+    ),
+    "cvisit": _Option(50.0, 0.0, 1e6, "sigma's visit offset c_visit (Gumbel root)"),
+    "cscale": _Option(0.1, 0.0, 100.0, "sigma's scale c_scale (Gumbel root)", low_open=True),
 }
 #: Every option a spec may give, for the error messages.
 ALLOWED = (

@@ -175,7 +175,8 @@ def _platform() -> dict[str, _Entry]:
                 "(mcts:200: about 420 ms), scaling with SIMS and, at 3-5 players, the seats",
                 "SIMS: 1 to 20000; ckpt=NAME|PATH (default: the game's shipped ppo- "
                 "checkpoint), c=C (default 1.5), fpu=F (0.2), temp=T (0: most visited), "
-                "shaping=W (default: the checkpoint's)",
+                "shaping=W (default: the checkpoint's), gumbel=M (0: PUCT root; M > 0: "
+                "Gumbel root over M actions), cvisit=V (50), cscale=S (0.1)",
                 needs_arg=True,
                 ladder_spec=f"puct:{LADDER_SIMS}",
             ),

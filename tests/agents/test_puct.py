@@ -10,6 +10,7 @@ search's behaviour, not its strength, is under test)."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import types
 from pathlib import Path
@@ -33,7 +34,7 @@ from agents.policy import (
     shipped_checkpoints,
     versions,
 )
-from agents.puct import MAX_SIMS, PUCTAgent
+from agents.puct import MAX_SIMS, PUCTAgent, search_kernels
 from caylus_env.caylus.engine import layout as CL
 from caylus_env.core.registry import GAME_NAMES, game_spec
 
@@ -404,3 +405,107 @@ def test_the_random_game_check_refuses_a_determinize_that_changes_what_the_seat_
         key = game_key(0, 0)
         assert check(g.state, probe, legal, len(legal), scratch, seen, after, key) == hides_nothing
     assert checks.FAILURES[10].startswith("determinize changed what the seat to move sees")
+
+
+# -- the Gumbel root -----------------------------------------------------------------------------
+def _mctx_schedule(m: int, sims: int) -> list[int]:
+    """DeepMind mctx's ``get_sequence_of_considered_visits``, as its source writes it."""
+    if m <= 1:
+        return list(range(sims))
+    log2max = math.ceil(math.log2(m))
+    sequence: list[int] = []
+    visits = [0] * m
+    considered = m
+    while len(sequence) < sims:
+        extra = max(1, int(sims / (log2max * considered)))
+        for _ in range(extra):
+            sequence.extend(visits[:considered])
+            for i in range(considered):
+                visits[i] += 1
+        considered = max(2, considered // 2)
+    return sequence[:sims]
+
+
+@pytest.mark.parametrize(("m", "sims"), [(1, 5), (2, 7), (3, 16), (4, 50), (16, 32), (16, 200)])
+def test_sequential_halving_spends_the_simulations_as_mctx_does(m, sims, checkpoints):
+    agent = puct(CAYLUS, checkpoints, "puct:4:gumbel=4")
+    kernels = search_kernels(CAYLUS, agent._kind, agent._forward)
+    out = np.full(sims, -1, np.int64)
+    kernels.halving_visits(m, sims, out)
+    assert out.tolist() == _mctx_schedule(m, sims)
+
+
+def test_the_gumbel_root_visits_at_most_m_moves_and_plays_a_most_visited_one(game, checkpoints):
+    agent = puct(game, checkpoints, "puct:24:gumbel=4")
+    for g in positions(game, 3, 5, seed=21):
+        before = g.state.copy()
+        a = agent.act(g)
+        assert np.array_equal(g.state, before)
+        legal = g.legal_actions()
+        assert a in legal
+        dist = agent.action_distribution()
+        if len(legal) == 1:
+            assert dist == ((legal[0],), (1.0,))
+            continue
+        acts, counts = agent.visit_counts()
+        assert sum(counts) == 24 and len(acts) <= 4
+        assert counts[acts.index(a)] == max(counts)
+        moves, probs = dist
+        assert list(moves) == legal and all(p > 0.0 for p in probs)
+        assert sum(probs) == pytest.approx(1.0)
+
+
+def test_the_improved_policy_is_the_networks_policy_when_sigma_vanishes(checkpoints):
+    """``cscale`` near 0 makes ``sigma(completedQ)`` vanish: the improved policy is then the
+    softmax of the network's logits over the legal moves (paper, eq. 7)."""
+    agent = puct(CAYLUS, checkpoints, "puct:8:gumbel=8:cscale=1e-9")
+    for g in positions(CAYLUS, 2, 4, seed=3):
+        legal = g.legal_actions()
+        if len(legal) < 2:
+            continue
+        agent.act(g)
+        logits = agent._tree[1][0, legal].astype(np.float64)
+        prior = np.exp(logits - logits.max())
+        assert np.allclose(agent.action_distribution()[1], prior / prior.sum(), atol=1e-6)
+
+
+def test_one_considered_move_gets_every_simulation(checkpoints):
+    agent = puct(CAYLUS, checkpoints, "puct:9:gumbel=1")
+    g = next(p for p in positions(CAYLUS, 2, 8, seed=4) if len(p.legal_actions()) > 1)
+    a = agent.act(g)
+    assert agent.visit_counts() == ((a,), (9,))
+
+
+def test_the_gumbel_root_gives_the_same_moves_for_the_same_seed(game, checkpoints):
+    spec = game_spec(game)
+
+    def play(seed: int) -> list:
+        agents = [puct(game, checkpoints, "puct:8:gumbel=4", seed=seed + p) for p in range(2)]
+        g = spec.new_game(spec.config(2), seed=3)
+        out = []
+        for _ in range(30):
+            agent = agents[g.current_player()]
+            a = agent.act(g)
+            out.append((a, agent.visit_counts(), agent.action_distribution()))
+            g.apply(a)
+        return out
+
+    first = play(1)
+    assert play(1) == first
+    assert play(2) != first  # the Gumbel draws come from the agent's seed
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("puct:10:gumbel=1.5", r"gumbel='1.5' is not allowed; allowed: gumbel=an integer"),
+        ("puct:10:gumbel=-1", r"gumbel='-1' is not allowed"),
+        ("puct:10:gumbel=513", r"gumbel='513' is not allowed"),
+        ("puct:10:cscale=0", r"cscale='0' is not allowed"),
+        ("puct:10:cvisit=inf", r"cvisit='inf' is not allowed"),
+        ("puct:10:gumbel=4:temp=1", r"temp=1 with gumbel=4 is not allowed; allowed: temp=0"),
+    ],
+)
+def test_bad_gumbel_options_are_refused_naming_what_is_allowed(spec, message, checkpoints):
+    with pytest.raises(ValueError, match=message):
+        registry.make_agent(f"{spec}:ckpt={checkpoints[CAYLUS]}", CAYLUS)
