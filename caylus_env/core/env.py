@@ -63,6 +63,7 @@ is refused with `IllegalActionError`.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -91,6 +92,18 @@ _INT8 = np.dtype(np.int8)
 #: ``TerminateIllegalWrapper`` (every other seat gets 0), and under the single-seat Gymnasium
 #: env's ``illegal="end"`` (``agents.seat_env``), which follows it.
 ILLEGAL_REWARD = -1.0
+
+
+@functools.cache
+def _observation_box(game: str) -> spaces.Box:
+    """``game``'s observation ``Box`` (``[0, BOUNDS]``, float32), built once per process: every
+    env copies it (each agent's space and ``state_space`` its own object, with its own
+    generator). Gymnasium's ``Box`` formats its bounds as text when it is built, which for a
+    vector of unequal bounds costs milliseconds: once per agent per env, it was most of the
+    cost of making an env."""
+    observation = game_spec(game).observation()
+    size = observation.OBS_SIZE
+    return spaces.Box(0.0, observation.BOUNDS, (size,), np.float32)
 
 
 def setup_seed(seed: Any) -> int:
@@ -248,20 +261,20 @@ class GameEnv(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
         self.agents = self.possible_agents[:]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        size, bounds = self._observation.OBS_SIZE, self._observation.BOUNDS
+        size = self._observation.OBS_SIZE
         num_actions = engine.NUM_ACTIONS
         # Spaces are built once: PettingZoo requires the same object on every call.
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, bounds, (size,), np.float32),
+                    "observation": copy.deepcopy(_observation_box(self.GAME)),
                     "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.state_space = spaces.Box(0.0, bounds, (size,), np.float32)
+        self.state_space = copy.deepcopy(_observation_box(self.GAME))
         # The hot path's lookups, once: observe runs at every decision.
         self._encode = self._observation.encode_into
         self._step_observe = aec_step(self.GAME)
