@@ -118,11 +118,13 @@ def on_env(env: Any, config: Any, files: Files) -> Any:
     import griffe
 
     loader = griffe.GriffeLoader(search_paths=_search_paths, docstring_parser="google")
+    # Each package once (griffe's load parses the whole package again at every call), then
+    # the aliases once, for every block.
+    for package in sorted({identifier.split(".")[0] for identifier in _rendered}):
+        loader.load(package)
+    loader.resolve_aliases(external=False, implicit=False)
     seen: set[str] = set()
     for identifier, (page, members) in sorted(_rendered.items()):
-        package = identifier.split(".")[0]
-        loader.load(package)
-        loader.resolve_aliases(external=False, implicit=False)
         obj = loader.modules_collection[identifier]
         for path in _undocumented(obj, members, seen):
             log.warning("%s: the API reference renders %s without a docstring", page, path)
