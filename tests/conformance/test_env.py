@@ -201,7 +201,8 @@ def test_the_step_entry_point_writes_what_the_dispatched_kernel_writes(game):
     """The env's step calls `step_observe`'s compiled entry point, which checks no argument
     type (caylus_env.core.aec.aec_step): at every decision of a whole game it gives what
     numba's dispatcher gives on a copy of the position, and the env never passes arrays of
-    another type (the dispatcher would then hold a second compilation)."""
+    another type, a loaded position's included (the dispatcher, given a copy of the env's
+    state, would then hold a second compilation)."""
     from caylus_env.core.aec import aec_kernels
 
     dispatched = aec_kernels(game).step_observe
@@ -217,6 +218,8 @@ def test_the_step_entry_point_writes_what_the_dispatched_kernel_writes(game):
         player, _ = dispatched(state, action, legal, obs, mask)
         env.step(action)
         assert np.array_equal(state, env.game.state)
+        if steps == 10:  # a loaded position's state goes through the same entry point
+            env.load_state_dict(env.state_dict())
         if player >= 0:
             assert env.agent_selection == f"player_{player}"
             observed = env.observe(env.agent_selection)
