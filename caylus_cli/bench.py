@@ -1,5 +1,6 @@
 """``caylus bench``: a game's speed, measured by :mod:`caylus_env.core.benchmark` (the same rows
-for every game), or with ``--training`` the trainers' by :mod:`training.benchmark`.
+for every game), with ``--training`` the trainers' by :mod:`training.benchmark`, or with
+``--selfplay`` the self-play of ``caylus train az`` by :mod:`training.az_benchmark`.
 
 Every option is checked before any work: a bad value exits with code 2 and one line naming the
 option and what is allowed.
@@ -59,6 +60,21 @@ def bench(
             "the \\[train] extra).",
         ),
     ] = False,
+    selfplay: Annotated[
+        bool,
+        typer.Option(
+            "--selfplay",
+            help="Time the self-play of caylus train az instead (training.az_benchmark): "
+            "positions/s per core and with more workers.",
+        ),
+    ] = False,
+    workers: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated worker counts to time (with --selfplay; default: 1 and the "
+            "machine's cores)."
+        ),
+    ] = None,
     json_path: Annotated[
         Path | None,
         typer.Option(
@@ -75,7 +91,15 @@ def bench(
         _fail(f"invalid value for --json: {json_path} is not a file in an existing folder")
     if threads is not None and not training:
         _fail("--threads needs --training: it sets the trainers' torch threads")
-    if training:
+    if workers is not None and not selfplay:
+        _fail("--workers needs --selfplay: it sets the self-play worker counts to time")
+    if selfplay:
+        if training or vector or num_envs is not None:
+            _fail("--selfplay measures self-play alone: drop --training, --vector, --num-envs")
+        if counts is not None and len(counts) != 1:
+            _fail(f"invalid value for --players: {players!r}; --selfplay takes one count")
+        figures = _bench_selfplay(game, repeats, quick, counts, _worker_counts(workers))
+    elif training:
         if vector or num_envs is not None:
             _fail("--training measures the trainers alone: drop --vector and --num-envs")
         if counts is not None and len(counts) != 1:
@@ -109,6 +133,36 @@ def _player_counts(players: str, game: str) -> list[int]:
             f"{spec.min_players} to {spec.max_players}"
         )
     return counts
+
+
+def _worker_counts(text: str | None) -> tuple[int, ...]:
+    """``--workers 1,2`` as a tuple of distinct counts from 1 to the tournament's maximum."""
+    import os
+
+    from agents.tournament.specs import MAX_WORKERS
+
+    if text is None:
+        return tuple(sorted({1, os.cpu_count() or 1}))
+    try:
+        counts = tuple(sorted({int(x) for x in text.split(",") if x.strip()}))
+    except ValueError:
+        _fail(f"invalid value for --workers: {text!r} is not a list like 1,2")
+    if not counts or not all(1 <= w <= MAX_WORKERS for w in counts):
+        _fail(f"invalid value for --workers: {text!r}; allowed: counts from 1 to {MAX_WORKERS}")
+    return counts
+
+
+def _bench_selfplay(
+    game: str, repeats: int, quick: bool, counts: list[int] | None, workers: tuple[int, ...]
+) -> dict[str, Any]:
+    from training import az_benchmark
+
+    with compile_notice("engine", "puct"):
+        figures = az_benchmark.run(
+            game, counts[0] if counts else None, workers, repeats=repeats, quick=quick
+        )
+    typer.echo(az_benchmark.table(figures))
+    return figures
 
 
 def _bench_layers(

@@ -1,9 +1,10 @@
-"""``caylus train ppo``, ``caylus train bc`` and ``caylus train export``: self-play training
-(``training``) of every game (``--game``).
+"""``caylus train ppo``, ``caylus train az``, ``caylus train bc`` and ``caylus train export``:
+self-play training (``training``) of every game (``--game``).
 
 All need the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib); without it they fail
 at once, saying how to install it. ``caylus train ppo``'s options are the fields of
-``training.config.PPOConfig`` (``caylus_cli.fields``): each setting is declared there once. Bad arguments, a run directory, dataset or checkpoint of
+``training.config.PPOConfig`` and ``caylus train az``'s of ``training.config.AZConfig``
+(``caylus_cli.fields``): each setting is declared there once. Bad arguments, a run directory, dataset or checkpoint of
 another game are refused before any work (exit code 2), naming what is wrong.
 """
 
@@ -20,10 +21,11 @@ import typer
 from caylus_cli.app import GameOption, ProgressOption, _fail, app
 from caylus_cli.fields import from_fields
 from caylus_env.core.registry import DEFAULT_GAME
-from training.config import PPOConfig
+from training.config import AZConfig, PPOConfig
 
 train_app = typer.Typer(
-    help="Train agents by self-play (PPO) or from a dataset (behaviour cloning).",
+    help="Train agents by self-play (PPO; search-distilled, Gumbel AlphaZero) or from a "
+    "dataset (behaviour cloning).",
     no_args_is_help=True,
 )
 app.add_typer(train_app, name="train")
@@ -61,6 +63,33 @@ def ppo(values: dict[str, Any]) -> None:
         _fail(str(err))
     typer.echo(f"last checkpoint: {last}")
     typer.echo(f"use it as an agent: policy:{last} (--game {game})")
+
+
+@train_app.command("az")
+@from_fields(AZConfig, shared={"progress": ProgressOption, "game": GameOption})
+def az(values: dict[str, Any]) -> None:
+    """Search-distilled self-play (Gumbel AlphaZero) of --game: each generation plays puct
+    self-play with a Gumbel root over the best network, fits a copy to the improved policies
+    and rank returns of the latest generations, and promotes it after a gating match;
+    networks, curve and state in OUT (resumable with --resume)."""
+    _need_training()
+    from training.az import train_az
+    from training.runs import check_run_game
+
+    try:
+        check_run_game(values["out"], values["game"])
+        cfg = AZConfig(
+            **{**values, "arch": _arch(values["arch"])},
+            command=shlex.join([str(app.info.name), *sys.argv[1:]]),
+        )
+        result = train_az(cfg)
+    except ValueError as err:
+        _fail(str(err))
+    typer.echo(f"best network after generation {result.generations}: {result.best}")
+    typer.echo(
+        f"use it as an agent: policy:{result.best} or puct:200:ckpt={result.best} "
+        f"(--game {cfg.game})"
+    )
 
 
 def _arch(text: str | None) -> dict | None:

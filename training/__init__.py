@@ -1,4 +1,5 @@
-"""Self-play training for every game: ``caylus train ppo --game G`` and ``caylus train bc``.
+"""Self-play training for every game: ``caylus train ppo --game G``, ``caylus train az`` and
+``caylus train bc``.
 
 Modules, in the order data flows through them:
 
@@ -18,6 +19,10 @@ Modules, in the order data flows through them:
 * ``ppo``: the trainer (sb3-contrib ``MaskablePPO``), read top to bottom; ``cleanrl_ppo``:
   the one-file CleanRL-style trainer (``--algo cleanrl``);
 * ``bc``: behaviour cloning from a self-play dataset, a warm start for ``ppo --init``;
+* ``az``: search-distilled self-play (Gumbel AlphaZero): generations of ``puct`` self-play
+  with a Gumbel root written as datasets, a learner on their improved policies and rank
+  returns, a gating match; ``az_benchmark``: its self-play positions/s
+  (``caylus bench --selfplay``);
 * ``benchmark``: training samples/s and policy inference (``caylus bench --training``).
 
 The package needs the ``[train]`` extra (torch, Stable-Baselines3, sb3-contrib).

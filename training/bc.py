@@ -75,20 +75,26 @@ class BCConfig:
     arch: dict[str, Any] | None = None
 
 
-def _shuffled(batches: Any, batch_size: int, rng: np.random.Generator) -> Any:
-    """Minibatches drawn from a shuffle buffer of ``SHUFFLE_ROWS`` decisions."""
+def shuffled(
+    batches: Any,
+    batch_size: int,
+    rng: np.random.Generator,
+    keys: tuple[str, ...] = ("obs", "mask", "action", "ret"),
+) -> Any:
+    """Minibatches of the columns ``keys`` drawn from a shuffle buffer of ``SHUFFLE_ROWS``
+    decisions (behaviour cloning here, the self-play learner of ``training.az``)."""
     held: list[dict[str, np.ndarray]] = []
     rows = 0
 
     def flush(parts: list[dict[str, np.ndarray]]) -> Any:
         block = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-        order = rng.permutation(len(block["action"]))
+        order = rng.permutation(len(block[keys[0]]))
         for i in range(0, len(order), batch_size):
             idx = order[i : i + batch_size]
             yield {k: v[idx] for k, v in block.items()}
 
     for b in batches:
-        held.append({k: b[k] for k in ("obs", "mask", "action", "ret")})
+        held.append({k: b[k] for k in keys})
         rows += len(b["action"])
         if rows >= SHUFFLE_ROWS:
             yield from flush(held)
@@ -207,7 +213,7 @@ def train_bc(cfg: BCConfig) -> Path:
         for epoch in range(cfg.epochs):
             rows, loss_sum, hits = 0, 0.0, 0.0
             batches = iter_batches(cfg.dataset, READ_ROWS, **filters)
-            for mb in _shuffled(batches, cfg.batch_size, rng):
+            for mb in shuffled(batches, cfg.batch_size, rng):
                 obs = torch.from_numpy(mb["obs"])
                 actions = torch.from_numpy(mb["action"])
                 masks = torch.from_numpy(mb["mask"].astype(np.bool_))

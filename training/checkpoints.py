@@ -664,18 +664,23 @@ def load_for_resume(ckpt: Path, env: Any, model_kwargs: dict[str, Any]) -> Any:
 
 
 def write_policy_checkpoint(
-    directory: Path, tensors: dict[str, Any], game: str, meta: dict[str, Any]
+    directory: Path,
+    tensors: dict[str, Any],
+    game: str,
+    meta: dict[str, Any],
+    replace: bool = False,
 ) -> Path:
     """Write a checkpoint of ``game`` that holds a network only (``config.json`` and
-    ``model.safetensors``: what ``policy:PATH`` and ``--init`` read), atomically.
+    ``model.safetensors``: what ``policy:PATH`` and ``--init`` read), atomically; with
+    ``replace``, one already there is replaced whole (``write_directory``).
 
     Raises:
-        ValueError: if ``directory`` exists.
+        ValueError: if ``directory`` exists and ``replace`` is False.
     """
     from safetensors.torch import save_file
 
     files = {WEIGHTS_FILE: lambda p: save_file(tensors, str(p))}
-    return write_directory(Path(directory), files, game, meta)
+    return write_directory(Path(directory), files, game, meta, replace=replace)
 
 
 def export_policy(ckpt: Path, out: Path) -> Path:

@@ -1,4 +1,5 @@
-"""The arguments of ``caylus train ppo``: one ``PPOConfig`` for every game.
+"""The arguments of ``caylus train ppo`` (`PPOConfig`) and ``caylus train az`` (`AZConfig`),
+one of each for every game.
 
 A run's arguments are checked before any work (``PPOConfig.check``) and stored in its
 ``run.json``. The defaults that differ between games come from the game's own facts, never
@@ -330,6 +331,170 @@ class PPOConfig:
                 ) from None
 
 
+#: Fields of ``AZConfig`` that a resumed run may change: how long it runs, how it is shown,
+#: where its self-play runs (a game's moves do not depend on the worker count or the
+#: backend), and where the run directory now is.
+AZ_RESUMABLE_CHANGES = (
+    "generations",
+    "resume",
+    "progress",
+    "command",
+    "out",
+    "workers",
+    "backend",
+    "ray_address",
+)
+
+
+def default_az_references(game: str, counts: tuple[int, ...] | list[int] = ()) -> str:
+    """The learning curve's references of ``caylus train az`` for ``game`` at ``counts``:
+    ``random``, its scripted bots and every network shipped for it whose name starts with
+    ``ppo-`` and that was trained for every one of ``counts`` (the baselines an
+    AlphaZero-style network has to beat)."""
+    from agents.policy import SHIPPED_DIR, read_config, shipped_checkpoints
+
+    ppo = [
+        name
+        for name, theirs in sorted(shipped_checkpoints().items())
+        if theirs == game
+        and name.startswith("ppo-")
+        and set(counts) <= set(read_config(SHIPPED_DIR / name, game).get("num_players", []))
+    ]
+    return ",".join([default_eval_opponents(game), *ppo])
+
+
+@dataclass
+class AZConfig:
+    """Every argument of ``caylus train az`` (``training.az``), in ``--help`` order; ``run.json``
+    stores them. ``None`` for ``players``, ``eval_opponents`` and ``arch`` means the game's
+    default, filled in when the config is made: every player count of the game, `default_az_references`,
+    ``agents.policy.DEFAULT_ARCH``. ``game``, ``progress`` and ``command`` as in `PPOConfig`.
+    """
+
+    out: str = field(metadata={"help": "Run directory (new, or the run to --resume)."})
+    players: int | list[int] | str | None = field(
+        default=None,
+        metadata={
+            "help": "Player counts: N, A-B or A,B (one network for all; each generation's "
+            "games split evenly between them, gated and evaluated at each); default: every "
+            "count of the game.",
+            "cli_type": str,
+        },
+    )
+    generations: int = field(
+        default=100,
+        metadata={"help": "Generations to reach (self-play, learning, gating each)."},
+    )
+    games: int = field(
+        default=128, metadata={"help": "Self-play games per generation (whole blocks)."}
+    )
+    sims: int = field(
+        default=32, metadata={"help": "Search simulations per self-play move (puct SIMS)."}
+    )
+    considered: int = field(
+        default=16,
+        metadata={
+            "help": "Moves the Gumbel root samples and halves over per move (puct gumbel=M)."
+        },
+    )
+    window: int = field(
+        default=4,
+        metadata={"help": "Replay window: the learner trains on this many latest generations."},
+    )
+    epochs: int = field(default=2, metadata={"help": "Passes over the window per generation."})
+    batch_size: int = field(default=512, metadata={"help": "Learner minibatch size."})
+    learning_rate: float = field(default=5e-4, metadata={"help": "Adam learning rate."})
+    value_weight: float = field(
+        default=1.0,
+        metadata={"help": "Weight of the value loss (squared error) beside the policy loss."},
+    )
+    gate_games: int = field(
+        default=200,
+        metadata={"help": "Games of each gating match, candidate against the best (0: none)."},
+    )
+    gate_score: float = field(
+        default=0.55,
+        metadata={"help": "Score the candidate needs in the gating match to become the best."},
+    )
+    eval_games: int = field(
+        default=200,
+        metadata={"help": "Games per reference and count in each evaluation (0: none)."},
+    )
+    eval_every: int = field(
+        default=5, metadata={"help": "Generations between evaluations (and the last one)."}
+    )
+    eval_opponents: str | None = field(
+        default=None,
+        metadata={
+            "help": "The learning curve's references, comma-separated agent specs (default: "
+            "random, the game's scripted bots and its shipped ppo-* networks)."
+        },
+    )
+    seed: int = field(default=0, metadata={"help": "Master seed (games, network, shuffles)."})
+    workers: int | None = field(
+        default=None,
+        metadata={"help": "Self-play games played in parallel (default: the machine's cores)."},
+    )
+    backend: str = field(
+        default="local",
+        metadata={"help": "Where self-play runs: local (process pool) or ray (a cluster)."},
+    )
+    ray_address: str | None = field(
+        default=None,
+        metadata={
+            "help": "Ray cluster address for --backend ray (auto, HOST:PORT); default: "
+            "RAY_ADDRESS or a local instance."
+        },
+    )
+    threads: int = field(default=1, metadata={"help": "torch CPU threads of the learner."})
+    init: str | None = field(
+        default=None,
+        metadata={
+            "help": "Start from this checkpoint's network (a directory or a shipped name, "
+            "e.g. ppo-caylus; default: a new network)."
+        },
+    )
+    arch: dict[str, Any] | None = field(
+        default=None,
+        metadata={
+            "help": "The network as JSON (default: pieces-v1; with --init: the init's).",
+            "cli_type": str,
+        },
+    )
+    resume: bool = field(
+        default=False,
+        metadata={
+            "help": "Continue the run in --out after its last finished generation.",
+            "flags": ("--resume",),
+        },
+    )
+    progress: bool = True
+    game: str = DEFAULT_GAME
+    command: str = field(default="", metadata={"option": False})
+
+    def __post_init__(self) -> None:
+        spec = game_spec(self.game)
+        self.game = spec.name
+        if self.players is None:
+            counts = list(spec.player_counts)
+            self.players = counts[0] if len(counts) == 1 else counts
+        elif isinstance(self.players, (str, list, tuple)) and not isinstance(self.players, bool):
+            self.players = _normalize_players(self.players, spec.name)
+        if self.eval_opponents is None:
+            try:
+                counts = self.counts
+            except (TypeError, ValueError):  # unreadable --players: check() refuses it
+                counts = ()
+            self.eval_opponents = default_az_references(spec.name, counts)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """The player counts, increasing."""
+        if isinstance(self.players, list):
+            return tuple(self.players)
+        return (int(self.players),)  # type: ignore[arg-type]
+
+
 def config_from_args(**kwargs: Any) -> PPOConfig:
     """A ``PPOConfig`` from keyword arguments (the CLI's), ignoring ``None`` values.
 
@@ -345,9 +510,12 @@ def config_from_args(**kwargs: Any) -> PPOConfig:
 
 __all__ = [
     "ALGOS",
+    "AZ_RESUMABLE_CHANGES",
     "RESUMABLE_CHANGES",
+    "AZConfig",
     "PPOConfig",
     "config_from_args",
+    "default_az_references",
     "default_eval_opponents",
     "default_opponents",
 ]

@@ -128,9 +128,17 @@ def checkpoint_meta(cfg: PPOConfig, parent: str | None, algorithm: str) -> dict[
     }
 
 
-def load_init_tensors(module: Any, path: str, game: str) -> None:
+def load_init_tensors(module: Any, path: str, game: str, grow: bool = False) -> None:
     """Load the weights of ``game``'s checkpoint ``path`` into ``module`` (an SB3 policy or
     ``training.networks.ActorCritic`` of the same network).
+
+    With ``grow``, a checkpoint trained on an older action space that this build's extends
+    (``agents.policy.trained_actions``: blocks appended by a rules fix) is accepted too: its
+    policy head grows to this build's actions, the added ones with zero weights and the mean
+    bias of the trained ones, so that training can learn them (a ``policy:PATH`` agent instead
+    gives them a logit far below every other, ``agents.policy.ADDED_ACTION_LOGIT``). Without
+    it such a checkpoint is refused (PPO resumes its optimizer, whose moments have the old
+    head's shape).
 
     Raises:
         ValueError: for a checkpoint of another game, version or network (naming what
@@ -144,13 +152,24 @@ def load_init_tensors(module: Any, path: str, game: str) -> None:
     from training.checkpoints import load_arrays_bytes
 
     try:
-        net = PolicyNet(path, game, exact=True)  # versions, checksum, shapes, finite logits
+        net = PolicyNet(path, game, exact=not grow)  # versions, checksum, shapes, finite logits
         raw = read_file(path, WEIGHTS_FILE)
         if hashlib.sha256(raw).hexdigest() != net.config["sha256"].get(WEIGHTS_FILE):
             raise CheckpointError(f"{Path(path) / WEIGHTS_FILE}: changed while it was read")
         tensors = load_arrays_bytes(raw, Path(path) / WEIGHTS_FILE)
     except CheckpointError as err:
         raise ValueError(f"--init: {err}") from None
+    actions = int(game_spec(game).engine().NUM_ACTIONS)
+    bias = tensors.get("action_net.bias")
+    if grow and bias is not None and bias.shape[0] < actions:
+        missing = actions - bias.shape[0]
+        weight = tensors["action_net.weight"]  # torch's (outputs, inputs)
+        tensors["action_net.weight"] = np.concatenate(
+            [weight, np.zeros((missing, weight.shape[1]), weight.dtype)]
+        )
+        tensors["action_net.bias"] = np.concatenate(
+            [bias, np.full(missing, bias.mean(), bias.dtype)]
+        )
     state = module.state_dict()
     for name, value in tensors.items():
         if name not in state or tuple(state[name].shape) != value.shape:
@@ -267,8 +286,15 @@ def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> l
     return results
 
 
-def plot_curve(csv_path: Path, png: Path, title: str = "") -> None:
-    """The learning curve: each reference's score (with its Wilson interval) by step."""
+def plot_curve(
+    csv_path: Path,
+    png: Path,
+    title: str = "",
+    x: str = "step",
+    xlabel: str = "training steps (learner decisions)",
+) -> None:
+    """The learning curve: each reference's score (with its Wilson interval) by the column
+    ``x`` (PPO's steps; ``training.az``'s generations)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -278,7 +304,7 @@ def plot_curve(csv_path: Path, png: Path, title: str = "") -> None:
     with open(csv_path, newline="") as f:
         for r in csv.DictReader(f):
             series[r["opponent"]].append(
-                (int(r["step"]), float(r["score"]), float(r["low"]), float(r["high"]))
+                (int(r[x]), float(r["score"]), float(r["low"]), float(r["high"]))
             )
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, pts in series.items():
@@ -286,7 +312,7 @@ def plot_curve(csv_path: Path, png: Path, title: str = "") -> None:
         ax.plot(x, y, marker="o", label=f"vs {name}")
         ax.fill_between(x, lo, hi, alpha=0.2)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("training steps (learner decisions)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("score (1 first, 0 last), greedy policy")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)

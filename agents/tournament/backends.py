@@ -55,13 +55,16 @@ COLD_COMPILE_SECONDS = {
     "vector": 12.5,
     "scripted": 18.0,
     "mcts": 90.0,
+    "puct": 23.0,
 }
 """Seconds to compile each family of numba kernels from scratch (and, for ``mcts``, to play the
 short warm-up game that compiles it), measured on Caylus with an empty ``NUMBA_CACHE_DIR`` on
 one core of the 2-core development machine: the engine (a game of ``random``: 23 s; Puerto
 Rico's: 20 s), what the observation encoder adds (``env``: 2 s), what the batched environment
 adds (``vector``: 12.5 s), what the scripted bots add (a game of ``castle``: 41 s in all) and
-what MCTS adds (a game of ``mcts:20``: 113 s in all). Every game has these families, of about
+what MCTS adds (a game of ``mcts:20``: 113 s in all), and what the network-guided search adds
+(``puct``: a self-play game of ``puct:8:gumbel=4`` after a game of ``random``, 23 s more,
+its worker's loading of the engine included). Every game has these families, of about
 these sizes; the one table of the estimates: the CLI sums the families a command uses."""
 BOT_KERNELS = {
     "scripted": ("scripted",),

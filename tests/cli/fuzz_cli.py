@@ -193,6 +193,16 @@ TRAIN_CASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("train", "ppo", "--out", "{tmp}/p5", "--opponents", "self:0.5,shiper:0.5"), "shiper"),
     (("train", "ppo", "--out", "{tmp}/p6", "--eval-opponents", "ecnomy"), "did you mean"),
     (("train", "ppo", "--out", "{file}/sub"), "--out"),
+    (("train", "az", "--out", "{tmp}/a1", "--sims", "0"), "--sims"),
+    (("train", "az", "--out", "{tmp}/a2", "--considered", "-4"), "--considered"),
+    (("train", "az", "--out", "{tmp}/a3", "--players", "1"), "--players"),
+    (("train", "az", "--out", "{tmp}/a4", "--init", "{fifo}"), "--init"),
+    (("train", "az", "--out", "{tmp}/a5", "--init", "{missing}"), "--init"),
+    (("train", "az", "--out", "{tmp}/a6", "--eval-opponents", "ecnomy"), "ecnomy"),
+    (("train", "az", "--out", "{tmp}/a7", "--gate-score", "inf"), "--gate-score"),
+    (("train", "az", "--out", "{tmp}/a:8"), "without ':'"),
+    (("train", "az", "--out", "{file}/sub"), "--out"),
+    (("train", "az", "--out", "{tmp}/a9", "--resume"), "no training run"),
 )  # fmt: skip
 if all(importlib.util.find_spec(m) is not None for m in ("torch", "sb3_contrib")):
     CASES += TRAIN_CASES
@@ -280,6 +290,7 @@ WARM_MODULES = (
     "caylus_env.datasets.stats",
     "caylus_env.datasets.verify",
     "sb3_contrib",
+    "training.az",
     "training.checkpoints",
     "training.league",
     "training.ppo",

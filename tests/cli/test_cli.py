@@ -594,6 +594,7 @@ ARGUMENTS = {
     ("dataset", "inspect"): [OUT],
     ("dataset", "export"): [OUT, "--out", OUT],
     ("train", "ppo"): ["--out", OUT],
+    ("train", "az"): ["--out", OUT],
     ("train", "bc"): [OUT, "--out", OUT],
     ("train", "match"): [OUT],
 }

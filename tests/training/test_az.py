@@ -1,0 +1,454 @@
+"""``caylus train az --game G``: search-distilled self-play (``training.az``) for every game.
+
+One tiny run per game (two generations of a few games at two player counts, searches of a
+few simulations) is checked for what the trainer promises: the run directory's files, the
+policy targets (the Gumbel root's improved policy, not visit counts), the networks playing as
+``policy:PATH`` and guiding ``puct``, the gating and the learning curve; then, on Caylus,
+determinism across worker counts, ``--resume`` after an interrupted generation and after a
+real ``kill -9``, the warm start, and every refusal (arguments, run directories, tampered
+state files) before anything is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from agents.policy import SHIPPED_DIR, PolicyNet, shipped_checkpoints
+from agents.registry import make_agent
+from caylus_cli.app import app
+from caylus_env.core.registry import GAME_NAMES, game_spec
+from caylus_env.datasets import iter_batches, read_manifest
+from training.az import (
+    CURVE_FIELDS,
+    STATE_FORMAT,
+    check_config,
+    derive_seed,
+    load_state,
+    net_dir,
+    selfplay_dir,
+    train_az,
+)
+from training.config import AZConfig
+
+runner = CliRunner()
+SEED = 11
+
+
+def counts_of(game: str) -> list[int]:
+    """Two player counts of the game (its smallest two): a run for several counts."""
+    return list(game_spec(game).player_counts)[:2]
+
+
+def tiny(game: str, out: Path, **kwargs) -> AZConfig:
+    """A run of two generations of 4 games, small enough for seconds a generation."""
+    args = {
+        "out": str(out),
+        "game": game,
+        "players": counts_of(game),
+        "generations": 2,
+        "games": 4,
+        "sims": 6,
+        "considered": 4,
+        "window": 2,
+        "epochs": 1,
+        "batch_size": 64,
+        "gate_games": 2 * max(counts_of(game)),
+        "eval_games": max(counts_of(game)),
+        "eval_every": 1,
+        "eval_opponents": "random",
+        "workers": 1,
+        "seed": SEED,
+        "progress": False,
+    }
+    return AZConfig(**{**args, **kwargs})
+
+
+def weights(net: Path) -> str:
+    return hashlib.sha256((net / "model.safetensors").read_bytes()).hexdigest()
+
+
+def tree(out: Path) -> dict[str, str]:
+    """Every file of a run directory with its digest (what a refusal must leave alone)."""
+    return {
+        str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module", params=GAME_NAMES)
+def az_run(request, tmp_path_factory) -> tuple[str, Path]:
+    game = request.param
+    out = tmp_path_factory.mktemp(f"az-{game}") / "run"
+    result = train_az(tiny(game, out))
+    assert result.out == out and result.generations == 2
+    return game, out
+
+
+def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
+    game, out = az_run
+    state = json.loads((out / "state.json").read_text())
+    assert state["format"] == STATE_FORMAT
+    entries = state["generations"]
+    assert [e["generation"] for e in entries] == [0, 1, 2]
+    for e in entries[1:]:
+        assert e["games"] == 4 and e["positions"] > 0
+        gate = e["gate"]
+        assert gate["games"] >= 2 * max(counts_of(game))  # rounded up to whole blocks
+        assert e["promoted"] == (gate["score"] >= gate["threshold"] == 0.55)
+        previous = entries[e["generation"] - 1]["best"]
+        assert e["best"] == (e["generation"] if e["promoted"] else previous)
+        assert gate["opponent"] == previous
+        assert [ep["epoch"] for ep in e["learner"]["epochs"]] == [1]
+    assert state["best"] == entries[-1]["best"]
+    assert load_state(out, game).best == state["best"]
+    for g in (0, 1, 2):
+        cfg = PolicyNet(net_dir(out, g), game, exact=True).config  # versions, checksums
+        assert cfg["algorithm"] == "Gumbel AlphaZero self-play" and cfg["generation"] == g
+        assert cfg["num_players"] == counts_of(game)
+    cfg = PolicyNet(net_dir(out, 2), game).config
+    assert cfg["parent"] == net_dir(out, entries[1]["best"]).name
+    assert cfg["selfplay_agent"] == "puct:6:gumbel=4"
+    # the learner's window: generation 2 trained on generations 1 and 2
+    rows = sum(read_manifest(selfplay_dir(out, g))["counts"]["decisions"] for g in (1, 2))
+    assert entries[2]["learner"]["epochs"][0]["rows"] == rows
+
+
+def test_self_play_stores_the_gumbel_roots_improved_policy_over_every_legal_move(az_run):
+    """Visit counts of a Gumbel root cover at most M moves; the improved policy
+    softmax(logit + sigma) gives every legal move some probability: that is the target."""
+    game, out = az_run
+    manifest = read_manifest(selfplay_dir(out, 1))
+    (agent,) = manifest["run"]["agents"]
+    assert agent == f"puct:6:gumbel=4:ckpt={net_dir(out, 0).resolve()}"
+    assert manifest["run"]["players"] == counts_of(game)
+    assert manifest["run"]["policy_targets"] is True
+    wide = 0
+    for b in iter_batches(selfplay_dir(out, 1), 512, policy_targets=True, game=game):
+        legal = b["mask"].astype(bool)
+        target = b["target"]
+        assert b["has_target"].all()
+        np.testing.assert_allclose(target.sum(axis=1), 1.0, atol=1e-5)
+        assert not (target[~legal] != 0).any()
+        many = legal.sum(axis=1) > 4  # more legal moves than the root considers
+        assert ((target > 0) == legal)[many].all()
+        wide += int(many.sum())
+        assert (np.abs(b["ret"]) <= 1.0).all()  # rank returns
+    assert wide > 0
+
+
+def test_the_networks_play_as_policy_and_guide_puct(az_run):
+    game, out = az_run
+    best = net_dir(out, json.loads((out / "state.json").read_text())["best"])
+    for spec in (f"policy:{best}", f"puct:8:ckpt={best}", f"puct:8:gumbel=4:ckpt={best}"):
+        agent = make_agent(spec, game)
+        assert agent is not None
+    result = runner.invoke(
+        app, ["train", "match", str(best), "--game", game, "--opponents", "random",
+              "--players", str(counts_of(game)[0]), "--games", "4"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "| random |" in result.output
+
+
+def test_the_learning_curve_has_a_row_per_generation_reference_and_count(az_run):
+    game, out = az_run
+    with open(out / "curve.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0]) == CURVE_FIELDS
+    names = [f"random@{n}p" for n in counts_of(game)]
+    assert [(int(r["generation"]), r["opponent"]) for r in rows] == [
+        (g, name) for g in (0, 1, 2) for name in names
+    ]
+    state = json.loads((out / "state.json").read_text())
+    for r in rows:
+        g = int(r["generation"])
+        assert int(r["network"]) == state["generations"][g]["best"]
+        assert int(r["positions"]) == sum(e["positions"] for e in state["generations"][: g + 1])
+        assert 0.0 <= float(r["low"]) <= float(r["score"]) <= float(r["high"]) <= 1.0
+    assert (out / "learning_curve.png").stat().st_size > 1000
+
+
+# -- Caylus only: determinism, resume, warm start -------------------------------------------------
+@pytest.fixture(scope="module")
+def caylus_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("az-det") / "run"
+    train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0))
+    return out
+
+
+def test_the_same_seed_gives_the_same_networks_whatever_the_worker_count(caylus_run, tmp_path):
+    out = tmp_path / "two"
+    train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, workers=2))
+    for g in (0, 1, 2):
+        assert weights(net_dir(out, g)) == weights(net_dir(caylus_run, g)), g
+    other = tmp_path / "other-seed"
+    train_az(tiny("caylus", other, players=[2], gate_games=4, eval_games=0, generations=1,
+                  seed=SEED + 1))  # fmt: skip
+    assert weights(net_dir(other, 1)) != weights(net_dir(caylus_run, 1))
+
+
+def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_networks(
+    caylus_run, tmp_path
+):
+    out = tmp_path / "run"
+    shutil.copytree(caylus_run, out)
+    # generation 2 in flight: its state entry not written, its network half written, one of
+    # its self-play shards gone
+    state = json.loads((out / "state.json").read_text())
+    state["generations"] = state["generations"][:2]
+    state["best"] = state["generations"][-1]["best"]
+    (out / "state.json").write_text(json.dumps(state))
+    (net_dir(out, 2) / "model.safetensors").write_bytes(b"half")
+    data = selfplay_dir(out, 2)
+    lines = (data / "shards.jsonl").read_text().splitlines()
+    (data / "shards.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    (data / "manifest.json").unlink()
+    kept = weights(net_dir(out, 1))
+    result = train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, resume=True))
+    assert result.generations == 2
+    assert weights(net_dir(out, 1)) == kept
+    assert weights(net_dir(out, 2)) == weights(net_dir(caylus_run, 2))
+    timing = ("selfplay_seconds", "learn_seconds")
+
+    def decisions(run: Path) -> list[dict]:
+        entries = json.loads((run / "state.json").read_text())["generations"]
+        return [{k: v for k, v in e.items() if k not in timing} for e in entries]
+
+    assert decisions(out) == decisions(caylus_run)
+    # a longer run continues where it stopped
+    train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, generations=3,
+                  resume=True))  # fmt: skip
+    assert [e["generation"] for e in json.loads((out / "state.json").read_text())["generations"]] == [
+        0, 1, 2, 3
+    ]  # fmt: skip
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "caylus_cli", "train", "az", "--no-progress", *args]
+
+
+def test_resume_after_kill_9_gives_the_networks_of_an_uninterrupted_run(caylus_run, tmp_path):
+    out = tmp_path / "killed"
+    args = ["--out", str(out), "--game", "caylus", "--players", "2", "--generations", "2",
+            "--games", "4", "--sims", "6", "--considered", "4", "--window", "2", "--epochs", "1",
+            "--batch-size", "64", "--gate-games", "4", "--eval-games", "0", "--workers", "1",
+            "--seed", str(SEED), "--eval-opponents", "random"]  # fmt: skip
+    proc = subprocess.Popen(_cli(*args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    second = selfplay_dir(out, 2) / "run.json"
+    while not second.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert len(json.loads((out / "state.json").read_text())["generations"]) == 2
+    resumed = subprocess.run(_cli(*args, "--resume"), capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "best network after generation 2" in resumed.stdout
+    for g in (0, 1, 2):
+        assert weights(net_dir(out, g)) == weights(net_dir(caylus_run, g)), g
+    assert not [p for p in (out / "nets").iterdir() if p.name.startswith(".tmp-")]
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_init_starts_from_a_shipped_ppo_network_and_keeps_what_its_value_head_means(game, tmp_path):
+    from training.az import new_network
+
+    name = sorted(n for n, g in shipped_checkpoints().items() if g == game and "ppo-" in n)[-1]
+    cfg = tiny(game, tmp_path / "run", init=name)
+    check_config(cfg)
+    assert cfg.arch == PolicyNet(SHIPPED_DIR / name, game).arch.to_json()  # the init's network
+    (tmp_path / "run").mkdir()
+    net = new_network(cfg, tmp_path / "run")
+    from safetensors.numpy import load_file
+
+    theirs = PolicyNet(SHIPPED_DIR / name, game)
+    ours = PolicyNet(net, game)
+    assert ours.config["parent"] == name and ours.config["generation"] == 0
+    assert ours.config["command"] == theirs.config.get("command", "")
+    assert ours.shaping() == theirs.shaping()
+    mine, shipped = (
+        load_file(net / "model.safetensors"),
+        load_file(SHIPPED_DIR / name / "model.safetensors"),
+    )
+    assert sorted(mine) == sorted(shipped)
+    trained = theirs.trained_actions  # an older action space this build extends: fewer
+    for key in mine:
+        if key.startswith("action_net."):
+            np.testing.assert_array_equal(mine[key][:trained], shipped[key])
+        else:
+            np.testing.assert_array_equal(mine[key], shipped[key])
+    added = mine["action_net.bias"][trained:]
+    assert len(added) == game_spec(game).engine().NUM_ACTIONS - trained
+    assert (mine["action_net.weight"][trained:] == 0).all()  # learnable, neutral: the mean bias
+    np.testing.assert_allclose(added, shipped["action_net.bias"].mean(), rtol=1e-6)
+    made = []
+    for name in ("new", "again"):  # no --init: a new network, seeded
+        cfg = tiny(game, tmp_path / name)
+        check_config(cfg)
+        made.append(new_network(cfg, tmp_path / name))
+    fresh, again = made
+    assert weights(fresh) == weights(again) != weights(net)
+
+
+def test_the_derived_seeds_differ_by_stream_and_generation():
+    seeds = {derive_seed(0, s, g) for s in range(5) for g in range(50)}
+    assert len(seeds) == 250 and all(0 <= s < 2**63 for s in seeds)
+    assert derive_seed(3, 1, 2) == derive_seed(3, 1, 2) != derive_seed(4, 1, 2)
+
+
+# -- refusals ---------------------------------------------------------------------------------------
+def _az(*args: str):
+    return runner.invoke(app, ["train", "az", "--no-progress", *args])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--players", "9"], "--players 9 is not allowed; allowed: Caylus counts from 2 to 5"),
+        (["--sims", "0"], "--sims must be an int from 1 to 20000, got 0"),
+        (["--considered", "513"], "--considered must be an int from 1 to 512, got 513"),
+        (["--games", "0"], "--games must be an int from 1 to 100000, got 0"),
+        (["--window", "0"], "--window must be an int from 1"),
+        (["--learning-rate", "nan"], "--learning-rate must be in (0.0, 1.0], got nan"),
+        (["--gate-score", "1.5"], "--gate-score must be in [0.0, 1.0], got 1.5"),
+        (["--value-weight", "-1"], "--value-weight must be in [0.0, 100.0], got -1.0"),
+        (["--eval-opponents", "random,ecnomy"], "--eval-opponents entry 'ecnomy' is not allowed"),
+        (["--eval-opponents", "random,,economy"], "--eval-opponents entry '' is not allowed"),
+        (["--backend", "spark"], "backend='spark' is not allowed; allowed: local, ray"),
+        (["--workers", "0"], "workers=0 is not allowed"),
+        (["--ray-address", "auto"], "--ray-address needs --backend ray"),
+        (["--init", "{missing}"], "--init:"),
+        (["--init", "ppo-puerto-rico"], "--init:"),
+        (["--arch", '{"name": "nope"}'], "--arch:"),
+        (["--resume"], "holds no training run"),
+    ],
+)
+def test_bad_arguments_are_refused_in_one_line_before_anything_is_written(args, message, tmp_path):
+    out = tmp_path / "run"
+    args = [a.replace("{missing}", str(tmp_path / "missing")) for a in args]
+    result = _az("--out", str(out), "--game", "caylus", *args)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split()), result.output
+    assert not out.exists()
+
+
+def test_an_out_path_with_a_colon_is_refused(tmp_path):
+    out = tmp_path / "a:b"
+    result = _az("--out", str(out), "--game", "caylus")
+    assert result.exit_code == 2 and "choose a path without ':'" in result.output
+    assert not out.exists()
+
+
+def test_an_existing_run_needs_resume_and_the_same_arguments(caylus_run):
+    before = tree(caylus_run)
+    base = tiny("caylus", caylus_run, players=[2], gate_games=4, eval_games=0)
+    with pytest.raises(ValueError, match="add --resume"):
+        train_az(base)
+    with pytest.raises(ValueError, match="sims: 6 then, 8 now"):
+        train_az(tiny("caylus", caylus_run, players=[2], gate_games=4, eval_games=0, sims=8,
+                      resume=True))  # fmt: skip
+    with pytest.raises(ValueError, match="holds a training run of game 'caylus'"):
+        train_az(tiny("puerto_rico", caylus_run, players=[3], resume=True))
+    assert tree(caylus_run) == before
+
+
+def _tampered_states(state: dict) -> dict[str, object]:
+    def entry(**change):
+        s = json.loads(json.dumps(state))
+        s["generations"][1].update(change)
+        return s
+
+    return {
+        "not json": "{",
+        "a list": [],
+        "another format": {**state, "format": "caylus-az/9"},
+        "no generations": {**state, "generations": []},
+        "best not promoted": {**entry(promoted=False), "best": 1},
+        "best ahead": {**state, "best": 7},
+        "a negative count": entry(positions=-5),
+        "a string count": entry(games="4"),
+        "a bool count": entry(games=True),
+        "an extra field": entry(extra=1),
+        "a generation out of order": entry(generation=5),
+        "deep nesting": "[" * 100_000 + "]" * 100_000,
+    }
+
+
+@pytest.mark.parametrize("case", list(_tampered_states({"generations": [{}, {}]})))
+def test_a_tampered_state_is_refused_naming_the_file_and_changes_nothing(
+    caylus_run, tmp_path, case
+):
+    out = tmp_path / "run"
+    shutil.copytree(caylus_run, out)
+    state = json.loads((out / "state.json").read_text())
+    bad = _tampered_states(state)[case]
+    (out / "state.json").write_text(bad if isinstance(bad, str) else json.dumps(bad))
+    before = tree(out)
+    cfg = tiny("caylus", out, players=[2], gate_games=4, eval_games=0, generations=3, resume=True)
+    with pytest.raises(ValueError, match=r"state\.json"):
+        train_az(cfg)
+    assert tree(out) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "link to /dev/zero", "huge"])
+def test_a_state_file_that_is_not_a_bounded_regular_file_is_refused(caylus_run, tmp_path, kind):
+    out = tmp_path / "run"
+    shutil.copytree(caylus_run, out)
+    path = out / "state.json"
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text(" " * (1 << 25))
+    cfg = tiny("caylus", out, players=[2], gate_games=4, eval_games=0, generations=3, resume=True)
+    with pytest.raises(ValueError, match=r"state\.json"):
+        train_az(cfg)
+
+
+def test_a_best_network_whose_weights_changed_is_refused(caylus_run, tmp_path):
+    out = tmp_path / "run"
+    shutil.copytree(caylus_run, out)
+    best = json.loads((out / "state.json").read_text())["best"]
+    path = net_dir(out, best) / "model.safetensors"
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 1
+    path.write_bytes(bytes(raw))
+    cfg = tiny("caylus", out, players=[2], gate_games=4, eval_games=0, generations=3, resume=True)
+    with pytest.raises(ValueError, match="the best network"):
+        train_az(cfg)
+
+
+def test_a_warm_started_run_resumes_without_init_and_its_generation_0_is_the_init(tmp_path):
+    from safetensors.numpy import load_file
+
+    out = tmp_path / "warm"
+    args = {"players": [2], "gate_games": 4, "eval_games": 0, "init": "ppo-caylus"}
+    train_az(tiny("caylus", out, generations=1, **args))
+    args.pop("init")
+    result = train_az(tiny("caylus", out, generations=2, resume=True, **args))
+    assert result.generations == 2
+    saved = json.loads((out / "run.json").read_text())
+    assert saved["init"] == "ppo-caylus" and saved["generations"] == 1  # the first command's
+    mine = load_file(net_dir(out, 0) / "model.safetensors")
+    shipped = load_file(SHIPPED_DIR / "ppo-caylus" / "model.safetensors")
+    assert all(np.array_equal(mine[k], shipped[k]) for k in shipped)
+    assert PolicyNet(net_dir(out, 2), "caylus").config["command"] == ""  # not the init's
