@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -27,11 +28,19 @@ from training.az_benchmark import selfplay_rate
 PORT = 6391
 
 
-def _ray(*args: str) -> None:
+def _ray(*args: str) -> str:
     exe = shutil.which("ray")
     if exe is None:
         raise SystemExit("ray is not installed: pip install -c constraints.txt -e '.[ray]'")
-    subprocess.run([exe, *args], check=True, capture_output=True, text=True)
+    return subprocess.run([exe, *args], check=True, capture_output=True, text=True).stdout
+
+
+def _head_address(output: str) -> str:
+    """The address ``ray start --head`` tells other nodes to join (the node's own IP)."""
+    found = re.search(r"ray start --address='([^']+)'", output)
+    if found is None:
+        raise SystemExit(f"ray start --head printed no address to join:\n{output}")
+    return found.group(1)
 
 
 def main() -> None:
@@ -44,18 +53,21 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=32)
     parser.add_argument("--considered", type=int, default=16)
     args = parser.parse_args()
-    address = f"127.0.0.1:{PORT}"
+    address = "auto"  # the driver finds the cluster this machine runs
     agent = f"puct:{args.sims}:gumbel={args.considered}"
     one: list[float] = []
     two: list[float] = []
     os.environ.pop("RAY_ADDRESS", None)
+    _ray("stop", "--force")  # a cluster left by an earlier run would take the port
     try:
-        _ray(
-            "start",
-            "--head",
-            f"--port={PORT}",
-            f"--num-cpus={args.cpus}",
-            "--include-dashboard=false",
+        head = _head_address(
+            _ray(
+                "start",
+                "--head",
+                f"--port={PORT}",
+                f"--num-cpus={args.cpus}",
+                "--include-dashboard=false",
+            )
         )
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -69,7 +81,7 @@ def main() -> None:
             for r in range(args.rounds):
                 one.append(run(args.cpus, 10 + r))
                 print(f"round {r + 1}: one node {one[-1]:,.0f} positions/s", flush=True)
-            _ray("start", f"--address={address}", f"--num-cpus={args.cpus}")
+            _ray("start", f"--address={head}", f"--num-cpus={args.cpus}")
             run(2 * args.cpus, 1)  # warm-up of the second node's workers
             for r in range(args.rounds):
                 two.append(run(2 * args.cpus, 10 + r))

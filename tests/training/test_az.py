@@ -201,6 +201,32 @@ def test_the_same_seed_gives_the_same_networks_whatever_the_worker_count(caylus_
     assert weights(net_dir(other, 1)) != weights(net_dir(caylus_run, 1))
 
 
+@pytest.mark.ray
+def test_the_ray_backend_plays_the_same_games_and_gives_the_same_networks(caylus_run, tmp_path):
+    import ray
+
+    from tests.conftest import init_local_ray
+
+    out = tmp_path / "ray"
+    init_local_ray()
+    try:
+        train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, backend="ray"))
+    finally:
+        ray.shutdown()
+    for g in (1, 2):
+        assert read_manifest(selfplay_dir(out, g))["generation"]["backend"] == "ray"
+        # the same decisions (the files differ by the network's path in the agent spec)
+        ours, theirs = (
+            list(iter_batches(selfplay_dir(run, g), 4096, policy_targets=True, game="caylus"))
+            for run in (out, caylus_run)
+        )
+        assert len(ours) == len(theirs) == 1
+        for key in ("obs", "mask", "action", "target", "ret"):
+            np.testing.assert_array_equal(ours[0][key], theirs[0][key])
+    for g in (0, 1, 2):
+        assert weights(net_dir(out, g)) == weights(net_dir(caylus_run, g)), g
+
+
 def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_networks(
     caylus_run, tmp_path
 ):
