@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from caylus_env.core.registry import DEFAULT_GAME, GAME_NAMES
 from training.az_benchmark import selfplay_rate
 
 PORT = 6391
@@ -45,7 +46,7 @@ def _head_address(output: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="caylus")
+    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--cpus", type=int, default=1, help="CPUs each node offers")
     parser.add_argument("--games", type=int, default=16, help="games of each timed run")

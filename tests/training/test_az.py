@@ -153,9 +153,18 @@ def test_self_play_stores_the_gumbel_roots_improved_policy_over_every_legal_move
 def test_the_networks_play_as_policy_and_guide_puct(az_run):
     game, out = az_run
     best = net_dir(out, json.loads((out / "state.json").read_text())["best"])
+    spec_of = game_spec(game)
+    n = counts_of(game)[0]
     for spec in (f"policy:{best}", f"puct:8:ckpt={best}", f"puct:8:gumbel=4:ckpt={best}"):
-        agent = make_agent(spec, game)
-        assert agent is not None
+        agents = [make_agent(spec, game) for _ in range(n)]
+        for seat, agent in enumerate(agents):
+            agent.reset(seed=seat)
+        g = spec_of.new_game(spec_of.config(n), seed=3)
+        for _ in range(40):  # the first 40 decisions, every one legal
+            legal = g.legal_actions()
+            action = agents[g.current_player()].act(g)
+            assert action in legal, spec
+            g.apply(action)
     result = runner.invoke(
         app, ["train", "match", str(best), "--game", game, "--opponents", "random",
               "--players", str(counts_of(game)[0]), "--games", "4"],
