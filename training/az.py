@@ -13,16 +13,22 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
    ray``), the same games either way. The stored policy target of each decision is the
    search's improved policy ``softmax(logit + sigma(completedQ))`` over the legal moves
    (``action_distribution()`` of the Gumbel root), not its visit counts;
-2. **learning**: a copy of the best network is fitted to the *replay window* (the ``window``
-   latest generations' self-play): cross-entropy of its masked policy against the improved
+2. **learning**: a copy of the learner's latest network (generation ``g - 1``'s, whether the
+   gate promoted it or not: the learner carries on, as AlphaGo Zero's optimizer does, and the
+   gate only decides which network plays the self-play) is fitted to the *replay window*
+   (the ``window`` latest generations' self-play, all played by best networks): cross-entropy of its masked policy against the improved
    policy plus ``value_weight`` times the squared error of its value head against the acting
    seat's final rank return (``ret``: the reward ``puct`` values finished games with), Adam,
    ``epochs`` passes, minibatches drawn from a seeded shuffle buffer (``training.bc``);
 3. **gating**: the candidate (greedy) plays a match of ``gate_games`` games against the best
    (greedy) in every other seat, in rotated blocks at every player count
    (``training.league.play_checkpoint_counts``); it becomes the best when it scores at least
-   ``gate_score`` (AlphaGo Zero's 0.55). A rejected candidate is kept on disk but the next
-   generation plays the same best network on new seeds;
+   ``gate_score`` (AlphaGo Zero's 0.55). A rejected candidate is kept on disk and trained
+   on by the next generation's learner, whose self-play the same best network plays on new
+   seeds. (Restarting the learner from the best network after every rejection would cap each
+   candidate at ``epochs`` passes from it, so a learner that needs more than one
+   generation's steps to beat the best never would; the first Caylus run showed exactly
+   that: three candidates at 0.54, 0.45, 0.54 against generation 0.);
 4. **evaluation** (every ``eval_every`` generations and at the last): the best network
    (greedy, no search) against each reference in every other seat, ``eval_games`` games per
    reference and count, the same setups every time; the rows go to ``curve.csv`` and
@@ -333,7 +339,8 @@ class RunState:
 
 def load_state(out: Path, game: str) -> RunState | None:
     """The run's ``state.json`` (None before generation 0 is written), every field checked,
-    and the best network loaded and checked (versions, checksums, shapes) before any work.
+    and the best and the latest networks loaded and checked (versions, checksums, shapes)
+    before any work.
 
     Raises:
         ValueError: naming the file and what is wrong with it.
@@ -370,10 +377,12 @@ def load_state(out: Path, game: str) -> RunState | None:
     best = raw.get("best")
     if best != entries[-1]["best"]:
         raise ValueError(f"{where}: best {short_repr(best)} is not the last generation's best")
-    try:
-        PolicyNet(net_dir(out, best), game, exact=True)
-    except CheckpointError as err:
-        raise ValueError(f"{where}: the best network: {err}") from None
+    latest = len(entries) - 1  # the network the next generation's learner starts from
+    for what, g in (("the best network", best), ("the learner's latest network", latest)):
+        try:
+            PolicyNet(net_dir(out, g), game, exact=True)
+        except CheckpointError as err:
+            raise ValueError(f"{where}: {what}: {err}") from None
     return RunState(best, entries)
 
 
@@ -666,7 +675,8 @@ def train_az(cfg: AZConfig) -> AZResult:
         started = time.perf_counter()
         first = max(1, generation - cfg.window + 1)
         window = [selfplay_dir(out, g) for g in range(first, generation + 1)]
-        tensors, learner = fit(cfg, best, window, generation)
+        latest = net_dir(out, generation - 1)  # the learner carries on, promoted or not
+        tensors, learner = fit(cfg, latest, window, generation)
         learn_seconds = time.perf_counter() - started
         last = learner["epochs"][-1]
         say(
@@ -680,7 +690,8 @@ def train_az(cfg: AZConfig) -> AZResult:
             "num_players": list(cfg.counts),
             "step": positions + played,
             "seed": cfg.seed,
-            "parent": net_dir(out, state.best).name,
+            "parent": latest.name,
+            "selfplay_network": best.name,
             "command": cfg.command,
             "algorithm": ALGORITHM,
             "generation": generation,

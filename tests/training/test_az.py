@@ -120,7 +120,8 @@ def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
         assert cfg["algorithm"] == "Gumbel AlphaZero self-play" and cfg["generation"] == g
         assert cfg["num_players"] == counts_of(game)
     cfg = PolicyNet(net_dir(out, 2), game).config
-    assert cfg["parent"] == net_dir(out, entries[1]["best"]).name
+    assert cfg["parent"] == net_dir(out, 1).name  # the learner carries on
+    assert cfg["selfplay_network"] == net_dir(out, entries[1]["best"]).name
     assert cfg["selfplay_agent"] == "puct:6:gumbel=4"
     # the learner's window: generation 2 trained on generations 1 and 2
     rows = sum(read_manifest(selfplay_dir(out, g))["counts"]["decisions"] for g in (1, 2))
@@ -234,6 +235,36 @@ def test_the_ray_backend_plays_the_same_games_and_gives_the_same_networks(caylus
             np.testing.assert_array_equal(ours[0][key], theirs[0][key])
     for g in (0, 1, 2):
         assert weights(net_dir(out, g)) == weights(net_dir(caylus_run, g)), g
+
+
+def test_the_learner_carries_on_from_a_rejected_candidate_while_the_best_plays(tmp_path):
+    """AlphaGo Zero's optimizer: the gate picks who plays the self-play, not where the
+    learner starts; restarting from the best after each rejection would cap every candidate
+    at one generation's steps from it."""
+    from safetensors.numpy import load_file
+
+    from training.az import fit
+
+    out = tmp_path / "run"
+    cfg = tiny("caylus", out, players=[2], gate_games=4, eval_games=0, gate_score=1.0,
+               generations=3)  # fmt: skip
+    train_az(cfg)
+    entries = json.loads((out / "state.json").read_text())["generations"]
+    assert not entries[2]["promoted"] and entries[2]["best"] == 1  # the setup: 2 rejected
+    window = [selfplay_dir(out, 2), selfplay_dir(out, 3)]
+    manifest = read_manifest(selfplay_dir(out, 3))
+    assert manifest["run"]["agents"][0].endswith(f"ckpt={net_dir(out, 1)}")  # the best played
+    stored = load_file(net_dir(out, 3) / "model.safetensors")
+    carried, _ = fit(cfg, net_dir(out, 2), window, 3)
+    restarted, _ = fit(cfg, net_dir(out, 1), window, 3)
+    assert set(stored) == set(carried)
+    for name, tensor in carried.items():
+        np.testing.assert_array_equal(stored[name], tensor.numpy(), err_msg=name)
+    assert any(not np.array_equal(stored[k], t.numpy()) for k, t in restarted.items())
+    # a resume checks the network its learner starts from before any work
+    (net_dir(out, 3) / "model.safetensors").write_bytes(b"half")
+    with pytest.raises(ValueError, match="the learner's latest network"):
+        load_state(out, "caylus")
 
 
 def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_networks(
