@@ -473,9 +473,10 @@ def new_network(cfg: AZConfig, out: Path) -> Path:
     return write_policy_checkpoint(net_dir(out, 0), tensors, cfg.game, meta, replace=True)
 
 
-def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any) -> dict:
+def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any) -> Any:
     """Play generation ``generation``'s self-play games over network ``best`` into its
-    dataset (resuming its finished shards); returns the dataset's manifest."""
+    dataset (resuming its finished shards); returns the generate call's result
+    (``agents.selfplay.generate.DatasetResult``: the manifest, and the games it played)."""
     from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
     from agents.tournament.specs import RunMismatchError
 
@@ -504,7 +505,7 @@ def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any
         console=console,
         command=spec.command(where),
     )
-    return result.manifest
+    return result
 
 
 def fit(
@@ -663,14 +664,20 @@ def train_az(cfg: AZConfig) -> AZResult:
     for generation in range(len(state.generations), cfg.generations + 1):
         best = net_dir(out, state.best)
         started = time.perf_counter()
-        manifest = selfplay(cfg, out, generation, best, console)
-        played = int(manifest["counts"]["decisions"])
-        games = int(manifest["counts"]["games"])
+        result = selfplay(cfg, out, generation, best, console)
+        played = int(result.manifest["counts"]["decisions"])
+        games = int(result.manifest["counts"]["games"])
         selfplay_seconds = time.perf_counter() - started
+        resumed = games - result.played  # in shards a killed run had written
         say(
             f"generation {generation}: self-play {games} games, {played:,} positions in "
-            f"{selfplay_seconds:.0f} s ({played / max(selfplay_seconds, 1e-9):,.0f} positions/s) "
-            f"with network {state.best}"
+            f"{selfplay_seconds:.0f} s "
+            + (
+                f"({resumed} of the games resumed from the shards written before)"
+                if resumed
+                else f"({played / max(selfplay_seconds, 1e-9):,.0f} positions/s)"
+            )
+            + f" with network {state.best}"
         )
         started = time.perf_counter()
         first = max(1, generation - cfg.window + 1)

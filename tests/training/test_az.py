@@ -268,7 +268,7 @@ def test_the_learner_carries_on_from_a_rejected_candidate_while_the_best_plays(t
 
 
 def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_networks(
-    caylus_run, tmp_path
+    caylus_run, tmp_path, capsys
 ):
     out = tmp_path / "run"
     shutil.copytree(caylus_run, out)
@@ -286,6 +286,8 @@ def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_network
     kept = weights(net_dir(out, 1))
     result = train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, resume=True))
     assert result.generations == 2
+    # a moved run's unfinished self-play names the old network path: it is played again
+    assert "resumed from the shards" not in capsys.readouterr().out
     assert weights(net_dir(out, 1)) == kept
     assert weights(net_dir(out, 2)) == weights(net_dir(caylus_run, 2))
     timing = ("selfplay_seconds", "learn_seconds")
@@ -301,6 +303,28 @@ def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_network
     assert [e["generation"] for e in json.loads((out / "state.json").read_text())["generations"]] == [
         0, 1, 2, 3
     ]  # fmt: skip
+
+
+def test_a_resume_in_place_keeps_the_written_shards_and_says_so(tmp_path, capsys):
+    out = tmp_path / "run"
+    train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0))
+    state = json.loads((out / "state.json").read_text())
+    state["generations"] = state["generations"][:2]
+    state["best"] = state["generations"][-1]["best"]
+    (out / "state.json").write_text(json.dumps(state))
+    data = selfplay_dir(out, 2)
+    lines = (data / "shards.jsonl").read_text().splitlines()
+    (data / "shards.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    (data / "manifest.json").unlink()
+    kept = (data / "decisions" / "part-00000.parquet").stat().st_mtime_ns
+    capsys.readouterr()
+    train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, resume=True))
+    said = capsys.readouterr().out
+    assert f"resuming: {len(lines) - 1} of {len(lines)} shards already written" in said
+    assert (
+        f"({len(lines) - 1} of the games resumed from the shards written before) with network"
+    ) in said  # no positions/s of games this process did not play
+    assert (data / "decisions" / "part-00000.parquet").stat().st_mtime_ns == kept
 
 
 def _cli(*args: str) -> list[str]:
