@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import shlex
 import sys
-from collections import defaultdict
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -286,6 +286,24 @@ def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> l
     return results
 
 
+def curve_panels(
+    rows: list[dict[str, str]], x: str
+) -> dict[str, dict[str, list[tuple[int, float, float, float]]]]:
+    """The learning curve's points, ``(x, score, low, high)``, by panel and reference: a
+    reference named ``NAME@Np`` (one row per player count, `evaluate`) goes to panel ``Np``
+    as ``NAME``; any other name to the one panel ``""``. Panels in order of player count,
+    references in order of first appearance, points by ``x``."""
+    panels: dict[str, dict[str, list[tuple[int, float, float, float]]]] = {}
+    for r in rows:
+        name, sep, count = r["opponent"].rpartition("@")
+        if not (sep and count.endswith("p") and count[:-1].isdigit()):
+            name, count = r["opponent"], ""
+        point = (int(r[x]), float(r["score"]), float(r["low"]), float(r["high"]))
+        panels.setdefault(count, {}).setdefault(name, []).append(point)
+    ordered = sorted(panels, key=lambda c: int(c[:-1]) if c else 0)
+    return {c: {n: sorted(p) for n, p in panels[c].items()} for c in ordered}
+
+
 def plot_curve(
     csv_path: Path,
     png: Path,
@@ -294,31 +312,43 @@ def plot_curve(
     xlabel: str = "training steps (learner decisions)",
 ) -> None:
     """The learning curve: each reference's score (with its Wilson interval) by the column
-    ``x`` (PPO's steps; ``training.az``'s generations)."""
+    ``x`` (PPO's steps; ``training.az``'s generations), one panel per player count
+    (`curve_panels`) and one colour per reference in every panel, the legend below them (a
+    single axis of a dozen series cycled matplotlib's ten colours and hid the points)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
-    series: dict[str, list[tuple[float, float, float, float]]] = defaultdict(list)
     with open(csv_path, newline="") as f:
-        for r in csv.DictReader(f):
-            series[r["opponent"]].append(
-                (int(r[x]), float(r["score"]), float(r["low"]), float(r["high"]))
-            )
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name, pts in series.items():
-        x, y, lo, hi = (np.array(v) for v in zip(*sorted(pts), strict=True))
-        ax.plot(x, y, marker="o", label=f"vs {name}")
-        ax.fill_between(x, lo, hi, alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("score (1 first, 0 last), greedy policy")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(f"{title + ': ' if title else ''}learning curve (Wilson 95% intervals)")
-    fig.tight_layout()
+        panels = curve_panels(list(csv.DictReader(f)), x)
+    names = list(dict.fromkeys(n for series in panels.values() for n in series))
+    styles = {
+        n: {"color": f"C{i % 10}", "linestyle": ("-", "--", ":")[i // 10 % 3]}
+        for i, n in enumerate(names)
+    }
+    count = max(1, len(panels))
+    fig, axes = plt.subplots(1, count, figsize=(2.0 + 3.0 * count, 4.2), sharey=True, squeeze=False)
+    for ax, (players, series) in zip(axes[0], panels.items(), strict=False):
+        for name, pts in series.items():
+            xs, y, lo, hi = (np.array(v) for v in zip(*pts, strict=True))
+            ax.plot(xs, y, marker="o", ms=3, label=f"vs {name}", **styles[name])
+            ax.fill_between(xs, lo, hi, alpha=0.15, color=styles[name]["color"])
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        if players:
+            ax.set_title(f"{players[:-1]} players", fontsize=10)
+        ax.set_xlabel(xlabel if count == 1 else x)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0][0].set_ylabel("score (1 first, 0 last), greedy policy")
+    handles = [plt.Line2D([], [], marker="o", ms=3, **styles[n], label=f"vs {n}") for n in names]
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(names), 5), frameon=False)
+    heading = f"{title + ': ' if title else ''}learning curve (Wilson 95% intervals)"
+    fig.suptitle(heading if count == 1 else f"{heading}; x: {xlabel}", fontsize=10)
+    rows_of_legend = math.ceil(len(names) / 5) if names else 0
+    fig.tight_layout(rect=(0, 0.06 * rows_of_legend + 0.02, 1, 1))
     tmp = png.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
     plt.close(fig)
@@ -329,6 +359,7 @@ __all__ = [
     "CURVE_FIELDS",
     "check_run_game",
     "checkpoint_meta",
+    "curve_panels",
     "evaluate",
     "load_init_tensors",
     "plot_curve",

@@ -304,6 +304,23 @@ def test_each_checkpoint_is_evaluated_against_random_and_the_scripted_bots(tiny_
     assert (tiny_run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_learning_curve_plots_one_panel_per_player_count_and_a_colour_per_reference():
+    from training.runs import curve_panels
+
+    def row(step: int, opponent: str, score: float) -> dict[str, str]:
+        return {"step": str(step), "opponent": opponent, "score": str(score),
+                "low": "0.25", "high": "0.75"}  # fmt: skip
+
+    rows = [row(2, "economy@10p", 0.7), row(2, "random@3p", 0.9), row(1, "random@3p", 0.8),
+            row(1, "economy@3p", 0.6), row(1, "policy:a@b", 0.5)]  # fmt: skip
+    panels = curve_panels(rows, "step")
+    assert list(panels) == ["", "3p", "10p"]  # by player count, not as text
+    assert panels["3p"] == {"random": [(1, 0.8, 0.25, 0.75), (2, 0.9, 0.25, 0.75)],
+                            "economy": [(1, 0.6, 0.25, 0.75)]}  # fmt: skip
+    assert panels[""] == {"policy:a@b": [(1, 0.5, 0.25, 0.75)]}  # "@b" names no count
+    assert panels["10p"] == {"economy": [(2, 0.7, 0.25, 0.75)]}
+
+
 def test_every_checkpoint_gets_a_league_decision_and_promoted_ones_join_the_pool(tiny_run):
     from training.checkpoints import RESUME_JSON
 
