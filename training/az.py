@@ -16,19 +16,17 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
 2. **learning**: a copy of the learner's latest network (generation ``g - 1``'s, whether the
    gate promoted it or not: the learner carries on, as AlphaGo Zero's optimizer does, and the
    gate only decides which network plays the self-play) is fitted to the *replay window*
-   (the ``window`` latest generations' self-play, all played by best networks): cross-entropy of its masked policy against the improved
-   policy plus ``value_weight`` times the squared error of its value head against the acting
-   seat's final rank return (``ret``: the reward ``puct`` values finished games with), Adam,
+   (the ``window`` latest generations' self-play): cross-entropy of its masked policy
+   against the improved policy plus ``value_weight`` times the squared error of its value
+   head against the acting seat's final rank return (``ret``: the reward ``puct`` values finished games with), Adam,
    ``epochs`` passes, minibatches drawn from a seeded shuffle buffer (``training.bc``);
 3. **gating**: the candidate (greedy) plays a match of ``gate_games`` games against the best
    (greedy) in every other seat, in rotated blocks at every player count
    (``training.league.play_checkpoint_counts``); it becomes the best when it scores at least
    ``gate_score`` (AlphaGo Zero's 0.55). A rejected candidate is kept on disk and trained
    on by the next generation's learner, whose self-play the same best network plays on new
-   seeds. (Restarting the learner from the best network after every rejection would cap each
-   candidate at ``epochs`` passes from it, so a learner that needs more than one
-   generation's steps to beat the best never would; the first Caylus run showed exactly
-   that: three candidates at 0.54, 0.45, 0.54 against generation 0.);
+   seeds (a learner restarted from the best after each rejection would keep every candidate
+   within ``epochs`` passes of it, and never beat a best that needs more);
 4. **evaluation** (every ``eval_every`` generations and at the last): the best network
    (greedy, no search) against each reference in every other seat, ``eval_games`` games per
    reference and count, the same setups every time; the rows go to ``curve.csv`` and
@@ -67,13 +65,16 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from caylus_env.core.fileio import atomic_write_json, directory_problem
 from caylus_env.core.registry import game_spec
 from training.config import AZ_RESUMABLE_CHANGES, AZConfig
+
+if TYPE_CHECKING:
+    from agents.selfplay.generate import DatasetResult
 
 STATE_JSON = "state.json"
 #: ``state.json``'s format.
@@ -473,10 +474,10 @@ def new_network(cfg: AZConfig, out: Path) -> Path:
     return write_policy_checkpoint(net_dir(out, 0), tensors, cfg.game, meta, replace=True)
 
 
-def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any) -> Any:
+def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any) -> DatasetResult:
     """Play generation ``generation``'s self-play games over network ``best`` into its
-    dataset (resuming its finished shards); returns the generate call's result
-    (``agents.selfplay.generate.DatasetResult``: the manifest, and the games it played)."""
+    dataset (resuming its finished shards); returns the generate call's result (the
+    manifest, and how many games it played)."""
     from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
     from agents.tournament.specs import RunMismatchError
 

@@ -286,6 +286,11 @@ def evaluate(out: Path, ckpt: Path, step: int, cfg: PPOConfig, logger: Any) -> l
     return results
 
 
+#: References side by side in a learning curve's legend (one row below the panels per this
+#: many).
+LEGEND_COLUMNS = 5
+
+
 def curve_panels(
     rows: list[dict[str, str]], x: str
 ) -> dict[str, dict[str, list[tuple[int, float, float, float]]]]:
@@ -333,7 +338,7 @@ def plot_curve(
     for ax, (players, series) in zip(axes[0], panels.items(), strict=False):
         for name, pts in series.items():
             xs, y, lo, hi = (np.array(v) for v in zip(*pts, strict=True))
-            ax.plot(xs, y, marker="o", ms=3, label=f"vs {name}", **styles[name])
+            ax.plot(xs, y, marker="o", ms=3, **styles[name])
             ax.fill_between(xs, lo, hi, alpha=0.15, color=styles[name]["color"])
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
         ax.set_ylim(0, 1)
@@ -344,11 +349,12 @@ def plot_curve(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0][0].set_ylabel("score (1 first, 0 last), greedy policy")
     handles = [plt.Line2D([], [], marker="o", ms=3, **styles[n], label=f"vs {n}") for n in names]
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(names), 5), frameon=False)
+    columns = min(len(names), LEGEND_COLUMNS)
+    fig.legend(handles=handles, loc="lower center", ncol=max(columns, 1), frameon=False)
     heading = f"{title + ': ' if title else ''}learning curve (Wilson 95% intervals)"
     fig.suptitle(heading if count == 1 else f"{heading}; x: {xlabel}", fontsize=10)
-    rows_of_legend = math.ceil(len(names) / 5) if names else 0
-    fig.tight_layout(rect=(0, 0.06 * rows_of_legend + 0.02, 1, 1))
+    legend_rows = math.ceil(len(names) / LEGEND_COLUMNS)
+    fig.tight_layout(rect=(0, 0.06 * legend_rows + 0.02, 1, 1))
     tmp = png.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
     plt.close(fig)
