@@ -12,7 +12,13 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
    tournament's backends: local worker processes, or Ray tasks on a cluster (``--backend
    ray``), the same games either way. The stored policy target of each decision is the
    search's improved policy ``softmax(logit + sigma(completedQ))`` over the legal moves
-   (``action_distribution()`` of the Gumbel root), not its visit counts;
+   (``action_distribution()`` of the Gumbel root), not its visit counts. Beside them,
+   ``league_games`` *league games*: the same search in half the seats, the generation's
+   league opponent (``--league``, one per generation in turn: by default the game's scripted
+   bots) in the others, so the networks keep meeting play unlike their own (self-play alone
+   narrows: the first Caylus run's policy loss rose while its value loss fell, and it lost
+   ground against every scripted bot); the learner reads only the search's decisions of
+   those games;
 2. **learning**: a copy of the learner's latest network (generation ``g - 1``'s, whether the
    gate promoted it or not: the learner carries on, as AlphaGo Zero's optimizer does, and the
    gate only decides which network plays the self-play) is fitted to the *replay window*
@@ -23,7 +29,12 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
 3. **gating**: the candidate (greedy) plays a match of ``gate_games`` games against the best
    (greedy) in every other seat, in rotated blocks at every player count
    (``training.league.play_checkpoint_counts``); it becomes the best when it scores at least
-   ``gate_score`` (AlphaGo Zero's 0.55). A rejected candidate is kept on disk and trained
+   ``gate_score`` (AlphaGo Zero's 0.55) *and* it passes the **guard**: against each guard
+   reference (``--guard``, by default the game's scripted bots), ``guard_games`` games split
+   between the counts on the same setups every generation, it scores at least the best's
+   score less ``guard_margin`` (a candidate can beat the best head to head by chance, or by
+   exploiting it, and still play worse against everybody else: the first Caylus run
+   promoted such a one). A rejected candidate is kept on disk and trained
    on by the next generation's learner, whose self-play the same best network plays on new
    seeds (a learner restarted from the best after each rejection would keep every candidate
    within ``epochs`` passes of it, and never beat a best that needs more);
@@ -38,8 +49,9 @@ Generation 0 is the start: the ``--init`` network (any checkpoint of the game, e
 **The run directory.** ``run.json`` holds the arguments (`training.config.AZConfig`);
 ``nets/gen-NNNNNN/`` every generation's network (a policy checkpoint: ``config.json`` +
 ``model.safetensors``; it plays as ``policy:PATH`` and guides ``puct:...:ckpt=PATH``),
-``selfplay/gen-NNNNNN/`` its self-play dataset, ``state.json`` the finished generations (what
-each did, the best network), ``curve.csv`` and ``learning_curve.png`` the learning curve.
+``selfplay/gen-NNNNNN/`` its self-play dataset, ``league/gen-NNNNNN/`` its league games,
+``state.json`` the finished generations (what each did, the best network, the guard scores),
+``curve.csv`` and ``learning_curve.png`` the learning curve.
 ``state.json`` is rewritten atomically when a generation ends, so ``--resume`` after a
 ``kill -9`` loses only the generation in flight: its self-play resumes from its finished
 shards (the dataset's ledger), its learning and gating are redone. Everything a resume reads
@@ -47,8 +59,8 @@ is checked first (bounded reads of regular files, every field, the best network'
 a refusal changes nothing.
 
 **Determinism.** Every random choice derives from the master seed (`derive_seed`): the
-self-play games' seeds (the dataset schedule's, per generation), the new network, the
-learner's shuffle and initialization, the gating and evaluation setups. A game's moves do not
+self-play and league games' seeds (the dataset schedule's, per generation), the new network,
+the learner's shuffle and initialization, the gating, guard and evaluation setups. A game's moves do not
 depend on how many workers play it or where, and the learner runs on ``threads`` torch
 threads in a fixed order, so the same seed and arguments give the same networks, bit for bit,
 whatever ``--workers`` and ``--backend`` (tested).
@@ -81,6 +93,7 @@ STATE_JSON = "state.json"
 STATE_FORMAT = "caylus-az/1"
 NETS = "nets"
 SELFPLAY = "selfplay"
+LEAGUE = "league"
 CURVE_CSV = "curve.csv"
 CURVE_PNG = "learning_curve.png"
 #: The columns of ``curve.csv``: the generation after which the evaluation ran, the
@@ -113,8 +126,17 @@ MAX_WINDOW = 1_000
 SHARDS_PER_GENERATION = 4
 #: Rows per batch read from a self-play dataset (before the shuffle buffer).
 READ_ROWS = 4096
-#: The streams `derive_seed` derives from the master seed.
-SELFPLAY_STREAM, INIT_STREAM, LEARN_STREAM, GATE_STREAM, EVAL_STREAM = range(5)
+#: The streams `derive_seed` derives from the master seed (new ones are appended, so a
+#: stream's seeds never change).
+(
+    SELFPLAY_STREAM,
+    INIT_STREAM,
+    LEARN_STREAM,
+    GATE_STREAM,
+    EVAL_STREAM,
+    LEAGUE_STREAM,
+    GUARD_STREAM,
+) = range(7)
 #: The fields of a generation's entry in ``state.json`` and their types.
 ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "generation": int,
@@ -126,6 +148,13 @@ ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "learn_seconds": (int, float),
     "gate": (dict, type(None)),
     "learner": (dict, type(None)),
+}
+#: Fields an entry may have beside `ENTRY_FIELDS` (a run made before them has none): the
+#: league games' figures, and the guard's (its ``scores``: the generation's network against
+#: each guard reference, which later candidates are measured against while it is the best).
+OPTIONAL_ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "league": (dict, type(None)),
+    "guard": (dict, type(None)),
 }
 
 
@@ -146,6 +175,22 @@ def net_dir(out: Path, generation: int) -> Path:
 def selfplay_dir(out: Path, generation: int) -> Path:
     """The directory of generation ``generation``'s self-play dataset."""
     return Path(out) / SELFPLAY / f"gen-{generation:06d}"
+
+
+def league_dir(out: Path, generation: int) -> Path:
+    """The directory of generation ``generation``'s league games."""
+    return Path(out) / LEAGUE / f"gen-{generation:06d}"
+
+
+def league_opponent(cfg: AZConfig, generation: int) -> str:
+    """Generation ``generation``'s league opponent: the ``--league`` entries in turn."""
+    refs = spec_list(cfg.league)
+    return refs[(generation - 1) % len(refs)]
+
+
+def spec_list(text: str | None) -> list[str]:
+    """The agent specs of a comma-separated option (none for an empty one)."""
+    return [a.strip() for a in str(text or "").split(",") if a.strip()]
 
 
 def selfplay_agent(cfg: AZConfig, net: Path) -> str:
@@ -212,6 +257,8 @@ def check_config(cfg: AZConfig) -> None:
     integer("epochs", 1, 1000)
     integer("batch_size", 1, 1 << 20)
     integer("gate_games", 0, MAX_MATCH_GAMES)
+    integer("guard_games", 0, MAX_MATCH_GAMES)
+    integer("league_games", 0, MAX_GENERATION_GAMES)
     integer("eval_games", 0, MAX_MATCH_GAMES)
     integer("eval_every", 1, MAX_GENERATIONS)
     integer("threads", 1, 1024)
@@ -219,6 +266,7 @@ def check_config(cfg: AZConfig) -> None:
     number("learning_rate", 0.0, 1.0, low_open=True)
     number("value_weight", 0.0, 100.0)
     number("gate_score", 0.0, 1.0)
+    number("guard_margin", 0.0, 1.0)
     try:
         check_execution(cfg.workers, cfg.backend)
     except ValueError as err:
@@ -233,17 +281,26 @@ def check_config(cfg: AZConfig) -> None:
             f"--out {cfg.out}: the run's networks are named in agent specs, whose options "
             "':' separates; choose a path without ':'"
         )
-    for ref in str(cfg.eval_opponents).split(","):
-        name = ref.strip()
-        try:
-            if not name:
-                raise ValueError("an empty entry")
-            make_agent(name, spec.name)
-        except ValueError as err:
-            raise ValueError(
-                f"--eval-opponents entry {name!r} is not allowed ({err}); allowed: "
-                f"{spec.title} agents, comma-separated: {', '.join(specs(spec.name))}"
-            ) from None
+    lists = [("eval_opponents", True), ("guard", cfg.guard_games > 0)]
+    lists.append(("league", cfg.league_games > 0))
+    for name, needed in lists:
+        flag = f"--{name.replace('_', '-')}"
+        text = getattr(cfg, name)
+        if not isinstance(text, str):
+            raise ValueError(f"{flag} must be comma-separated agent specs, got {text!r}")
+        if not needed and not text.strip():
+            continue
+        for ref in text.split(","):
+            entry = ref.strip()
+            try:
+                if not entry:
+                    raise ValueError("an empty entry")
+                make_agent(entry, spec.name)
+            except ValueError as err:
+                raise ValueError(
+                    f"{flag} entry {entry!r} is not allowed ({err}); allowed: {spec.title} "
+                    f"agents, comma-separated: {', '.join(specs(spec.name))}"
+                ) from None
     try:
         ours = None if cfg.arch is None else arch_from_json(cfg.arch)
     except ValueError as err:
@@ -266,7 +323,9 @@ def check_config(cfg: AZConfig) -> None:
 def adopt_saved(cfg: AZConfig) -> None:
     """On ``--resume``, what the run's ``run.json`` says where the command line says nothing:
     the warm start (``--init`` only starts a run, so a resume may leave it out) and, with it,
-    the network (``--arch``). Anything else that differs is refused by `prepare_run`."""
+    the network (``--arch``); for a run made before an option of `AZ_ADDED_FIELDS`, the value
+    that run was made with. Anything else that differs is refused by `prepare_run`."""
+    from training.config import AZ_ADDED_FIELDS
     from training.runs import read_run_json
 
     if not cfg.resume or not Path(cfg.out).is_dir():
@@ -274,6 +333,10 @@ def adopt_saved(cfg: AZConfig) -> None:
     saved = read_run_json(cfg.out)
     if saved is None:
         return
+    for name, before in AZ_ADDED_FIELDS.items():
+        if name not in saved:  # a run made before the option: it resumes as it was made
+            setattr(cfg, name, before)
+            saved[name] = before
     if cfg.init is None and isinstance(saved.get("init"), str):
         cfg.init = saved["init"]
     if cfg.arch is None and isinstance(saved.get("arch"), dict):
@@ -290,11 +353,14 @@ def prepare_run(cfg: AZConfig) -> Path:
         ValueError: naming the differing arguments, or saying how to resume.
     """
     from agents.policy import short_repr
+    from training.config import AZ_ADDED_FIELDS
     from training.runs import RUN_JSON, check_run_game, read_run_json
 
     out = Path(cfg.out)
     check_run_game(out, cfg.game)
     saved = read_run_json(out) if out.is_dir() else None
+    if saved is not None and "generations" in saved:
+        saved = {**AZ_ADDED_FIELDS, **saved}
     if saved is None:
         if cfg.resume:
             raise ValueError(f"--resume: {out} holds no training run (no {RUN_JSON})")
@@ -359,17 +425,39 @@ def load_state(out: Path, game: str) -> RunState | None:
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{where}: generations must be a non-empty list")
     for i, e in enumerate(entries):
-        if not isinstance(e, dict) or set(e) != set(ENTRY_FIELDS):
+        if (
+            not isinstance(e, dict)
+            or not set(ENTRY_FIELDS) <= set(e)
+            or not set(e) <= set(ENTRY_FIELDS) | set(OPTIONAL_ENTRY_FIELDS)
+        ):
             raise ValueError(
-                f"{where}: generation {i} must be an object with exactly {sorted(ENTRY_FIELDS)}"
+                f"{where}: generation {i} must be an object with {sorted(ENTRY_FIELDS)} and "
+                f"optionally {sorted(OPTIONAL_ENTRY_FIELDS)}"
             )
-        for key, kind in ENTRY_FIELDS.items():
+        for key, kind in {**ENTRY_FIELDS, **OPTIONAL_ENTRY_FIELDS}.items():
+            if key not in e:
+                e[key] = None
             value = e[key]
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 raise ValueError(f"{where}: generation {i}: {key} is {short_repr(value)}")
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if number and (not math.isfinite(value) or value < 0):
                 raise ValueError(f"{where}: generation {i}: {key} is {short_repr(value)}")
+        scores = (e["guard"] or {}).get("scores")
+        if scores is not None and not (
+            isinstance(scores, dict)
+            and all(
+                isinstance(k, str)
+                and isinstance(v, (int, float))
+                and not isinstance(v, bool)
+                and 0.0 <= v <= 1.0
+                for k, v in scores.items()
+            )
+        ):
+            raise ValueError(
+                f"{where}: generation {i}: guard scores are {short_repr(scores)}; allowed: "
+                "an object of agent specs to scores from 0 to 1"
+            )
         if e["generation"] != i or e["best"] > i or not entries[e["best"]]["promoted"]:
             raise ValueError(
                 f"{where}: generation {i} names generation {e['generation']} with best "
@@ -474,24 +562,35 @@ def new_network(cfg: AZConfig, out: Path) -> Path:
     return write_policy_checkpoint(net_dir(out, 0), tensors, cfg.game, meta, replace=True)
 
 
-def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any) -> DatasetResult:
+def selfplay(
+    cfg: AZConfig, out: Path, generation: int, best: Path, console: Any, league: bool = False
+) -> DatasetResult:
     """Play generation ``generation``'s self-play games over network ``best`` into its
-    dataset (resuming its finished shards); returns the generate call's result (the
-    manifest, and how many games it played)."""
+    dataset, or with ``league`` its league games (the search against the generation's league
+    opponent, `league_opponent`), resuming the finished shards; returns the generate call's
+    result (the manifest, and how many games it played)."""
     from agents.selfplay.generate import DatasetSpec, generate_dataset, prepare_dataset
     from agents.tournament.specs import RunMismatchError
 
+    agents = (selfplay_agent(cfg, best),)
+    games = cfg.games
+    seed = derive_seed(cfg.seed, SELFPLAY_STREAM, generation)
+    where = selfplay_dir(out, generation)
+    if league:
+        agents += (league_opponent(cfg, generation),)
+        games = cfg.league_games
+        seed = derive_seed(cfg.seed, LEAGUE_STREAM, generation)
+        where = league_dir(out, generation)
     spec = DatasetSpec(
-        agents=(selfplay_agent(cfg, best),),
+        agents=agents,
         players=tuple(cfg.counts),
-        games=cfg.games,
-        seed=derive_seed(cfg.seed, SELFPLAY_STREAM, generation),
+        games=games,
+        seed=seed,
         move_time_limit=None,
         policy_targets=True,
-        shard_games=max(1, math.ceil(cfg.games / SHARDS_PER_GENERATION)),
+        shard_games=max(1, math.ceil(games / SHARDS_PER_GENERATION)),
         game=cfg.game,
     )
-    where = selfplay_dir(out, generation)
     try:
         prepared = prepare_dataset(spec, where, workers=cfg.workers, backend=cfg.backend)
     except RunMismatchError:
@@ -509,10 +608,33 @@ def selfplay(cfg: AZConfig, out: Path, generation: int, best: Path, console: Any
     return result
 
 
+def replay_window(out: Path, generation: int, window: int) -> list[tuple[Path, str | None]]:
+    """The datasets the learner of generation ``generation`` reads: the self-play and the
+    league games of the ``window`` latest generations, each with the agent whose decisions
+    are learned (None: every decision; a league dataset: its search agent, the first agent
+    its manifest names, so a moved run reads the spec its games were played with).
+
+    Raises:
+        ValueError: for a league dataset whose manifest names no agents.
+    """
+    from caylus_env.datasets import read_manifest
+
+    datasets: list[tuple[Path, str | None]] = []
+    for g in range(max(1, generation - window + 1), generation + 1):
+        datasets.append((selfplay_dir(out, g), None))
+        where = league_dir(out, g)
+        if where.is_dir():
+            agents = (read_manifest(where).get("run") or {}).get("agents")
+            if not isinstance(agents, list) or not agents or not isinstance(agents[0], str):
+                raise ValueError(f"{where}: its manifest names no agents (run.agents)")
+            datasets.append((where, agents[0]))
+    return datasets
+
+
 def fit(
-    cfg: AZConfig, start: Path, window: list[Path], generation: int
+    cfg: AZConfig, start: Path, window: list[tuple[Path, str | None]], generation: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A copy of network ``start`` fitted to the self-play datasets ``window`` (module
+    """A copy of network ``start`` fitted to the datasets ``window`` (`replay_window`; module
     docstring, step 2); returns its tensors and the learner's figures (per epoch: the mean
     policy cross-entropy, its excess over the targets' own entropy, which is the KL
     divergence from the improved policy to the network's, and the value loss)."""
@@ -539,7 +661,10 @@ def fit(
         rows = 0
         order = rng.permutation(len(window))
         batches = itertools.chain.from_iterable(
-            iter_batches(window[i], READ_ROWS, policy_targets=True, game=cfg.game) for i in order
+            iter_batches(
+                window[i][0], READ_ROWS, agents=window[i][1], policy_targets=True, game=cfg.game
+            )
+            for i in order
         )
         for mb in shuffled(batches, cfg.batch_size, rng, keys):
             obs = torch.from_numpy(mb["obs"])
@@ -568,6 +693,21 @@ def fit(
             {"epoch": epoch + 1, "rows": rows, **{k: v / max(rows, 1) for k, v in sums.items()}}
         )
     return policy_tensors(net, arch, cfg.game), {"epochs": epochs}
+
+
+def guard_scores(cfg: AZConfig, net: Path) -> dict[str, float]:
+    """Network ``net`` (greedy) against each guard reference: ``guard_games`` games split
+    between the counts, on setups that depend on the master seed only (every network of the
+    run meets the same ones), pooled into one score per reference."""
+    from training.league import play_checkpoint_counts
+
+    seed = derive_seed(cfg.seed, GUARD_STREAM)
+    return {
+        ref: play_checkpoint_counts(
+            net, ref, cfg.guard_games, list(cfg.counts), seed, cfg.game
+        ).score
+        for ref in spec_list(cfg.guard)
+    }
 
 
 def evaluate(cfg: AZConfig, net: Path) -> list[dict[str, Any]]:
@@ -653,6 +793,8 @@ def train_az(cfg: AZConfig) -> AZResult:
             "learn_seconds": 0.0,
             "gate": None,
             "learner": None,
+            "league": None,
+            "guard": None,
         }
         curve = []
         if cfg.eval_games:
@@ -680,9 +822,24 @@ def train_az(cfg: AZConfig) -> AZResult:
             )
             + f" with network {state.best}"
         )
+        league = None
+        if cfg.league_games:
+            started = time.perf_counter()
+            opponent = league_opponent(cfg, generation)
+            result = selfplay(cfg, out, generation, best, console, league=True)
+            league = {
+                "opponent": opponent,
+                "games": int(result.manifest["counts"]["games"]),
+                "positions": int(result.manifest["counts"]["decisions"]),
+                "seconds": round(time.perf_counter() - started, 3),
+            }
+            say(
+                f"generation {generation}: league {league['games']} games against {opponent}, "
+                f"{league['positions']:,} positions (both sides) in {league['seconds']:.0f} s"
+            )
         started = time.perf_counter()
         first = max(1, generation - cfg.window + 1)
-        window = [selfplay_dir(out, g) for g in range(first, generation + 1)]
+        window = replay_window(out, generation, cfg.window)
         latest = net_dir(out, generation - 1)  # the learner carries on, promoted or not
         tensors, learner = fit(cfg, latest, window, generation)
         learn_seconds = time.perf_counter() - started
@@ -727,12 +884,37 @@ def train_az(cfg: AZConfig) -> AZResult:
             say(
                 f"generation {generation}: gate vs network {state.best}: score {m.score:.3f} "
                 f"[{m.low:.3f}, {m.high:.3f}] over {m.games} games: "
+                + ("passed" if promoted else f"kept network {state.best} (needs {cfg.gate_score})")
+            )
+        guard = None
+        if promoted and cfg.gate_games and cfg.guard_games:
+            held = state.generations[state.best]
+            theirs = (held.get("guard") or {}).get("scores")
+            if theirs is None or set(theirs) != set(spec_list(cfg.guard)):
+                theirs = guard_scores(cfg, best)  # the setups are fixed: computed once
+                held["guard"] = {**(held.get("guard") or {}), "scores": theirs}
+            ours = guard_scores(cfg, candidate)
+            lost = [r for r in ours if ours[r] < theirs[r] - cfg.guard_margin]
+            promoted = not lost
+            guard = {
+                "scores": ours,
+                "best": theirs,
+                "margin": cfg.guard_margin,
+                "games": cfg.guard_games,
+                "lost": lost,
+            }
+            say(
+                f"generation {generation}: guard vs "
+                + ", ".join(f"{r} {ours[r]:.3f} (best {theirs[r]:.3f})" for r in ours)
                 + (
-                    "promoted"
+                    ": promoted"
                     if promoted
-                    else f"kept network {state.best} (needs {cfg.gate_score})"
+                    else f": kept network {state.best} (lost more than {cfg.guard_margin} "
+                    f"against {', '.join(lost)})"
                 )
             )
+        elif promoted and cfg.gate_games:
+            say(f"generation {generation}: promoted")
         new_best = generation if promoted else state.best
         positions += played
         if cfg.eval_games and (generation % cfg.eval_every == 0 or generation == cfg.generations):
@@ -749,6 +931,8 @@ def train_az(cfg: AZConfig) -> AZResult:
                 "learn_seconds": round(learn_seconds, 3),
                 "gate": gate,
                 "learner": learner,
+                "league": league,
+                "guard": guard,
             }
         )
         state.best = new_best
@@ -766,9 +950,13 @@ __all__ = [
     "check_config",
     "derive_seed",
     "fit",
+    "guard_scores",
+    "league_dir",
+    "league_opponent",
     "load_state",
     "net_dir",
     "prepare_run",
+    "replay_window",
     "selfplay_agent",
     "selfplay_dir",
     "train_az",

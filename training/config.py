@@ -344,6 +344,15 @@ AZ_RESUMABLE_CHANGES = (
     "backend",
     "ray_address",
 )
+#: Fields ``caylus train az`` gained after its first release, with the value that gives the
+#: runs made before them (whose ``run.json`` lacks them) their behaviour: no guard, no league.
+AZ_ADDED_FIELDS: dict[str, Any] = {
+    "guard": "",
+    "guard_games": 0,
+    "guard_margin": 0.0,
+    "league": "",
+    "league_games": 0,
+}
 
 
 def default_az_references(game: str, counts: tuple[int, ...] | list[int] = ()) -> str:
@@ -366,9 +375,9 @@ def default_az_references(game: str, counts: tuple[int, ...] | list[int] = ()) -
 @dataclass
 class AZConfig:
     """Every argument of ``caylus train az`` (``training.az``), in ``--help`` order; ``run.json``
-    stores them. ``None`` for ``players``, ``eval_opponents`` and ``arch`` means the game's
-    default, filled in when the config is made: every player count of the game, `default_az_references`,
-    ``agents.policy.DEFAULT_ARCH``. ``game``, ``progress`` and ``command`` as in `PPOConfig`.
+    stores them. ``None`` for ``players``, ``eval_opponents``, ``guard``, ``league`` and ``arch``
+    means the game's default, filled in when the config is made: every player count of the
+    game, `default_az_references`, the game's scripted bots (twice), ``agents.policy.DEFAULT_ARCH``. ``game``, ``progress`` and ``command`` as in `PPOConfig`.
     """
 
     out: str = field(metadata={"help": "Run directory (new, or the run to --resume)."})
@@ -415,6 +424,42 @@ class AZConfig:
     gate_score: float = field(
         default=0.55,
         metadata={"help": "Score the candidate needs in the gating match to become the best."},
+    )
+    guard: str | None = field(
+        default=None,
+        metadata={
+            "help": "Guard references, comma-separated agent specs: a candidate that passed "
+            "the gate becomes the best only if it scores within --guard-margin of the best "
+            "against each (default: the game's scripted bots)."
+        },
+    )
+    guard_games: int = field(
+        default=100,
+        metadata={
+            "help": "Games of each guard match per reference, split between the counts, the "
+            "same setups every generation (0: no guard)."
+        },
+    )
+    guard_margin: float = field(
+        default=0.02,
+        metadata={
+            "help": "Score a candidate may lose against a guard reference, beside the best's."
+        },
+    )
+    league: str | None = field(
+        default=None,
+        metadata={
+            "help": "League opponents, comma-separated agent specs, one per generation in "
+            "turn (default: the game's scripted bots)."
+        },
+    )
+    league_games: int = field(
+        default=32,
+        metadata={
+            "help": "League games per generation beside the self-play ones: the search over "
+            "the best network in half the seats, the generation's league opponent in the "
+            "others; only the search's decisions are learned from (0: none)."
+        },
     )
     eval_games: int = field(
         default=200,
@@ -486,6 +531,10 @@ class AZConfig:
             except (TypeError, ValueError):  # unreadable --players: check() refuses it
                 counts = ()
             self.eval_opponents = default_az_references(spec.name, counts)
+        if self.guard is None:
+            self.guard = ",".join(_scripted_bots(spec.name)) or "random"
+        if self.league is None:
+            self.league = ",".join(_scripted_bots(spec.name)) or "random"
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -510,6 +559,7 @@ def config_from_args(**kwargs: Any) -> PPOConfig:
 
 __all__ = [
     "ALGOS",
+    "AZ_ADDED_FIELDS",
     "AZ_RESUMABLE_CHANGES",
     "RESUMABLE_CHANGES",
     "AZConfig",

@@ -36,6 +36,7 @@ from training.az import (
     STATE_FORMAT,
     check_config,
     derive_seed,
+    league_dir,
     load_state,
     net_dir,
     selfplay_dir,
@@ -66,6 +67,10 @@ def tiny(game: str, out: Path, **kwargs) -> AZConfig:
         "epochs": 1,
         "batch_size": 64,
         "gate_games": 2 * max(counts_of(game)),
+        "guard": "random",
+        "guard_games": 2 * max(counts_of(game)),
+        "league": "random",
+        "league_games": max(counts_of(game)),
         "eval_games": max(counts_of(game)),
         "eval_every": 1,
         "eval_opponents": "random",
@@ -108,7 +113,14 @@ def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
         assert e["games"] == 4 and e["positions"] > 0
         gate = e["gate"]
         assert gate["games"] >= 2 * max(counts_of(game))  # rounded up to whole blocks
-        assert e["promoted"] == (gate["score"] >= gate["threshold"] == 0.55)
+        guard = e["guard"]  # measured only for a candidate that passed the gate
+        assert (guard is not None) == (gate["score"] >= gate["threshold"] == 0.55)
+        assert e["promoted"] == (guard is not None and not guard["lost"])
+        if guard is not None:
+            assert set(guard["scores"]) == set(guard["best"]) == {"random"}
+            lost = guard["scores"]["random"] < guard["best"]["random"] - guard["margin"]
+            assert guard["lost"] == (["random"] if lost else [])
+        assert e["league"]["opponent"] == "random" and e["league"]["games"] >= 4
         previous = entries[e["generation"] - 1]["best"]
         assert e["best"] == (e["generation"] if e["promoted"] else previous)
         assert gate["opponent"] == previous
@@ -123,9 +135,34 @@ def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
     assert cfg["parent"] == net_dir(out, 1).name  # the learner carries on
     assert cfg["selfplay_network"] == net_dir(out, entries[1]["best"]).name
     assert cfg["selfplay_agent"] == "puct:6:gumbel=4"
-    # the learner's window: generation 2 trained on generations 1 and 2
+    # the learner's window: generation 2 trained on generations 1 and 2, their self-play
+    # and the search's decisions of their league games (not the league opponent's)
     rows = sum(read_manifest(selfplay_dir(out, g))["counts"]["decisions"] for g in (1, 2))
-    assert entries[2]["learner"]["epochs"][0]["rows"] == rows
+    searched = 0
+    for g in (1, 2):
+        agents = read_manifest(league_dir(out, g))["run"]["agents"]
+        assert agents == [f"puct:6:gumbel=4:ckpt={net_dir(out, entries[g - 1]['best'])}", "random"]
+        seen = np.concatenate([b["agent"] for b in iter_batches(league_dir(out, g), 4096)])
+        assert set(seen) == set(agents)  # both played
+        searched += int((seen == agents[0]).sum())
+    assert entries[2]["learner"]["epochs"][0]["rows"] == rows + searched
+
+
+def test_the_guard_scores_are_the_networks_own_on_the_same_setups(az_run):
+    """What ``state.json`` keeps of the guard is what the network plays: recomputed from
+    nothing but the run's arguments, the best's scores are the same."""
+    from training.az import guard_scores
+
+    game, out = az_run
+    entries = load_state(out, game).generations
+    cfg = tiny(game, out)
+    guarded = [e for e in entries if e["guard"] is not None and "lost" in e["guard"]]
+    # a guard ran for every candidate that passed the gate
+    assert len(guarded) == sum(e["gate"]["score"] >= 0.55 for e in entries[1:])
+    for e in guarded:
+        best = entries[e["generation"] - 1]["best"]
+        assert e["guard"]["best"] == guard_scores(cfg, net_dir(out, best))
+        assert e["guard"]["scores"] == guard_scores(cfg, net_dir(out, e["generation"]))
 
 
 def test_self_play_stores_the_gumbel_roots_improved_policy_over_every_legal_move(az_run):
@@ -243,15 +280,16 @@ def test_the_learner_carries_on_from_a_rejected_candidate_while_the_best_plays(t
     at one generation's steps from it."""
     from safetensors.numpy import load_file
 
-    from training.az import fit
+    from training.az import fit, replay_window
 
     out = tmp_path / "run"
     cfg = tiny("caylus", out, players=[2], gate_games=4, eval_games=0, gate_score=1.0,
-               generations=3)  # fmt: skip
+               guard_games=0, league_games=0, generations=3)  # fmt: skip
     train_az(cfg)
     entries = json.loads((out / "state.json").read_text())["generations"]
     assert not entries[2]["promoted"] and entries[2]["best"] == 1  # the setup: 2 rejected
-    window = [selfplay_dir(out, 2), selfplay_dir(out, 3)]
+    window = replay_window(out, 3, cfg.window)
+    assert window == [(selfplay_dir(out, 2), None), (selfplay_dir(out, 3), None)]
     manifest = read_manifest(selfplay_dir(out, 3))
     assert manifest["run"]["agents"][0].endswith(f"ckpt={net_dir(out, 1)}")  # the best played
     stored = load_file(net_dir(out, 3) / "model.safetensors")
@@ -265,6 +303,65 @@ def test_the_learner_carries_on_from_a_rejected_candidate_while_the_best_plays(t
     (net_dir(out, 3) / "model.safetensors").write_bytes(b"half")
     with pytest.raises(ValueError, match="the learner's latest network"):
         load_state(out, "caylus")
+
+
+def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_not_promoted(
+    tmp_path, monkeypatch, capsys
+):
+    """The guard: beating the best head to head is not enough; against every guard
+    reference the candidate must score at least the best's score less the margin. The best's
+    scores are measured once (the setups are fixed) and kept in its entry."""
+    import training.az as az
+
+    played = {"gen-000000": 0.60, "gen-000001": 0.55, "gen-000002": 0.59, "gen-000003": 0.40}
+    calls = []
+
+    def fake_guard(cfg, net):
+        calls.append(Path(net).name)
+        return {ref: played[Path(net).name] for ref in az.spec_list(cfg.guard)}
+
+    monkeypatch.setattr(az, "guard_scores", fake_guard)
+    out = tmp_path / "run"
+    bot = next(iter(game_spec("caylus").module("bots").BOTS))
+    cfg = tiny("caylus", out, players=[2], gate_games=2, gate_score=0.0, guard_margin=0.02,
+               eval_games=0, generations=3, league=f"random,{bot}", league_games=2)  # fmt: skip
+    train_az(cfg)
+    entries = json.loads((out / "state.json").read_text())["generations"]
+    # generation 1 lost 0.05 > 0.02: kept 0; generation 2 lost 0.01: promoted; 3 lost 0.19
+    assert [e["promoted"] for e in entries[1:]] == [False, True, False]
+    assert [e["best"] for e in entries] == [0, 0, 2, 2]
+    assert entries[1]["guard"] == {
+        "scores": {"random": 0.55}, "best": {"random": 0.60}, "margin": 0.02, "games": 6,
+        "lost": ["random"],
+    }  # fmt: skip
+    assert entries[0]["guard"] == {"scores": {"random": 0.60}}  # measured once, then kept
+    assert calls == ["gen-000000", "gen-000001", "gen-000002", "gen-000003"]
+    assert entries[3]["guard"]["best"] == {"random": 0.59}  # the new best's own scores
+    text = capsys.readouterr().out
+    assert "generation 1: guard vs random 0.550 (best 0.600): kept network 0 (lost more " \
+        "than 0.02 against random)" in " ".join(text.split())  # fmt: skip
+    # the league opponents take turns, one a generation
+    assert [e["league"]["opponent"] for e in entries[1:]] == ["random", bot, "random"]
+    for g, opponent in ((1, "random"), (2, bot), (3, "random")):
+        assert read_manifest(league_dir(out, g))["run"]["agents"][1] == opponent
+
+
+def test_a_run_made_before_the_guard_and_the_league_resumes_without_them(caylus_run, tmp_path):
+    """``run.json`` of a run made before ``--guard`` and ``--league`` lacks them: the run
+    resumes as it was made (no guard, no league games), not refused for differing."""
+    from training.config import AZ_ADDED_FIELDS
+
+    out = tmp_path / "run"
+    shutil.copytree(caylus_run, out)
+    saved = json.loads((out / "run.json").read_text())
+    for name in AZ_ADDED_FIELDS:
+        del saved[name]
+    (out / "run.json").write_text(json.dumps(saved))
+    train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0, generations=3,
+                  resume=True))  # fmt: skip
+    entry = json.loads((out / "state.json").read_text())["generations"][3]
+    assert entry["league"] is None and entry["guard"] is None
+    assert not league_dir(out, 3).exists() and league_dir(out, 2).is_dir()
 
 
 def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_networks(
@@ -294,6 +391,8 @@ def test_resume_redoes_only_the_unfinished_generation_and_gives_the_same_network
 
     def decisions(run: Path) -> list[dict]:
         entries = json.loads((run / "state.json").read_text())["generations"]
+        for e in entries:
+            (e["league"] or {}).pop("seconds", None)
         return [{k: v for k, v in e.items() if k not in timing} for e in entries]
 
     assert decisions(out) == decisions(caylus_run)
@@ -336,7 +435,8 @@ def test_resume_after_kill_9_gives_the_networks_of_an_uninterrupted_run(caylus_r
     args = ["--out", str(out), "--game", "caylus", "--players", "2", "--generations", "2",
             "--games", "4", "--sims", "6", "--considered", "4", "--window", "2", "--epochs", "1",
             "--batch-size", "64", "--gate-games", "4", "--eval-games", "0", "--workers", "1",
-            "--seed", str(SEED), "--eval-opponents", "random"]  # fmt: skip
+            "--seed", str(SEED), "--eval-opponents", "random", "--guard", "random",
+            "--guard-games", "6", "--league", "random", "--league-games", "3"]  # fmt: skip
     proc = subprocess.Popen(_cli(*args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     second = selfplay_dir(out, 2) / "run.json"
@@ -419,6 +519,11 @@ def _az(*args: str):
         (["--value-weight", "-1"], "--value-weight must be in [0.0, 100.0], got -1.0"),
         (["--eval-opponents", "random,ecnomy"], "--eval-opponents entry 'ecnomy' is not allowed"),
         (["--eval-opponents", "random,,economy"], "--eval-opponents entry '' is not allowed"),
+        (["--guard", "ecnomy"], "--guard entry 'ecnomy' is not allowed"),
+        (["--league", "random,"], "--league entry '' is not allowed"),
+        (["--guard-margin", "-0.1"], "--guard-margin must be in [0.0, 1.0], got -0.1"),
+        (["--guard-games", "-1"], "--guard-games must be an int from 0"),
+        (["--league-games", "-1"], "--league-games must be an int from 0"),
         (["--backend", "spark"], "backend='spark' is not allowed; allowed: local, ray"),
         (["--workers", "0"], "workers=0 is not allowed"),
         (["--ray-address", "auto"], "--ray-address needs --backend ray"),
@@ -474,6 +579,8 @@ def _tampered_states(state: dict) -> dict[str, object]:
         "a string count": entry(games="4"),
         "a bool count": entry(games=True),
         "an extra field": entry(extra=1),
+        "a guard score above 1": entry(guard={"scores": {"random": 7}}),
+        "a guard score that is not a number": entry(guard={"scores": {"random": "0.5"}}),
         "a generation out of order": entry(generation=5),
         "deep nesting": "[" * 100_000 + "]" * 100_000,
     }
