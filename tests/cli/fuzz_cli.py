@@ -201,6 +201,8 @@ TRAIN_CASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("train", "az", "--out", "{tmp}/a6", "--eval-opponents", "ecnomy"), "ecnomy"),
     (("train", "az", "--out", "{tmp}/a7", "--gate-score", "inf"), "--gate-score"),
     (("train", "az", "--out", "{tmp}/a:8"), "without ':'"),
+    (("train", "az", "--out", "{tmp}/a10", "--guard-margin", "nan"), "--guard-margin"),
+    (("train", "az", "--out", "{tmp}/a11", "--league", "town,,castle"), "--league"),
     (("train", "az", "--out", "{file}/sub"), "--out"),
     (("train", "az", "--out", "{tmp}/a9", "--resume"), "no training run"),
 )  # fmt: skip
