@@ -31,10 +31,10 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
    (``training.league.play_checkpoint_counts``); it becomes the best when it scores at least
    ``gate_score`` (AlphaGo Zero's 0.55) *and* it passes the **guard**: against each guard
    reference (``--guard``, by default the game's scripted bots), ``guard_games`` games split
-   between the counts on the same setups every generation, it scores at least the best's
-   score less ``guard_margin`` (a candidate can beat the best head to head by chance, or by
-   exploiting it, and still play worse against everybody else: the first Caylus run
-   promoted such a one). A rejected candidate is kept on disk and trained
+   between the counts on the same setups every generation, the games do not show it losing
+   more than ``guard_margin`` against the best (`guard_verdict`: paired by game, one-sided
+   95%). A candidate can beat the best head to head by chance, or by exploiting it, and
+   still play worse against everybody else: the first Caylus run promoted such a one. A rejected candidate is kept on disk and trained
    on by the next generation's learner, whose self-play the same best network plays on new
    seeds (a learner restarted from the best after each rejection would keep every candidate
    within ``epochs`` passes of it, and never beat a best that needs more);
@@ -119,6 +119,8 @@ VALUE_TARGET = "the acting seat's final rank return in self-play (ret), by squar
 MAX_GENERATIONS = 100_000
 #: Most self-play games a generation may ask for (a generation is the unit a kill loses).
 MAX_GENERATION_GAMES = 100_000
+#: Standard errors above the mean paired difference of the guard's one-sided 95% bound.
+GUARD_Z = 1.645
 #: Most generations in the replay window.
 MAX_WINDOW = 1_000
 #: Self-play shards per generation: a kill loses the shards being written, not the
@@ -150,8 +152,7 @@ ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "learner": (dict, type(None)),
 }
 #: Fields an entry may have beside `ENTRY_FIELDS` (a run made before them has none): the
-#: league games' figures, and the guard's (its ``scores``: the generation's network against
-#: each guard reference, which later candidates are measured against while it is the best).
+#: league games' figures, and the guard's (`guard_verdict`).
 OPTIONAL_ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "league": (dict, type(None)),
     "guard": (dict, type(None)),
@@ -695,18 +696,52 @@ def fit(
     return policy_tensors(net, arch, cfg.game), {"epochs": epochs}
 
 
-def guard_scores(cfg: AZConfig, net: Path) -> dict[str, float]:
-    """Network ``net`` (greedy) against each guard reference: ``guard_games`` games split
-    between the counts, on setups that depend on the master seed only (every network of the
-    run meets the same ones), pooled into one score per reference."""
-    from training.league import play_checkpoint_counts
+def guard_scores(cfg: AZConfig, net: Path) -> dict[str, np.ndarray]:
+    """Network ``net`` (greedy) against each guard reference: its score ``(reward + 1) / 2``
+    in each of ``guard_games`` games split between the counts, on setups that depend on the
+    master seed only, so every network of the run meets the same ones and two networks'
+    scores are paired game by game."""
+    from training.league import checkpoint_rewards
 
     seed = derive_seed(cfg.seed, GUARD_STREAM)
     return {
-        ref: play_checkpoint_counts(
-            net, ref, cfg.guard_games, list(cfg.counts), seed, cfg.game
-        ).score
+        ref: (checkpoint_rewards(net, ref, cfg.guard_games, cfg.counts, seed, cfg.game) + 1.0) / 2.0
         for ref in spec_list(cfg.guard)
+    }
+
+
+def guard_verdict(
+    ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray], margin: float
+) -> dict[str, Any]:
+    """The guard's decision on a candidate's per-game scores ``ours`` beside the best's
+    ``theirs`` on the same games (`guard_scores`): against each reference, the mean paired
+    difference and its one-sided 95% upper bound (``GUARD_Z`` standard errors above it); the
+    candidate has *lost* against a reference when even that bound is below ``-margin``, so
+    it is refused only for a loss the games show, not for the noise of a few hundred games
+    (the first guard, a plain margin of 0.02 on 100 games, refused every candidate of a
+    Caylus run: the best's own score on those setups was one standard error above its mean
+    on fresh ones).
+
+    Returns:
+        The ``state.json`` entry's ``guard``: ``scores`` and ``best`` (mean scores),
+        ``difference`` (mean and upper bound per reference), ``margin``, ``games`` and
+        ``lost`` (the references lost against).
+    """
+    diff, lost = {}, []
+    for ref, a in ours.items():
+        d = a - theirs[ref]
+        se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
+        mean = float(d.mean())
+        diff[ref] = [mean, mean + GUARD_Z * se]
+        if mean + GUARD_Z * se < -margin:
+            lost.append(ref)
+    return {
+        "scores": {ref: float(a.mean()) for ref, a in ours.items()},
+        "best": {ref: float(a.mean()) for ref, a in theirs.items()},
+        "difference": diff,
+        "margin": margin,
+        "games": len(next(iter(ours.values()))) if ours else 0,
+        "lost": lost,
     }
 
 
@@ -803,6 +838,7 @@ def train_az(cfg: AZConfig) -> AZResult:
         state = RunState(0, [entry])
         save_state(out, state)
     curve = [r for r in curve if int(r["generation"]) < len(state.generations)]
+    held: dict[int, dict[str, np.ndarray]] = {}  # the best network's guard scores
     positions = sum(e["positions"] for e in state.generations)
     for generation in range(len(state.generations), cfg.generations + 1):
         best = net_dir(out, state.best)
@@ -888,29 +924,27 @@ def train_az(cfg: AZConfig) -> AZResult:
             )
         guard = None
         if promoted and cfg.gate_games and cfg.guard_games:
-            held = state.generations[state.best]
-            theirs = (held.get("guard") or {}).get("scores")
-            if theirs is None or set(theirs) != set(spec_list(cfg.guard)):
-                theirs = guard_scores(cfg, best)  # the setups are fixed: computed once
-                held["guard"] = {**(held.get("guard") or {}), "scores": theirs}
+            if state.best not in held:  # the setups are fixed: once per best network
+                held.clear()
+                held[state.best] = guard_scores(cfg, best)
             ours = guard_scores(cfg, candidate)
-            lost = [r for r in ours if ours[r] < theirs[r] - cfg.guard_margin]
-            promoted = not lost
-            guard = {
-                "scores": ours,
-                "best": theirs,
-                "margin": cfg.guard_margin,
-                "games": cfg.guard_games,
-                "lost": lost,
-            }
+            guard = guard_verdict(ours, held[state.best], cfg.guard_margin)
+            promoted = not guard["lost"]
+            if promoted:  # its scores are the next best's
+                held.clear()
+                held[generation] = ours
             say(
                 f"generation {generation}: guard vs "
-                + ", ".join(f"{r} {ours[r]:.3f} (best {theirs[r]:.3f})" for r in ours)
+                + ", ".join(
+                    f"{r} {guard['scores'][r]:.3f} (best {guard['best'][r]:.3f}, difference "
+                    f"at most {guard['difference'][r][1]:+.3f})"
+                    for r in guard["scores"]
+                )
                 + (
                     ": promoted"
                     if promoted
                     else f": kept network {state.best} (lost more than {cfg.guard_margin} "
-                    f"against {', '.join(lost)})"
+                    f"against {', '.join(guard['lost'])})"
                 )
             )
         elif promoted and cfg.gate_games:
@@ -951,6 +985,7 @@ __all__ = [
     "derive_seed",
     "fit",
     "guard_scores",
+    "guard_verdict",
     "league_dir",
     "league_opponent",
     "load_state",

@@ -429,21 +429,23 @@ class AZConfig:
         default=None,
         metadata={
             "help": "Guard references, comma-separated agent specs: a candidate that passed "
-            "the gate becomes the best only if it scores within --guard-margin of the best "
-            "against each (default: the game's scripted bots)."
+            "the gate becomes the best only if its games against each do not show it losing "
+            "more than --guard-margin beside the best (paired, one-sided 95%; default: the "
+            "game's scripted bots)."
         },
     )
     guard_games: int = field(
-        default=100,
+        default=200,
         metadata={
             "help": "Games of each guard match per reference, split between the counts, the "
             "same setups every generation (0: no guard)."
         },
     )
     guard_margin: float = field(
-        default=0.02,
+        default=0.0,
         metadata={
-            "help": "Score a candidate may lose against a guard reference, beside the best's."
+            "help": "Score a candidate may lose against a guard reference beside the best's "
+            "before the guard refuses it."
         },
     )
     league: str | None = field(

@@ -87,6 +87,23 @@ def play_match(
     Raises:
         ValueError: for a number of games that is not 1 to `MAX_MATCH_GAMES`.
     """
+    return match_result(opponent, match_rewards(policy, opponent, games, num_players, seed, game))
+
+
+def match_rewards(
+    policy: BatchPolicy,
+    opponent: str,
+    games: int,
+    num_players: int,
+    seed: int,
+    game: str,
+) -> np.ndarray:
+    """The learner seat's rank reward in each game of `play_match` (the same games, in the
+    order of their setups: two policies' rewards on the same seed are paired game by game).
+
+    Raises:
+        ValueError: for a number of games that is not 1 to `MAX_MATCH_GAMES`.
+    """
     check_match_games(games)
     games = -(-games // num_players) * num_players
     pool = PoolGames(game, games, num_players, opponents=f"{opponent}:1", rotated=True)
@@ -100,7 +117,7 @@ def play_match(
         ended = b.done & ~done
         rewards[ended] = b.rewards[ended]
         done |= b.done
-    return match_result(opponent, rewards)
+    return rewards
 
 
 def check_match_games(games: int) -> int:
@@ -139,6 +156,31 @@ def play_checkpoint(
 
     agent = PolicyAgent(f"policy:{ckpt}", ckpt, game=game)
     return play_match(agent, opponent, games, num_players, seed, game)
+
+
+def checkpoint_rewards(
+    ckpt: Path | str,
+    opponent: str,
+    games: int,
+    num_players: Sequence[int],
+    seed: int,
+    game: str,
+) -> np.ndarray:
+    """`match_rewards` of checkpoint ``ckpt`` (greedy) against ``opponent`` at each count of
+    ``num_players``, ``games`` split evenly between them as `play_checkpoint_counts` splits
+    them, concatenated count by count: the same games as that match, paired game by game
+    with another checkpoint's on the same seed.
+
+    Raises:
+        ValueError: for a checkpoint or an opponent of another game (naming both).
+    """
+    from agents.policy import PolicyAgent
+
+    agent = PolicyAgent(f"policy:{ckpt}", ckpt, game=game)
+    share = -(-games // len(num_players))
+    return np.concatenate(
+        [match_rewards(agent, opponent, share, n, seed, game) for n in num_players]
+    )
 
 
 def play_checkpoint_counts(

@@ -118,8 +118,9 @@ def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
         assert e["promoted"] == (guard is not None and not guard["lost"])
         if guard is not None:
             assert set(guard["scores"]) == set(guard["best"]) == {"random"}
-            lost = guard["scores"]["random"] < guard["best"]["random"] - guard["margin"]
-            assert guard["lost"] == (["random"] if lost else [])
+            mean, high = guard["difference"]["random"]
+            assert mean == pytest.approx(guard["scores"]["random"] - guard["best"]["random"])
+            assert high >= mean and guard["lost"] == (["random"] if high < 0.0 else [])
         assert e["league"]["opponent"] == "random" and e["league"]["games"] >= 4
         previous = entries[e["generation"] - 1]["best"]
         assert e["best"] == (e["generation"] if e["promoted"] else previous)
@@ -149,20 +150,21 @@ def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
 
 
 def test_the_guard_scores_are_the_networks_own_on_the_same_setups(az_run):
-    """What ``state.json`` keeps of the guard is what the network plays: recomputed from
-    nothing but the run's arguments, the best's scores are the same."""
-    from training.az import guard_scores
+    """What ``state.json`` keeps of the guard is what the networks play: recomputed from
+    nothing but the run's arguments and the two networks, the verdict is the same."""
+    from training.az import guard_scores, guard_verdict
 
     game, out = az_run
     entries = load_state(out, game).generations
     cfg = tiny(game, out)
-    guarded = [e for e in entries if e["guard"] is not None and "lost" in e["guard"]]
+    guarded = [e for e in entries if e["guard"] is not None]
     # a guard ran for every candidate that passed the gate
     assert len(guarded) == sum(e["gate"]["score"] >= 0.55 for e in entries[1:])
     for e in guarded:
         best = entries[e["generation"] - 1]["best"]
-        assert e["guard"]["best"] == guard_scores(cfg, net_dir(out, best))
-        assert e["guard"]["scores"] == guard_scores(cfg, net_dir(out, e["generation"]))
+        ours = guard_scores(cfg, net_dir(out, e["generation"]))
+        assert len(ours["random"]) == e["guard"]["games"] >= cfg.guard_games
+        assert e["guard"] == guard_verdict(ours, guard_scores(cfg, net_dir(out, best)), 0.0)
 
 
 def test_self_play_stores_the_gumbel_roots_improved_policy_over_every_legal_move(az_run):
@@ -309,37 +311,45 @@ def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_no
     tmp_path, monkeypatch, capsys
 ):
     """The guard: beating the best head to head is not enough; against every guard
-    reference the candidate must score at least the best's score less the margin. The best's
-    scores are measured once (the setups are fixed) and kept in its entry."""
+    reference, the games (paired with the best's on the same setups) must not show the
+    candidate losing ground at 95% one-sided. The best's scores are measured once and a
+    promoted candidate's own become the next best's."""
     import training.az as az
 
-    played = {"gen-000000": 0.60, "gen-000001": 0.55, "gen-000002": 0.59, "gen-000003": 0.40}
+    played = {
+        "gen-000000": [1, 1, 1, 1, 0, 1],
+        "gen-000001": [0, 0, 1, 1, 0, 0],  # -0.5 a game, upper bound -0.13: lost
+        "gen-000002": [1, 1, 1, 0, 1, 1],  # 0 on average: promoted
+        "gen-000003": [0, 0, 0, 0, 0, 0],  # against generation 2's: lost
+    }
     calls = []
 
     def fake_guard(cfg, net):
         calls.append(Path(net).name)
-        return {ref: played[Path(net).name] for ref in az.spec_list(cfg.guard)}
+        scores = np.array(played[Path(net).name], dtype=float)
+        return {ref: scores for ref in az.spec_list(cfg.guard)}
 
     monkeypatch.setattr(az, "guard_scores", fake_guard)
     out = tmp_path / "run"
     bot = next(iter(game_spec("caylus").module("bots").BOTS))
-    cfg = tiny("caylus", out, players=[2], gate_games=2, gate_score=0.0, guard_margin=0.02,
-               eval_games=0, generations=3, league=f"random,{bot}", league_games=2)  # fmt: skip
+    cfg = tiny("caylus", out, players=[2], gate_games=2, gate_score=0.0, eval_games=0,
+               generations=3, league=f"random,{bot}", league_games=2)  # fmt: skip
     train_az(cfg)
     entries = json.loads((out / "state.json").read_text())["generations"]
-    # generation 1 lost 0.05 > 0.02: kept 0; generation 2 lost 0.01: promoted; 3 lost 0.19
     assert [e["promoted"] for e in entries[1:]] == [False, True, False]
     assert [e["best"] for e in entries] == [0, 0, 2, 2]
-    assert entries[1]["guard"] == {
-        "scores": {"random": 0.55}, "best": {"random": 0.60}, "margin": 0.02, "games": 6,
-        "lost": ["random"],
-    }  # fmt: skip
-    assert entries[0]["guard"] == {"scores": {"random": 0.60}}  # measured once, then kept
+    first = entries[1]["guard"]
+    assert first["scores"] == {"random": pytest.approx(2 / 6)}
+    assert first["best"] == {"random": pytest.approx(5 / 6)}
+    se = np.std([-1, -1, 0, 0, 0, -1], ddof=1) / np.sqrt(6)
+    assert first["difference"]["random"] == pytest.approx([-0.5, -0.5 + 1.645 * se])
+    assert first["lost"] == ["random"] and first["margin"] == 0.0 and first["games"] == 6
+    assert entries[2]["guard"]["lost"] == [] and entries[3]["guard"]["lost"] == ["random"]
+    assert entries[3]["guard"]["best"] == {"random": pytest.approx(5 / 6)}  # generation 2's
     assert calls == ["gen-000000", "gen-000001", "gen-000002", "gen-000003"]
-    assert entries[3]["guard"]["best"] == {"random": 0.59}  # the new best's own scores
-    text = capsys.readouterr().out
-    assert "generation 1: guard vs random 0.550 (best 0.600): kept network 0 (lost more " \
-        "than 0.02 against random)" in " ".join(text.split())  # fmt: skip
+    text = " ".join(capsys.readouterr().out.split())
+    assert "generation 1: guard vs random 0.333 (best 0.833, difference at most -0.132): " \
+        "kept network 0 (lost more than 0.0 against random)" in text  # fmt: skip
     # the league opponents take turns, one a generation
     assert [e["league"]["opponent"] for e in entries[1:]] == ["random", bot, "random"]
     for g, opponent in ((1, "random"), (2, bot), (3, "random")):
@@ -649,3 +659,16 @@ def test_a_warm_started_run_resumes_without_init_and_its_generation_0_is_the_ini
     shipped = load_file(SHIPPED_DIR / "ppo-caylus" / "model.safetensors")
     assert all(np.array_equal(mine[k], shipped[k]) for k in shipped)
     assert PolicyNet(net_dir(out, 2), "caylus").config["command"] == ""  # not the init's
+
+
+def test_the_guards_per_game_rewards_are_the_matchs_games():
+    """``checkpoint_rewards`` plays the games of ``play_checkpoint_counts`` (same split,
+    same setups), one reward each: the guard's pairing rests on it."""
+    from training.league import checkpoint_rewards, play_checkpoint_counts
+
+    net = SHIPPED_DIR / "ppo-caylus"
+    rewards = checkpoint_rewards(net, "economy", 9, (2, 3), 5, "caylus")
+    match = play_checkpoint_counts(net, "economy", 9, [2, 3], 5, "caylus")
+    assert len(rewards) == match.games == 6 + 6  # 5 a count, rounded up to whole blocks
+    assert ((rewards + 1) / 2).mean() == pytest.approx(match.score)
+    assert (int((rewards > 0).sum()), int((rewards < 0).sum())) == (match.wins, match.losses)
