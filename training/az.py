@@ -22,7 +22,8 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
 2. **learning**: a copy of the learner's latest network (generation ``g - 1``'s, whether the
    gate promoted it or not: the learner carries on, as AlphaGo Zero's optimizer does, and the
    gate only decides which network plays the self-play) is fitted to the *replay window*
-   (the ``window`` latest generations' self-play): cross-entropy of its masked policy
+   (the ``window`` latest generations' self-play and league games): cross-entropy of its
+   masked policy
    against the improved policy plus ``value_weight`` times the squared error of its value
    head against the acting seat's final rank return (``ret``: the reward ``puct`` values finished games with), Adam,
    ``epochs`` passes, minibatches drawn from a seeded shuffle buffer (``training.bc``);
@@ -34,9 +35,9 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
    between the counts on the same setups every generation, the games do not show it losing
    more than ``guard_margin`` against the best (`guard_verdict`: paired by game, one-sided
    95%). A candidate can beat the best head to head by chance, or by exploiting it, and
-   still play worse against everybody else: the first Caylus run promoted such a one. A rejected candidate is kept on disk and trained
-   on by the next generation's learner, whose self-play the same best network plays on new
-   seeds (a learner restarted from the best after each rejection would keep every candidate
+   still play worse against everybody else: the first Caylus run promoted such a one. A
+   rejected candidate is kept on disk and trained on by the next generation's learner,
+   whose self-play the same best network plays on new seeds (a learner restarted from the best after each rejection would keep every candidate
    within ``epochs`` passes of it, and never beat a best that needs more);
 4. **evaluation** (every ``eval_every`` generations and at the last): the best network
    (greedy, no search) against each reference in every other seat, ``eval_games`` games per
@@ -60,7 +61,8 @@ a refusal changes nothing.
 
 **Determinism.** Every random choice derives from the master seed (`derive_seed`): the
 self-play and league games' seeds (the dataset schedule's, per generation), the new network,
-the learner's shuffle and initialization, the gating, guard and evaluation setups. A game's moves do not
+the learner's shuffle and initialization, the gating, guard and evaluation setups. A game's
+moves do not
 depend on how many workers play it or where, and the learner runs on ``threads`` torch
 threads in a fixed order, so the same seed and arguments give the same networks, bit for bit,
 whatever ``--workers`` and ``--backend`` (tested).
@@ -717,10 +719,10 @@ def guard_verdict(
     ``theirs`` on the same games (`guard_scores`): against each reference, the mean paired
     difference and its one-sided 95% upper bound (``GUARD_Z`` standard errors above it); the
     candidate has *lost* against a reference when even that bound is below ``-margin``, so
-    it is refused only for a loss the games show, not for the noise of a few hundred games
-    (the first guard, a plain margin of 0.02 on 100 games, refused every candidate of a
-    Caylus run: the best's own score on those setups was one standard error above its mean
-    on fresh ones).
+    it is refused for a loss its games show, not for the noise of a few hundred games (a
+    plain margin of 0.02 on 100 games, the first guard, refuses a network as strong as the
+    best about as often as not; on the second Caylus run both refused every candidate, this
+    one with upper bounds of -0.04 to -0.14 against ``town``).
 
     Returns:
         The ``state.json`` entry's ``guard``: ``scores`` and ``best`` (mean scores),
