@@ -85,7 +85,7 @@ import numpy as np
 
 from caylus_env.core.fileio import atomic_write_json, directory_problem
 from caylus_env.core.registry import game_spec
-from training.config import AZ_RESUMABLE_CHANGES, AZConfig
+from training.config import AZ_ADDED_FIELDS, AZ_RESUMABLE_CHANGES, AZConfig, check_agent_list
 
 if TYPE_CHECKING:
     from agents.selfplay.generate import DatasetResult
@@ -224,7 +224,6 @@ def check_config(cfg: AZConfig) -> None:
     """
     from agents.policy import DEFAULT_ARCH, PolicyNet, arch_from_json
     from agents.puct import MAX_SIMS, OPTIONS
-    from agents.registry import make_agent, specs
     from agents.tournament.specs import check_execution
     from training.league import MAX_MATCH_GAMES
 
@@ -287,23 +286,12 @@ def check_config(cfg: AZConfig) -> None:
     lists = [("eval_opponents", True), ("guard", cfg.guard_games > 0)]
     lists.append(("league", cfg.league_games > 0))
     for name, needed in lists:
-        flag = f"--{name.replace('_', '-')}"
         text = getattr(cfg, name)
         if not isinstance(text, str):
+            flag = f"--{name.replace('_', '-')}"
             raise ValueError(f"{flag} must be comma-separated agent specs, got {text!r}")
-        if not needed and not text.strip():
-            continue
-        for ref in text.split(","):
-            entry = ref.strip()
-            try:
-                if not entry:
-                    raise ValueError("an empty entry")
-                make_agent(entry, spec.name)
-            except ValueError as err:
-                raise ValueError(
-                    f"{flag} entry {entry!r} is not allowed ({err}); allowed: {spec.title} "
-                    f"agents, comma-separated: {', '.join(specs(spec.name))}"
-                ) from None
+        if needed or text.strip():  # an option switched off may be left empty
+            check_agent_list(name, text, spec.name)
     try:
         ours = None if cfg.arch is None else arch_from_json(cfg.arch)
     except ValueError as err:
@@ -328,7 +316,6 @@ def adopt_saved(cfg: AZConfig) -> None:
     the warm start (``--init`` only starts a run, so a resume may leave it out) and, with it,
     the network (``--arch``); for a run made before an option of `AZ_ADDED_FIELDS`, the value
     that run was made with. Anything else that differs is refused by `prepare_run`."""
-    from training.config import AZ_ADDED_FIELDS
     from training.runs import read_run_json
 
     if not cfg.resume or not Path(cfg.out).is_dir():
@@ -356,7 +343,6 @@ def prepare_run(cfg: AZConfig) -> Path:
         ValueError: naming the differing arguments, or saying how to resume.
     """
     from agents.policy import short_repr
-    from training.config import AZ_ADDED_FIELDS
     from training.runs import RUN_JSON, check_run_game, read_run_json
 
     out = Path(cfg.out)

@@ -63,6 +63,29 @@ def _scripted_bots(game: str) -> list[str]:
     return [head for head, bot in bots.items() if bot.scripted is not None]
 
 
+def check_agent_list(name: str, text: str, game: str, refused: tuple[str, ...] = ()) -> list[str]:
+    """The agent specs of option ``name``'s comma-separated ``text``, each one checked to
+    make an agent of ``game`` (``refused`` names are not fixed agents: ``self``, ``pool``).
+
+    Raises:
+        ValueError: naming the option (``--NAME``), the entry and the game's agents.
+    """
+    from agents.registry import make_agent, specs
+
+    entries = [ref.strip() for ref in text.split(",")]
+    for entry in entries:
+        try:
+            if entry in (*refused, ""):
+                raise ValueError("not a fixed agent" if entry or refused else "an empty entry")
+            make_agent(entry, game)
+        except ValueError as err:
+            raise ValueError(
+                f"--{name.replace('_', '-')} entry {entry!r} is not allowed ({err}); allowed: "
+                f"{game_spec(game).title} agents, comma-separated: {', '.join(specs(game))}"
+            ) from None
+    return entries
+
+
 def default_opponents(game: str) -> str:
     """The opponent pool of ``game`` when ``--opponents`` is not given (module docstring)."""
     bots = _scripted_bots(game)
@@ -315,20 +338,7 @@ class PPOConfig:
 
     def _check_eval_opponents(self, *refused: str) -> None:
         """Each reference must make an agent of the game (not ``self`` or ``pool``)."""
-        from agents.registry import make_agent, specs
-
-        for ref in str(self.eval_opponents).split(","):
-            name = ref.strip()
-            try:
-                if name in (*refused, ""):
-                    raise ValueError("not a fixed agent")
-                make_agent(name, self.game)
-            except ValueError as err:
-                raise ValueError(
-                    f"--eval-opponents entry {name!r} is not allowed ({err}); allowed: "
-                    f"{game_spec(self.game).title} agents, comma-separated: "
-                    f"{', '.join(specs(self.game))}"
-                ) from None
+        check_agent_list("eval_opponents", str(self.eval_opponents), self.game, refused)
 
 
 #: Fields of ``AZConfig`` that a resumed run may change: how long it runs, how it is shown,
@@ -566,6 +576,7 @@ __all__ = [
     "RESUMABLE_CHANGES",
     "AZConfig",
     "PPOConfig",
+    "check_agent_list",
     "config_from_args",
     "default_az_references",
     "default_eval_opponents",
