@@ -355,13 +355,15 @@ AZ_RESUMABLE_CHANGES = (
     "ray_address",
 )
 #: Fields ``caylus train az`` gained after its first release, with the value that gives the
-#: runs made before them (whose ``run.json`` lacks them) their behaviour: no guard, no league.
+#: runs made before them (whose ``run.json`` lacks them) their behaviour: no guard, no league,
+#: no anchor.
 AZ_ADDED_FIELDS: dict[str, Any] = {
     "guard": "",
     "guard_games": 0,
     "guard_margin": 0.0,
     "league": "",
     "league_games": 0,
+    "anchor_weight": 0.0,
 }
 
 
@@ -426,6 +428,13 @@ class AZConfig:
     value_weight: float = field(
         default=1.0,
         metadata={"help": "Weight of the value loss (squared error) beside the policy loss."},
+    )
+    anchor_weight: float = field(
+        default=0.0,
+        metadata={
+            "help": "Weight of the anchor: the KL divergence from generation 0's policy (the "
+            "--init network) to the learner's, on every learned position (0: none)."
+        },
     )
     gate_games: int = field(
         default=200,

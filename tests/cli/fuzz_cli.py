@@ -203,6 +203,7 @@ TRAIN_CASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("train", "az", "--out", "{tmp}/a:8"), "without ':'"),
     (("train", "az", "--out", "{tmp}/a10", "--guard-margin", "nan"), "--guard-margin"),
     (("train", "az", "--out", "{tmp}/a11", "--league", "town,,castle"), "--league"),
+    (("train", "az", "--out", "{tmp}/a12", "--anchor-weight", "-0.5"), "--anchor-weight"),
     (("train", "az", "--out", "{file}/sub"), "--out"),
     (("train", "az", "--out", "{tmp}/a9", "--resume"), "no training run"),
 )  # fmt: skip

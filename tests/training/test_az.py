@@ -33,12 +33,15 @@ from caylus_env.core.registry import GAME_NAMES, game_spec
 from caylus_env.datasets import iter_batches, read_manifest
 from training.az import (
     CURVE_FIELDS,
+    GUARD_STREAM,
     STATE_FORMAT,
     check_config,
     derive_seed,
+    fit,
     league_dir,
     load_state,
     net_dir,
+    replay_window,
     selfplay_dir,
     train_az,
 )
@@ -162,9 +165,13 @@ def test_the_guard_scores_are_the_networks_own_on_the_same_setups(az_run):
     assert len(guarded) == sum(e["gate"]["score"] >= 0.55 for e in entries[1:])
     for e in guarded:
         best = entries[e["generation"] - 1]["best"]
-        ours = guard_scores(cfg, net_dir(out, e["generation"]))
+        g = e["generation"]
+        ours = guard_scores(cfg, net_dir(out, g), g)
         assert len(ours["random"]) == e["guard"]["games"] >= cfg.guard_games
-        assert e["guard"] == guard_verdict(ours, guard_scores(cfg, net_dir(out, best)), 0.0)
+        assert e["guard"] == guard_verdict(ours, guard_scores(cfg, net_dir(out, best), g), 0.0)
+    # every generation's guard plays new setups
+    seeds = {derive_seed(cfg.seed, GUARD_STREAM, e["generation"]) for e in entries[1:]}
+    assert len(seeds) == len(entries) - 1
 
 
 def test_self_play_stores_the_gumbel_roots_improved_policy_over_every_legal_move(az_run):
@@ -237,6 +244,46 @@ def caylus_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("az-det") / "run"
     train_az(tiny("caylus", out, players=[2], gate_games=4, eval_games=0))
     return out
+
+
+def test_the_anchor_keeps_the_learners_policy_near_generation_zeros(caylus_run, tmp_path):
+    """``--anchor-weight W`` adds W times KL(generation 0's policy || the learner's) on every
+    learned position: the learner's reported anchor divergence, and the one measured on
+    the window's positions afterwards, shrink as W grows; W = 0 leaves the loss alone."""
+    from dataclasses import replace
+
+    from agents.policy import PolicyNet
+    from training.checkpoints import write_policy_checkpoint
+
+    out = caylus_run
+    cfg = tiny("caylus", out, players=[2], epochs=3, learning_rate=1e-2)
+    cfg.arch = PolicyNet(net_dir(out, 0), "caylus").config["arch"]
+    window = replay_window(out, 2, 2)
+    batch = next(iter_batches(window[0][0], 4096, game="caylus"))
+    obs, mask = batch["obs"], batch["mask"].astype(bool)
+    zero = PolicyNet(net_dir(out, 0), "caylus")
+    meta = PolicyNet(net_dir(out, 1), "caylus").config
+
+    def log_policy(net: PolicyNet) -> np.ndarray:
+        z = net.logits(obs, mask).astype(np.float64)
+        z -= z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def divergence(weight: float) -> tuple[float, dict]:
+        tensors, learner = fit(replace(cfg, anchor_weight=weight), net_dir(out, 1), window, 2,
+                               anchor=net_dir(out, 0))  # fmt: skip
+        where = write_policy_checkpoint(tmp_path / f"w{weight}", tensors, "caylus", meta)
+        p, q = log_policy(zero), log_policy(PolicyNet(where, "caylus"))
+        kl = np.where(mask, np.exp(p) * (p - np.where(mask, q, 0.0)), 0.0).sum(axis=1)
+        return float(kl.mean()), learner
+
+    free, learner = divergence(0.0)
+    assert "anchor_kl" not in learner["epochs"][0]
+    loose, learner_loose = divergence(1.0)
+    tight, learner_tight = divergence(30.0)
+    assert tight < loose < free
+    assert learner_tight["epochs"][-1]["anchor_kl"] < learner_loose["epochs"][-1]["anchor_kl"]
+    assert learner_tight["epochs"][-1]["anchor_kl"] >= 0.0
 
 
 def test_the_same_seed_gives_the_same_networks_whatever_the_worker_count(caylus_run, tmp_path):
@@ -312,8 +359,9 @@ def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_no
 ):
     """The guard: beating the best head to head is not enough; against every guard
     reference, the games (paired with the best's on the same setups) must not show the
-    candidate losing ground at 95% one-sided. The best's scores are measured once and a
-    promoted candidate's own become the next best's."""
+    candidate losing ground at 95% one-sided. The best plays each generation's guard
+    setups again beside the candidate, so no one draw of its scores is every candidate's
+    bar."""
     import training.az as az
 
     played = {
@@ -324,8 +372,8 @@ def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_no
     }
     calls = []
 
-    def fake_guard(cfg, net):
-        calls.append(Path(net).name)
+    def fake_guard(cfg, net, generation):
+        calls.append((Path(net).name, generation))
         scores = np.array(played[Path(net).name], dtype=float)
         return {ref: scores for ref in az.spec_list(cfg.guard)}
 
@@ -346,7 +394,8 @@ def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_no
     assert first["lost"] == ["random"] and first["margin"] == 0.0 and first["games"] == 6
     assert entries[2]["guard"]["lost"] == [] and entries[3]["guard"]["lost"] == ["random"]
     assert entries[3]["guard"]["best"] == {"random": pytest.approx(5 / 6)}  # generation 2's
-    assert calls == ["gen-000000", "gen-000001", "gen-000002", "gen-000003"]
+    assert calls == [("gen-000000", 1), ("gen-000001", 1), ("gen-000000", 2),
+                     ("gen-000002", 2), ("gen-000002", 3), ("gen-000003", 3)]  # fmt: skip
     text = " ".join(capsys.readouterr().out.split())
     assert "generation 1: guard vs random 0.333 (best 0.833, difference at most -0.132): " \
         "kept network 0 (lost more than 0.0 against random)" in text  # fmt: skip
@@ -527,6 +576,7 @@ def _az(*args: str):
         (["--learning-rate", "nan"], "--learning-rate must be in (0.0, 1.0], got nan"),
         (["--gate-score", "1.5"], "--gate-score must be in [0.0, 1.0], got 1.5"),
         (["--value-weight", "-1"], "--value-weight must be in [0.0, 100.0], got -1.0"),
+        (["--anchor-weight", "inf"], "--anchor-weight must be in [0.0, 100.0], got inf"),
         (["--eval-opponents", "random,ecnomy"], "--eval-opponents entry 'ecnomy' is not allowed"),
         (["--eval-opponents", "random,,economy"], "--eval-opponents entry '' is not allowed"),
         (["--guard", "ecnomy"], "--guard entry 'ecnomy' is not allowed"),
