@@ -155,7 +155,7 @@ def test_a_run_keeps_every_generations_network_dataset_and_state(az_run):
 def test_the_guard_scores_are_the_networks_own_on_the_same_setups(az_run):
     """What ``state.json`` keeps of the guard is what the networks play: recomputed from
     nothing but the run's arguments and the two networks, the verdict is the same."""
-    from training.az import guard_scores, guard_verdict
+    from training.az import guard_counts, guard_scores, guard_verdict
 
     game, out = az_run
     entries = load_state(out, game).generations
@@ -168,7 +168,14 @@ def test_the_guard_scores_are_the_networks_own_on_the_same_setups(az_run):
         g = e["generation"]
         ours = guard_scores(cfg, net_dir(out, g), g)
         assert len(ours["random"]) == e["guard"]["games"] >= cfg.guard_games
-        assert e["guard"] == guard_verdict(ours, guard_scores(cfg, net_dir(out, best), g), 0.0)
+        theirs = guard_scores(cfg, net_dir(out, best), g)
+        assert e["guard"] == guard_verdict(ours, theirs, 0.0, guard_counts(cfg))
+        # the differences at each count are those of the games at that count
+        labels = guard_counts(cfg)
+        assert sorted(e["guard"]["by_count"]["random"]) == [str(n) for n in cfg.counts]
+        for n in cfg.counts:
+            d = ours["random"][labels == n] - theirs["random"][labels == n]
+            assert e["guard"]["by_count"]["random"][str(n)][0] == pytest.approx(d.mean())
     # every generation's guard plays new setups
     seeds = {derive_seed(cfg.seed, GUARD_STREAM, e["generation"]) for e in entries[1:]}
     assert len(seeds) == len(entries) - 1
@@ -381,7 +388,8 @@ def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_no
     out = tmp_path / "run"
     bot = next(iter(game_spec("caylus").module("bots").BOTS))
     cfg = tiny("caylus", out, players=[2], gate_games=2, gate_score=0.0, eval_games=0,
-               generations=3, league=f"random,{bot}", league_games=2)  # fmt: skip
+               generations=3, league=f"random,{bot}", league_games=2,
+               guard_games=6)  # fmt: skip
     train_az(cfg)
     entries = json.loads((out / "state.json").read_text())["generations"]
     assert [e["promoted"] for e in entries[1:]] == [False, True, False]
@@ -392,6 +400,7 @@ def test_a_candidate_that_passes_the_gate_but_loses_ground_against_a_guard_is_no
     se = np.std([-1, -1, 0, 0, 0, -1], ddof=1) / np.sqrt(6)
     assert first["difference"]["random"] == pytest.approx([-0.5, -0.5 + 1.645 * se])
     assert first["lost"] == ["random"] and first["margin"] == 0.0 and first["games"] == 6
+    assert first["by_count"] == {"random": {"2": first["difference"]["random"]}}
     assert entries[2]["guard"]["lost"] == [] and entries[3]["guard"]["lost"] == ["random"]
     assert entries[3]["guard"]["best"] == {"random": pytest.approx(5 / 6)}  # generation 2's
     assert calls == [("gen-000000", 1), ("gen-000001", 1), ("gen-000000", 2),
