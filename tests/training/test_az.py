@@ -281,7 +281,8 @@ def test_the_anchor_keeps_the_learners_policy_near_generation_zeros(caylus_run, 
                                anchor=net_dir(out, 0))  # fmt: skip
         where = write_policy_checkpoint(tmp_path / f"w{weight}", tensors, "caylus", meta)
         p, q = log_policy(zero), log_policy(PolicyNet(where, "caylus"))
-        kl = np.where(mask, np.exp(p) * (p - np.where(mask, q, 0.0)), 0.0).sum(axis=1)
+        p, q = np.where(mask, p, 0.0), np.where(mask, q, 0.0)  # illegal: no mass, no term
+        kl = (np.where(mask, np.exp(p), 0.0) * (p - q)).sum(axis=1)
         return float(kl.mean()), learner
 
     free, learner = divergence(0.0)
