@@ -23,9 +23,9 @@ A run is a sequence of *generations*. Generation ``g`` (from 1):
    gate promoted it or not: the learner carries on, as AlphaGo Zero's optimizer does, and the
    gate only decides which network plays the self-play) is fitted to the *replay window*
    (the ``window`` latest generations' self-play and league games): cross-entropy of its
-   masked policy against the improved policy plus ``value_weight`` times the squared error of its value
-   head against the acting seat's final rank return (``ret``: the reward ``puct`` values
-   finished games with), plus ``anchor_weight`` times the KL divergence from generation 0's
+   masked policy against the improved policy plus ``value_weight`` times the squared error
+   of its value head against the acting seat's final rank return (``ret``: the reward
+   ``puct`` values finished games with), plus ``anchor_weight`` times the KL divergence from generation 0's
    policy to the learner's on every learned position (an anchor to the ``--init`` network;
    none by default), Adam, ``epochs`` passes, minibatches drawn from a seeded shuffle
    buffer (``training.bc``);
@@ -735,11 +735,10 @@ def guard_scores(cfg: AZConfig, net: Path, generation: int) -> dict[str, np.ndar
 
 
 def guard_counts(cfg: AZConfig) -> np.ndarray:
-    """The player count of each game of `guard_scores`' arrays, in their order (each count's
-    share of ``guard_games`` rounded up to whole blocks, as ``checkpoint_rewards`` plays
-    them)."""
-    share = -(-cfg.guard_games // len(cfg.counts))
-    return np.concatenate([np.full(-(-share // n) * n, n) for n in cfg.counts])
+    """The player count of each game of `guard_scores`' arrays, in their order."""
+    from training.league import checkpoint_counts
+
+    return checkpoint_counts(cfg.guard_games, cfg.counts)
 
 
 def _difference(d: np.ndarray) -> list[float]:

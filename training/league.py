@@ -183,6 +183,14 @@ def checkpoint_rewards(
     )
 
 
+def checkpoint_counts(games: int, num_players: Sequence[int]) -> np.ndarray:
+    """The player count of each game of `checkpoint_rewards`, in its order: each count's
+    share of ``games`` (rounded up as that function splits them), rounded up to whole blocks
+    as `match_rewards` plays it."""
+    share = -(-games // len(num_players))
+    return np.concatenate([np.full(-(-share // n) * n, n) for n in num_players])
+
+
 def play_checkpoint_counts(
     ckpt: Path | str,
     opponent: str,

@@ -724,7 +724,7 @@ def test_a_warm_started_run_resumes_without_init_and_its_generation_0_is_the_ini
 def test_the_guards_per_game_rewards_are_the_matchs_games():
     """``checkpoint_rewards`` plays the games of ``play_checkpoint_counts`` (same split,
     same setups), one reward each: the guard's pairing rests on it."""
-    from training.league import checkpoint_rewards, play_checkpoint_counts
+    from training.league import checkpoint_counts, checkpoint_rewards, play_checkpoint_counts
 
     net = SHIPPED_DIR / "ppo-caylus"
     rewards = checkpoint_rewards(net, "economy", 9, (2, 3), 5, "caylus")
@@ -732,3 +732,7 @@ def test_the_guards_per_game_rewards_are_the_matchs_games():
     assert len(rewards) == match.games == 6 + 6  # 5 a count, rounded up to whole blocks
     assert ((rewards + 1) / 2).mean() == pytest.approx(match.score)
     assert (int((rewards > 0).sum()), int((rewards < 0).sum())) == (match.wins, match.losses)
+    # each game's player count, in the rewards' order (the guard's by_count reads it)
+    assert checkpoint_counts(9, (2, 3)).tolist() == [2] * 6 + [3] * 6
+    two = checkpoint_rewards(net, "economy", 5, (2,), 5, "caylus")
+    np.testing.assert_array_equal(rewards[:6], two)
